@@ -1,0 +1,166 @@
+// The normalised data model: what every source produces, the store keeps, and the
+// calculations read. Plain data, no behaviour. Dates are ISO strings (`YYYY-MM-DD`),
+// months `YYYY-MM`; money is in the security's own currency (KRW for KR, USD for US)
+// except trade figures, which are USD as Korea Customs publishes them.
+
+export type Market = 'KR' | 'US';
+export const MARKETS: readonly Market[] = ['KR', 'US'];
+
+export type Currency = 'KRW' | 'USD';
+export const currencyOf = (market: Market): Currency => (market === 'KR' ? 'KRW' : 'USD');
+
+/** Where a record came from: `demo` for the embedded generator, else the upstream's name. */
+export type SourceName = string;
+
+export interface Security {
+  market: Market;
+  /** KR: six digits. US: upper-case ticker with `.` as the class separator (`BRK.B`). */
+  code: string;
+  name: string;
+  /** KOSPI / KOSDAQ for KR, NYSE / NASDAQ / ... for US. */
+  exchange: string;
+  sector: string;
+  currency: Currency;
+  /** Month (1..12) in which the fiscal year ends; 12 for calendar-year reporters. */
+  fiscalYearEndMonth: number;
+  source: SourceName;
+}
+
+export interface DailyBar {
+  market: Market;
+  code: string;
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  /** Shares traded. */
+  volume: number;
+  /** Money traded that day, in the security's currency. */
+  tradedValue: number;
+  /** Listed shares at the close. */
+  shares: number;
+  /** close x shares. */
+  marketCap: number;
+  source: SourceName;
+}
+
+/** Quarter of the fiscal year a report covers: 1 = Q1 (3M), 2 = H1 (6M), 3 = 9M, 4 = FY. */
+export type FiscalQuarter = 1 | 2 | 3 | 4;
+
+/**
+ * One financial report as filed. Flow items are cumulative from the start of the fiscal
+ * year (year-to-date), as Korean quarterly reports and US 10-Q/10-K present them:
+ * Q1 = 3 months, 2 = H1 (6 months), 3 = 9 months, 4 = the full year. Balance items are
+ * the position at `periodEnd`. A corrected filing is a second row for the same fiscal
+ * period with a later `disclosedOn`; it replaces the original from its own disclosure
+ * date on (point in time). Missing items are null, never 0.
+ */
+export interface FinancialReport {
+  market: Market;
+  code: string;
+  fiscalYear: number;
+  fiscalQuarter: FiscalQuarter;
+  periodEnd: string;
+  disclosedOn: string;
+  /** Consolidated (true) or separate/parent-only (false) statements. */
+  consolidated: boolean;
+  // Flows, year-to-date.
+  revenue: number | null;
+  costOfSales: number | null;
+  operatingIncome: number | null;
+  /** Net income attributable to owners of the parent (controlling interest). */
+  netIncome: number | null;
+  operatingCashFlow: number | null;
+  /** Purchases of property, plant and equipment, as a positive number. */
+  capex: number | null;
+  interestExpense: number | null;
+  // Balances at period end.
+  totalAssets: number | null;
+  currentAssets: number | null;
+  totalLiabilities: number | null;
+  currentLiabilities: number | null;
+  /** Equity attributable to owners of the parent. */
+  equity: number | null;
+  cash: number | null;
+  /** Interest-bearing debt (short + long term borrowings and bonds). */
+  debt: number | null;
+  receivables: number | null;
+  inventory: number | null;
+  payables: number | null;
+  /** Shares outstanding at period end. */
+  shares: number | null;
+  source: SourceName;
+}
+
+export const FLOW_ITEMS = [
+  'revenue',
+  'costOfSales',
+  'operatingIncome',
+  'netIncome',
+  'operatingCashFlow',
+  'capex',
+  'interestExpense',
+] as const;
+export type FlowItem = (typeof FLOW_ITEMS)[number];
+
+export const BALANCE_ITEMS = [
+  'totalAssets',
+  'currentAssets',
+  'totalLiabilities',
+  'currentLiabilities',
+  'equity',
+  'cash',
+  'debt',
+  'receivables',
+  'inventory',
+  'payables',
+  'shares',
+] as const;
+export type BalanceItem = (typeof BALANCE_ITEMS)[number];
+
+/** KR only: net buying by investor type, in won (buy value minus sell value). */
+export interface InvestorFlow {
+  market: Market;
+  code: string;
+  date: string;
+  foreignNet: number;
+  institutionNet: number;
+  source: SourceName;
+}
+
+/** Won per US dollar on a date. */
+export interface FxRate {
+  date: string;
+  usdKrw: number;
+  source: SourceName;
+}
+
+/** Korean trade totals for one month, in US dollars. */
+export interface TradeMonth {
+  month: string;
+  exports: number;
+  imports: number;
+  /** exports - imports. */
+  balance: number;
+  source: SourceName;
+}
+
+/** Korean exports of one sector in one month, in US dollars. */
+export interface SectorExportMonth {
+  month: string;
+  sector: string;
+  exports: number;
+  source: SourceName;
+}
+
+/** Everything a source can deliver; any part may be empty. */
+export interface Dataset {
+  securities: Security[];
+  bars: DailyBar[];
+  reports: FinancialReport[];
+  flows: InvestorFlow[];
+  fx: FxRate[];
+  trade: TradeMonth[];
+  sectorExports: SectorExportMonth[];
+}

@@ -1,0 +1,35 @@
+// A data source is an adapter at the edge: it fetches (or generates), parses the upstream's
+// own format and returns normalised records. It never touches the store; the refresh
+// pipeline stores what it returns, in one transaction, and keeps its cursor.
+
+import type { Dataset } from '../domain/model.js';
+
+export interface SourceLogger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface SourceContext {
+  /** The date the run treats as today (Asia/Seoul), `YYYY-MM-DD`. Passed in, never read from the clock. */
+  asOf: string;
+  /** What the last successful run of this source returned as `cursor`; null on the first run. */
+  cursor: string | null;
+  /** Optional explicit range for a backfill run (`YYYY-MM-DD`). */
+  range?: { from: string; to: string };
+  /** The HTTP client to use; tests pass one that talks to a loopback server. */
+  fetch: typeof fetch;
+  signal?: AbortSignal;
+  log: SourceLogger;
+}
+
+export interface SourceResult {
+  data: Partial<Dataset>;
+  /** Opaque marker of how far this run got, handed back next time for incremental fetching. */
+  cursor: string;
+}
+
+export interface Source {
+  /** Stable name reported in `source` fields and in refresh status, e.g. `opendart`. */
+  readonly name: string;
+  ingest(ctx: SourceContext): Promise<SourceResult>;
+}
