@@ -1,0 +1,99 @@
+// Who may call, and how much. Both doors (REST and MCP) call `authenticate` and then
+// `admit` once per counted tool call, so a key's quota is the same whichever door it uses.
+
+import type { Plan, Store } from '../store/store.js';
+import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
+import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
+import type { UsageCounter } from './usage.js';
+
+export interface PlanLimits {
+  /** Calls per Seoul calendar day. */
+  daily: number;
+  /** Calls per second (a fixed one-second window). */
+  burst: number;
+}
+
+export type PlanTable = Record<Plan, PlanLimits>;
+
+export const DEFAULT_PLANS: PlanTable = {
+  free: { daily: 1_000, burst: 10 },
+  paid: { daily: 100_000, burst: 100 },
+};
+
+export interface Caller {
+  keyId: number;
+  prefix: string;
+  plan: Plan;
+}
+
+export type AuthResult =
+  | { ok: true; caller: Caller }
+  /** `missing`: no or malformed header. `unknown`/`revoked`: a well-formed key we refuse. */
+  | { ok: false; why: 'missing' | 'unknown' | 'revoked'; prefix?: string };
+
+export interface Admission {
+  allowed: boolean;
+  refusal?: 'quota_exceeded' | 'rate_limited';
+  callsToday: number;
+  limits: PlanLimits;
+  resetsAt: string;
+  /** Seconds until the daily window resets. */
+  resetSeconds: number;
+  /** Seconds to wait before retrying, when refused. */
+  retryAfter?: number;
+}
+
+export class AccessControl {
+  constructor(
+    private readonly store: Store,
+    private readonly usage: UsageCounter,
+    private readonly plans: PlanTable,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(authorization: string | undefined): Promise<AuthResult> {
+    const token = bearerToken(authorization);
+    if (token === null || !looksLikeKey(token)) return { ok: false, why: 'missing' };
+    const hash = hashKey(token);
+    // The lookup is by hash (an index probe); the constant-time comparison guards against
+    // the engine's own string comparison leaking how much of the hash matched.
+    const key = await this.store.keyByHash(hash);
+    if (key === null || !sameHash(key.hash, hash)) return { ok: false, why: 'unknown' };
+    if (key.revokedAt !== null) return { ok: false, why: 'revoked', prefix: key.prefix };
+    return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
+  }
+
+  limitsOf(plan: Plan): PlanLimits {
+    return this.plans[plan];
+  }
+
+  /**
+   * Counts one call. `enforce: false` (health) always admits and still counts. A refused
+   * call is not counted: the daily increment is conditional on being under the quota.
+   */
+  async admit(caller: Caller, enforce = true): Promise<Admission> {
+    const now = this.clock();
+    const limits = this.plans[caller.plan];
+    const day = seoulDay(now);
+    const reset = nextSeoulMidnight(now);
+    const resetSeconds = Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));
+    const base = { limits, resetsAt: seoulIso(reset), resetSeconds };
+    if (enforce) {
+      const burst = await this.usage.takeBurst(caller.keyId, limits.burst, now.getTime());
+      if (!burst.allowed) {
+        const callsToday = await this.usage.get(caller.keyId, day);
+        return { ...base, allowed: false, refusal: 'rate_limited', callsToday, retryAfter: burst.retryAfterSeconds };
+      }
+    }
+    const count = await this.usage.increment(caller.keyId, day, enforce ? limits.daily : Number.POSITIVE_INFINITY);
+    if (count === null) {
+      return { ...base, allowed: false, refusal: 'quota_exceeded', callsToday: limits.daily, retryAfter: resetSeconds };
+    }
+    void this.store.touchKey(caller.keyId, now.toISOString()).catch(() => undefined);
+    return { ...base, allowed: true, callsToday: count };
+  }
+
+  async callsToday(caller: Caller): Promise<number> {
+    return this.usage.get(caller.keyId, seoulDay(this.clock()));
+  }
+}

@@ -1,0 +1,182 @@
+// Versioned, forward-only migrations written with Kysely's schema builder so the same code
+// runs on SQLite and PostgreSQL. Never edit a migration that has shipped; add the next one.
+
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+export type Engine = 'sqlite' | 'postgres';
+
+// Amounts are doubles: every figure we keep (won amounts up to ~1e15, share counts) is an
+// integer well inside 2^53, so it round-trips exactly, and US prices carry cents.
+const money = 'double precision' as const;
+
+// Surrogate integer keys: SQLite's rowid alias, PostgreSQL's identity column.
+const surrogateKey =
+  (engine: Engine) =>
+  (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
+    engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey().generatedByDefaultAsIdentity();
+
+// SQLite: tables keyed by (security, date) are stored in key order without a separate rowid
+// b-tree, which halves their size and makes one stock's history one contiguous range.
+const clustered =
+  (engine: Engine) =>
+  <T extends string, C extends string>(t: CreateTableBuilder<T, C>): CreateTableBuilder<T, C> =>
+    engine === 'sqlite' ? t.modifyEnd(sql`without rowid`) : t;
+
+export function migrationsFor(engine: Engine): Record<string, Migration> {
+  const id = surrogateKey(engine);
+  const byKey = clustered(engine);
+  return {
+  '0001_market_data': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('securities')
+        .addColumn('id', 'integer', id)
+        .addColumn('market', 'varchar(2)', (c) => c.notNull())
+        .addColumn('code', 'varchar(16)', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('exchange', 'text', (c) => c.notNull())
+        .addColumn('sector', 'text', (c) => c.notNull())
+        .addColumn('currency', 'varchar(3)', (c) => c.notNull())
+        .addColumn('fiscal_year_end_month', 'integer', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addUniqueConstraint('securities_market_code', ['market', 'code'])
+        .execute();
+
+      // Primary key (security, date): one stock's bars by date is a range scan of the key.
+      await db.schema
+        .createTable('bars')
+        .addColumn('security_id', 'integer', (c) => c.notNull())
+        .addColumn('date', 'varchar(10)', (c) => c.notNull())
+        .addColumn('open', money, (c) => c.notNull())
+        .addColumn('high', money, (c) => c.notNull())
+        .addColumn('low', money, (c) => c.notNull())
+        .addColumn('close', money, (c) => c.notNull())
+        .addColumn('volume', money, (c) => c.notNull())
+        .addColumn('traded_value', money, (c) => c.notNull())
+        .addColumn('shares', money, (c) => c.notNull())
+        .addColumn('market_cap', money, (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('bars_pk', ['security_id', 'date'])
+        .$call(byKey)
+        .execute();
+      // All stocks at a date (latest prices, a market's day).
+      await db.schema.createIndex('bars_date').on('bars').columns(['date', 'security_id']).execute();
+
+      await db.schema
+        .createTable('reports')
+        .addColumn('security_id', 'integer', (c) => c.notNull())
+        .addColumn('fiscal_year', 'integer', (c) => c.notNull())
+        .addColumn('fiscal_quarter', 'integer', (c) => c.notNull())
+        .addColumn('consolidated', 'integer', (c) => c.notNull())
+        .addColumn('disclosed_on', 'varchar(10)', (c) => c.notNull())
+        .addColumn('period_end', 'varchar(10)', (c) => c.notNull())
+        .addColumn('revenue', money)
+        .addColumn('cost_of_sales', money)
+        .addColumn('operating_income', money)
+        .addColumn('net_income', money)
+        .addColumn('operating_cash_flow', money)
+        .addColumn('capex', money)
+        .addColumn('interest_expense', money)
+        .addColumn('total_assets', money)
+        .addColumn('current_assets', money)
+        .addColumn('total_liabilities', money)
+        .addColumn('current_liabilities', money)
+        .addColumn('equity', money)
+        .addColumn('cash', money)
+        .addColumn('debt', money)
+        .addColumn('receivables', money)
+        .addColumn('inventory', money)
+        .addColumn('payables', money)
+        .addColumn('shares', money)
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('reports_pk', [
+          'security_id',
+          'fiscal_year',
+          'fiscal_quarter',
+          'consolidated',
+          'disclosed_on',
+        ])
+        .execute();
+
+      await db.schema
+        .createTable('flows')
+        .addColumn('security_id', 'integer', (c) => c.notNull())
+        .addColumn('date', 'varchar(10)', (c) => c.notNull())
+        .addColumn('foreign_net', money, (c) => c.notNull())
+        .addColumn('institution_net', money, (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('flows_pk', ['security_id', 'date'])
+        .$call(byKey)
+        .execute();
+      await db.schema.createIndex('flows_date').on('flows').columns(['date', 'security_id']).execute();
+
+      await db.schema
+        .createTable('fx')
+        .addColumn('date', 'varchar(10)', (c) => c.primaryKey())
+        .addColumn('usd_krw', money, (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('trade')
+        .addColumn('month', 'varchar(7)', (c) => c.primaryKey())
+        .addColumn('exports', money, (c) => c.notNull())
+        .addColumn('imports', money, (c) => c.notNull())
+        .addColumn('balance', money, (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('sector_exports')
+        .addColumn('month', 'varchar(7)', (c) => c.notNull())
+        .addColumn('sector', 'text', (c) => c.notNull())
+        .addColumn('exports', money, (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('sector_exports_pk', ['month', 'sector'])
+        .execute();
+
+      await db.schema
+        .createTable('meta')
+        .addColumn('key', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+  '0002_keys_usage_refresh': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'integer', id)
+        .addColumn('prefix', 'varchar(32)', (c) => c.notNull().unique())
+        .addColumn('hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('plan', 'varchar(16)', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+        .addColumn('revoked_at', 'varchar(32)')
+        .addColumn('last_used_at', 'varchar(32)')
+        .execute();
+
+      await db.schema
+        .createTable('usage')
+        .addColumn('key_id', 'integer', (c) => c.notNull())
+        .addColumn('day', 'varchar(10)', (c) => c.notNull())
+        .addColumn('calls', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_pk', ['key_id', 'day'])
+        .execute();
+
+      await db.schema
+        .createTable('refresh_runs')
+        .addColumn('id', 'integer', id)
+        .addColumn('started_at', 'varchar(32)', (c) => c.notNull())
+        .addColumn('finished_at', 'varchar(32)')
+        .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+  };
+}
+
+export const migrationProvider = (engine: Engine): MigrationProvider => ({
+  getMigrations: () => Promise.resolve(migrationsFor(engine)),
+});

@@ -1,0 +1,134 @@
+// Table types for Kysely: the one description of the database both engines share.
+// Column names are snake_case in SQL; the store maps rows to the camelCase domain model.
+
+import type { Generated } from 'kysely';
+
+export interface SecuritiesTable {
+  id: Generated<number>;
+  market: string;
+  code: string;
+  name: string;
+  exchange: string;
+  sector: string;
+  currency: string;
+  fiscal_year_end_month: number;
+  source: string;
+}
+
+export interface BarsTable {
+  security_id: number;
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  traded_value: number;
+  shares: number;
+  market_cap: number;
+  source: string;
+}
+
+export interface ReportsTable {
+  security_id: number;
+  fiscal_year: number;
+  fiscal_quarter: number;
+  consolidated: number;
+  disclosed_on: string;
+  period_end: string;
+  revenue: number | null;
+  cost_of_sales: number | null;
+  operating_income: number | null;
+  net_income: number | null;
+  operating_cash_flow: number | null;
+  capex: number | null;
+  interest_expense: number | null;
+  total_assets: number | null;
+  current_assets: number | null;
+  total_liabilities: number | null;
+  current_liabilities: number | null;
+  equity: number | null;
+  cash: number | null;
+  debt: number | null;
+  receivables: number | null;
+  inventory: number | null;
+  payables: number | null;
+  shares: number | null;
+  source: string;
+}
+
+export interface FlowsTable {
+  security_id: number;
+  date: string;
+  foreign_net: number;
+  institution_net: number;
+  source: string;
+}
+
+export interface FxTable {
+  date: string;
+  usd_krw: number;
+  source: string;
+}
+
+export interface TradeTable {
+  month: string;
+  exports: number;
+  imports: number;
+  balance: number;
+  source: string;
+}
+
+export interface SectorExportsTable {
+  month: string;
+  sector: string;
+  exports: number;
+  source: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  /** The readable start of the key (`sk_live_ab12cd34`), unique; never the secret part. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. */
+  hash: string;
+  name: string;
+  plan: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface UsageTable {
+  key_id: number;
+  /** Calendar day in Asia/Seoul, `YYYY-MM-DD`. */
+  day: string;
+  calls: number;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface RefreshRunsTable {
+  id: Generated<number>;
+  started_at: string;
+  finished_at: string | null;
+  status: string;
+  detail: string;
+}
+
+export interface DB {
+  securities: SecuritiesTable;
+  bars: BarsTable;
+  reports: ReportsTable;
+  flows: FlowsTable;
+  fx: FxTable;
+  trade: TradeTable;
+  sector_exports: SectorExportsTable;
+  api_keys: ApiKeysTable;
+  usage: UsageTable;
+  meta: MetaTable;
+  refresh_runs: RefreshRunsTable;
+}

@@ -1,0 +1,651 @@
+// The store: one interface over the database, one Kysely implementation for both engines.
+// It stores and reads normalised records; it computes nothing.
+
+import { Kysely, Migrator, sql, type Transaction } from 'kysely';
+import type {
+  DailyBar,
+  Dataset,
+  FinancialReport,
+  FiscalQuarter,
+  FxRate,
+  InvestorFlow,
+  Market,
+  SectorExportMonth,
+  Security,
+  TradeMonth,
+} from '../domain/model.js';
+import { migrationProvider, type Engine } from './migrations.js';
+import type { DB, ReportsTable } from './schema.js';
+
+export type Plan = 'free' | 'paid';
+
+export interface StoredSecurity extends Security {
+  id: number;
+}
+
+export interface ApiKeyRecord {
+  id: number;
+  prefix: string;
+  hash: string;
+  name: string;
+  plan: Plan;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface ApiKeyListing extends ApiKeyRecord {
+  callsToday: number;
+}
+
+export interface RefreshRun {
+  id: number;
+  startedAt: string;
+  finishedAt: string | null;
+  status: string;
+  detail: string;
+}
+
+export interface Store {
+  readonly engine: Engine;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Upserts everything in one transaction: all of it lands, or none of it. Idempotent. */
+  writeDataset(data: Partial<Dataset>): Promise<void>;
+  hasMarketData(): Promise<boolean>;
+
+  securities(): Promise<StoredSecurity[]>;
+  reports(securityId?: number): Promise<FinancialReport[]>;
+  bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]>;
+  /** Every stock's bars dated on or after `from` (the tail the rankings need). */
+  barsSince(from: string): Promise<DailyBar[]>;
+  flowsSince(from: string): Promise<InvestorFlow[]>;
+  flows(securityId: number): Promise<InvestorFlow[]>;
+  /** Distinct trading dates of a market, ascending. */
+  tradingDates(market: Market): Promise<string[]>;
+  fx(): Promise<FxRate[]>;
+  trade(): Promise<TradeMonth[]>;
+  sectorExports(): Promise<SectorExportMonth[]>;
+
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+
+  insertKey(key: Omit<ApiKeyRecord, 'id' | 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord>;
+  keyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  listKeys(day: string): Promise<ApiKeyListing[]>;
+  /** Returns false when no live key has that prefix. */
+  revokeKey(prefix: string, at: string): Promise<boolean>;
+  setKeyPlan(prefix: string, plan: Plan): Promise<boolean>;
+  touchKey(id: number, at: string): Promise<void>;
+  countKeys(): Promise<number>;
+
+  /**
+   * Adds one call for the key on the day if its count is below `limit` and returns the new
+   * count; null (nothing added) when the day is already full. One atomic statement.
+   */
+  incrementUsage(keyId: number, day: string, limit?: number): Promise<number | null>;
+  usage(keyId: number, day: string): Promise<number>;
+
+  startRefreshRun(at: string): Promise<number>;
+  finishRefreshRun(id: number, at: string, status: string, detail: string): Promise<void>;
+  refreshRuns(limit: number): Promise<RefreshRun[]>;
+}
+
+// Rows per multi-row INSERT: keeps every statement under SQLite's and PostgreSQL's
+// bound-parameter limits (32,766 and 65,535) for the widest table (reports, 25 columns).
+const ROWS_PER_INSERT = 500;
+
+function chunks<T>(rows: readonly T[], size = ROWS_PER_INSERT): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+const reportColumns = {
+  revenue: 'revenue',
+  costOfSales: 'cost_of_sales',
+  operatingIncome: 'operating_income',
+  netIncome: 'net_income',
+  operatingCashFlow: 'operating_cash_flow',
+  capex: 'capex',
+  interestExpense: 'interest_expense',
+  totalAssets: 'total_assets',
+  currentAssets: 'current_assets',
+  totalLiabilities: 'total_liabilities',
+  currentLiabilities: 'current_liabilities',
+  equity: 'equity',
+  cash: 'cash',
+  debt: 'debt',
+  receivables: 'receivables',
+  inventory: 'inventory',
+  payables: 'payables',
+  shares: 'shares',
+} as const satisfies Record<string, keyof ReportsTable>;
+
+type ItemKey = keyof typeof reportColumns;
+const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
+
+export class KyselyStore implements Store {
+  constructor(
+    readonly db: Kysely<DB>,
+    readonly engine: Engine,
+  ) {}
+
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.engine) });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  async writeDataset(data: Partial<Dataset>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.writeSecurities(trx, data.securities ?? []);
+      const ids = await this.securityIds(trx);
+      const idOf = (market: Market, code: string): number => {
+        const id = ids.get(`${market}:${code}`);
+        if (id === undefined) throw new Error(`record for unknown security ${market}:${code}`);
+        return id;
+      };
+      for (const part of chunks(data.bars ?? [])) {
+        await trx
+          .insertInto('bars')
+          .values(
+            part.map((b) => ({
+              security_id: idOf(b.market, b.code),
+              date: b.date,
+              open: b.open,
+              high: b.high,
+              low: b.low,
+              close: b.close,
+              volume: b.volume,
+              traded_value: b.tradedValue,
+              shares: b.shares,
+              market_cap: b.marketCap,
+              source: b.source,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.columns(['security_id', 'date']).doUpdateSet((eb) => ({
+              open: eb.ref('excluded.open'),
+              high: eb.ref('excluded.high'),
+              low: eb.ref('excluded.low'),
+              close: eb.ref('excluded.close'),
+              volume: eb.ref('excluded.volume'),
+              traded_value: eb.ref('excluded.traded_value'),
+              shares: eb.ref('excluded.shares'),
+              market_cap: eb.ref('excluded.market_cap'),
+              source: eb.ref('excluded.source'),
+            })),
+          )
+          .execute();
+      }
+      for (const part of chunks(data.reports ?? [])) {
+        await trx
+          .insertInto('reports')
+          .values(part.map((r) => reportRow(idOf(r.market, r.code), r)))
+          .onConflict((oc) =>
+            oc
+              .columns(['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'])
+              .doUpdateSet((eb) => {
+                const set: Record<string, unknown> = { period_end: eb.ref('excluded.period_end'), source: eb.ref('excluded.source') };
+                for (const k of ITEM_KEYS) set[reportColumns[k]] = eb.ref(`excluded.${reportColumns[k]}`);
+                return set;
+              }),
+          )
+          .execute();
+      }
+      for (const part of chunks(data.flows ?? [])) {
+        await trx
+          .insertInto('flows')
+          .values(
+            part.map((f) => ({
+              security_id: idOf(f.market, f.code),
+              date: f.date,
+              foreign_net: f.foreignNet,
+              institution_net: f.institutionNet,
+              source: f.source,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.columns(['security_id', 'date']).doUpdateSet((eb) => ({
+              foreign_net: eb.ref('excluded.foreign_net'),
+              institution_net: eb.ref('excluded.institution_net'),
+              source: eb.ref('excluded.source'),
+            })),
+          )
+          .execute();
+      }
+      for (const part of chunks(data.fx ?? [])) {
+        await trx
+          .insertInto('fx')
+          .values(part.map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })))
+          .onConflict((oc) =>
+            oc.column('date').doUpdateSet((eb) => ({ usd_krw: eb.ref('excluded.usd_krw'), source: eb.ref('excluded.source') })),
+          )
+          .execute();
+      }
+      for (const part of chunks(data.trade ?? [])) {
+        await trx
+          .insertInto('trade')
+          .values(part.map((t) => ({ month: t.month, exports: t.exports, imports: t.imports, balance: t.balance, source: t.source })))
+          .onConflict((oc) =>
+            oc.column('month').doUpdateSet((eb) => ({
+              exports: eb.ref('excluded.exports'),
+              imports: eb.ref('excluded.imports'),
+              balance: eb.ref('excluded.balance'),
+              source: eb.ref('excluded.source'),
+            })),
+          )
+          .execute();
+      }
+      for (const part of chunks(data.sectorExports ?? [])) {
+        await trx
+          .insertInto('sector_exports')
+          .values(part.map((s) => ({ month: s.month, sector: s.sector, exports: s.exports, source: s.source })))
+          .onConflict((oc) =>
+            oc.columns(['month', 'sector']).doUpdateSet((eb) => ({ exports: eb.ref('excluded.exports'), source: eb.ref('excluded.source') })),
+          )
+          .execute();
+      }
+    });
+  }
+
+  private async writeSecurities(trx: Transaction<DB>, securities: readonly Security[]): Promise<void> {
+    for (const part of chunks(securities)) {
+      await trx
+        .insertInto('securities')
+        .values(
+          part.map((s) => ({
+            market: s.market,
+            code: s.code,
+            name: s.name,
+            exchange: s.exchange,
+            sector: s.sector,
+            currency: s.currency,
+            fiscal_year_end_month: s.fiscalYearEndMonth,
+            source: s.source,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['market', 'code']).doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            exchange: eb.ref('excluded.exchange'),
+            sector: eb.ref('excluded.sector'),
+            currency: eb.ref('excluded.currency'),
+            fiscal_year_end_month: eb.ref('excluded.fiscal_year_end_month'),
+            source: eb.ref('excluded.source'),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  private async securityIds(db: Kysely<DB>): Promise<Map<string, number>> {
+    const rows = await db.selectFrom('securities').select(['id', 'market', 'code']).execute();
+    return new Map(rows.map((r) => [`${r.market}:${r.code}`, r.id]));
+  }
+
+  async hasMarketData(): Promise<boolean> {
+    const row = await this.db.selectFrom('securities').select('id').limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async securities(): Promise<StoredSecurity[]> {
+    const rows = await this.db.selectFrom('securities').selectAll().orderBy('market').orderBy('code').execute();
+    return rows.map((r) => ({
+      id: r.id,
+      market: r.market as Market,
+      code: r.code,
+      name: r.name,
+      exchange: r.exchange,
+      sector: r.sector,
+      currency: r.currency === 'KRW' ? 'KRW' : 'USD',
+      fiscalYearEndMonth: r.fiscal_year_end_month,
+      source: r.source,
+    }));
+  }
+
+  async reports(securityId?: number): Promise<FinancialReport[]> {
+    let q = this.db
+      .selectFrom('reports')
+      .innerJoin('securities', 'securities.id', 'reports.security_id')
+      .selectAll('reports')
+      .select(['securities.market', 'securities.code']);
+    if (securityId !== undefined) q = q.where('reports.security_id', '=', securityId);
+    const rows = await q
+      .orderBy('reports.security_id')
+      .orderBy('reports.fiscal_year')
+      .orderBy('reports.fiscal_quarter')
+      .orderBy('reports.disclosed_on')
+      .execute();
+    return rows.map((r) => {
+      const report: FinancialReport = {
+        market: r.market as Market,
+        code: r.code,
+        fiscalYear: r.fiscal_year,
+        fiscalQuarter: r.fiscal_quarter as FiscalQuarter,
+        periodEnd: r.period_end,
+        disclosedOn: r.disclosed_on,
+        consolidated: r.consolidated === 1,
+        revenue: null,
+        costOfSales: null,
+        operatingIncome: null,
+        netIncome: null,
+        operatingCashFlow: null,
+        capex: null,
+        interestExpense: null,
+        totalAssets: null,
+        currentAssets: null,
+        totalLiabilities: null,
+        currentLiabilities: null,
+        equity: null,
+        cash: null,
+        debt: null,
+        receivables: null,
+        inventory: null,
+        payables: null,
+        shares: null,
+        source: r.source,
+      };
+      for (const k of ITEM_KEYS) report[k] = toNumberOrNull(r[reportColumns[k]]);
+      return report;
+    });
+  }
+
+  private barsQuery() {
+    return this.db
+      .selectFrom('bars')
+      .innerJoin('securities', 'securities.id', 'bars.security_id')
+      .select([
+        'securities.market',
+        'securities.code',
+        'bars.date',
+        'bars.open',
+        'bars.high',
+        'bars.low',
+        'bars.close',
+        'bars.volume',
+        'bars.traded_value',
+        'bars.shares',
+        'bars.market_cap',
+        'bars.source',
+      ]);
+  }
+
+  async bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]> {
+    let q = this.barsQuery().where('bars.security_id', '=', securityId);
+    if (from !== undefined) q = q.where('bars.date', '>=', from);
+    if (to !== undefined) q = q.where('bars.date', '<=', to);
+    return (await q.orderBy('bars.date').execute()).map(toBar);
+  }
+
+  async barsSince(from: string): Promise<DailyBar[]> {
+    const rows = await this.barsQuery().where('bars.date', '>=', from).orderBy('bars.security_id').orderBy('bars.date').execute();
+    return rows.map(toBar);
+  }
+
+  private flowsQuery() {
+    return this.db
+      .selectFrom('flows')
+      .innerJoin('securities', 'securities.id', 'flows.security_id')
+      .select(['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source']);
+  }
+
+  async flowsSince(from: string): Promise<InvestorFlow[]> {
+    const rows = await this.flowsQuery().where('flows.date', '>=', from).orderBy('flows.security_id').orderBy('flows.date').execute();
+    return rows.map(toFlow);
+  }
+
+  async flows(securityId: number): Promise<InvestorFlow[]> {
+    const rows = await this.flowsQuery().where('flows.security_id', '=', securityId).orderBy('flows.date').execute();
+    return rows.map(toFlow);
+  }
+
+  async tradingDates(market: Market): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('bars')
+      .innerJoin('securities', 'securities.id', 'bars.security_id')
+      .where('securities.market', '=', market)
+      .select('bars.date')
+      .distinct()
+      .orderBy('bars.date')
+      .execute();
+    return rows.map((r) => r.date);
+  }
+
+  async fx(): Promise<FxRate[]> {
+    const rows = await this.db.selectFrom('fx').selectAll().orderBy('date').execute();
+    return rows.map((r) => ({ date: r.date, usdKrw: Number(r.usd_krw), source: r.source }));
+  }
+
+  async trade(): Promise<TradeMonth[]> {
+    const rows = await this.db.selectFrom('trade').selectAll().orderBy('month').execute();
+    return rows.map((r) => ({
+      month: r.month,
+      exports: Number(r.exports),
+      imports: Number(r.imports),
+      balance: Number(r.balance),
+      source: r.source,
+    }));
+  }
+
+  async sectorExports(): Promise<SectorExportMonth[]> {
+    const rows = await this.db.selectFrom('sector_exports').selectAll().orderBy('month').orderBy('sector').execute();
+    return rows.map((r) => ({ month: r.month, sector: r.sector, exports: Number(r.exports), source: r.source }));
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    const row = await this.db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value ?? null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.db
+      .insertInto('meta')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+
+  async insertKey(key: Omit<ApiKeyRecord, 'id' | 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord> {
+    const row = await this.db
+      .insertInto('api_keys')
+      .values({ prefix: key.prefix, hash: key.hash, name: key.name, plan: key.plan, created_at: key.createdAt })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { ...key, id: row.id, revokedAt: null, lastUsedAt: null };
+  }
+
+  async keyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+    return row ? toKey(row) : null;
+  }
+
+  async listKeys(day: string): Promise<ApiKeyListing[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .leftJoin('usage', (j) => j.onRef('usage.key_id', '=', 'api_keys.id').on('usage.day', '=', day))
+      .selectAll('api_keys')
+      .select('usage.calls')
+      .orderBy('api_keys.id')
+      .execute();
+    return rows.map((r) => ({ ...toKey(r), callsToday: Number(r.calls ?? 0) }));
+  }
+
+  async revokeKey(prefix: string, at: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('prefix', '=', prefix)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async setKeyPlan(prefix: string, plan: Plan): Promise<boolean> {
+    const res = await this.db.updateTable('api_keys').set({ plan }).where('prefix', '=', prefix).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async touchKey(id: number, at: string): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+
+  async countKeys(): Promise<number> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async incrementUsage(keyId: number, day: string, limit = Number.POSITIVE_INFINITY): Promise<number | null> {
+    if (limit <= 0) return null;
+    // One conditional upsert, so concurrent requests (and instances sharing one PostgreSQL)
+    // neither lose a count nor slip past the quota.
+    const row = await this.db
+      .insertInto('usage')
+      .values({ key_id: keyId, day, calls: 1 })
+      .onConflict((oc) => {
+        const update = oc.columns(['key_id', 'day']).doUpdateSet({ calls: sql`usage.calls + 1` });
+        return Number.isFinite(limit) ? update.where('usage.calls', '<', limit) : update;
+      })
+      .returning('calls')
+      .executeTakeFirst();
+    return row === undefined ? null : Number(row.calls);
+  }
+
+  async usage(keyId: number, day: string): Promise<number> {
+    const row = await this.db.selectFrom('usage').select('calls').where('key_id', '=', keyId).where('day', '=', day).executeTakeFirst();
+    return Number(row?.calls ?? 0);
+  }
+
+  async startRefreshRun(at: string): Promise<number> {
+    const row = await this.db
+      .insertInto('refresh_runs')
+      .values({ started_at: at, status: 'running', detail: '' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async finishRefreshRun(id: number, at: string, status: string, detail: string): Promise<void> {
+    await this.db.updateTable('refresh_runs').set({ finished_at: at, status, detail }).where('id', '=', id).execute();
+  }
+
+  async refreshRuns(limit: number): Promise<RefreshRun[]> {
+    const rows = await this.db.selectFrom('refresh_runs').selectAll().orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({ id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, status: r.status, detail: r.detail }));
+  }
+}
+
+function reportRow(securityId: number, r: FinancialReport): ReportsTable {
+  const row: ReportsTable = {
+    security_id: securityId,
+    fiscal_year: r.fiscalYear,
+    fiscal_quarter: r.fiscalQuarter,
+    consolidated: r.consolidated ? 1 : 0,
+    disclosed_on: r.disclosedOn,
+    period_end: r.periodEnd,
+    revenue: null,
+    cost_of_sales: null,
+    operating_income: null,
+    net_income: null,
+    operating_cash_flow: null,
+    capex: null,
+    interest_expense: null,
+    total_assets: null,
+    current_assets: null,
+    total_liabilities: null,
+    current_liabilities: null,
+    equity: null,
+    cash: null,
+    debt: null,
+    receivables: null,
+    inventory: null,
+    payables: null,
+    shares: null,
+    source: r.source,
+  };
+  for (const k of ITEM_KEYS) row[reportColumns[k]] = r[k];
+  return row;
+}
+
+// PostgreSQL's driver may hand back numeric columns as strings; SQLite gives numbers.
+function toNumberOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+interface BarRow {
+  market: string;
+  code: string;
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  traded_value: number;
+  shares: number;
+  market_cap: number;
+  source: string;
+}
+
+function toBar(r: BarRow): DailyBar {
+  return {
+    market: r.market as Market,
+    code: r.code,
+    date: r.date,
+    open: Number(r.open),
+    high: Number(r.high),
+    low: Number(r.low),
+    close: Number(r.close),
+    volume: Number(r.volume),
+    tradedValue: Number(r.traded_value),
+    shares: Number(r.shares),
+    marketCap: Number(r.market_cap),
+    source: r.source,
+  };
+}
+
+function toFlow(r: { market: string; code: string; date: string; foreign_net: number; institution_net: number; source: string }): InvestorFlow {
+  return {
+    market: r.market as Market,
+    code: r.code,
+    date: r.date,
+    foreignNet: Number(r.foreign_net),
+    institutionNet: Number(r.institution_net),
+    source: r.source,
+  };
+}
+
+function toKey(r: {
+  id: number;
+  prefix: string;
+  hash: string;
+  name: string;
+  plan: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}): ApiKeyRecord {
+  return {
+    id: r.id,
+    prefix: r.prefix,
+    hash: r.hash,
+    name: r.name,
+    plan: r.plan === 'paid' ? 'paid' : 'free',
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+    lastUsedAt: r.last_used_at,
+  };
+}

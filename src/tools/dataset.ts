@@ -1,0 +1,64 @@
+// The read model the tools serve from: one immutable dataset snapshot, computed for the
+// whole universe at refresh time and swapped atomically. Tools only look things up here;
+// the per-stock histories (price bars, filings) are read through it on demand.
+
+import type { DailyBar, FinancialReport, Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
+import type { BandKey, PercentileEntry, RankingRow, SnapshotGroups, V3Inputs, V3Result } from '../domain/results.js';
+import type { StoredSecurity } from '../store/store.js';
+
+export interface PriceRef {
+  date: string;
+  close: number;
+  shares: number;
+  marketCap: number;
+}
+
+export type V3Outcome =
+  | { ok: true; inputs: V3Inputs; result: V3Result; targetPrice: number; referenceQuarter: string; disclosedOn: string }
+  | { ok: false; reason: string };
+
+export interface CohortPercentiles {
+  /** Sector name, or the market for the market cohort. */
+  name: string;
+  /** Stocks in the cohort. */
+  members: number;
+  metrics: PercentileEntry[];
+}
+
+export interface StockView {
+  security: StoredSecurity;
+  price: PriceRef | null;
+  band: BandKey | null;
+  v3: V3Outcome;
+  /** Percentile 0..100 of the V3 score within the market; null when the stock has no score. */
+  scorePercentile: number | null;
+  /** Stocks of the same market with a V3 score. */
+  scoreCohortSize: number;
+  snapshot: SnapshotGroups;
+  percentiles: { sector: CohortPercentiles; market: CohortPercentiles };
+}
+
+export interface ServedDataset {
+  /** Increases with every swap; part of every ETag. */
+  readonly version: number;
+  /** When this snapshot was computed, ISO 8601 with offset. */
+  readonly updatedAt: string;
+  /** The date the snapshot treats as today (Asia/Seoul). */
+  readonly asOf: string;
+  /** `demo`, or the real sources' names joined with commas. */
+  readonly source: string;
+  /** When the next hourly refresh is due; responses may be cached until then. */
+  readonly nextRefreshAt: Date;
+  /** Finds a stock by code: six digits are KR, anything else a US ticker. Throws not_found. */
+  stock(code: string): StockView;
+  rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number): { rows: RankingRow[]; totalCount: number };
+  trade(): readonly TradeMonth[];
+  sectorExports(): readonly SectorExportMonth[];
+  dailyBars(view: StockView): Promise<DailyBar[]>;
+  reports(view: StockView): Promise<FinancialReport[]>;
+}
+
+/** `BRK.B`, `brk-b` and `Brk.b` are one ticker; KR codes are six digits. */
+export function normaliseCode(code: string): { market: Market; code: string } {
+  return /^\d{6}$/.test(code) ? { market: 'KR', code } : { market: 'US', code: code.toUpperCase().replace(/-/g, '.') };
+}

@@ -1,0 +1,46 @@
+// One error family for both doors. Tools throw ApiError; REST maps it to problem+json
+// (RFC 9457), MCP to an `isError` tool result or a JSON-RPC error. Messages are written for
+// the caller and never carry a stack, SQL or a key.
+
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  quota_exceeded: 429,
+  rate_limited: 429,
+  internal_error: 500,
+  data_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_TITLES: Record<ErrorCode, string> = {
+  invalid_parameter: 'Invalid parameter',
+  unauthorized: 'Unauthorized',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  quota_exceeded: 'Daily quota exceeded',
+  rate_limited: 'Rate limited',
+  internal_error: 'Internal error',
+  data_unavailable: 'Data unavailable',
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: { parameter?: string; retryAfter?: number } = {},
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}

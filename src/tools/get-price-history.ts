@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { resampleBars, selectBars } from '../domain/bars.js';
+import { ApiError } from './errors.js';
+import { codeParam, dateParam } from './params.js';
+import { meta, priceBar, stockIdentity } from './shapes.js';
+import { defineTool } from './tool.js';
+
+const output = z.object({
+  ...stockIdentity,
+  interval: z.enum(['day', 'week', 'month']),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  count: z.number().int(),
+  bars: z.array(priceBar).describe('Ascending by date; week = ISO week, month = calendar month, dated by the last trading day'),
+  ...meta,
+});
+
+export const getPriceHistory = defineTool({
+  name: 'get_price_history',
+  title: 'Price history',
+  description:
+    'OHLCV bars (open, high, low, close, volume, traded value) of one stock by day, ISO week or calendar month, each dated ' +
+    'by its last trading day. from/to bound the window; limit keeps the latest N bars in it (default 260, about a year of days).',
+  input: z.strictObject({
+    code: codeParam,
+    interval: z.enum(['day', 'week', 'month']).default('day'),
+    from: dateParam('first').optional(),
+    to: dateParam('last').optional(),
+    limit: z.number().int().min(1).max(2600).default(260).describe('latest N bars within the window'),
+  }),
+  output,
+  path: '/stocks/{code}/prices',
+  cacheable: true,
+  async handler(args, { data }) {
+    if (args.from !== undefined && args.to !== undefined && args.from > args.to) {
+      throw new ApiError('invalid_parameter', `parameter 'from' (${args.from}) is after 'to' (${args.to}); allowed: from <= to`, {
+        parameter: 'from',
+      });
+    }
+    const view = data.stock(args.code);
+    const daily = await data.dailyBars(view);
+    const bars = selectBars(resampleBars(daily, args.interval), { from: args.from, to: args.to, limit: args.limit });
+    const { security: s } = view;
+    return {
+      code: s.code,
+      market: s.market,
+      name: s.name,
+      currency: s.currency,
+      interval: args.interval,
+      from: args.from ?? null,
+      to: args.to ?? null,
+      count: bars.length,
+      bars,
+      updatedAt: data.updatedAt,
+      source: data.source,
+    };
+  },
+});

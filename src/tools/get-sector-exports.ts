@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { sectorExports } from '../domain/trade.js';
+import { monthParam } from './params.js';
+import { resolveMonthWindow } from './window.js';
+import { meta } from './shapes.js';
+import { defineTool } from './tool.js';
+
+const output = z.object({
+  from: z.string(),
+  to: z.string(),
+  top: z.number().int(),
+  unit: z.literal('USD'),
+  basis: z.string().describe('How sectors are ranked'),
+  sectors: z.array(
+    z.object({
+      rank: z.number().int(),
+      sector: z.string(),
+      cumulative24m: z.number().describe('Exports over the 24 months ending at `to`'),
+      series: z.array(z.object({ month: z.string(), exports: z.number(), yoyPct: z.number().nullable() })),
+    }),
+  ),
+  ...meta,
+});
+
+export const getSectorExports = defineTool({
+  name: 'get_sector_exports',
+  title: 'Korean exports by sector',
+  description:
+    'Monthly Korean exports of the top N sectors (e.g. semiconductors, automobiles, shipbuilding, secondary batteries), ranked ' +
+    'by exports over the 24 months ending at the window end, with year-over-year percent change. Without from/to, the latest 60 months.',
+  input: z.strictObject({
+    from: monthParam('first').optional(),
+    to: monthParam('last').optional(),
+    top: z.number().int().min(1).max(50).default(10).describe('number of sectors'),
+  }),
+  output,
+  path: '/exports/sectors',
+  cacheable: true,
+  async handler(args, { data }) {
+    const rows = data.sectorExports();
+    const window = resolveMonthWindow(args, [...new Set(rows.map((r) => r.month))]);
+    return {
+      ...window,
+      top: args.top,
+      unit: 'USD' as const,
+      basis: `exports summed over the 24 months ending ${window.to}`,
+      sectors: sectorExports(rows, { ...window, top: args.top }),
+      updatedAt: data.updatedAt,
+      source: data.source,
+    };
+  },
+});

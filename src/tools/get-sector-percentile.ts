@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { codeParam } from './params.js';
+import { meta, percentileEntry, stockIdentity } from './shapes.js';
+import { defineTool } from './tool.js';
+
+const output = z.object({
+  ...stockIdentity,
+  cohort: z.enum(['sector', 'market']),
+  cohortName: z.string().describe('The sector name, or the market'),
+  cohortMembers: z.number().int().describe('Stocks in the cohort'),
+  metrics: z.array(percentileEntry).length(17),
+  ...meta,
+});
+
+export const getSectorPercentile = defineTool({
+  name: 'get_sector_percentile',
+  title: 'Percentile of 17 metrics within a cohort',
+  description:
+    'For 17 financial metrics (PER, PBR, PSR, EV/EBIT, ROE, ROIC, operating margin, net margin, revenue YoY, operating ' +
+    'income YoY, EPS YoY, net-debt ratio, interest coverage, current ratio, FCF yield, CF/NI, CCC): the raw value, its ' +
+    'percentile 0..100 within the cohort (same sector, or the whole market; a higher value gives a higher percentile, ties ' +
+    'share one) and how many cohort members have a value. Raw material, no verdict.',
+  input: z.strictObject({
+    code: codeParam,
+    cohort: z.enum(['sector', 'market']).default('sector').describe('sector (same market and sector) or market'),
+  }),
+  output,
+  path: '/stocks/{code}/percentile',
+  cacheable: true,
+  async handler(args, { data }) {
+    const view = data.stock(args.code);
+    const { security: s } = view;
+    const cohort = view.percentiles[args.cohort];
+    return {
+      code: s.code,
+      market: s.market,
+      name: s.name,
+      currency: s.currency,
+      cohort: args.cohort,
+      cohortName: cohort.name,
+      cohortMembers: cohort.members,
+      metrics: cohort.metrics,
+      updatedAt: data.updatedAt,
+      source: data.source,
+    };
+  },
+});

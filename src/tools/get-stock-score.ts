@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { gradeOf } from '../domain/score.js';
+import { codeParam } from './params.js';
+import { bandKey, meta, stockIdentity } from './shapes.js';
+import { defineTool } from './tool.js';
+
+const output = z.object({
+  ...stockIdentity,
+  score: z.number().min(0).max(100).nullable().describe('Percentile 0..100 of the V3 score within the stock market'),
+  grade: z.enum(['A+', 'A', 'B+', 'B', 'C+', 'C', 'D']).nullable().describe('A+ >= 90, A >= 80, B+ >= 70, B >= 60, C+ >= 50, C >= 40, D below'),
+  v3Score: z.number().nullable(),
+  currentPrice: z.number().nullable(),
+  targetPrice: z.number().nullable().describe('Formula-based: currentPrice x (1 + gapPct / 100)'),
+  gapPct: z.number().nullable().describe('Upside versus the current price, percent'),
+  marketCap: z.number().nullable(),
+  band: bandKey.nullable(),
+  priceDate: z.string().nullable(),
+  referenceQuarter: z.string().nullable(),
+  disclosedOn: z.string().nullable(),
+  inputs: z
+    .object({
+      yoy: z.number(),
+      ttmNiEok: z.number(),
+      supplyPct: z.number(),
+      momentumPct: z.number(),
+      usdKrw: z.number().nullable().describe('Won per dollar used to convert a US stock net income'),
+    })
+    .nullable(),
+  cohortSize: z.number().int().describe('Stocks of the same market with a V3 score'),
+  reason: z.string().optional().describe('Why there is no score'),
+  ...meta,
+});
+
+export const getStockScore = defineTool({
+  name: 'get_stock_score',
+  title: 'Stock score',
+  description:
+    'Score 0..100 (the percentile of the V3 formula score within the stock market), grade A+..D, the formula-based target ' +
+    'price and the gap (upside percent) versus the current price, for one KR or US stock.',
+  input: z.strictObject({ code: codeParam }),
+  output,
+  path: '/stocks/{code}/score',
+  cacheable: true,
+  async handler(args, { data }) {
+    const view = data.stock(args.code);
+    const { security: s, price, v3 } = view;
+    const base = {
+      code: s.code,
+      market: s.market,
+      name: s.name,
+      currency: s.currency,
+      currentPrice: price?.close ?? null,
+      marketCap: price?.marketCap ?? null,
+      band: view.band,
+      priceDate: price?.date ?? null,
+      cohortSize: view.scoreCohortSize,
+      updatedAt: data.updatedAt,
+      source: data.source,
+    };
+    if (!v3.ok || view.scorePercentile === null) {
+      return {
+        ...base,
+        score: null,
+        grade: null,
+        v3Score: null,
+        targetPrice: null,
+        gapPct: null,
+        referenceQuarter: null,
+        disclosedOn: null,
+        inputs: null,
+        reason: v3.ok ? 'no score percentile' : v3.reason,
+      };
+    }
+    return {
+      ...base,
+      score: view.scorePercentile,
+      grade: gradeOf(view.scorePercentile),
+      v3Score: v3.result.score,
+      targetPrice: v3.targetPrice,
+      gapPct: v3.result.gapPct,
+      referenceQuarter: v3.referenceQuarter,
+      disclosedOn: v3.disclosedOn,
+      inputs: {
+        yoy: v3.inputs.yoy,
+        ttmNiEok: v3.inputs.ttmNiEok,
+        supplyPct: v3.inputs.supplyPct,
+        momentumPct: v3.inputs.momentum * 100,
+        usdKrw: v3.inputs.usdKrw,
+      },
+    };
+  },
+});

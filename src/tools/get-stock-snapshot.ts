@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { codeParam } from './params.js';
+import { meta, snapshotMetric, stockIdentity } from './shapes.js';
+import { defineTool } from './tool.js';
+
+const m = snapshotMetric;
+const output = z.object({
+  ...stockIdentity,
+  price: z.object({ date: z.string(), close: z.number(), marketCap: z.number() }).nullable(),
+  valuation: z.object({ per: m, pbr: m, evEbit: m }),
+  profitability: z.object({ roe: m, roic: m, operatingMargin: m }),
+  growth: z.object({ revenueYoy: m, epsYoy: m }),
+  stability: z.object({ netDebtRatio: m, interestCoverage: m, currentRatio: m }),
+  cashGeneration: z.object({ operatingCashFlow: m, fcfYield: m }),
+  earningsQuality: z.object({ cfToNi: m, ccc: m }),
+  ...meta,
+});
+
+export const getStockSnapshot = defineTool({
+  name: 'get_stock_snapshot',
+  title: 'TTM financial snapshot',
+  description:
+    'Trailing-twelve-month snapshot of one stock as reported (point in time, no look-ahead): valuation (PER, PBR, EV/EBIT), ' +
+    'profitability (ROE, ROIC, operating margin), growth (revenue and EPS YoY), stability (net-debt ratio, interest coverage, ' +
+    'current ratio), cash generation (operating cash flow, FCF yield) and earnings quality (CF/NI, CCC). Each value has its ' +
+    'unit, reference quarter, disclosure date and price date; undefined values are null with a reason. Raw material, no verdict.',
+  input: z.strictObject({ code: codeParam }),
+  output,
+  path: '/stocks/{code}/snapshot',
+  cacheable: true,
+  async handler(args, { data }) {
+    const view = data.stock(args.code);
+    const { security: s, price } = view;
+    return {
+      code: s.code,
+      market: s.market,
+      name: s.name,
+      currency: s.currency,
+      price: price ? { date: price.date, close: price.close, marketCap: price.marketCap } : null,
+      ...view.snapshot,
+      updatedAt: data.updatedAt,
+      source: data.source,
+    };
+  },
+});

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { valuationBand } from '../domain/valuationBand.js';
+import { ApiError } from './errors.js';
+import { codeParam, dateParam } from './params.js';
+import { meta, stockIdentity } from './shapes.js';
+import { defineTool } from './tool.js';
+
+const nullableNumber = z.number().nullable();
+const output = z.object({
+  ...stockIdentity,
+  type: z.enum(['per', 'pbr', 'psr']),
+  from: z.string(),
+  to: z.string(),
+  daysUsed: z.number().int(),
+  daysExcluded: z.number().int().describe('Days whose denominator (TTM earnings, equity or TTM revenue) was missing or not positive'),
+  p5: nullableNumber,
+  median: nullableNumber,
+  p95: nullableNumber,
+  min: nullableNumber,
+  max: nullableNumber,
+  current: z
+    .object({
+      date: z.string(),
+      value: nullableNumber,
+      percentile: z.number().min(0).max(100).nullable().describe('Position of the current value within the window, 0..100'),
+      reason: z.string().optional(),
+    })
+    .nullable(),
+  years: z.array(z.object({ year: z.number().int(), days: z.number().int(), min: z.number(), median: z.number(), max: z.number() })),
+  reason: z.string().optional(),
+  ...meta,
+});
+
+export const getValuationBand = defineTool({
+  name: 'get_valuation_band',
+  title: 'Valuation band',
+  description:
+    'Where the stock PER, PBR or PSR stands against its own history since a start date: 5th percentile, median, 95th ' +
+    'percentile, minimum, maximum, a per-year summary and the current value with its percentile position. Computed from daily ' +
+    'closes and actually reported point-in-time TTM figures (not consensus estimates). Raw material, no verdict.',
+  input: z.strictObject({
+    code: codeParam,
+    type: z.enum(['per', 'pbr', 'psr']).default('per'),
+    from: dateParam('start').default('2020-01-01'),
+  }),
+  output,
+  path: '/stocks/{code}/valuation-band',
+  cacheable: true,
+  async handler(args, { data }) {
+    if (args.from > data.asOf) {
+      throw new ApiError('invalid_parameter', `parameter 'from' (${args.from}) is after the latest data date ${data.asOf}`, {
+        parameter: 'from',
+      });
+    }
+    const view = data.stock(args.code);
+    const [bars, reports] = await Promise.all([data.dailyBars(view), data.reports(view)]);
+    const band = valuationBand({ type: args.type, bars, reports, from: args.from, to: data.asOf });
+    const { security: s } = view;
+    return {
+      code: s.code,
+      market: s.market,
+      name: s.name,
+      currency: s.currency,
+      ...band,
+      updatedAt: data.updatedAt,
+      source: data.source,
+    };
+  },
+});

@@ -1,0 +1,28 @@
+// The one registry of tools. Both doors and the OpenAPI document iterate this list;
+// adding a tool means adding its file and one line here.
+
+import { getPriceHistory } from './get-price-history.js';
+import { getRankings } from './get-rankings.js';
+import { getSectorExports } from './get-sector-exports.js';
+import { getSectorPercentile } from './get-sector-percentile.js';
+import { getStockScore } from './get-stock-score.js';
+import { getStockSnapshot } from './get-stock-snapshot.js';
+import { getTradeTotal } from './get-trade-total.js';
+import { getValuationBand } from './get-valuation-band.js';
+import { health } from './health.js';
+import type { ToolDefinition } from './tool.js';
+
+export const TOOLS: readonly ToolDefinition[] = [
+  getStockScore,
+  getRankings,
+  getTradeTotal,
+  getSectorExports,
+  getStockSnapshot,
+  getValuationBand,
+  getSectorPercentile,
+  getPriceHistory,
+  health,
+];
+
+const byName = new Map(TOOLS.map((t) => [t.name, t]));
+export const toolByName = (name: string): ToolDefinition | undefined => byName.get(name);

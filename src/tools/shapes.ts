@@ -1,0 +1,48 @@
+// Output schema pieces shared by several tools. The TypeScript result types in
+// src/domain/results.ts and these schemas describe the same objects; the tools' handlers are
+// type-checked against both.
+
+import { z } from 'zod';
+import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
+
+export const meta = {
+  updatedAt: z.string().describe('When the served dataset was computed (ISO 8601 with offset)'),
+  source: z.string().describe('`demo` for the embedded demo universe, else the upstream sources'),
+};
+
+export const stockIdentity = {
+  code: z.string().describe('The stock code as stored: six digits (KR) or upper-case ticker (US)'),
+  market: z.enum(['KR', 'US']),
+  name: z.string(),
+  currency: z.enum(['KRW', 'USD']).describe('Currency of prices and amounts of this stock'),
+};
+
+export const bandKey = z.enum(BAND_KEYS as [string, ...string[]]);
+
+export const snapshotMetric = z.object({
+  value: z.number().nullable(),
+  reason: z.string().optional().describe('Why value is null'),
+  unit: z.string().describe('x (multiple), %, days, KRW or USD'),
+  referenceQuarter: z.string().nullable().describe('Latest fiscal quarter used, e.g. 2025Q3'),
+  disclosedOn: z.string().nullable().describe('Disclosure date of that quarter as used (point in time)'),
+  priceDate: z.string().nullable().describe('Date of the closing price used; null when no price enters'),
+});
+
+export const percentileEntry = z.object({
+  metric: z.enum(PERCENTILE_METRICS),
+  unit: z.string(),
+  value: z.number().nullable().describe('The raw value of the metric'),
+  reason: z.string().optional(),
+  percentile: z.number().min(0).max(100).nullable().describe('0..100 within cohort members that have a value'),
+  cohortSize: z.number().int().describe('Cohort members with a value for this metric'),
+});
+
+export const priceBar = z.object({
+  date: z.string().describe('Last trading day in the bar'),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  close: z.number(),
+  volume: z.number(),
+  tradedValue: z.number(),
+});

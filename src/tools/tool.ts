@@ -1,0 +1,43 @@
+// What a tool is: a name, a description, an input schema, an output schema and a handler,
+// declared once (as the MCP SDK's registerTool does). The REST and MCP doors and the
+// OpenAPI document are generated from these declarations.
+
+import type { z } from 'zod';
+import type { ServedDataset } from './dataset.js';
+import type { ObjectSchema } from './params.js';
+
+/** What the door knows about the caller's key; health reports it. */
+export interface Account {
+  valid: boolean;
+  plan: 'free' | 'paid' | null;
+  keyPrefix: string | null;
+  callsToday: number;
+  dailyQuota: number | null;
+  resetsAt: string;
+  reason?: string;
+}
+
+export interface ToolContext {
+  data: ServedDataset;
+  account: Account;
+}
+
+export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  /** REST's own input schema where the spec gives REST different limits (rankings). */
+  restInput?: ObjectSchema;
+  output: O;
+  /** REST path under /api/public/v2; `{code}` is a path segment. */
+  path: string;
+  /** Market-data results are cacheable per dataset version; account results are not. */
+  cacheable: boolean;
+  handler(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
+}
+
+/** Keeps each tool's own types while the registry holds them side by side. */
+export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(tool: ToolDefinition<I, O>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
