@@ -1,0 +1,257 @@
+// Point-in-time discrete quarters and trailing twelve months (DESIGN.md section 5: "TTM = the
+// last four reported quarters as known on a date (point in time, by disclosure date: no
+// look-ahead) ... discrete quarters are derived; amended/corrected filings replace the
+// originals"; "consolidated statements before separate ones").
+//
+// A quarter is identified by fiscal year and fiscal quarter, never by calendar month, so a
+// June year end works the same as December.
+
+import { BALANCE_ITEMS, FLOW_ITEMS } from './model.js';
+import type { BalanceItem, FinancialReport, FiscalQuarter, FlowItem } from './model.js';
+import type { QuarterRef } from './results.js';
+
+export type FlowFigures = Record<FlowItem, number | null>;
+export type BalanceFigures = Record<BalanceItem, number | null>;
+
+/**
+ * One fiscal quarter's own figures: flows for the three months alone (derived from the
+ * year-to-date filings), balances at the quarter's end (from its own filing).
+ */
+export interface DiscreteQuarter extends QuarterRef, FlowFigures, BalanceFigures {
+  /** Basis of the quarter's own filing. */
+  consolidated: boolean;
+}
+
+/** Sum of four consecutive discrete quarters. Balances are those of `end`. */
+export interface Ttm extends FlowFigures {
+  /** The four quarters, ascending. */
+  quarters: DiscreteQuarter[];
+  end: DiscreteQuarter;
+  /** `end` as `2025Q3`. */
+  referenceQuarter: string;
+  /** The latest disclosure date among every filing the four quarters were derived from. */
+  disclosedOn: string;
+}
+
+export type TtmOrReason = { ttm: Ttm; reason?: undefined } | { ttm: null; reason: string };
+
+export interface TtmView {
+  /** Every discrete quarter known at the date, ascending. */
+  quarters: DiscreteQuarter[];
+  /** The latest fiscal quarter with a filing known at the date. */
+  latest: DiscreteQuarter | null;
+  /** TTM ending at `latest`. */
+  current: TtmOrReason;
+  /** TTM ending four quarters before `latest` (the yoy base). */
+  yearEarlier: TtmOrReason;
+  /** The discrete quarter one year before `latest` (the momentum base); null when not filed. */
+  sameQuarterYearEarlier: DiscreteQuarter | null;
+}
+
+/** `2025Q3`: fiscal year and quarter of the fiscal year. */
+export function quarterLabel(q: { fiscalYear: number; fiscalQuarter: FiscalQuarter }): string {
+  return `${q.fiscalYear}Q${q.fiscalQuarter}`;
+}
+
+/** Consecutive integer per fiscal quarter: 2024Q4 + 1 = 2025Q1. */
+function ordinalOf(fiscalYear: number, fiscalQuarter: number): number {
+  return fiscalYear * 4 + (fiscalQuarter - 1);
+}
+
+function labelOfOrdinal(ordinal: number): string {
+  return `${Math.floor(ordinal / 4)}Q${(ordinal % 4) + 1}`;
+}
+
+/** The filings in force for one fiscal period: the latest known version of each basis. */
+interface PeriodFilings {
+  consolidated?: FinancialReport;
+  separate?: FinancialReport;
+}
+
+type FilingIndex = Map<number, PeriodFilings>;
+
+/**
+ * Files a report under its period, keeping the latest disclosed version of its basis
+ * (a correction replaces its original). On an equal disclosure date the later one given wins.
+ */
+function fileReport(index: FilingIndex, report: FinancialReport): void {
+  const ordinal = ordinalOf(report.fiscalYear, report.fiscalQuarter);
+  let period = index.get(ordinal);
+  if (!period) {
+    period = {};
+    index.set(ordinal, period);
+  }
+  const basis = report.consolidated ? 'consolidated' : 'separate';
+  const held = period[basis];
+  if (!held || held.disclosedOn <= report.disclosedOn) period[basis] = report;
+}
+
+function derive(index: FilingIndex, ordinal: number): DiscreteQuarter | null {
+  const period = index.get(ordinal);
+  const own = period?.consolidated ?? period?.separate;
+  if (!own) return null;
+  // Qn = YTD(Qn) - YTD(Qn-1) only within one basis: subtracting a separate 9M from a
+  // consolidated FY would mix two different reporting entities, so the flows are null instead.
+  const before =
+    own.fiscalQuarter === 1
+      ? undefined
+      : own.consolidated
+        ? index.get(ordinal - 1)?.consolidated
+        : index.get(ordinal - 1)?.separate;
+  const quarter = {
+    fiscalYear: own.fiscalYear,
+    fiscalQuarter: own.fiscalQuarter,
+    periodEnd: own.periodEnd,
+    disclosedOn: before && before.disclosedOn > own.disclosedOn ? before.disclosedOn : own.disclosedOn,
+    consolidated: own.consolidated,
+  } as DiscreteQuarter;
+  for (const item of FLOW_ITEMS) {
+    const ytd = own[item];
+    if (own.fiscalQuarter === 1) quarter[item] = ytd;
+    else {
+      const ytdBefore = before?.[item] ?? null;
+      quarter[item] = ytd === null || ytdBefore === null ? null : ytd - ytdBefore;
+    }
+  }
+  for (const item of BALANCE_ITEMS) quarter[item] = own[item];
+  return quarter;
+}
+
+/**
+ * The discrete quarters as they were known at `asOf`: only filings disclosed on or before
+ * `asOf`; per fiscal period the consolidated filing before the separate one, then the latest
+ * disclosure. Q1 = YTD(Q1); Qn = YTD(Qn) - YTD(Qn-1) of the same fiscal year, null when either
+ * is missing. Ascending by fiscal year and quarter.
+ */
+export function discreteQuarters(reports: readonly FinancialReport[], asOf: string): DiscreteQuarter[] {
+  const index: FilingIndex = new Map();
+  for (const r of reports) if (r.disclosedOn <= asOf) fileReport(index, r);
+  const out: DiscreteQuarter[] = [];
+  for (const ordinal of [...index.keys()].sort((a, b) => a - b)) {
+    const q = derive(index, ordinal);
+    if (q) out.push(q);
+  }
+  return out;
+}
+
+function ttmEndingAt(lookup: (ordinal: number) => DiscreteQuarter | null, endOrdinal: number): TtmOrReason {
+  const quarters: DiscreteQuarter[] = [];
+  for (let o = endOrdinal - 3; o <= endOrdinal; o++) {
+    const q = lookup(o);
+    if (!q) return { ttm: null, reason: `quarter ${labelOfOrdinal(o)} missing` };
+    quarters.push(q);
+  }
+  const end = quarters[3] as DiscreteQuarter;
+  const ttm = { quarters, end, referenceQuarter: quarterLabel(end), disclosedOn: end.disclosedOn } as Ttm;
+  for (const q of quarters) if (q.disclosedOn > ttm.disclosedOn) ttm.disclosedOn = q.disclosedOn;
+  for (const item of FLOW_ITEMS) {
+    let sum: number | null = 0;
+    for (const q of quarters) {
+      const v = q[item];
+      if (v === null) {
+        sum = null;
+        break;
+      }
+      sum += v;
+    }
+    ttm[item] = sum;
+  }
+  return { ttm };
+}
+
+/**
+ * TTM from an already point-in-time list of discrete quarters (as `discreteQuarters` gives):
+ * the sum of the four consecutive quarters ending at the latest one; a flow is null when any
+ * of the four is null; no TTM (with the reason) when fewer than four quarters are known or
+ * one of the four was never filed.
+ */
+export function ttmOfQuarters(quarters: readonly DiscreteQuarter[]): TtmView {
+  const byOrdinal = new Map<number, DiscreteQuarter>();
+  let latest: DiscreteQuarter | null = null;
+  let latestOrdinal = -Infinity;
+  for (const q of quarters) {
+    const o = ordinalOf(q.fiscalYear, q.fiscalQuarter);
+    byOrdinal.set(o, q);
+    if (o > latestOrdinal) {
+      latestOrdinal = o;
+      latest = q;
+    }
+  }
+  if (!latest) {
+    const reason = 'no quarterly report disclosed';
+    return { quarters: [...quarters], latest, current: { ttm: null, reason }, yearEarlier: { ttm: null, reason }, sameQuarterYearEarlier: null };
+  }
+  const lookup = (o: number): DiscreteQuarter | null => byOrdinal.get(o) ?? null;
+  const fewer = { ttm: null, reason: 'fewer than four quarters disclosed' } as const;
+  return {
+    quarters: [...quarters],
+    latest,
+    current: byOrdinal.size < 4 ? fewer : ttmEndingAt(lookup, latestOrdinal),
+    yearEarlier: byOrdinal.size < 4 ? fewer : ttmEndingAt(lookup, latestOrdinal - 4),
+    sameQuarterYearEarlier: lookup(latestOrdinal - 4),
+  };
+}
+
+/** `ttmOfQuarters(discreteQuarters(reports, asOf))`: the TTM as known at `asOf`. */
+export function ttmAsOf(reports: readonly FinancialReport[], asOf: string): TtmView {
+  return ttmOfQuarters(discreteQuarters(reports, asOf));
+}
+
+/** One step of the TTM as a function of time: in force from `effectiveFrom` until the next step. */
+export interface TtmStep {
+  effectiveFrom: string;
+  /** Latest fiscal quarter known from this date, e.g. `2025Q3`. */
+  referenceQuarter: string;
+  /** TTM net income; null when no TTM is available. */
+  netIncome: number | null;
+  /** TTM revenue; null when no TTM is available. */
+  revenue: number | null;
+  /** Equity at the end of the latest known quarter. */
+  equity: number | null;
+  /** Shares at the end of the latest known quarter. */
+  shares: number | null;
+}
+
+/**
+ * The TTM figures the valuation band needs as a step function of time: a step at each
+ * disclosure date on which one of them changed. Sorting the filings once and updating the
+ * filing index per date keeps this O(filings log filings); a daily sweep over it is then
+ * O(days + steps). Agrees with `ttmAsOf` at every date.
+ */
+export function ttmTimeline(reports: readonly FinancialReport[]): TtmStep[] {
+  const sorted = [...reports].sort((a, b) => (a.disclosedOn < b.disclosedOn ? -1 : a.disclosedOn > b.disclosedOn ? 1 : 0));
+  const index: FilingIndex = new Map();
+  const lookup = (o: number): DiscreteQuarter | null => derive(index, o);
+  const steps: TtmStep[] = [];
+  let latestOrdinal = -Infinity;
+  let i = 0;
+  while (i < sorted.length) {
+    const date = (sorted[i] as FinancialReport).disclosedOn;
+    for (; i < sorted.length && (sorted[i] as FinancialReport).disclosedOn === date; i++) {
+      const r = sorted[i] as FinancialReport;
+      fileReport(index, r);
+      latestOrdinal = Math.max(latestOrdinal, ordinalOf(r.fiscalYear, r.fiscalQuarter));
+    }
+    const latest = derive(index, latestOrdinal) as DiscreteQuarter;
+    const { ttm } = index.size < 4 ? { ttm: null } : ttmEndingAt(lookup, latestOrdinal);
+    const step: TtmStep = {
+      effectiveFrom: date,
+      referenceQuarter: quarterLabel(latest),
+      netIncome: ttm?.netIncome ?? null,
+      revenue: ttm?.revenue ?? null,
+      equity: latest.equity,
+      shares: latest.shares,
+    };
+    const prev = steps[steps.length - 1];
+    if (
+      !prev ||
+      prev.referenceQuarter !== step.referenceQuarter ||
+      prev.netIncome !== step.netIncome ||
+      prev.revenue !== step.revenue ||
+      prev.equity !== step.equity ||
+      prev.shares !== step.shares
+    )
+      steps.push(step);
+  }
+  return steps;
+}
