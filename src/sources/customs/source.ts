@@ -1,0 +1,110 @@
+// Korea Customs adapter: monthly totals (Newtrade, twelve months per call) and exports by
+// sector (Itemtrade, one month per call, ~10,000 HSK rows). Customs revises recent months
+// (provisional -> final), so each run re-reads the last three months before the cursor.
+
+import type { SectorExportMonth, TradeMonth } from '../../domain/model.js';
+import { HttpClient, RateLimiter } from '../http.js';
+import type { Source, SourceContext, SourceResult } from '../source.js';
+import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
+import { addMonths, monthsBetween } from '../shared/parse.js';
+import { parseCustomsXml, SOURCE_NAME, toSectorExports, toTradeMonths, type CustomsPage } from './parse.js';
+
+export interface CustomsConfig {
+  serviceKey: string;
+  baseUrl?: string;
+  timeoutMs?: number;
+  retries?: number;
+  backoffMs?: number;
+  requestsPerSecond?: number;
+  pageSize?: number;
+  /** First month of the totals series on a first run (data exist from 1990-01). */
+  firstMonth?: string;
+  /** Months of sector exports read on a first run (one request each). */
+  firstRunSectorMonths?: number;
+}
+
+const ym = (month: string): string => month.replace('-', '');
+
+export class CustomsSource implements Source {
+  readonly name = SOURCE_NAME;
+  private readonly baseUrl: string;
+  private readonly limiter: RateLimiter;
+
+  constructor(private readonly config: CustomsConfig) {
+    this.baseUrl = (config.baseUrl ?? 'https://apis.data.go.kr/1220000').replace(/\/+$/, '');
+    this.limiter = RateLimiter.perSecond(config.requestsPerSecond ?? 2);
+  }
+
+  static fromEnv(env: Record<string, string | undefined>): CustomsSource | null {
+    const serviceKey = env['DATA_GO_KR_API_KEY']?.trim();
+    if (!serviceKey) return null;
+    return new CustomsSource({ serviceKey, baseUrl: env['CUSTOMS_BASE_URL'] || undefined });
+  }
+
+  private async page(http: HttpClient, path: string, params: Record<string, string>): Promise<CustomsPage> {
+    const url = `${this.baseUrl}/${path}?serviceKey=${encodeServiceKey(this.config.serviceKey)}&${new URLSearchParams(params).toString()}`;
+    const text = await http.getText(url);
+    const gw = gatewayError(text);
+    if (gw) throw http.upstreamError(gw, url);
+    const page = parseCustomsXml(text);
+    if (page === null) throw http.parseError(`no resultCode: ${text.slice(0, 120)}`, url);
+    if (page.resultCode !== '00') throw http.upstreamError(`resultCode ${page.resultCode} ${page.resultMsg}`, url);
+    return page;
+  }
+
+  async totals(http: HttpClient, from: string, to: string): Promise<TradeMonth[]> {
+    const out: TradeMonth[] = [];
+    // The service rejects windows longer than a year (resultCode 99).
+    for (let start = from; start <= to; start = addMonths(start, 12)) {
+      const end = addMonths(start, 11) < to ? addMonths(start, 11) : to;
+      const page = await this.page(http, 'Newtrade/getNewtradeList', { strtYymm: ym(start), endYymm: ym(end) });
+      out.push(...toTradeMonths(page.items));
+    }
+    return out;
+  }
+
+  async sectorMonth(http: HttpClient, month: string): Promise<SectorExportMonth[]> {
+    const pageSize = this.config.pageSize ?? 10_000;
+    const items: Record<string, string>[] = [];
+    for (let pageNo = 1; ; pageNo++) {
+      const page = await this.page(http, 'Itemtrade/getItemtradeList', {
+        strtYymm: ym(month),
+        endYymm: ym(month),
+        numOfRows: String(pageSize),
+        pageNo: String(pageNo),
+      });
+      items.push(...page.items);
+      // Some deployments ignore paging and send everything at once; stop when nothing is left.
+      if (page.items.length === 0 || page.totalCount === null || items.length >= page.totalCount) break;
+    }
+    return toSectorExports(items);
+  }
+
+  async ingest(ctx: SourceContext): Promise<SourceResult> {
+    const http = new HttpClient({
+      source: this.name,
+      fetch: ctx.fetch,
+      timeoutMs: this.config.timeoutMs ?? 120_000,
+      retries: this.config.retries ?? 3,
+      backoffMs: this.config.backoffMs ?? 2_000,
+      limiter: this.limiter,
+      secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)],
+      signal: ctx.signal,
+      log: ctx.log,
+    });
+    const to = ctx.range ? ctx.range.to.slice(0, 7) : addMonths(ctx.asOf.slice(0, 7), -1);
+    const from = ctx.range
+      ? ctx.range.from.slice(0, 7)
+      : ctx.cursor
+        ? addMonths(ctx.cursor, -2)
+        : (this.config.firstMonth ?? '1990-01');
+    const sectorFrom = ctx.range || ctx.cursor ? from : addMonths(to, -((this.config.firstRunSectorMonths ?? 24) - 1));
+    const trade = from <= to ? await this.totals(http, from, to) : [];
+    const sectorExports: SectorExportMonth[] = [];
+    for (const month of monthsBetween(sectorFrom, to)) sectorExports.push(...(await this.sectorMonth(http, month)));
+    const latest = trade.map((t) => t.month).sort().at(-1);
+    const cursor = [latest, ctx.cursor].filter((m): m is string => m !== undefined && m !== null).sort().at(-1);
+    ctx.log.info('customs: ingested', { months: trade.length, sectorRows: sectorExports.length, from, to });
+    return { data: { trade, sectorExports }, cursor: cursor ?? addMonths(from, -1) };
+  }
+}

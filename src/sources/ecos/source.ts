@@ -1,0 +1,72 @@
+// USD/KRW daily rate from the Bank of Korea ECOS API. The key sits in the URL PATH
+// (/api/StatisticSearch/{KEY}/json/kr/{start}/{end}/731Y001/D/{from}/{to}/0000001), so
+// redaction by value matters here. Rows are paged by the start/end row numbers.
+
+import type { FxRate } from '../../domain/model.js';
+import { HttpClient, RateLimiter } from '../http.js';
+import type { Source, SourceContext, SourceResult } from '../source.js';
+import { addDays, compactDate } from '../shared/parse.js';
+import { parseStatisticSearch, SOURCE_NAME } from './parse.js';
+
+export interface EcosConfig {
+  apiKey: string;
+  baseUrl?: string;
+  timeoutMs?: number;
+  retries?: number;
+  backoffMs?: number;
+  requestsPerSecond?: number;
+  pageSize?: number;
+  firstDate?: string;
+}
+
+export class EcosSource implements Source {
+  readonly name = SOURCE_NAME;
+  private readonly baseUrl: string;
+  private readonly limiter: RateLimiter;
+
+  constructor(private readonly config: EcosConfig) {
+    this.baseUrl = (config.baseUrl ?? 'https://ecos.bok.or.kr').replace(/\/+$/, '');
+    this.limiter = RateLimiter.perSecond(config.requestsPerSecond ?? 2);
+  }
+
+  static fromEnv(env: Record<string, string | undefined>): EcosSource | null {
+    const apiKey = env['ECOS_API_KEY']?.trim();
+    if (!apiKey) return null;
+    return new EcosSource({ apiKey, baseUrl: env['ECOS_BASE_URL'] || undefined });
+  }
+
+  async ingest(ctx: SourceContext): Promise<SourceResult> {
+    const http = new HttpClient({
+      source: this.name,
+      fetch: ctx.fetch,
+      timeoutMs: this.config.timeoutMs ?? 30_000,
+      retries: this.config.retries ?? 3,
+      backoffMs: this.config.backoffMs ?? 1_000,
+      limiter: this.limiter,
+      secrets: [this.config.apiKey],
+      signal: ctx.signal,
+      log: ctx.log,
+    });
+    const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : (this.config.firstDate ?? '1990-01-01'));
+    const to = ctx.range?.to ?? ctx.asOf;
+    const fx: FxRate[] = [];
+    const pageSize = this.config.pageSize ?? 1000;
+    for (let start = 1; from <= to; start += pageSize) {
+      const url =
+        `${this.baseUrl}/api/StatisticSearch/${encodeURIComponent(this.config.apiKey)}/json/kr/${start}/${start + pageSize - 1}` +
+        `/731Y001/D/${compactDate(from)}/${compactDate(to)}/0000001`;
+      const answer = parseStatisticSearch(await http.getJson(url));
+      if (answer === null) throw http.parseError('neither StatisticSearch nor RESULT', url);
+      if (answer.kind === 'result') {
+        // INFO-200: no data in the range (weekend, holiday, not yet published).
+        if (answer.code === 'INFO-200') break;
+        throw http.upstreamError(`${answer.code} ${answer.message}`, url);
+      }
+      fx.push(...answer.rates);
+      if (answer.rates.length === 0 || start + pageSize - 1 >= answer.total) break;
+    }
+    const latest = fx.map((r) => r.date).sort().at(-1);
+    ctx.log.info('ecos: ingested', { rates: fx.length, from, to });
+    return { data: { fx }, cursor: latest ?? ctx.cursor ?? addDays(from, -1) };
+  }
+}

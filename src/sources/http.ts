@@ -1,0 +1,279 @@
+// Shared HTTP plumbing for every upstream adapter: per-attempt timeout, retries with
+// exponential backoff on 429/5xx (honouring Retry-After), a simple request-spacing rate
+// limiter, and one error class whose message never carries a credential. Adapters build
+// URLs that may hold keys (data.go.kr `serviceKey`, OpenDART `crtfc_key`, ECOS puts the key
+// in the path), so every message and log line goes through `redact`.
+
+import type { SourceLogger } from './source.js';
+
+export type HttpErrorKind = 'http' | 'timeout' | 'network' | 'parse' | 'upstream' | 'aborted';
+
+/** The one error adapters throw for upstream trouble. Message and url are already redacted. */
+export class SourceHttpError extends Error {
+  override readonly name = 'SourceHttpError';
+  constructor(
+    message: string,
+    readonly kind: HttpErrorKind,
+    readonly url: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Query parameters that carry credentials at the providers we call. */
+const SECRET_PARAMS = ['serviceKey', 'crtfc_key', 'apiKey', 'apikey', 'api_key', 'authkey', 'AUTH_KEY'];
+
+/**
+ * Removes every known secret (raw and URL-encoded forms) and the value of any credential
+ * query parameter from a string. Applied to URLs, messages and log fields.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret), encodeURIComponent(decodeSafe(secret))])) {
+      out = out.split(form).join('***');
+    }
+  }
+  const names = SECRET_PARAMS.join('|');
+  return out.replace(new RegExp(`([?&](?:${names})=)[^&#\\s"']*`, 'g'), '$1***');
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Spaces request starts at least `minIntervalMs` apart (one queue per limiter). */
+export class RateLimiter {
+  private next = 0;
+  private chain: Promise<void> = Promise.resolve();
+  constructor(readonly minIntervalMs: number) {}
+
+  static perSecond(n: number): RateLimiter {
+    return new RateLimiter(n > 0 ? Math.ceil(1000 / n) : 0);
+  }
+
+  acquire(signal?: AbortSignal): Promise<void> {
+    const turn = this.chain.then(async () => {
+      const wait = this.next - Date.now();
+      if (wait > 0) await sleep(wait, signal);
+      this.next = Date.now() + this.minIntervalMs;
+    });
+    // A failed wait (abort) must not block later callers.
+    this.chain = turn.catch(() => undefined);
+    return turn;
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new SourceHttpError('aborted', 'aborted', ''));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new SourceHttpError('aborted', 'aborted', ''));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Retry-After is either delta-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+export interface HttpClientOptions {
+  fetch: typeof fetch;
+  /** Per-attempt timeout. */
+  timeoutMs?: number;
+  /** Extra attempts after the first, for 429/5xx, timeouts and network errors. */
+  retries?: number;
+  /** First backoff; doubles each attempt. */
+  backoffMs?: number;
+  /** Upper bound for any single wait, including a server's Retry-After. */
+  maxBackoffMs?: number;
+  limiter?: RateLimiter;
+  /** Credentials to scrub from every message. */
+  secrets?: readonly string[];
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  log?: SourceLogger;
+  /** Name used in messages, e.g. `opendart`. */
+  source: string;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Statuses returned to the caller instead of thrown (e.g. 404 for a missing daily file). */
+  acceptStatus?: readonly number[];
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+}
+
+const RETRYABLE = (status: number): boolean => status === 429 || (status >= 500 && status <= 599);
+
+export class HttpClient {
+  private readonly o: Required<Omit<HttpClientOptions, 'limiter' | 'signal' | 'log'>> &
+    Pick<HttpClientOptions, 'limiter' | 'signal' | 'log'>;
+
+  constructor(options: HttpClientOptions) {
+    this.o = {
+      timeoutMs: 30_000,
+      retries: 3,
+      backoffMs: 500,
+      maxBackoffMs: 60_000,
+      secrets: [],
+      headers: {},
+      ...options,
+    };
+  }
+
+  redact(text: string): string {
+    return redact(text, this.o.secrets);
+  }
+
+  async request(url: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+    const safeUrl = this.redact(url);
+    let attempt = 0;
+    for (;;) {
+      if (this.o.signal?.aborted) throw new SourceHttpError(`${this.o.source}: aborted`, 'aborted', safeUrl);
+      await this.o.limiter?.acquire(this.o.signal);
+      let retryDelay: number | null = null;
+      let failure: SourceHttpError;
+      try {
+        const res = await this.attempt(url, opts);
+        if (res.status >= 200 && res.status < 300) return res;
+        if (opts.acceptStatus?.includes(res.status)) return res;
+        const snippet = this.redact(new TextDecoder().decode(res.body.slice(0, 200))).replace(/\s+/g, ' ');
+        failure = new SourceHttpError(
+          `${this.o.source}: HTTP ${res.status} from ${safeUrl}: ${snippet}`,
+          'http',
+          safeUrl,
+          res.status,
+        );
+        if (!RETRYABLE(res.status)) throw failure;
+        retryDelay = parseRetryAfter(res.headers.get('retry-after'));
+      } catch (err) {
+        if (err instanceof SourceHttpError) {
+          if (err.kind === 'http' && !RETRYABLE(err.status ?? 0)) throw err;
+          if (err.kind === 'aborted') throw err;
+          failure = err;
+        } else {
+          failure = new SourceHttpError(
+            `${this.o.source}: network error for ${safeUrl}: ${this.redact(String(err instanceof Error ? err.message : err))}`,
+            'network',
+            safeUrl,
+          );
+        }
+      }
+      if (attempt >= this.o.retries) throw failure;
+      const backoff = this.o.backoffMs * 2 ** attempt;
+      const wait = Math.min(this.o.maxBackoffMs, Math.max(backoff, retryDelay ?? 0));
+      this.o.log?.warn(`${this.o.source}: retrying`, {
+        url: safeUrl,
+        attempt: attempt + 1,
+        waitMs: wait,
+        reason: failure.message,
+      });
+      attempt += 1;
+      await sleep(wait, this.o.signal);
+    }
+  }
+
+  private async attempt(url: string, opts: RequestOptions): Promise<HttpResponse> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.o.timeoutMs);
+    const outer = this.o.signal;
+    const onOuterAbort = (): void => controller.abort();
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    try {
+      const res = await this.o.fetch(url, {
+        method: opts.method ?? 'GET',
+        headers: { ...this.o.headers, ...opts.headers },
+        body: opts.body,
+        signal: controller.signal,
+      });
+      const body = new Uint8Array(await res.arrayBuffer());
+      return { status: res.status, headers: res.headers, body };
+    } catch (err) {
+      const safeUrl = this.redact(url);
+      if (timedOut) {
+        throw new SourceHttpError(`${this.o.source}: timed out after ${this.o.timeoutMs} ms: ${safeUrl}`, 'timeout', safeUrl);
+      }
+      if (outer?.aborted) throw new SourceHttpError(`${this.o.source}: aborted`, 'aborted', safeUrl);
+      const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+      throw new SourceHttpError(
+        `${this.o.source}: network error for ${safeUrl}: ${this.redact(err instanceof Error ? err.message : String(err))}${this.redact(cause)}`,
+        'network',
+        safeUrl,
+      );
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  async getText(url: string, opts: RequestOptions = {}): Promise<string> {
+    const res = await this.request(url, opts);
+    return new TextDecoder('utf-8').decode(res.body);
+  }
+
+  async getBytes(url: string, opts: RequestOptions = {}): Promise<Uint8Array> {
+    return (await this.request(url, opts)).body;
+  }
+
+  /** Fetches and parses JSON; a body that is not JSON becomes a `parse` error with a short, redacted excerpt. */
+  async getJson(url: string, opts: RequestOptions = {}): Promise<unknown> {
+    const text = await this.getText(url, opts);
+    return this.parseJson(text, url);
+  }
+
+  parseJson(text: string, url: string): unknown {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw this.parseError(`body is not JSON: ${text.slice(0, 120)}`, url);
+    }
+  }
+
+  /** A `parse` error for a body in an unexpected shape. */
+  parseError(detail: string, url: string): SourceHttpError {
+    const safeUrl = this.redact(url);
+    return new SourceHttpError(
+      `${this.o.source}: malformed response from ${safeUrl}: ${this.redact(detail).replace(/\s+/g, ' ')}`,
+      'parse',
+      safeUrl,
+    );
+  }
+
+  /** An `upstream` error: the provider answered 200 with an error envelope (e.g. OpenDART status 020). */
+  upstreamError(detail: string, url: string): SourceHttpError {
+    const safeUrl = this.redact(url);
+    return new SourceHttpError(`${this.o.source}: ${this.redact(detail)} (${safeUrl})`, 'upstream', safeUrl);
+  }
+}

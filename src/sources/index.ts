@@ -1,0 +1,31 @@
+// The real upstream adapters and the one place that decides which are configured.
+// With no key in the environment the list is empty and the refresh pipeline falls back to
+// the demo source.
+
+import type { Source } from './source.js';
+import { CustomsSource } from './customs/source.js';
+import { EcosSource } from './ecos/source.js';
+import { FscSource } from './fsc/source.js';
+import { KrxSource } from './krx/source.js';
+import { OpenDartSource } from './opendart/source.js';
+import { PolygonSource } from './polygon/source.js';
+import { SecSource } from './sec/source.js';
+
+export { CustomsSource, EcosSource, FscSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { HttpClient, RateLimiter, SourceHttpError, redact } from './http.js';
+
+type Env = Record<string, string | undefined>;
+
+/** Adapters whose credentials (or enabling variable) are present in `env`, in a stable order. */
+export function configuredSources(env: Env): Source[] {
+  const candidates: (Source | null)[] = [
+    OpenDartSource.fromEnv(env),
+    FscSource.fromEnv(env),
+    KrxSource.fromEnv(env),
+    SecSource.fromEnv(env),
+    PolygonSource.fromEnv(env),
+    CustomsSource.fromEnv(env),
+    EcosSource.fromEnv(env),
+  ];
+  return candidates.filter((s): s is Source => s !== null);
+}

@@ -1,0 +1,269 @@
+// Parsers for OpenDART (https://opendart.fss.or.kr): the company list (corpCode.xml inside a
+// ZIP), the periodic-disclosure search (list.json) and the full financial statements of one
+// company and report (fnlttSinglAcntAll.json). Pure functions over the upstream's own text.
+
+import type { FinancialReport, FiscalQuarter } from '../../domain/model.js';
+import { isRecord, lastDayOfMonth, parseAmount, str, toIsoDate, xmlRecords } from '../shared/parse.js';
+
+export const SOURCE_NAME = 'opendart';
+
+export interface CorpCode {
+  corpCode: string;
+  corpName: string;
+  stockCode: string;
+  modifyDate: string;
+}
+
+/**
+ * corpCode.xml: `<result><list><corp_code/><corp_name/><corp_eng_name/><stock_code/><modify_date/></list>...`.
+ * Unlisted companies carry a single space as stock_code; we keep listed ones (six digits).
+ */
+export function parseCorpCodeXml(xml: string): CorpCode[] {
+  return xmlRecords(xml, 'list')
+    .map((r) => ({
+      corpCode: r['corp_code'] ?? '',
+      corpName: r['corp_name'] ?? '',
+      stockCode: r['stock_code'] ?? '',
+      modifyDate: toIsoDate(r['modify_date'] ?? '') ?? '',
+    }))
+    .filter((c) => /^\d{8}$/.test(c.corpCode) && /^\d{6}$/.test(c.stockCode));
+}
+
+/** OpenDART status codes we act on (the guide's message table). */
+export const DART_STATUS = { OK: '000', NO_DATA: '013', RATE_LIMIT: '020' } as const;
+
+export interface DartEnvelope {
+  status: string;
+  message: string;
+  list: Record<string, unknown>[];
+  pageNo: number;
+  totalPage: number;
+}
+
+/** The common JSON envelope: `{status, message, [page_no, total_page, ...], list: [...]}`. */
+export function parseDartEnvelope(body: unknown): DartEnvelope | null {
+  if (!isRecord(body) || typeof body['status'] !== 'string') return null;
+  const list = Array.isArray(body['list']) ? body['list'].filter(isRecord) : [];
+  return {
+    status: body['status'],
+    message: str(body, 'message'),
+    list,
+    pageNo: Number(body['page_no'] ?? 1) || 1,
+    totalPage: Number(body['total_page'] ?? 1) || 1,
+  };
+}
+
+export type DartReportCode = '11013' | '11012' | '11014' | '11011';
+export const REPORT_CODE_BY_QUARTER: Record<FiscalQuarter, DartReportCode> = { 1: '11013', 2: '11012', 3: '11014', 4: '11011' };
+
+export interface PeriodicFiling {
+  corpCode: string;
+  stockCode: string;
+  rceptNo: string;
+  disclosedOn: string;
+  fiscalYear: number;
+  fiscalQuarter: FiscalQuarter;
+  periodEnd: string;
+  reprtCode: DartReportCode;
+  correction: boolean;
+}
+
+/**
+ * A list.json row of a periodic report. report_nm reads e.g. `분기보고서 (2024.09)`,
+ * `반기보고서 (2024.06)`, `사업보고서 (2023.12)`, with a `[기재정정]` prefix for a corrected
+ * filing. 분기보고서 covers Q1 and Q3; the month tells which, assuming a December year end
+ * (nearly all KOSPI/KOSDAQ companies); other months are skipped (returns null).
+ */
+export function parsePeriodicFiling(row: Record<string, unknown>): PeriodicFiling | null {
+  const name = str(row, 'report_nm').replace(/\s+/g, ' ').trim();
+  const m = /(사업|반기|분기)보고서 \((\d{4})\.(\d{2})\)/.exec(name);
+  const disclosedOn = toIsoDate(str(row, 'rcept_dt')) ?? toIsoDate(str(row, 'rcept_no').slice(0, 8));
+  if (!m || disclosedOn === null) return null;
+  const kind = m[1];
+  const year = Number(m[2]);
+  const month = Number(m[3]);
+  let fiscalQuarter: FiscalQuarter | null = null;
+  if (kind === '사업' && month === 12) fiscalQuarter = 4;
+  else if (kind === '반기' && month === 6) fiscalQuarter = 2;
+  else if (kind === '분기' && month === 3) fiscalQuarter = 1;
+  else if (kind === '분기' && month === 9) fiscalQuarter = 3;
+  if (fiscalQuarter === null) return null;
+  return {
+    corpCode: str(row, 'corp_code'),
+    stockCode: str(row, 'stock_code').trim(),
+    rceptNo: str(row, 'rcept_no'),
+    disclosedOn,
+    fiscalYear: year,
+    fiscalQuarter,
+    periodEnd: lastDayOfMonth(year, month),
+    reprtCode: REPORT_CODE_BY_QUARTER[fiscalQuarter],
+    correction: name.includes('정정'),
+  };
+}
+
+export interface StatementRow {
+  rceptNo: string;
+  sjDiv: string;
+  accountId: string;
+  accountNm: string;
+  thstrmAmount: number | null;
+  thstrmAddAmount: number | null;
+}
+
+function statementRows(list: Record<string, unknown>[]): StatementRow[] {
+  return list.map((r) => ({
+    rceptNo: str(r, 'rcept_no'),
+    sjDiv: str(r, 'sj_div'),
+    accountId: str(r, 'account_id').trim(),
+    accountNm: str(r, 'account_nm').replace(/\s+/g, ''),
+    thstrmAmount: parseAmount(str(r, 'thstrm_amount')),
+    // Only quarterly income statements carry it; absent elsewhere.
+    thstrmAddAmount: parseAmount(str(r, 'thstrm_add_amount')),
+  }));
+}
+
+type Item = Exclude<keyof FinancialReport, 'market' | 'code' | 'fiscalYear' | 'fiscalQuarter' | 'periodEnd' | 'disclosedOn' | 'consolidated' | 'source'>;
+
+interface Rule {
+  item: Item;
+  /** Statements to look in, in order of preference. */
+  sj: readonly string[];
+  ids: readonly string[];
+  /** Korean labels for rows filed without a standard account_id ("-표준계정코드 미사용-"). */
+  names?: readonly string[];
+  abs?: boolean;
+}
+
+const INCOME = ['IS', 'CIS'] as const;
+
+const RULES: readonly Rule[] = [
+  { item: 'revenue', sj: INCOME, ids: ['ifrs-full_Revenue', 'ifrs_Revenue'], names: ['매출액', '수익(매출액)', '영업수익', '매출'] },
+  { item: 'costOfSales', sj: INCOME, ids: ['ifrs-full_CostOfSales', 'ifrs_CostOfSales'], names: ['매출원가', '영업비용'] },
+  { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss'], names: ['영업이익', '영업이익(손실)'] },
+  { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent', 'ifrs_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
+  { item: 'interestExpense', sj: INCOME, ids: ['ifrs-full_InterestExpense', 'dart_InterestExpenseFinanceExpense'], names: ['이자비용'], abs: true },
+  { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities', 'ifrs_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
+  { item: 'capex', sj: ['CF'], ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment', 'ifrs_PurchaseOfPropertyPlantAndEquipment'], names: ['유형자산의취득'], abs: true },
+  { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets', 'ifrs_Assets'], names: ['자산총계'] },
+  { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets', 'ifrs_CurrentAssets'], names: ['유동자산'] },
+  { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities', 'ifrs_Liabilities'], names: ['부채총계'] },
+  { item: 'currentLiabilities', sj: ['BS'], ids: ['ifrs-full_CurrentLiabilities', 'ifrs_CurrentLiabilities'], names: ['유동부채'] },
+  { item: 'equity', sj: ['BS'], ids: ['ifrs-full_EquityAttributableToOwnersOfParent', 'ifrs_EquityAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는자본', '지배기업소유주지분'] },
+  { item: 'cash', sj: ['BS'], ids: ['ifrs-full_CashAndCashEquivalents', 'ifrs_CashAndCashEquivalents'], names: ['현금및현금성자산'] },
+  { item: 'receivables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentReceivables', 'ifrs-full_CurrentTradeReceivables', 'dart_ShortTermTradeReceivable'], names: ['매출채권', '매출채권및기타채권'] },
+  { item: 'inventory', sj: ['BS'], ids: ['ifrs-full_Inventories', 'ifrs_Inventories'], names: ['재고자산'] },
+  { item: 'payables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentPayables', 'ifrs-full_CurrentTradePayables', 'dart_ShortTermTradePayables'], names: ['매입채무', '매입채무및기타채무'] },
+];
+
+/** Interest-bearing debt lines summed into `debt` (borrowings and bonds, current and non-current). */
+const DEBT_IDS = [
+  'ifrs-full_ShorttermBorrowings',
+  'ifrs-full_ShortTermBorrowings',
+  'dart_ShortTermBorrowings',
+  'ifrs-full_CurrentPortionOfLongtermBorrowings',
+  'dart_CurrentPortionOfLongTermBorrowings',
+  'ifrs-full_LongtermBorrowings',
+  'dart_LongTermBorrowingsGross',
+  'ifrs-full_BondsIssued',
+  'dart_BondsIssued',
+  'ifrs-full_CurrentPortionOfBondsIssued',
+  'ifrs-full_NoncurrentPortionOfNoncurrentBondsIssued',
+  'dart_CurrentPortionOfBonds',
+];
+
+/**
+ * The year-to-date value of a row. Quarterly income statements give the three-month figure
+ * in thstrm_amount and the cumulative one in thstrm_add_amount; for Q1 and FY the two agree
+ * or the second is absent. Cash-flow and balance rows are already cumulative / point in time.
+ */
+function ytd(row: StatementRow, quarter: FiscalQuarter): number | null {
+  if ((row.sjDiv === 'IS' || row.sjDiv === 'CIS') && (quarter === 2 || quarter === 3)) {
+    return row.thstrmAddAmount ?? row.thstrmAmount;
+  }
+  return row.thstrmAmount;
+}
+
+function pick(rows: StatementRow[], rule: Rule, quarter: FiscalQuarter): number | null {
+  for (const sj of rule.sj) {
+    const inSj = rows.filter((r) => r.sjDiv === sj);
+    const byId = inSj.find((r) => rule.ids.includes(r.accountId));
+    const row = byId ?? inSj.find((r) => (rule.names ?? []).includes(r.accountNm));
+    if (row) {
+      const v = ytd(row, quarter);
+      if (v !== null) return rule.abs ? Math.abs(v) : v;
+    }
+  }
+  return null;
+}
+
+export interface StatementContext {
+  code: string;
+  fiscalYear: number;
+  fiscalQuarter: FiscalQuarter;
+  periodEnd: string;
+  /** CFS (consolidated) or OFS (separate). */
+  fsDiv: 'CFS' | 'OFS';
+}
+
+/**
+ * Maps one fnlttSinglAcntAll.json response to a FinancialReport, or null when it holds no
+ * statement rows (status 013). disclosedOn comes from rcept_no, whose first eight digits are
+ * the receipt date, so a correction (a later rcept_no for the same period) yields a second
+ * report with a later disclosedOn.
+ */
+export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementContext): FinancialReport | null {
+  const rows = statementRows(envelope.list);
+  if (envelope.status !== DART_STATUS.OK || rows.length === 0) return null;
+  const rceptNo = rows.map((r) => r.rceptNo).sort().at(-1) ?? '';
+  const disclosedOn = toIsoDate(rceptNo.slice(0, 8));
+  if (disclosedOn === null) return null;
+  const q = ctx.fiscalQuarter;
+  const value = (item: Item): number | null => {
+    const rule = RULES.find((r) => r.item === item);
+    return rule ? pick(rows, rule, q) : null;
+  };
+
+  let netIncome = value('netIncome');
+  let equity = value('equity');
+  if (ctx.fsDiv === 'OFS' || netIncome === null) {
+    // Separate statements have no controlling/non-controlling split, and a consolidated
+    // filer without minority interests may omit it: profit for the period is then the
+    // parent's own.
+    netIncome ??= pick(rows, { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLoss', 'ifrs_ProfitLoss'], names: ['당기순이익', '당기순이익(손실)', '분기순이익', '반기순이익'] }, q);
+  }
+  if (ctx.fsDiv === 'OFS' || equity === null) {
+    equity ??= pick(rows, { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equity', 'ifrs_Equity'], names: ['자본총계'] }, q);
+  }
+  const debtRows = rows.filter((r) => r.sjDiv === 'BS' && DEBT_IDS.includes(r.accountId));
+  const debtValues = debtRows.map((r) => r.thstrmAmount).filter((v): v is number => v !== null);
+
+  return {
+    market: 'KR',
+    code: ctx.code,
+    fiscalYear: ctx.fiscalYear,
+    fiscalQuarter: q,
+    periodEnd: ctx.periodEnd,
+    disclosedOn,
+    consolidated: ctx.fsDiv === 'CFS',
+    revenue: value('revenue'),
+    costOfSales: value('costOfSales'),
+    operatingIncome: value('operatingIncome'),
+    netIncome,
+    operatingCashFlow: value('operatingCashFlow'),
+    capex: value('capex'),
+    interestExpense: value('interestExpense'),
+    totalAssets: value('totalAssets'),
+    currentAssets: value('currentAssets'),
+    totalLiabilities: value('totalLiabilities'),
+    currentLiabilities: value('currentLiabilities'),
+    equity,
+    cash: value('cash'),
+    debt: debtValues.length > 0 ? debtValues.reduce((a, b) => a + b, 0) : null,
+    receivables: value('receivables'),
+    inventory: value('inventory'),
+    payables: value('payables'),
+    // Share counts are not in the statements; the FSC price feed carries listed shares.
+    shares: null,
+    source: SOURCE_NAME,
+  };
+}

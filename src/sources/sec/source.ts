@@ -1,0 +1,144 @@
+// SEC EDGAR adapter. First run: every company in company_tickers.json (or SEC_TICKERS).
+// Later runs: only companies that filed a 10-Q/10-K (or amendment) since the cursor, read from
+// the EDGAR daily form indexes. SEC asks for a descriptive User-Agent and at most 10 requests
+// a second (https://www.sec.gov/os/accessing-edgar-data).
+
+import type { FinancialReport, Security } from '../../domain/model.js';
+import { HttpClient, RateLimiter } from '../http.js';
+import type { Source, SourceContext, SourceResult } from '../source.js';
+import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
+import {
+  cik10,
+  parseCompanyFacts,
+  parseCompanyTickers,
+  parseDailyFormIndex,
+  parseSubmissions,
+  SOURCE_NAME,
+  usSecurity,
+  type TickerEntry,
+} from './parse.js';
+
+export interface SecConfig {
+  /** "Company Name admin@example.com": SEC blocks requests without one. */
+  userAgent: string;
+  /** data.sec.gov (XBRL APIs, submissions). */
+  dataBaseUrl?: string;
+  /** www.sec.gov (company_tickers.json, Archives). */
+  wwwBaseUrl?: string;
+  /** Limit the universe to these tickers (comma-separated in SEC_TICKERS). */
+  tickers?: readonly string[];
+  timeoutMs?: number;
+  retries?: number;
+  backoffMs?: number;
+  requestsPerSecond?: number;
+  /** A gap longer than this many days is treated as a first run. */
+  maxIndexDays?: number;
+}
+
+export class SecSource implements Source {
+  readonly name = SOURCE_NAME;
+  private readonly limiter: RateLimiter;
+  private readonly dataBase: string;
+  private readonly wwwBase: string;
+
+  constructor(private readonly config: SecConfig) {
+    this.limiter = RateLimiter.perSecond(Math.min(config.requestsPerSecond ?? 10, 10));
+    this.dataBase = (config.dataBaseUrl ?? 'https://data.sec.gov').replace(/\/+$/, '');
+    this.wwwBase = (config.wwwBaseUrl ?? 'https://www.sec.gov').replace(/\/+$/, '');
+  }
+
+  static fromEnv(env: Record<string, string | undefined>): SecSource | null {
+    const userAgent = env['SEC_USER_AGENT']?.trim();
+    if (!userAgent) return null;
+    const tickers = env['SEC_TICKERS']?.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
+    return new SecSource({
+      userAgent,
+      dataBaseUrl: env['SEC_DATA_BASE_URL'] || undefined,
+      wwwBaseUrl: env['SEC_BASE_URL'] || undefined,
+      tickers: tickers && tickers.length > 0 ? tickers : undefined,
+    });
+  }
+
+  private client(ctx: SourceContext): HttpClient {
+    return new HttpClient({
+      source: this.name,
+      fetch: ctx.fetch,
+      timeoutMs: this.config.timeoutMs ?? 30_000,
+      retries: this.config.retries ?? 3,
+      backoffMs: this.config.backoffMs ?? 1_000,
+      limiter: this.limiter,
+      headers: { 'user-agent': this.config.userAgent, accept: 'application/json, text/plain' },
+      signal: ctx.signal,
+      log: ctx.log,
+    });
+  }
+
+  async tickers(http: HttpClient): Promise<TickerEntry[]> {
+    const url = `${this.wwwBase}/files/company_tickers.json`;
+    const parsed = parseCompanyTickers(await http.getJson(url));
+    if (parsed === null) throw http.parseError('company_tickers.json is not an object', url);
+    return parsed;
+  }
+
+  /** CIKs with a periodic filing on a day in (from, to]; null when the gap is too long to page through. */
+  async changedCiks(http: HttpClient, from: string, to: string): Promise<Set<number> | null> {
+    const days = weekdaysBetween(addDays(from, 1), to);
+    if (days.length > (this.config.maxIndexDays ?? 30)) return null;
+    const ciks = new Set<number>();
+    for (const day of days) {
+      const quarter = Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1;
+      const url = `${this.wwwBase}/Archives/edgar/daily-index/${day.slice(0, 4)}/QTR${quarter}/form.${compactDate(day)}.idx`;
+      // Holidays have no index file.
+      const res = await http.request(url, { acceptStatus: [403, 404] });
+      if (res.status !== 200) continue;
+      for (const cik of parseDailyFormIndex(new TextDecoder().decode(res.body))) ciks.add(cik);
+    }
+    return ciks;
+  }
+
+  async company(http: HttpClient, entry: TickerEntry): Promise<{ reports: FinancialReport[]; security: Security } | null> {
+    const factsUrl = `${this.dataBase}/api/xbrl/companyfacts/CIK${cik10(entry.cik)}.json`;
+    // Companies without XBRL financials (funds, new registrants) have no companyfacts: 404.
+    const res = await http.request(factsUrl, { acceptStatus: [404] });
+    if (res.status === 404) return null;
+    const parsed = parseCompanyFacts(http.parseJson(new TextDecoder().decode(res.body), factsUrl), entry.ticker);
+    if (parsed === null) throw http.parseError('companyfacts without facts', factsUrl);
+    const subUrl = `${this.dataBase}/submissions/CIK${cik10(entry.cik)}.json`;
+    const sub = parseSubmissions(await http.getJson(subUrl));
+    const security = usSecurity(
+      entry.ticker,
+      entry.title || parsed.entityName,
+      sub?.exchange || 'US',
+      sub?.sector ?? 'Unclassified',
+      sub?.fiscalYearEndMonth ?? parsed.fiscalYearEndMonth ?? 12,
+    );
+    return { reports: parsed.reports, security };
+  }
+
+  async ingest(ctx: SourceContext): Promise<SourceResult> {
+    const http = this.client(ctx);
+    const to = ctx.range?.to ?? ctx.asOf;
+    let universe = await this.tickers(http);
+    if (this.config.tickers) {
+      const wanted = new Set(this.config.tickers);
+      universe = universe.filter((t) => wanted.has(t.ticker));
+    }
+    // One CIK can list several tickers (share classes); the first listed is the primary.
+    const byCik = new Map<number, TickerEntry>();
+    for (const t of universe) if (!byCik.has(t.cik)) byCik.set(t.cik, t);
+    const changed = ctx.cursor && !ctx.range ? await this.changedCiks(http, ctx.cursor, to) : null;
+    const targets = [...byCik.values()].filter((t) => changed === null || changed.has(t.cik));
+    const reports: FinancialReport[] = [];
+    const securities: Security[] = [];
+    for (const entry of targets) {
+      const result = await this.company(http, entry);
+      if (!result) continue;
+      securities.push(result.security);
+      reports.push(
+        ...result.reports.filter((r) => !ctx.range || (r.disclosedOn >= ctx.range.from && r.disclosedOn <= ctx.range.to)),
+      );
+    }
+    ctx.log.info('sec: ingested', { companies: targets.length, reports: reports.length });
+    return { data: { reports, securities }, cursor: to };
+  }
+}

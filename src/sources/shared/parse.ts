@@ -1,0 +1,127 @@
+// Small parsing helpers shared by the adapters: upstream numbers arrive as strings
+// ("1,395.5", "-", "", ".11"), dates as YYYYMMDD, and several providers answer in flat XML.
+
+/** Narrow `unknown` to a plain object. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A string field, or '' when absent; numbers are stringified (some envelopes mix them). */
+export function str(obj: Record<string, unknown>, key: string): string {
+  const v = obj[key];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return '';
+}
+
+/**
+ * Parses an upstream amount: thousands separators, surrounding spaces, a leading '+',
+ * accounting parentheses for negatives. '', '-' and anything non-numeric mean "not reported"
+ * and give null (never 0; the model keeps missing items null).
+ */
+export function parseAmount(raw: string | number | null | undefined): number | null {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : null;
+  let s = raw.trim().replace(/,/g, '');
+  if (s === '' || s === '-' || s === '--' || s === 'N/A') return null;
+  let sign = 1;
+  const paren = /^\((.*)\)$/.exec(s);
+  if (paren?.[1] !== undefined) {
+    sign = -1;
+    s = paren[1];
+  }
+  if (s.startsWith('+')) s = s.slice(1);
+  // ".11" and "-.75" (FSC fltRt) are valid; require at least one digit.
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(s)) return null;
+  const n = Number(s) * sign;
+  return Number.isFinite(n) ? n : null;
+}
+
+/** `20241120` or `2024.11.20` or `2024/11/20` -> `2024-11-20`; null when not a date. */
+export function toIsoDate(raw: string): string | null {
+  const m = /^(\d{4})[-./]?(\d{2})[-./]?(\d{2})$/.exec(raw.trim());
+  if (!m) return null;
+  const iso = `${m[1]}-${m[2]}-${m[3]}`;
+  const d = new Date(`${iso}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== iso ? null : iso;
+}
+
+export const compactDate = (iso: string): string => iso.replace(/-/g, '');
+
+export function addDays(iso: string, days: number): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+export function daysBetween(fromIso: string, toIso: string): number {
+  return Math.round((Date.parse(`${toIso}T00:00:00Z`) - Date.parse(`${fromIso}T00:00:00Z`)) / 86_400_000);
+}
+
+export function isWeekend(iso: string): boolean {
+  const day = new Date(`${iso}T00:00:00Z`).getUTCDay();
+  return day === 0 || day === 6;
+}
+
+/** Dates from `from` to `to` inclusive, skipping Saturdays and Sundays. */
+export function weekdaysBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) if (!isWeekend(d)) out.push(d);
+  return out;
+}
+
+export function lastDayOfMonth(year: number, month: number): string {
+  const d = new Date(Date.UTC(year, month, 0));
+  return d.toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM` arithmetic. */
+export function addMonths(month: string, n: number): string {
+  const [y, m] = month.split('-').map(Number);
+  const t = (y ?? 0) * 12 + ((m ?? 1) - 1) + n;
+  return `${Math.floor(t / 12)}-${String((t % 12) + 1).padStart(2, '0')}`;
+}
+
+export function monthsBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let m = from; m <= to; m = addMonths(m, 1)) out.push(m);
+  return out;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+export function decodeXml(s: string): string {
+  return s
+    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
+    .replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
+      if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
+      if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
+      return ENTITIES[e] ?? '';
+    });
+}
+
+/** Text of the first `<name>` element anywhere in a flat XML document. */
+export function xmlText(xml: string, name: string): string | undefined {
+  const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`).exec(xml);
+  return m?.[1] === undefined ? undefined : decodeXml(m[1]).trim();
+}
+
+/**
+ * The repeated `<tag>` records of a flat XML list (data.go.kr `<item>`, OpenDART `<list>`),
+ * each as a map of child element name to trimmed text. Self-closing children become ''.
+ * Only for flat records: children must not nest further.
+ */
+export function xmlRecords(xml: string, tag: string): Record<string, string>[] {
+  const out: Record<string, string>[] = [];
+  const rec = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
+  for (const m of xml.matchAll(rec)) {
+    const body = m[1] ?? '';
+    const fields: Record<string, string> = {};
+    for (const f of body.matchAll(/<([A-Za-z_][\w.-]*)(?:\s[^>]*)?(?:\/>|>([\s\S]*?)<\/\1>)/g)) {
+      const name = f[1];
+      if (name !== undefined) fields[name] = decodeXml(f[2] ?? '').trim();
+    }
+    out.push(fields);
+  }
+  return out;
+}
