@@ -146,7 +146,7 @@ export function supplyPctAsOf(market: Market, bars: readonly SupplyBar[], flows:
     }
   }
   if (traded === 0) return { value: null, reason: 'no traded value in the last 20 trading days', days };
-  return { value: (net / traded) * 100, days };
+  return { value: (net * 100) / traded, days };
 }
 
 export interface V3AsOfInput {

@@ -1,6 +1,7 @@
 // Builders for hand-written test inputs: every field not given is null (model.ts: "Missing
 // items are null, never 0"), so a test states exactly the figures it depends on.
 
+import { addDays, isoWeekday } from '../../src/domain/calendar.js';
 import type { DailyBar, FinancialReport, FiscalQuarter, InvestorFlow, Market } from '../../src/domain/model.js';
 
 type ReportFields = Partial<Omit<FinancialReport, 'fiscalYear' | 'fiscalQuarter' | 'disclosedOn'>>;
@@ -77,4 +78,11 @@ export function bar(date: string, close: number, fields: Partial<DailyBar> = {})
 
 export function flow(date: string, foreignNet: number, institutionNet: number, market: Market = 'KR'): InvestorFlow {
   return { market, code: '005930', date, foreignNet, institutionNet, source: 'test' };
+}
+
+/** `n` consecutive weekdays (Mon..Fri) starting on or after `start`, as `YYYY-MM-DD`. */
+export function weekdays(start: string, n: number): string[] {
+  const out: string[] = [];
+  for (let d = start; out.length < n; d = addDays(d, 1)) if (isoWeekday(d) <= 5) out.push(d);
+  return out;
 }
