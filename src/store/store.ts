@@ -53,6 +53,11 @@ export interface Store {
 
   /** Upserts everything in one transaction: all of it lands, or none of it. Idempotent. */
   writeDataset(data: Partial<Dataset>): Promise<void>;
+  /**
+   * Upserts a stream of parts in ONE transaction, so a large load (the demo universe, a
+   * backfill) can be generated piece by piece and still land all or nothing.
+   */
+  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>): Promise<void>;
   hasMarketData(): Promise<boolean>;
 
   securities(): Promise<StoredSecurity[]>;
@@ -146,9 +151,24 @@ export class KyselyStore implements Store {
   }
 
   async writeDataset(data: Partial<Dataset>): Promise<void> {
+    await this.writeDatasets([data]);
+  }
+
+  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await this.writeSecurities(trx, data.securities ?? []);
-      const ids = await this.securityIds(trx);
+      let ids: Map<string, number> | null = null;
+      for await (const part of parts) {
+        if (ids === null || (part.securities?.length ?? 0) > 0) {
+          await this.writeSecurities(trx, part.securities ?? []);
+          ids = await this.securityIds(trx);
+        }
+        await this.writePart(trx, part, ids);
+      }
+    });
+  }
+
+  private async writePart(trx: Transaction<DB>, data: Partial<Dataset>, ids: Map<string, number>): Promise<void> {
+    {
       const idOf = (market: Market, code: string): number => {
         const id = ids.get(`${market}:${code}`);
         if (id === undefined) throw new Error(`record for unknown security ${market}:${code}`);
@@ -255,7 +275,7 @@ export class KyselyStore implements Store {
           )
           .execute();
       }
-    });
+    }
   }
 
   private async writeSecurities(trx: Transaction<DB>, securities: readonly Security[]): Promise<void> {

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// The command line: serve, keys, refresh, backfill. `npm start` runs `serve`;
+// `npm run cli -- <command>` runs the others.
+
+import { parseArgs } from 'node:util';
+import { seoulDay, systemClock } from '../access/clock.js';
+import { createKey, openStore, startApp, VERSION } from '../app.js';
+import { loadConfig } from '../config.js';
+import { Refresher } from '../refresh/pipeline.js';
+import { configuredSources } from '../sources/index.js';
+import type { Plan } from '../store/store.js';
+import { DatasetHolder } from '../tools/holder.js';
+import pino from 'pino';
+
+const USAGE = `usage:
+  serve                                   start the service (npm start)
+  keys create --plan free|paid [--name N]  create a key; prints it once, alone on the last line
+  keys list                               prefix, plan, name, created, last used, calls today
+  keys revoke <prefix>                    revoke a key (takes effect on its next request)
+  keys plan <prefix> free|paid            change a key's plan
+  refresh                                 run one refresh now (ingest, recompute)
+  backfill --from YYYY-MM-DD --to YYYY-MM-DD   load history from the configured sources
+  version`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+const isPlan = (p: unknown): p is Plan => p === 'free' || p === 'paid';
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const sources = configuredSources(process.env);
+  const app = await startApp(config, {
+    sources,
+    onDemoKey: (key) => {
+      process.stdout.write(`\nDemo API key (shown once; create more with: npm run cli -- keys create --plan free):\n${key}\n\n`);
+    },
+  });
+  process.stdout.write(`Listening on ${app.url}  (docs: ${app.url}/docs, MCP: POST ${app.url}/api/mcp)\n`);
+  process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
+  app.ready.then(
+    () => process.stdout.write(`Ready: data served (GET ${app.url}/readyz)\n`),
+    (err: unknown) => {
+      process.stderr.write(`start-up failed: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+  const shutdown = (signal: string) => {
+    process.stdout.write(`${signal}: shutting down\n`);
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+async function keys(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const store = await openStore(loadConfig());
+  try {
+    switch (sub) {
+      case 'create': {
+        const { values } = parseArgs({ args: rest, options: { plan: { type: 'string', default: 'free' }, name: { type: 'string', default: '' } } });
+        if (!isPlan(values.plan)) fail('--plan must be free or paid');
+        const key = await createKey(store, values.plan, values.name ?? '');
+        process.stdout.write(`Created a ${values.plan} key. It is shown only now; store it safely:\n${key}\n`);
+        break;
+      }
+      case 'list': {
+        const rows = await store.listKeys(seoulDay(systemClock()));
+        process.stdout.write('prefix            plan  status   created                   last used                 calls today  name\n');
+        for (const k of rows) {
+          process.stdout.write(
+            `${k.prefix.padEnd(17)} ${k.plan.padEnd(5)} ${(k.revokedAt ? 'revoked' : 'active').padEnd(8)} ${k.createdAt.padEnd(25)} ${(k.lastUsedAt ?? '-').padEnd(25)} ${String(k.callsToday).padStart(11)}  ${k.name}\n`,
+          );
+        }
+        break;
+      }
+      case 'revoke': {
+        const prefix = rest[0] ?? fail('usage: keys revoke <prefix>');
+        if (!(await store.revokeKey(prefix, new Date().toISOString()))) fail(`no active key with prefix ${prefix}`);
+        process.stdout.write(`revoked ${prefix}\n`);
+        break;
+      }
+      case 'plan': {
+        const [prefix, plan] = rest;
+        if (prefix === undefined || !isPlan(plan)) fail('usage: keys plan <prefix> free|paid');
+        if (!(await store.setKeyPlan(prefix, plan))) fail(`no key with prefix ${prefix}`);
+        process.stdout.write(`${prefix} is now on the ${plan} plan\n`);
+        break;
+      }
+      default:
+        fail(USAGE);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function refresh(range?: { from: string; to: string }): Promise<void> {
+  const config = loadConfig();
+  const store = await openStore(config);
+  const sources = configuredSources(process.env);
+  const logger = pino({ level: config.LOG_LEVEL });
+  try {
+    const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, sources.length ? sources.map((s) => s.name).join(',') : 'demo', range);
+    const report = await refresher.run();
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (report.sources.some((s) => !s.ok)) process.exitCode = 1;
+  } finally {
+    await store.close();
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+switch (command) {
+  case 'serve':
+    await serve();
+    break;
+  case 'keys':
+    await keys(rest);
+    break;
+  case 'refresh':
+    await refresh();
+    break;
+  case 'backfill': {
+    const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' } } });
+    const date = /^\d{4}-\d{2}-\d{2}$/;
+    if (!values.from || !values.to || !date.test(values.from) || !date.test(values.to) || values.from > values.to) {
+      fail('usage: backfill --from YYYY-MM-DD --to YYYY-MM-DD (from <= to)');
+    }
+    await refresh({ from: values.from, to: values.to });
+    break;
+  }
+  case 'version':
+    process.stdout.write(`${VERSION}\n`);
+    break;
+  default:
+    fail(USAGE);
+}

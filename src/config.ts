@@ -1,0 +1,52 @@
+// Configuration from the environment, read once at start. Every variable is listed in the
+// README's configuration table. Secrets (upstream API keys) are read by the source adapters
+// from the same environment and never logged.
+
+import { z } from 'zod';
+import type { PlanTable } from './access/access.js';
+
+const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+const schema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: int(8080),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FREE_DAILY_QUOTA: int(1_000),
+  PAID_DAILY_QUOTA: int(100_000),
+  FREE_BURST_PER_SECOND: int(10),
+  PAID_BURST_PER_SECOND: int(100),
+  /** Comma-separated browser origins allowed at the MCP endpoint, besides loopback origins. */
+  ALLOWED_ORIGINS: z.string().default(''),
+  /** Largest accepted request body (MCP), bytes. */
+  BODY_LIMIT_BYTES: int(262_144),
+  /** Most members in one JSON-RPC batch. */
+  MAX_BATCH: int(50),
+  /** Demo universe size on first start: default or full. */
+  DEMO_SIZE: z.enum(['default', 'full']).default('default'),
+  /** Turn the hourly refresh off (tests, or an instance that only serves). */
+  REFRESH_SCHEDULE: z.enum(['hourly', 'off']).default('hourly'),
+});
+
+export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[] };
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid configuration: ${String(issue?.path[0] ?? '?')}: ${issue?.message ?? 'invalid'}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    plans: {
+      free: { daily: c.FREE_DAILY_QUOTA, burst: c.FREE_BURST_PER_SECOND },
+      paid: { daily: c.PAID_DAILY_QUOTA, burst: c.PAID_BURST_PER_SECOND },
+    },
+    allowedOrigins: c.ALLOWED_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  };
+}

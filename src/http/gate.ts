@@ -1,0 +1,68 @@
+// The door-independent part of a tool call's admission: authenticate the key, count the
+// call, and build the account the health tool reports. REST and MCP both call `admitCall`
+// once per tool call, so a key's usage is the same whichever door it comes through.
+
+import type { AccessControl, Admission, Caller } from '../access/access.js';
+import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
+import { ApiError } from '../tools/errors.js';
+import type { Account } from '../tools/tool.js';
+
+export type Gate =
+  | { ok: true; account: Account; caller: Caller | null; admission: Admission | null }
+  | { ok: false; error: ApiError; caller: Caller | null; admission: Admission | null };
+
+const REASONS = { unknown: 'the key is not known', revoked: 'the key has been revoked' } as const;
+
+export async function admitCall(access: AccessControl, clock: Clock, authorization: string | undefined, toolName: string): Promise<Gate> {
+  const auth = await access.authenticate(authorization);
+  const isHealth = toolName === 'health';
+  if (!auth.ok) {
+    // health exists to tell a caller whether its key works: a well-formed but unknown or
+    // revoked key gets valid:false there (DESIGN.md 4). Every other call refuses it.
+    if (isHealth && auth.why !== 'missing') {
+      const account: Account = {
+        valid: false,
+        plan: null,
+        keyPrefix: auth.prefix ?? null,
+        callsToday: 0,
+        dailyQuota: null,
+        resetsAt: seoulIso(nextSeoulMidnight(clock())),
+        reason: REASONS[auth.why],
+      };
+      return { ok: true, account, caller: null, admission: null };
+    }
+    const detail =
+      auth.why === 'missing'
+        ? 'send a valid API key as `Authorization: Bearer <key>`'
+        : `the API key is not accepted: ${REASONS[auth.why]}`;
+    return { ok: false, error: new ApiError('unauthorized', detail), caller: null, admission: null };
+  }
+  const { caller } = auth;
+  const admission = await access.admit(caller, !isHealth);
+  if (!admission.allowed) {
+    const detail =
+      admission.refusal === 'quota_exceeded'
+        ? `the daily quota of ${admission.limits.daily} calls for the ${caller.plan} plan is used up; it resets at ${admission.resetsAt}`
+        : `more than ${admission.limits.burst} calls in one second; slow down`;
+    const error = new ApiError(admission.refusal ?? 'rate_limited', detail, { retryAfter: admission.retryAfter ?? 1 });
+    return { ok: false, error, caller, admission };
+  }
+  const account: Account = {
+    valid: true,
+    plan: caller.plan,
+    keyPrefix: caller.prefix,
+    callsToday: admission.callsToday,
+    dailyQuota: admission.limits.daily,
+    resetsAt: admission.resetsAt,
+  };
+  return { ok: true, account, caller, admission };
+}
+
+/** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), structured-field syntax. */
+export function rateLimitHeaders(admission: Admission): Record<string, string> {
+  const remaining = Math.max(0, admission.limits.daily - admission.callsToday);
+  return {
+    'ratelimit-policy': `"daily";q=${admission.limits.daily};w=86400, "burst";q=${admission.limits.burst};w=1`,
+    ratelimit: `"daily";r=${remaining};t=${admission.resetSeconds}`,
+  };
+}

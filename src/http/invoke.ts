@@ -1,0 +1,42 @@
+// Running one tool call, shared by both doors: validated arguments in, serialised result
+// out, from the response cache when the dataset version and arguments were seen before.
+
+import type { ServedDataset } from '../tools/dataset.js';
+import { ApiError } from '../tools/errors.js';
+import type { DatasetHolder } from '../tools/holder.js';
+import type { Account, ToolDefinition } from '../tools/tool.js';
+import { ResponseCache, type CachedBody } from './response-cache.js';
+
+export interface ToolOutcome {
+  dataset: ServedDataset;
+  /** The cache entry itself (shared by later identical calls). */
+  entry: CachedBody;
+}
+
+export class ToolRunner {
+  readonly cache = new ResponseCache();
+
+  constructor(private readonly holder: DatasetHolder) {
+    holder.onSwap(() => this.cache.clear());
+  }
+
+  dataset(): ServedDataset {
+    const data = this.holder.current;
+    if (data === null) throw new ApiError('data_unavailable', 'the dataset is still loading; try again shortly');
+    return data;
+  }
+
+  /** `args` must already be validated against the tool's schema. */
+  async run(tool: ToolDefinition, args: Record<string, unknown>, account: Account): Promise<ToolOutcome> {
+    const dataset = this.dataset();
+    if (!tool.cacheable) {
+      const result = await tool.handler(args, { data: dataset, account });
+      return { dataset, entry: ResponseCache.entry(JSON.stringify(result)) };
+    }
+    const key = ResponseCache.key(dataset.version, tool.name, args);
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return { dataset, entry: hit };
+    const result = await tool.handler(args, { data: dataset, account });
+    return { dataset, entry: this.cache.put(key, JSON.stringify(result)) };
+  }
+}

@@ -1,0 +1,100 @@
+// The OpenAPI 3.1 document, generated from the tool registry's zod schemas: the same
+// schemas that validate requests, so the document cannot drift from the behaviour.
+
+import { z } from 'zod';
+import { ERROR_STATUS } from '../tools/errors.js';
+import { TOOLS } from '../tools/registry.js';
+
+type Json = Record<string, unknown>;
+
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+const problemSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+    parameter: { type: 'string', description: 'The parameter at fault (invalid_parameter)' },
+  },
+};
+
+const problem = (description: string): Json => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+const rateLimitHeaderDocs = {
+  'RateLimit-Policy': { description: 'Quota policies (IETF draft): daily calls and per-second burst', schema: { type: 'string' } },
+  RateLimit: { description: 'Remaining daily calls and seconds to the reset (IETF draft)', schema: { type: 'string' } },
+};
+
+export function openApiDocument(version: string): Json {
+  const paths: Json = {};
+  for (const tool of TOOLS) {
+    const input = jsonSchema(tool.restInput ?? tool.input, 'input') as { properties?: Record<string, Json>; required?: string[] };
+    const parameters = Object.entries(input.properties ?? {}).map(([name, schema]) => {
+      const inPath = tool.path.includes(`{${name}}`);
+      const { description, ...rest } = schema as { description?: string } & Json;
+      return {
+        name,
+        in: inPath ? 'path' : 'query',
+        required: inPath || (input.required ?? []).includes(name),
+        ...(description === undefined ? {} : { description }),
+        schema: rest,
+      };
+    });
+    const responses: Json = {
+      '200': {
+        description: 'OK',
+        headers: tool.cacheable
+          ? { ...rateLimitHeaderDocs, ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } }
+          : rateLimitHeaderDocs,
+        content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },
+      },
+      '400': problem('invalid_parameter: a parameter is malformed or out of range; detail names it and the allowed values'),
+      '401': problem('unauthorized: missing, malformed, unknown or revoked key'),
+      '429': problem('quota_exceeded or rate_limited; see Retry-After'),
+      '503': problem('data_unavailable: the data has not been loaded yet'),
+    };
+    if (tool.cacheable) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
+    if (tool.path.includes('{code}')) responses['404'] = problem('not_found: no stock with that code in the market tried');
+    paths[`/api/public/v2${tool.path}`] = {
+      get: {
+        operationId: tool.name,
+        summary: tool.title,
+        description: tool.description,
+        tags: [tool.cacheable ? 'data' : 'account'],
+        security: [{ bearerAuth: [] }],
+        parameters,
+        responses,
+      },
+    };
+  }
+  const plain = (description: string): Json => ({ get: { summary: description, security: [], responses: { '200': { description: 'OK' } } } });
+  paths['/healthz'] = plain('Liveness: the process answers');
+  paths['/readyz'] = { get: { summary: 'Readiness: 200 once data is served, else 503', security: [], responses: { '200': { description: 'ready' }, '503': problem('not ready') } } };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Stock scoring and export data service',
+      version,
+      description:
+        'Read-only data for Korean and US listed stocks and Korean exports. Every tool is also callable as JSON-RPC 2.0 / MCP at POST /api/mcp. ' +
+        'Errors are RFC 9457 problem+json with a stable `code`.',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: sk_live_...' } },
+      schemas: { Problem: problemSchema },
+    },
+    security: [{ bearerAuth: [] }],
+    paths,
+  };
+}

@@ -1,0 +1,58 @@
+// Serialised responses of cacheable tools, keyed by dataset version, tool and canonical
+// arguments, bounded by bytes. A dataset swap changes the version, so stale entries are never
+// served and simply age out.
+
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+export interface CachedBody {
+  body: string;
+  etag: string;
+  /** The MCP tools/call result wrapping this body, built once on first use. */
+  mcpResult?: string;
+}
+
+export class ResponseCache {
+  private readonly lru: LRUCache<string, CachedBody>;
+
+  constructor(maxBytes = 128 * 1024 * 1024) {
+    this.lru = new LRUCache<string, CachedBody>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 64 });
+  }
+
+  static key(version: number, tool: string, args: Record<string, unknown>): string {
+    const canonical = Object.keys(args)
+      .sort()
+      .map((k) => `${k}=${JSON.stringify(args[k])}`)
+      .join('&');
+    return `${version}|${tool}|${canonical}`;
+  }
+
+  get(key: string): CachedBody | undefined {
+    return this.lru.get(key);
+  }
+
+  put(key: string, body: string): CachedBody {
+    const entry = ResponseCache.entry(body);
+    this.lru.set(key, entry);
+    return entry;
+  }
+
+  /** A body with its strong ETag (a digest of the bytes), not stored. */
+  static entry(body: string): CachedBody {
+    return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+  }
+
+  clear(): void {
+    this.lru.clear();
+  }
+}
+
+/** True when an If-None-Match header matches the ETag (weak comparison, RFC 9110 13.1.2). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const bare = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === bare;
+  });
+}

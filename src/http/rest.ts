@@ -1,0 +1,55 @@
+// The REST door: one GET route per tool under /api/public/v2, generated from the registry.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessControl } from '../access/access.js';
+import type { Clock } from '../access/clock.js';
+import { ApiError } from '../tools/errors.js';
+import { coerceQuery, parseArgs } from '../tools/params.js';
+import { TOOLS } from '../tools/registry.js';
+import type { ToolDefinition } from '../tools/tool.js';
+import { admitCall, rateLimitHeaders } from './gate.js';
+import type { ToolRunner } from './invoke.js';
+import { etagMatches } from './response-cache.js';
+
+export interface RestDeps {
+  access: AccessControl;
+  runner: ToolRunner;
+  clock: Clock;
+}
+
+/** `/stocks/{code}/score` (OpenAPI form) to `/stocks/:code/score` (Fastify form). */
+export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+export async function restRoutes(api: FastifyInstance, deps: RestDeps): Promise<void> {
+  for (const tool of TOOLS) {
+    api.get(fastifyPath(tool.path), (request, reply) => handle(tool, request, reply, deps));
+  }
+}
+
+async function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<string | FastifyReply> {
+  const gate = await admitCall(deps.access, deps.clock, request.headers.authorization, tool.name);
+  if (gate.caller) request.keyPrefix = gate.caller.prefix;
+  if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
+  if (!gate.ok) throw gate.error;
+
+  const schema = tool.restInput ?? tool.input;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(params)) {
+    if (name in query) throw new ApiError('invalid_parameter', `parameter '${name}' is part of the path; do not repeat it in the query`, { parameter: name });
+  }
+  const args = parseArgs(schema, { ...coerceQuery(schema, query), ...params }) as Record<string, unknown>;
+  const { dataset, entry } = await deps.runner.run(tool, args, gate.account);
+
+  reply.header('content-type', 'application/json; charset=utf-8');
+  if (!tool.cacheable) {
+    reply.header('cache-control', 'no-store');
+    return entry.body;
+  }
+  const maxAge = Math.max(0, Math.floor((dataset.nextRefreshAt.getTime() - deps.clock().getTime()) / 1000));
+  reply.header('etag', entry.etag);
+  reply.header('cache-control', `private, max-age=${maxAge}`);
+  reply.header('vary', 'Authorization');
+  if (etagMatches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  return entry.body;
+}

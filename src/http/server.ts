@@ -1,0 +1,150 @@
+// The HTTP server: both doors, operator endpoints, the OpenAPI document and its docs page.
+// It knows nothing about finance: tools do the work, this file wires requests to them.
+
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyError } from 'fastify';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+import type { AccessControl } from '../access/access.js';
+import type { Clock } from '../access/clock.js';
+import { ApiError } from '../tools/errors.js';
+import type { DatasetHolder } from '../tools/holder.js';
+import { ToolRunner } from './invoke.js';
+import { mcpRoutes } from './mcp.js';
+import { openApiDocument } from './openapi.js';
+import { problemOf } from './problem.js';
+import { restRoutes } from './rest.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's key prefix once authenticated, for the request log line. */
+    keyPrefix?: string;
+  }
+}
+
+export interface ServerDeps {
+  access: AccessControl;
+  holder: DatasetHolder;
+  clock: Clock;
+  logger: Logger;
+  version: string;
+  bodyLimit: number;
+  maxBatch: number;
+  allowedOrigins: readonly string[];
+  /** Extra readiness checks (database, Redis); each returns null when healthy, else a reason. */
+  readinessChecks?: (() => Promise<string | null>)[];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+let requestCounter = 0;
+
+export async function buildServer(deps: ServerDeps) {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    disableRequestLogging: true,
+    bodyLimit: deps.bodyLimit,
+    // Slow clients: a request must arrive whole within 15 s, and idle sockets close after 5 s.
+    requestTimeout: 15_000,
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `r${Date.now().toString(36)}${(++requestCounter).toString(36)}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const runner = new ToolRunner(deps.holder);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // One structured line per request. The route pattern is logged, never the raw URL (a
+  // caller may put a key in a query string), and never a header.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        reqId: request.id,
+        keyPrefix: request.keyPrefix ?? null,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    let apiError: ApiError;
+    if (err instanceof ApiError) apiError = err;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiError = new ApiError('payload_too_large', `request bodies are limited to ${deps.bodyLimit} bytes`);
+    else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') apiError = new ApiError('unsupported_media_type', 'send Content-Type: application/json');
+    else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      apiError = new ApiError('invalid_parameter', 'the request could not be read');
+    } else {
+      // Unexpected: log the error class and code only. Messages of driver errors can quote
+      // SQL or values, stacks quote paths; neither goes to a log line or a body.
+      request.log.error({ reqId: request.id, errName: err.name, errCode: (err as FastifyError).code ?? null }, 'unhandled error');
+      apiError = new ApiError('internal_error', `an internal error occurred; quote request id ${request.id}`);
+    }
+    if (apiError.code === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="api", error="invalid_token"');
+    if (apiError.extra.retryAfter !== undefined) reply.header('retry-after', String(apiError.extra.retryAfter));
+    return reply.code(apiError.status).type('application/problem+json').send(JSON.stringify(problemOf(apiError)));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const err = new ApiError('not_found', `no endpoint ${request.method} at this path; see /api/public/v2/openapi.json`);
+    return reply.code(404).type('application/problem+json').send(JSON.stringify(problemOf(err)));
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const reasons: string[] = [];
+    const data = deps.holder.current;
+    if (data === null) reasons.push('dataset not loaded yet');
+    for (const check of deps.readinessChecks ?? []) {
+      const reason = await check().catch(() => 'check failed');
+      if (reason !== null) reasons.push(reason);
+    }
+    if (reasons.length > 0) {
+      const err = new ApiError('data_unavailable', `not ready: ${reasons.join('; ')}`);
+      return reply.code(503).type('application/problem+json').send(JSON.stringify(problemOf(err)));
+    }
+    return { status: 'ready', dataVersion: data?.version, updatedAt: data?.updatedAt, asOf: data?.asOf, source: data?.source };
+  });
+
+  const openapi = JSON.stringify(openApiDocument(deps.version));
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+      await restRoutes(api, { access: deps.access, runner, clock: deps.clock });
+    },
+    { prefix: '/api/public/v2' },
+  );
+  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version });
+
+  // The human docs page: Swagger UI from the swagger-ui-dist package, served locally.
+  const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  await app.register(fastifyStatic, { root: swaggerDir, prefix: '/docs/assets/', decorateReply: false, maxAge: '7d', immutable: true });
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+  return app;
+}
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>API reference</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({ url: '/api/public/v2/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });
+</script>
+</body>
+</html>
+`;

@@ -1,0 +1,142 @@
+// The dataset snapshot builder: computes, for the whole universe at once, everything the
+// calculated tools serve (V3 inputs and rankings, score percentiles, TTM snapshots, the 17
+// cohort percentiles), so that serving is a lookup. Pure: data in, snapshot out.
+
+import type { DailyBar, FinancialReport, FxRate, InvestorFlow, Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
+import type { RankingRow } from '../domain/results.js';
+import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
+import { percentileRanker } from '../domain/score.js';
+import { cohortPercentiles, percentileMetricValues, stockSnapshot, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { discreteQuarters } from '../domain/ttm.js';
+import { fxRateAsOf, marketCapBand, rankingRowAsOf } from '../domain/v3.js';
+import type { StoredSecurity } from '../store/store.js';
+import type { StockView, V3Outcome } from '../tools/dataset.js';
+
+/** Calendar days of bars the builder needs: the 20-trading-day supply window plus slack. */
+export const RECENT_DAYS = 60;
+
+export interface UniverseData {
+  securities: readonly StoredSecurity[];
+  /** Every filing, grouped by security id. */
+  reports: ReadonlyMap<number, FinancialReport[]>;
+  /** Each security's bars of the last RECENT_DAYS calendar days, ascending. */
+  recentBars: ReadonlyMap<number, DailyBar[]>;
+  recentFlows: ReadonlyMap<number, InvestorFlow[]>;
+  fx: readonly FxRate[];
+  trade: readonly TradeMonth[];
+  sectorExports: readonly SectorExportMonth[];
+}
+
+export interface ComputedSnapshot {
+  asOf: string;
+  /** Keyed `${market}:${code}`. */
+  views: Map<string, StockView>;
+  rankings: RankingIndex;
+  trade: readonly TradeMonth[];
+  sectorExports: readonly SectorExportMonth[];
+  usdKrw: FxRate | null;
+  counts: { securities: number; scored: number; unscored: number };
+}
+
+export const viewKey = (market: Market, code: string): string => `${market}:${code}`;
+
+export function computeSnapshot(universe: UniverseData, asOf: string): ComputedSnapshot {
+  const fx = fxRateAsOf(universe.fx, asOf);
+  const views = new Map<string, StockView>();
+  const rows: RankingRow[] = [];
+  const metricValues = new Map<string, PercentileValues>();
+  const sectorMembers = new Map<string, string[]>();
+  const marketMembers: Record<Market, string[]> = { KR: [], US: [] };
+
+  for (const security of universe.securities) {
+    const key = viewKey(security.market, security.code);
+    const reports = universe.reports.get(security.id) ?? [];
+    const bars = universe.recentBars.get(security.id) ?? [];
+    const flows = universe.recentFlows.get(security.id) ?? [];
+    const last = lastBarOnOrBefore(bars, asOf);
+    const price: PricePoint | null = last ? { date: last.date, close: last.close, shares: last.shares, marketCap: last.marketCap } : null;
+
+    const ranked = rankingRowAsOf(security, { reports, bars, flows, usdKrw: fx?.usdKrw ?? null, asOf });
+    let v3: V3Outcome;
+    if (ranked.row) {
+      rows.push(ranked.row);
+      v3 = {
+        ok: true,
+        inputs: ranked.inputs,
+        result: { score: ranked.row.score, expectedReturn: ranked.row.gapPct, gapPct: ranked.row.gapPct },
+        targetPrice: ranked.row.targetPrice,
+        referenceQuarter: ranked.details.referenceQuarter,
+        disclosedOn: ranked.details.disclosedOn,
+      };
+    } else {
+      v3 = { ok: false, reason: ranked.reason };
+    }
+
+    const quarters = discreteQuarters(reports, asOf);
+    metricValues.set(key, percentileMetricValues(quarters, price, security.currency));
+    const sectorKey = `${security.market}:${security.sector}`;
+    const members = sectorMembers.get(sectorKey);
+    if (members) members.push(key);
+    else sectorMembers.set(sectorKey, [key]);
+    marketMembers[security.market].push(key);
+
+    views.set(key, {
+      security,
+      price,
+      band: price ? marketCapBand(security.market, price.marketCap) : null,
+      v3,
+      scorePercentile: null,
+      scoreCohortSize: 0,
+      snapshot: stockSnapshot(quarters, price, security.currency),
+      percentiles: {
+        sector: { name: security.sector, members: 0, metrics: [] },
+        market: { name: security.market, members: 0, metrics: [] },
+      },
+    });
+  }
+
+  // get_stock_score: the V3 score's percentile within the stock's own market.
+  for (const market of ['KR', 'US'] as const) {
+    const scored = rows.filter((r) => r.market === market);
+    const rank = percentileRanker(scored.map((r) => r.score));
+    for (const row of scored) {
+      const view = views.get(viewKey(market, row.ticker));
+      if (!view) continue;
+      view.scorePercentile = rank(row.score);
+      view.scoreCohortSize = scored.length;
+    }
+    for (const key of marketMembers[market]) {
+      const view = views.get(key);
+      if (view) view.scoreCohortSize = scored.length;
+    }
+  }
+
+  // The 17 metrics' percentiles, per sector cohort and per market cohort.
+  const assign = (members: readonly string[], cohort: 'sector' | 'market') => {
+    const entries = cohortPercentiles(new Map(members.map((k) => [k, metricValues.get(k) as PercentileValues])));
+    for (const [k, metrics] of entries) {
+      const view = views.get(k);
+      if (view) view.percentiles[cohort] = { name: view.percentiles[cohort].name, members: members.length, metrics };
+    }
+  };
+  for (const members of sectorMembers.values()) assign(members, 'sector');
+  for (const market of ['KR', 'US'] as const) assign(marketMembers[market], 'market');
+
+  return {
+    asOf,
+    views,
+    rankings: rankingIndex(rows),
+    trade: universe.trade,
+    sectorExports: universe.sectorExports,
+    usdKrw: fx,
+    counts: { securities: universe.securities.length, scored: rows.length, unscored: universe.securities.length - rows.length },
+  };
+}
+
+function lastBarOnOrBefore(bars: readonly DailyBar[], asOf: string): DailyBar | null {
+  for (let i = bars.length - 1; i >= 0; i--) {
+    const bar = bars[i] as DailyBar;
+    if (bar.date <= asOf) return bar;
+  }
+  return null;
+}

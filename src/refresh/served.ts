@@ -1,0 +1,117 @@
+// The served dataset: a computed snapshot plus on-demand reads of one stock's history
+// (price bars and filings) from the store, kept in a small per-stock cache.
+
+import { LRUCache } from 'lru-cache';
+import { addDays } from '../domain/calendar.js';
+import type { DailyBar, FinancialReport, Market } from '../domain/model.js';
+import type { BandKey, RankingRow } from '../domain/results.js';
+import { rankings } from '../domain/rankings.js';
+import type { Store } from '../store/store.js';
+import { normaliseCode, type ServedDataset, type StockView } from '../tools/dataset.js';
+import { ApiError } from '../tools/errors.js';
+import { RECENT_DAYS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
+
+export interface ServedMeta {
+  version: number;
+  updatedAt: string;
+  source: string;
+  nextRefreshAt: Date;
+}
+
+export class SnapshotDataset implements ServedDataset {
+  readonly version: number;
+  readonly updatedAt: string;
+  readonly source: string;
+  readonly nextRefreshAt: Date;
+  readonly asOf: string;
+  private readonly histories = new LRUCache<number, { bars: Promise<DailyBar[]>; reports: Promise<FinancialReport[]> }>({ max: 512 });
+
+  constructor(
+    readonly computed: ComputedSnapshot,
+    meta: ServedMeta,
+    private readonly store: Store,
+  ) {
+    this.version = meta.version;
+    this.updatedAt = meta.updatedAt;
+    this.source = meta.source;
+    this.nextRefreshAt = meta.nextRefreshAt;
+    this.asOf = computed.asOf;
+  }
+
+  stock(code: string): StockView {
+    const { market, code: normalised } = normaliseCode(code);
+    const view = this.computed.views.get(viewKey(market, normalised));
+    if (view === undefined) {
+      throw new ApiError('not_found', market === 'KR' ? `no KR stock has the code ${normalised}` : `no US stock has the ticker ${normalised}`);
+    }
+    return view;
+  }
+
+  rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number): { rows: RankingRow[]; totalCount: number } {
+    return rankings(this.computed.rankings, { markets, bands, limit });
+  }
+
+  trade() {
+    return this.computed.trade;
+  }
+
+  sectorExports() {
+    return this.computed.sectorExports;
+  }
+
+  private history(view: StockView) {
+    const id = view.security.id;
+    let h = this.histories.get(id);
+    if (h === undefined) {
+      h = { bars: this.store.bars(id, undefined, this.asOf), reports: this.store.reports(id) };
+      // A failed read is not cached: the next request tries again.
+      h.bars.catch(() => this.histories.delete(id));
+      h.reports.catch(() => this.histories.delete(id));
+      this.histories.set(id, h);
+    }
+    return h;
+  }
+
+  dailyBars(view: StockView): Promise<DailyBar[]> {
+    return this.history(view).bars;
+  }
+
+  reports(view: StockView): Promise<FinancialReport[]> {
+    return this.history(view).reports;
+  }
+}
+
+/** Reads from the store what the builder needs for the whole universe. */
+export async function loadUniverse(store: Store, asOf: string): Promise<UniverseData> {
+  const since = addDays(asOf, -RECENT_DAYS);
+  const [securities, reports, bars, flows, fx, trade, sectorExports] = await Promise.all([
+    store.securities(),
+    store.reports(),
+    store.barsSince(since),
+    store.flowsSince(since),
+    store.fx(),
+    store.trade(),
+    store.sectorExports(),
+  ]);
+  const idOf = new Map(securities.map((s) => [viewKey(s.market, s.code), s.id]));
+  const group = <T extends { market: Market; code: string }>(rows: readonly T[]): Map<number, T[]> => {
+    const out = new Map<number, T[]>();
+    for (const row of rows) {
+      const id = idOf.get(viewKey(row.market, row.code));
+      if (id === undefined) continue;
+      const list = out.get(id);
+      if (list) list.push(row);
+      else out.set(id, [row]);
+    }
+    return out;
+  };
+  return {
+    securities,
+    reports: group(reports),
+    recentBars: group(bars.filter((b) => b.date <= asOf)),
+    recentFlows: group(flows.filter((f) => f.date <= asOf)),
+    fx,
+    trade,
+    sectorExports,
+  };
+}
