@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { AccessControl } from '../../src/access/access.js';
+import { nextSeoulMidnight, seoulDay, seoulIso } from '../../src/access/clock.js';
+import { bearerToken, generateKey, hashKey, looksLikeKey, sameHash } from '../../src/access/keys.js';
+import { StoreUsageCounter } from '../../src/access/usage.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { KyselyStore } from '../../src/store/store.js';
+import { tempDir } from '../support/tmp.js';
+
+describe('keys', () => {
+  it('are high-entropy, prefixed, and stored as SHA-256', () => {
+    const a = generateKey();
+    const b = generateKey();
+    assert.match(a.key, /^sk_live_[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(a.key, b.key);
+    assert.equal(a.prefix, a.key.slice(0, 16));
+    assert.equal(a.hash, hashKey(a.key));
+    assert.equal(a.hash.length, 64);
+    assert.ok(!a.hash.includes(a.key.slice(8)));
+    assert.ok(looksLikeKey(a.key));
+    assert.ok(!looksLikeKey(`${a.key}x`));
+    assert.ok(sameHash(a.hash, hashKey(a.key)));
+    assert.ok(!sameHash(a.hash, b.hash));
+    assert.ok(!sameHash(a.hash, 'abcd'), 'different lengths compare unequal without throwing');
+  });
+
+  it('reads only a well-formed Bearer header', () => {
+    assert.equal(bearerToken('Bearer abc'), 'abc');
+    assert.equal(bearerToken('bearer abc'), 'abc');
+    assert.equal(bearerToken(undefined), null);
+    assert.equal(bearerToken('Basic abc'), null);
+    assert.equal(bearerToken('Bearer a b'), null);
+    assert.equal(bearerToken('Bearer'), null);
+  });
+});
+
+describe('Seoul calendar day', () => {
+  it('turns at 15:00 UTC', () => {
+    assert.equal(seoulDay(new Date('2026-11-23T14:59:59Z')), '2026-11-23');
+    assert.equal(seoulDay(new Date('2026-11-23T15:00:00Z')), '2026-11-24');
+    assert.equal(nextSeoulMidnight(new Date('2026-11-23T14:59:59Z')).toISOString(), '2026-11-23T15:00:00.000Z');
+    assert.equal(nextSeoulMidnight(new Date('2026-11-23T15:00:00Z')).toISOString(), '2026-11-24T15:00:00.000Z');
+    assert.equal(seoulIso(new Date('2026-11-23T15:00:00Z')), '2026-11-24T00:00:00+09:00');
+  });
+});
+
+describe('AccessControl', () => {
+  const tmp = tempDir();
+  let store: KyselyStore;
+  let now = new Date('2026-11-23T14:59:58.000Z'); // 23:59:58 in Seoul
+  const clock = () => now;
+  let access: AccessControl;
+  let key: string;
+  before(async () => {
+    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+    access = new AccessControl(store, new StoreUsageCounter(store), { free: { daily: 3, burst: 2 }, paid: { daily: 10, burst: 5 } }, clock);
+    const k = generateKey();
+    await store.insertKey({ prefix: k.prefix, hash: k.hash, name: 't', plan: 'free', createdAt: now.toISOString() });
+    key = k.key;
+  });
+  after(async () => {
+    await store.close();
+    tmp.cleanup();
+  });
+
+  it('authenticates a known key and refuses missing, malformed, unknown and revoked ones', async () => {
+    const ok = await access.authenticate(`Bearer ${key}`);
+    assert.ok(ok.ok);
+    assert.deepEqual(await access.authenticate(undefined), { ok: false, why: 'missing' });
+    assert.deepEqual(await access.authenticate('Bearer nope'), { ok: false, why: 'missing' });
+    assert.deepEqual(await access.authenticate(`Bearer ${generateKey().key}`), { ok: false, why: 'unknown' });
+  });
+
+  it('counts calls, enforces the daily quota and resets at Seoul midnight', async () => {
+    const auth = await access.authenticate(`Bearer ${key}`);
+    assert.ok(auth.ok);
+    const caller = auth.caller;
+    const first = await access.admit(caller);
+    assert.deepEqual([first.allowed, first.callsToday, first.resetsAt, first.resetSeconds], [true, 1, '2026-11-24T00:00:00+09:00', 2]);
+    assert.equal((await access.admit(caller)).callsToday, 2);
+    now = new Date('2026-11-23T14:59:59.000Z'); // next second: a fresh burst window
+    assert.equal((await access.admit(caller)).callsToday, 3);
+    const refused = await access.admit(caller);
+    assert.deepEqual([refused.allowed, refused.refusal, refused.retryAfter], [false, 'quota_exceeded', 1]);
+    assert.equal(await access.callsToday(caller), 3, 'a refused call is not counted');
+    const health = await access.admit(caller, false);
+    assert.deepEqual([health.allowed, health.callsToday], [true, 4], 'health is counted but never refused');
+
+    now = new Date('2026-11-23T15:00:00.000Z'); // 00:00 in Seoul: a new day
+    const nextDay = await access.admit(caller);
+    assert.deepEqual([nextDay.allowed, nextDay.callsToday, nextDay.resetsAt], [true, 1, '2026-11-25T00:00:00+09:00']);
+  });
+
+  it('limits bursts within one second', async () => {
+    const k = generateKey();
+    await store.insertKey({ prefix: k.prefix, hash: k.hash, name: 'b', plan: 'paid', createdAt: now.toISOString() });
+    const auth = await access.authenticate(`Bearer ${k.key}`);
+    assert.ok(auth.ok);
+    now = new Date('2026-11-24T01:00:00.100Z');
+    for (let i = 0; i < 5; i++) assert.equal((await access.admit(auth.caller)).allowed, true);
+    const sixth = await access.admit(auth.caller);
+    assert.deepEqual([sixth.allowed, sixth.refusal, sixth.retryAfter], [false, 'rate_limited', 1]);
+    now = new Date('2026-11-24T01:00:01.000Z');
+    assert.equal((await access.admit(auth.caller)).allowed, true);
+    assert.equal(await access.callsToday(auth.caller), 6, 'the burst-refused call was not counted');
+  });
+
+  it('refuses a revoked key on its next request', async () => {
+    const k = generateKey();
+    await store.insertKey({ prefix: k.prefix, hash: k.hash, name: 'r', plan: 'free', createdAt: now.toISOString() });
+    assert.ok((await access.authenticate(`Bearer ${k.key}`)).ok);
+    await store.revokeKey(k.prefix, now.toISOString());
+    assert.deepEqual(await access.authenticate(`Bearer ${k.key}`), { ok: false, why: 'revoked', prefix: k.prefix });
+  });
+});

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Dataset, FinancialReport } from '../../src/domain/model.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { KyselyStore } from '../../src/store/store.js';
+import { tempDir } from '../support/tmp.js';
+
+const report = (over: Partial<FinancialReport> = {}): FinancialReport => ({
+  market: 'KR',
+  code: '123450',
+  fiscalYear: 2024,
+  fiscalQuarter: 2,
+  periodEnd: '2024-06-30',
+  disclosedOn: '2024-08-14',
+  consolidated: true,
+  revenue: 1_234_567_890_123,
+  costOfSales: 800_000_000_000,
+  operatingIncome: 100_000_000_000,
+  netIncome: -5_000_000_000,
+  operatingCashFlow: 90_000_000_000,
+  capex: 30_000_000_000,
+  interestExpense: 0,
+  totalAssets: 5_000_000_000_000,
+  currentAssets: 2_000_000_000_000,
+  totalLiabilities: 3_000_000_000_000,
+  currentLiabilities: 1_000_000_000_000,
+  equity: 2_000_000_000_000,
+  cash: 500_000_000_000,
+  debt: null,
+  receivables: 300_000_000_000,
+  inventory: 200_000_000_000,
+  payables: 150_000_000_000,
+  shares: 123_456_789,
+  source: 'demo',
+  ...over,
+});
+
+const dataset: Dataset = {
+  securities: [
+    { market: 'KR', code: '123450', name: 'Hanseong Test', exchange: 'KOSPI', sector: 'Steel', currency: 'KRW', fiscalYearEndMonth: 12, source: 'demo' },
+    { market: 'US', code: 'ABCD.B', name: 'Abcd Class B', exchange: 'NYSE', sector: 'Software', currency: 'USD', fiscalYearEndMonth: 6, source: 'demo' },
+  ],
+  bars: [
+    { market: 'KR', code: '123450', date: '2024-11-20', open: 51_000, high: 52_300, low: 50_800, close: 52_000, volume: 1_000_000, tradedValue: 51_700_000_000, shares: 123_456_789, marketCap: 6_419_753_028_000, source: 'demo' },
+    { market: 'US', code: 'ABCD.B', date: '2024-11-20', open: 10.01, high: 10.5, low: 9.99, close: 10.37, volume: 12_345, tradedValue: 127_000.55, shares: 1_000_003, marketCap: 10_370_031.11, source: 'demo' },
+  ],
+  reports: [report(), report({ disclosedOn: '2024-10-02', netIncome: -4_000_000_000 }), report({ market: 'US', code: 'ABCD.B', fiscalYear: 2025, fiscalQuarter: 1, periodEnd: '2024-09-30', disclosedOn: '2024-11-05', consolidated: false })],
+  flows: [{ market: 'KR', code: '123450', date: '2024-11-20', foreignNet: -1_000_000_000, institutionNet: 2_500_000_000, source: 'demo' }],
+  fx: [{ date: '2024-11-20', usdKrw: 1_395.5, source: 'demo' }],
+  trade: [{ month: '2024-10', exports: 57_500_000_000, imports: 54_000_000_000, balance: 3_500_000_000, source: 'demo' }],
+  sectorExports: [{ month: '2024-10', sector: 'Semiconductors', exports: 12_500_000_000, source: 'demo' }],
+};
+
+describe('SQLite store', () => {
+  const tmp = tempDir();
+  let store: KyselyStore;
+  before(async () => {
+    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+  });
+  after(async () => {
+    await store.close();
+    tmp.cleanup();
+  });
+
+  it('applies every migration to an empty file, and again as a no-op', async () => {
+    await store.migrate(); // second run: nothing to do, no error
+    const raw = new Database(join(tmp.dir, 'db.sqlite'), { readonly: true });
+    const applied = raw.prepare('select name from kysely_migration order by name').all() as { name: string }[];
+    raw.close();
+    assert.deepEqual(applied.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh']);
+  });
+
+  it('round-trips every market-data table exactly', async () => {
+    await store.writeDataset(dataset);
+    const securities = await store.securities();
+    assert.deepEqual(
+      securities.map(({ id: _id, ...s }) => s),
+      [...dataset.securities].sort((a, b) => a.market.localeCompare(b.market)),
+    );
+    const kr = securities.find((s) => s.market === 'KR');
+    const us = securities.find((s) => s.market === 'US');
+    assert.ok(kr && us);
+    assert.deepEqual(await store.bars(kr.id), [dataset.bars[0]]);
+    assert.deepEqual(await store.bars(us.id), [dataset.bars[1]]);
+    assert.deepEqual(await store.barsSince('2024-11-20'), dataset.bars);
+    assert.deepEqual(await store.barsSince('2024-11-21'), []);
+    assert.deepEqual(await store.reports(kr.id), dataset.reports.slice(0, 2).sort((a, b) => a.disclosedOn.localeCompare(b.disclosedOn)));
+    assert.deepEqual(await store.reports(us.id), [dataset.reports[2]]);
+    assert.deepEqual(await store.flows(kr.id), dataset.flows);
+    assert.deepEqual(await store.flowsSince('2024-01-01'), dataset.flows);
+    assert.deepEqual(await store.fx(), dataset.fx);
+    assert.deepEqual(await store.trade(), dataset.trade);
+    assert.deepEqual(await store.sectorExports(), dataset.sectorExports);
+    assert.deepEqual(await store.tradingDates('KR'), ['2024-11-20']);
+  });
+
+  it('is idempotent: writing the same data twice stores the same rows', async () => {
+    await store.writeDataset(dataset);
+    assert.equal((await store.securities()).length, 2);
+    assert.equal((await store.reports()).length, 3);
+    assert.equal((await store.barsSince('2000-01-01')).length, 2);
+  });
+
+  it('upserts: a corrected value replaces the stored one', async () => {
+    await store.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
+    assert.deepEqual((await store.trade())[0]?.exports, 57_600_000_000);
+  });
+
+  it('writes nothing when any part of a write fails (one transaction)', async () => {
+    const before = (await store.fx()).length;
+    await assert.rejects(
+      store.writeDataset({
+        fx: [{ date: '2024-11-21', usdKrw: 1_400, source: 'demo' }],
+        bars: [{ ...dataset.bars[0]!, code: '999998' }], // unknown security
+      }),
+      /unknown security/,
+    );
+    assert.equal((await store.fx()).length, before);
+  });
+
+  it('keeps meta, keys, usage and refresh runs', async () => {
+    await store.setMeta('k', 'v1');
+    await store.setMeta('k', 'v2');
+    assert.equal(await store.getMeta('k'), 'v2');
+    assert.equal(await store.getMeta('missing'), null);
+
+    const key = await store.insertKey({ prefix: 'sk_live_abcdefgh', hash: 'ab'.repeat(32), name: 'n', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' });
+    assert.deepEqual(await store.keyByHash('ab'.repeat(32)), key);
+    assert.equal(await store.incrementUsage(key.id, '2026-01-01', 2), 1);
+    assert.equal(await store.incrementUsage(key.id, '2026-01-01', 2), 2);
+    assert.equal(await store.incrementUsage(key.id, '2026-01-01', 2), null, 'full day: nothing added');
+    assert.equal(await store.usage(key.id, '2026-01-01'), 2);
+    assert.equal(await store.incrementUsage(key.id, '2026-01-01'), 3, 'no limit: always counted');
+    assert.equal((await store.listKeys('2026-01-01'))[0]?.callsToday, 3);
+    assert.equal(await store.setKeyPlan('sk_live_abcdefgh', 'paid'), true);
+    assert.equal(await store.revokeKey('sk_live_abcdefgh', '2026-01-02T00:00:00.000Z'), true);
+    assert.equal(await store.revokeKey('sk_live_abcdefgh', '2026-01-02T00:00:00.000Z'), false, 'already revoked');
+    const stored = await store.keyByHash('ab'.repeat(32));
+    assert.equal(stored?.plan, 'paid');
+    assert.equal(stored?.revokedAt, '2026-01-02T00:00:00.000Z');
+    assert.equal(await store.countKeys(), 0);
+
+    const run = await store.startRefreshRun('2026-01-01T00:00:00.000Z');
+    await store.finishRefreshRun(run, '2026-01-01T00:00:05.000Z', 'ok', '[]');
+    assert.deepEqual(await store.refreshRuns(1), [{ id: run, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z', status: 'ok', detail: '[]' }]);
+  });
+});
