@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import type { FinancialReport } from '../../src/domain/model.js';
+import { PERCENTILE_METRICS } from '../../src/domain/results.js';
+import type { PercentileMetricKey } from '../../src/domain/results.js';
+import { cohortPercentiles, percentileMetricValues, stockMetrics, stockSnapshot } from '../../src/domain/snapshot.js';
+import type { PercentileValues, PricePoint } from '../../src/domain/snapshot.js';
+import { discreteQuarters } from '../../src/domain/ttm.js';
+import { fiscalYear } from './fixtures.js';
+
+type Fields = Partial<FinancialReport>;
+const FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const;
+
+/** A fiscal year whose YTD flows are 1/4, 1/2, 3/4 and all of the full-year figure; the four
+ * discrete quarters then sum to the full year, which is the TTM as of the FY disclosure. */
+function year(fy: number, full: Fields, yearEndBalances: Fields): FinancialReport[] {
+  return fiscalYear(
+    fy,
+    [0.25, 0.5, 0.75, 1].map((share, i) => {
+      const f: Fields = {};
+      for (const k of FLOWS) if (full[k] !== undefined) f[k] = full[k] === null ? null : (full[k] as number) * share;
+      return i === 3 ? { ...f, ...yearEndBalances } : f;
+    }),
+  );
+}
+
+// FY2023: revenue 800, operating income 80, net income 50; shares at year end 8.
+// FY2024: revenue 1,000, cost of sales 600, operating income 100, net income 80, OCF 120,
+//         capex 40, interest 10; at year end equity 400, debt 200, cash 100, current assets
+//         300, current liabilities 150, receivables 100, inventory 60, payables 30, shares 10.
+// FY2024 disclosed 2025-03-15. Price on 2025-03-17: close 120 x 10 shares = market cap 1,200.
+const FY2023 = { revenue: 800, costOfSales: 500, operatingIncome: 80, netIncome: 50, operatingCashFlow: 70, capex: 30, interestExpense: 8 };
+const FY2024 = { revenue: 1_000, costOfSales: 600, operatingIncome: 100, netIncome: 80, operatingCashFlow: 120, capex: 40, interestExpense: 10 };
+const BALANCES = { equity: 400, debt: 200, cash: 100, currentAssets: 300, currentLiabilities: 150, receivables: 100, inventory: 60, payables: 30, shares: 10 };
+const reports = [...year(2023, FY2023, { shares: 8 }), ...year(2024, FY2024, BALANCES)];
+const price: PricePoint = { date: '2025-03-17', close: 120, shares: 10, marketCap: 1_200 };
+const asOf = '2025-03-17';
+
+const close = (actual: number | null, expected: number, tolerance = 1e-9): void =>
+  assert.ok(actual !== null && Math.abs(actual - expected) <= tolerance, `${String(actual)} is not within ${tolerance} of ${expected}`);
+
+function metricsWith(full2024: Fields = {}, balances: Fields = {}, p: PricePoint | null = price) {
+  const rs = [...year(2023, FY2023, { shares: 8 }), ...year(2024, { ...FY2024, ...full2024 }, { ...BALANCES, ...balances })];
+  return stockMetrics(discreteQuarters(rs, asOf), p, 'KRW');
+}
+
+describe('stockMetrics: the definitions on a hand-computed company', () => {
+  const m = stockMetrics(discreteQuarters(reports, asOf), price, 'KRW');
+
+  it('valuation: PER, PBR, PSR, EV/EBIT', () => {
+    assert.equal(m.per.value, 15); // 1,200 / 80
+    assert.equal(m.pbr.value, 3); // 1,200 / 400
+    assert.equal(m.psr.value, 1.2); // 1,200 / 1,000
+    assert.equal(m.evEbit.value, 13); // (1,200 + 200 - 100) / 100
+  });
+
+  it('profitability: ROE, pre-tax ROIC, operating and net margin in percent', () => {
+    assert.equal(m.roe.value, 20); // 80 x 100 / 400
+    assert.equal(m.roic.value, 20); // 100 x 100 / (400 + 200 - 100)
+    assert.equal(m.operatingMargin.value, 10); // 100 x 100 / 1,000
+    assert.equal(m.netMargin.value, 8); // 80 x 100 / 1,000
+  });
+
+  it('growth: TTM against TTM four quarters earlier', () => {
+    assert.equal(m.revenueYoy.value, 25); // (1,000 - 800) x 100 / 800
+    assert.equal(m.operatingIncomeYoy.value, 25); // (100 - 80) x 100 / 80
+    // EPS 80 / 10 = 8 against 50 / 8 = 6.25: (8 - 6.25) x 100 / 6.25 = 28
+    assert.equal(m.epsYoy.value, 28);
+  });
+
+  it('stability: net-debt ratio, interest coverage, current ratio', () => {
+    assert.equal(m.netDebtRatio.value, 25); // (200 - 100) x 100 / 400
+    assert.equal(m.interestCoverage.value, 10); // 100 / 10
+    assert.equal(m.currentRatio.value, 200); // 300 x 100 / 150
+  });
+
+  it('cash generation and earnings quality: OCF, FCF yield, CF/NI, CCC', () => {
+    assert.equal(m.operatingCashFlow.value, 120);
+    assert.equal(m.operatingCashFlow.unit, 'KRW');
+    close(m.fcfYield.value, 20 / 3); // (120 - 40) x 100 / 1,200 = 6.666...
+    assert.equal(m.cfToNi.value, 1.5); // 120 / 80
+    // DSO 100 / 1,000 x 365 = 36.5; DIO 60 / 600 x 365 = 36.5; DPO 30 / 600 x 365 = 18.25
+    assert.equal(m.ccc.value, 54.75); // 36.5 + 36.5 - 18.25
+  });
+
+  it('every metric carries unit, reference quarter, disclosure date and price date (only where a price enters)', () => {
+    assert.deepEqual(m.per, { value: 15, unit: 'x', referenceQuarter: '2024Q4', disclosedOn: '2025-03-15', priceDate: '2025-03-17' });
+    assert.deepEqual(m.roe, { value: 20, unit: '%', referenceQuarter: '2024Q4', disclosedOn: '2025-03-15', priceDate: null });
+    assert.equal(m.ccc.unit, 'days');
+    assert.equal(m.fcfYield.priceDate, '2025-03-17');
+    assert.equal(m.currentRatio.priceDate, null);
+  });
+});
+
+describe('stockMetrics: undefined values are null with a reason', () => {
+  it('a zero-revenue biotech: margins, PSR and CCC are null', () => {
+    const m = metricsWith({ revenue: 0, costOfSales: 0, operatingIncome: -50, netIncome: -40 });
+    assert.equal(m.operatingMargin.value, null);
+    assert.equal(m.operatingMargin.reason, 'TTM revenue is not positive (no revenue)');
+    assert.equal(m.netMargin.value, null);
+    assert.equal(m.psr.value, null);
+    assert.equal(m.ccc.value, null);
+    // Revenue YoY against a positive base is still defined: (0 - 800) x 100 / 800 = -100
+    assert.equal(m.revenueYoy.value, -100);
+  });
+
+  it('negative equity: PBR, ROE and net-debt ratio are null', () => {
+    const m = metricsWith({}, { equity: -50 });
+    for (const key of ['pbr', 'roe', 'netDebtRatio'] as const) {
+      assert.equal(m[key].value, null, key);
+      assert.equal(m[key].reason, 'equity is not positive', key);
+    }
+    // ROIC's invested capital is -50 + 200 - 100 = 50 > 0: 100 x 100 / 50 = 200
+    assert.equal(m.roic.value, 200);
+  });
+
+  it('a net loss: PER and CF/NI are null; ROE is a negative number', () => {
+    const m = metricsWith({ netIncome: -40 });
+    assert.equal(m.per.value, null);
+    assert.equal(m.per.reason, 'TTM net income is not positive');
+    assert.equal(m.cfToNi.value, null);
+    assert.equal(m.roe.value, -10); // -40 x 100 / 400
+  });
+
+  it('no interest expense: interest coverage null', () => {
+    const m = metricsWith({ interestExpense: 0 });
+    assert.equal(m.interestCoverage.value, null);
+    assert.equal(m.interestCoverage.reason, 'no interest expense');
+  });
+
+  it('operating loss: EV/EBIT null; invested capital not positive: ROIC null', () => {
+    assert.equal(metricsWith({ operatingIncome: -10 }).evEbit.reason, 'TTM operating income is not positive');
+    assert.equal(metricsWith({}, { cash: 700 }).roic.value, null); // 400 + 200 - 700 < 0
+  });
+
+  it('no price: the price metrics are null, the others unaffected', () => {
+    const m = metricsWith({}, {}, null);
+    assert.equal(m.per.value, null);
+    assert.equal(m.per.reason, 'no price on or before the date');
+    assert.equal(m.per.priceDate, null);
+    assert.equal(m.roe.value, 20);
+  });
+
+  it('EPS YoY needs the shares of both quarters; a missing item names itself', () => {
+    const rs = [...year(2023, FY2023, {}), ...year(2024, FY2024, BALANCES)];
+    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
+    assert.equal(m.epsYoy.value, null);
+    assert.equal(m.epsYoy.reason, 'shares not reported for 2023Q4');
+  });
+
+  it('a missing quarter: TTM metrics null with the reason; balance-only metrics still there', () => {
+    const rs = reports.filter((r) => !(r.fiscalYear === 2024 && r.fiscalQuarter === 2));
+    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
+    assert.equal(m.per.value, null);
+    assert.equal(m.per.reason, 'no TTM: quarter 2024Q2 missing');
+    assert.equal(m.pbr.value, 3);
+    assert.equal(m.per.referenceQuarter, '2024Q4');
+  });
+
+  it('before the full-year filing the snapshot is as of the 9M report (no look-ahead)', () => {
+    // As of 2025-03-14 the latest quarter is 2024Q3, whose own balances were not reported.
+    const m = stockMetrics(discreteQuarters(reports, '2025-03-14'), price, 'KRW');
+    assert.equal(m.per.referenceQuarter, '2024Q3');
+    // Each discrete quarter is a quarter of its year: TTM to 2024Q3 = 2023Q4 12.5 + 2024 Q1..Q3 3 x 20 = 72.5
+    close(m.per.value, 1_200 / 72.5);
+    assert.equal(m.pbr.value, null);
+  });
+});
+
+describe('stockSnapshot', () => {
+  it('groups the metrics as the spec lists them', () => {
+    const s = stockSnapshot(discreteQuarters(reports, asOf), price, 'KRW');
+    assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
+    assert.equal(s.valuation.per.value, 15);
+    assert.equal(s.earningsQuality.ccc.value, 54.75);
+    assert.deepEqual(Object.keys(s.growth), ['revenueYoy', 'epsYoy']);
+  });
+});
+
+describe('percentileMetricValues and cohortPercentiles', () => {
+  it('gives the 17 raw values', () => {
+    const v = percentileMetricValues(discreteQuarters(reports, asOf), price, 'KRW');
+    assert.deepEqual(Object.keys(v), [...PERCENTILE_METRICS]);
+    assert.deepEqual(v.per, { value: 15, unit: 'x' });
+    assert.equal(v.psr.value, 1.2);
+  });
+
+  /** Only PER given; the other 16 metrics have no value. */
+  function perOnly(per: number | null): PercentileValues {
+    const out = {} as PercentileValues;
+    for (const k of PERCENTILE_METRICS) out[k as PercentileMetricKey] = { value: null, reason: 'test: none', unit: 'x' };
+    out.per = per === null ? { value: null, reason: 'TTM net income is not positive', unit: 'x' } : { value: per, unit: 'x' };
+    return out;
+  }
+
+  it('ranks within the members that have a value; ties share a percentile; cohortSize counts them', () => {
+    // PER 10, 10, 20, 30 and one loss-maker: 10 -> 0 below -> 0; 20 -> 2 below / 3 -> 66.67; 30 -> 100
+    const members = new Map([
+      ['A', perOnly(10)],
+      ['B', perOnly(10)],
+      ['C', perOnly(20)],
+      ['D', perOnly(30)],
+      ['E', perOnly(null)],
+    ]);
+    const out = cohortPercentiles(members);
+    const per = (k: string) => out.get(k)?.find((e) => e.metric === 'per');
+    assert.deepEqual(per('A'), { metric: 'per', unit: 'x', value: 10, percentile: 0, cohortSize: 4 });
+    assert.equal(per('B')?.percentile, 0);
+    assert.equal(per('C')?.percentile, 200 / 3);
+    assert.equal(per('D')?.percentile, 100);
+    assert.deepEqual(per('E'), { metric: 'per', unit: 'x', value: null, reason: 'TTM net income is not positive', percentile: null, cohortSize: 4 });
+    // A metric nobody has: cohort size 0, every percentile null.
+    assert.deepEqual(out.get('A')?.find((e) => e.metric === 'ccc'), { metric: 'ccc', unit: 'x', value: null, reason: 'test: none', percentile: null, cohortSize: 0 });
+    assert.equal(out.get('A')?.length, 17);
+  });
+});
