@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resampleBars, selectBars } from '../domain/bars.js';
+import { resampleBars } from '../domain/bars.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
@@ -39,7 +39,7 @@ export const getPriceHistory = defineTool({
     }
     const view = data.stock(args.code);
     const daily = await data.dailyBars(view);
-    const bars = selectBars(resampleBars(daily, args.interval), { from: args.from, to: args.to, limit: args.limit });
+    const bars = resampleBars(daily, { interval: args.interval, from: args.from, to: args.to, limit: args.limit });
     const { security: s } = view;
     return {
       code: s.code,

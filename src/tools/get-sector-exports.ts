@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { sectorExports } from '../domain/trade.js';
+import { latestMonthOf, sectorExports } from '../domain/trade.js';
 import { monthParam } from './params.js';
-import { resolveMonthWindow } from './window.js';
+import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
 import { defineTool } from './tool.js';
 
@@ -38,13 +38,14 @@ export const getSectorExports = defineTool({
   cacheable: true,
   async handler(args, { data }) {
     const rows = data.sectorExports();
-    const window = resolveMonthWindow(args, [...new Set(rows.map((r) => r.month))]);
+    const { from, to } = monthWindow(args, latestMonthOf(rows));
     return {
-      ...window,
+      from,
+      to,
       top: args.top,
       unit: 'USD' as const,
-      basis: `exports summed over the 24 months ending ${window.to}`,
-      sectors: sectorExports(rows, { ...window, top: args.top }),
+      basis: `exports summed over the 24 months ending ${to}`,
+      sectors: sectorExports(rows, from, to, args.top),
       updatedAt: data.updatedAt,
       source: data.source,
     };

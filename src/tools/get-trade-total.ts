@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { tradeTotal } from '../domain/trade.js';
+import { latestMonthOf, tradeTotals } from '../domain/trade.js';
 import { monthParam } from './params.js';
-import { resolveMonthWindow } from './window.js';
+import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
 import { defineTool } from './tool.js';
 
@@ -34,7 +34,7 @@ export const getTradeTotal = defineTool({
   cacheable: true,
   async handler(args, { data }) {
     const months = data.trade();
-    const window = resolveMonthWindow(args, months.map((m) => m.month));
-    return { ...window, unit: 'USD' as const, rows: tradeTotal(months, window), updatedAt: data.updatedAt, source: data.source };
+    const { from, to } = monthWindow(args, latestMonthOf(months));
+    return { from, to, unit: 'USD' as const, rows: tradeTotals(months, from, to), updatedAt: data.updatedAt, source: data.source };
   },
 });

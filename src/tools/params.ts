@@ -3,6 +3,7 @@
 // back from the schema's own JSON Schema, so nothing is written twice.
 
 import { z } from 'zod';
+import { EARLIEST_TRADE_MONTH } from '../domain/trade.js';
 import { ApiError } from './errors.js';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
@@ -14,7 +15,7 @@ function isCalendarDate(value: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
 
-export const EARLIEST_TRADE_MONTH = '1990-01';
+export { EARLIEST_TRADE_MONTH };
 
 export const codeParam = z
   .string()
