@@ -39,37 +39,37 @@ const rows = [
 const index = rankingIndex(rows);
 const tickers = (r: RankingRow[]): string[] => r.map((x) => `${x.market}:${x.ticker}`);
 
-describe('rankings', () => {
-  it('sorts by gapPct descending, then score descending, then ticker ascending', () => {
+void describe('rankings', () => {
+  void it('sorts by gapPct descending, then score descending, then ticker ascending', () => {
     const r = rankings(index, { markets: ['KR'], bands: ['mega', 'xlarge', 'large'], limit: 10 });
     assert.deepEqual(tickers(r.rows), ['KR:000030', 'KR:000010', 'KR:000020', 'KR:000050']);
     assert.equal(r.totalCount, 4); // D is small: filtered out
   });
 
-  it('merges KR and US; an exact tie on gap, score and ticker puts KR first', () => {
+  void it('merges KR and US; an exact tie on gap, score and ticker puts KR first', () => {
     const r = rankings(index, { markets: ['KR', 'US'], bands: ['mega', 'xlarge', 'large'], limit: 10 });
     assert.deepEqual(tickers(r.rows), ['US:AAPL', 'KR:000030', 'KR:000010', 'US:000010', 'KR:000020', 'KR:000050']);
     assert.equal(r.totalCount, 6);
   });
 
-  it('returns the top limit while totalCount counts every row that passes the filter', () => {
+  void it('returns the top limit while totalCount counts every row that passes the filter', () => {
     const r = rankings(index, { markets: ['KR', 'US'], bands: ['mega', 'xlarge', 'large'], limit: 3 });
     assert.deepEqual(tickers(r.rows), ['US:AAPL', 'KR:000030', 'KR:000010']);
     assert.equal(r.totalCount, 6);
   });
 
-  it('filters by band and market', () => {
+  void it('filters by band and market', () => {
     assert.deepEqual(rankings(index, { markets: ['KR'], bands: ['small'], limit: 10 }), { rows: [rows[3]], totalCount: 1 });
     const us = rankings(index, { markets: ['US'], bands: ['mega'], limit: 10 });
     assert.deepEqual(tickers(us.rows), ['US:AAPL']);
     assert.equal(rankings(index, { markets: ['US'], bands: ['small'], limit: 10 }).totalCount, 0);
   });
 
-  it('a repeated market is counted once', () => {
+  void it('a repeated market is counted once', () => {
     assert.equal(rankings(index, { markets: ['KR', 'KR'], bands: ['large'], limit: 10 }).totalCount, 2);
   });
 
-  it('equals filter + full sort + slice for any rows (property)', () => {
+  void it('equals filter + full sort + slice for any rows (property)', () => {
     const arbRow = fc
       .record({
         market: fc.constantFrom<Market>('KR', 'US'),

@@ -45,37 +45,37 @@ function metricsWith(full2024: Fields = {}, balances: Fields = {}, p: PricePoint
   return stockMetrics(discreteQuarters(rs, asOf), p, 'KRW');
 }
 
-describe('stockMetrics: the definitions on a hand-computed company', () => {
+void describe('stockMetrics: the definitions on a hand-computed company', () => {
   const m = stockMetrics(discreteQuarters(reports, asOf), price, 'KRW');
 
-  it('valuation: PER, PBR, PSR, EV/EBIT', () => {
+  void it('valuation: PER, PBR, PSR, EV/EBIT', () => {
     assert.equal(m.per.value, 15); // 1,200 / 80
     assert.equal(m.pbr.value, 3); // 1,200 / 400
     assert.equal(m.psr.value, 1.2); // 1,200 / 1,000
     assert.equal(m.evEbit.value, 13); // (1,200 + 200 - 100) / 100
   });
 
-  it('profitability: ROE, pre-tax ROIC, operating and net margin in percent', () => {
+  void it('profitability: ROE, pre-tax ROIC, operating and net margin in percent', () => {
     assert.equal(m.roe.value, 20); // 80 x 100 / 400
     assert.equal(m.roic.value, 20); // 100 x 100 / (400 + 200 - 100)
     assert.equal(m.operatingMargin.value, 10); // 100 x 100 / 1,000
     assert.equal(m.netMargin.value, 8); // 80 x 100 / 1,000
   });
 
-  it('growth: TTM against TTM four quarters earlier', () => {
+  void it('growth: TTM against TTM four quarters earlier', () => {
     assert.equal(m.revenueYoy.value, 25); // (1,000 - 800) x 100 / 800
     assert.equal(m.operatingIncomeYoy.value, 25); // (100 - 80) x 100 / 80
     // EPS 80 / 10 = 8 against 50 / 8 = 6.25: (8 - 6.25) x 100 / 6.25 = 28
     assert.equal(m.epsYoy.value, 28);
   });
 
-  it('stability: net-debt ratio, interest coverage, current ratio', () => {
+  void it('stability: net-debt ratio, interest coverage, current ratio', () => {
     assert.equal(m.netDebtRatio.value, 25); // (200 - 100) x 100 / 400
     assert.equal(m.interestCoverage.value, 10); // 100 / 10
     assert.equal(m.currentRatio.value, 200); // 300 x 100 / 150
   });
 
-  it('cash generation and earnings quality: OCF, FCF yield, CF/NI, CCC', () => {
+  void it('cash generation and earnings quality: OCF, FCF yield, CF/NI, CCC', () => {
     assert.equal(m.operatingCashFlow.value, 120);
     assert.equal(m.operatingCashFlow.unit, 'KRW');
     close(m.fcfYield.value, 20 / 3); // (120 - 40) x 100 / 1,200 = 6.666...
@@ -84,7 +84,7 @@ describe('stockMetrics: the definitions on a hand-computed company', () => {
     assert.equal(m.ccc.value, 54.75); // 36.5 + 36.5 - 18.25
   });
 
-  it('every metric carries unit, reference quarter, disclosure date and price date (only where a price enters)', () => {
+  void it('every metric carries unit, reference quarter, disclosure date and price date (only where a price enters)', () => {
     assert.deepEqual(m.per, { value: 15, unit: 'x', referenceQuarter: '2024Q4', disclosedOn: '2025-03-15', priceDate: '2025-03-17' });
     assert.deepEqual(m.roe, { value: 20, unit: '%', referenceQuarter: '2024Q4', disclosedOn: '2025-03-15', priceDate: null });
     assert.equal(m.ccc.unit, 'days');
@@ -93,8 +93,8 @@ describe('stockMetrics: the definitions on a hand-computed company', () => {
   });
 });
 
-describe('stockMetrics: undefined values are null with a reason', () => {
-  it('a zero-revenue biotech: margins, PSR and CCC are null', () => {
+void describe('stockMetrics: undefined values are null with a reason', () => {
+  void it('a zero-revenue biotech: margins, PSR and CCC are null', () => {
     const m = metricsWith({ revenue: 0, costOfSales: 0, operatingIncome: -50, netIncome: -40 });
     assert.equal(m.operatingMargin.value, null);
     assert.equal(m.operatingMargin.reason, 'TTM revenue is not positive (no revenue)');
@@ -105,7 +105,7 @@ describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.revenueYoy.value, -100);
   });
 
-  it('negative equity: PBR, ROE and net-debt ratio are null', () => {
+  void it('negative equity: PBR, ROE and net-debt ratio are null', () => {
     const m = metricsWith({}, { equity: -50 });
     for (const key of ['pbr', 'roe', 'netDebtRatio'] as const) {
       assert.equal(m[key].value, null, key);
@@ -115,7 +115,7 @@ describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.roic.value, 200);
   });
 
-  it('a net loss: PER and CF/NI are null; ROE is a negative number', () => {
+  void it('a net loss: PER and CF/NI are null; ROE is a negative number', () => {
     const m = metricsWith({ netIncome: -40 });
     assert.equal(m.per.value, null);
     assert.equal(m.per.reason, 'TTM net income is not positive');
@@ -123,18 +123,18 @@ describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.roe.value, -10); // -40 x 100 / 400
   });
 
-  it('no interest expense: interest coverage null', () => {
+  void it('no interest expense: interest coverage null', () => {
     const m = metricsWith({ interestExpense: 0 });
     assert.equal(m.interestCoverage.value, null);
     assert.equal(m.interestCoverage.reason, 'no interest expense');
   });
 
-  it('operating loss: EV/EBIT null; invested capital not positive: ROIC null', () => {
+  void it('operating loss: EV/EBIT null; invested capital not positive: ROIC null', () => {
     assert.equal(metricsWith({ operatingIncome: -10 }).evEbit.reason, 'TTM operating income is not positive');
     assert.equal(metricsWith({}, { cash: 700 }).roic.value, null); // 400 + 200 - 700 < 0
   });
 
-  it('no price: the price metrics are null, the others unaffected', () => {
+  void it('no price: the price metrics are null, the others unaffected', () => {
     const m = metricsWith({}, {}, null);
     assert.equal(m.per.value, null);
     assert.equal(m.per.reason, 'no price on or before the date');
@@ -142,14 +142,14 @@ describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.roe.value, 20);
   });
 
-  it('EPS YoY needs the shares of both quarters; a missing item names itself', () => {
+  void it('EPS YoY needs the shares of both quarters; a missing item names itself', () => {
     const rs = [...year(2023, FY2023, {}), ...year(2024, FY2024, BALANCES)];
     const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
     assert.equal(m.epsYoy.value, null);
     assert.equal(m.epsYoy.reason, 'shares not reported for 2023Q4');
   });
 
-  it('a missing quarter: TTM metrics null with the reason; balance-only metrics still there', () => {
+  void it('a missing quarter: TTM metrics null with the reason; balance-only metrics still there', () => {
     const rs = reports.filter((r) => !(r.fiscalYear === 2024 && r.fiscalQuarter === 2));
     const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
     assert.equal(m.per.value, null);
@@ -158,7 +158,7 @@ describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.per.referenceQuarter, '2024Q4');
   });
 
-  it('before the full-year filing the snapshot is as of the 9M report (no look-ahead)', () => {
+  void it('before the full-year filing the snapshot is as of the 9M report (no look-ahead)', () => {
     // As of 2025-03-14 the latest quarter is 2024Q3, whose own balances were not reported.
     const m = stockMetrics(discreteQuarters(reports, '2025-03-14'), price, 'KRW');
     assert.equal(m.per.referenceQuarter, '2024Q3');
@@ -168,8 +168,8 @@ describe('stockMetrics: undefined values are null with a reason', () => {
   });
 });
 
-describe('stockSnapshot', () => {
-  it('groups the metrics as the spec lists them', () => {
+void describe('stockSnapshot', () => {
+  void it('groups the metrics as the spec lists them', () => {
     const s = stockSnapshot(discreteQuarters(reports, asOf), price, 'KRW');
     assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
     assert.equal(s.valuation.per.value, 15);
@@ -178,8 +178,8 @@ describe('stockSnapshot', () => {
   });
 });
 
-describe('percentileMetricValues and cohortPercentiles', () => {
-  it('gives the 17 raw values', () => {
+void describe('percentileMetricValues and cohortPercentiles', () => {
+  void it('gives the 17 raw values', () => {
     const v = percentileMetricValues(discreteQuarters(reports, asOf), price, 'KRW');
     assert.deepEqual(Object.keys(v), [...PERCENTILE_METRICS]);
     assert.deepEqual(v.per, { value: 15, unit: 'x' });
@@ -194,7 +194,7 @@ describe('percentileMetricValues and cohortPercentiles', () => {
     return out;
   }
 
-  it('ranks within the members that have a value; ties share a percentile; cohortSize counts them', () => {
+  void it('ranks within the members that have a value; ties share a percentile; cohortSize counts them', () => {
     // PER 10, 10, 20, 30 and one loss-maker: 10 -> 0 below -> 0; 20 -> 2 below / 3 -> 66.67; 30 -> 100
     const members = new Map([
       ['A', perOnly(10)],

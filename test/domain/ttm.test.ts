@@ -15,8 +15,8 @@ const history = [
   ...fiscalYear(2024, [{ netIncome: 12, revenue: 120 }, { netIncome: 30, revenue: 300 }, { netIncome: 51, revenue: 510, equity: 540 }]),
 ];
 
-describe('discreteQuarters', () => {
-  it('derives discrete flows from YTD filings: Q1 = Q1, Qn = YTD(Qn) - YTD(Qn-1)', () => {
+void describe('discreteQuarters', () => {
+  void it('derives discrete flows from YTD filings: Q1 = Q1, Qn = YTD(Qn) - YTD(Qn-1)', () => {
     const qs = discreteQuarters(history, '2025-01-01');
     assert.deepEqual(
       qs.map((q) => [quarterLabel(q), q.netIncome, q.revenue]),
@@ -36,26 +36,26 @@ describe('discreteQuarters', () => {
     );
   });
 
-  it('takes balances from the quarter\'s own filing and carries period end and disclosure date', () => {
+  void it('takes balances from the quarter\'s own filing and carries period end and disclosure date', () => {
     const q = discreteQuarters(history, '2025-01-01').at(-1);
     assert.equal(q?.equity, 540);
     assert.equal(q?.periodEnd, '2024-09-30');
     assert.equal(q?.disclosedOn, '2024-11-14');
   });
 
-  it('uses only filings disclosed on or before asOf (the 9M report counts from its own disclosure day)', () => {
+  void it('uses only filings disclosed on or before asOf (the 9M report counts from its own disclosure day)', () => {
     assert.equal(discreteQuarters(history, '2024-11-13').at(-1)?.fiscalQuarter, 2);
     assert.equal(discreteQuarters(history, '2024-11-14').at(-1)?.fiscalQuarter, 3);
   });
 
-  it('uses consolidated statements before separate ones, even when the separate one is later', () => {
+  void it('uses consolidated statements before separate ones, even when the separate one is later', () => {
     const reports = [report(2024, 1, '2024-05-15', { netIncome: 10 }), report(2024, 1, '2024-05-20', { netIncome: 999, consolidated: false })];
     const [q] = discreteQuarters(reports, '2024-12-31');
     assert.equal(q?.netIncome, 10);
     assert.equal(q?.consolidated, true);
   });
 
-  it('falls back to separate statements when there is no consolidated filing', () => {
+  void it('falls back to separate statements when there is no consolidated filing', () => {
     const reports = [report(2024, 1, '2024-05-15', { netIncome: 7, consolidated: false }), report(2024, 2, '2024-08-14', { netIncome: 16, consolidated: false })];
     assert.deepEqual(
       discreteQuarters(reports, '2024-12-31').map((q) => q.netIncome),
@@ -63,7 +63,7 @@ describe('discreteQuarters', () => {
     );
   });
 
-  it('does not subtract across bases: consolidated H1 minus a separate-only Q1 is null', () => {
+  void it('does not subtract across bases: consolidated H1 minus a separate-only Q1 is null', () => {
     const reports = [report(2024, 1, '2024-05-15', { netIncome: 7, consolidated: false }), report(2024, 2, '2024-08-14', { netIncome: 16 })];
     assert.deepEqual(
       discreteQuarters(reports, '2024-12-31').map((q) => q.netIncome),
@@ -71,7 +71,7 @@ describe('discreteQuarters', () => {
     );
   });
 
-  it('gives null flows for a quarter whose previous YTD filing is missing, but keeps its balances', () => {
+  void it('gives null flows for a quarter whose previous YTD filing is missing, but keeps its balances', () => {
     const reports = [report(2024, 1, '2024-05-15', { netIncome: 10 }), report(2024, 3, '2024-11-14', { netIncome: 40, equity: 90 })];
     const qs = discreteQuarters(reports, '2024-12-31');
     assert.deepEqual(
@@ -84,8 +84,8 @@ describe('discreteQuarters', () => {
   });
 });
 
-describe('ttmAsOf', () => {
-  it('sums the four consecutive quarters ending at the latest one, with the yoy and momentum bases', () => {
+void describe('ttmAsOf', () => {
+  void it('sums the four consecutive quarters ending at the latest one, with the yoy and momentum bases', () => {
     const view = ttmAsOf(history, '2024-12-31');
     // TTM to 2024Q3 = 2023Q4 25 + 2024Q1 12 + Q2 18 + Q3 21 = 76
     assert.equal(view.current.ttm?.netIncome, 76);
@@ -100,19 +100,19 @@ describe('ttmAsOf', () => {
     assert.equal(view.latest && quarterLabel(view.latest), '2024Q3');
   });
 
-  it('a full fiscal year as of the FY disclosure is the FY figure', () => {
+  void it('a full fiscal year as of the FY disclosure is the FY figure', () => {
     // TTM to 2023Q4 = 10 + 15 + 20 + 25 = 70 = FY2023
     assert.equal(ttmAsOf(history, '2024-03-15').current.ttm?.netIncome, 70);
   });
 
-  it('says so when fewer than four quarters are disclosed', () => {
+  void it('says so when fewer than four quarters are disclosed', () => {
     const view = ttmAsOf(history.slice(0, 3), '2024-12-31');
     assert.equal(view.current.ttm, null);
     assert.equal(view.current.reason, 'fewer than four quarters disclosed');
     assert.equal(view.yearEarlier.reason, 'fewer than four quarters disclosed');
   });
 
-  it('says which quarter is missing', () => {
+  void it('says which quarter is missing', () => {
     // FY2023 without the H1 filing: 2023Q2 is missing (and 2023Q3's flows cannot be derived).
     const reports = history.filter((r) => !(r.fiscalYear === 2023 && r.fiscalQuarter === 2));
     const view = ttmAsOf(reports, '2024-03-15');
@@ -120,14 +120,14 @@ describe('ttmAsOf', () => {
     assert.equal(view.current.reason, 'quarter 2023Q2 missing');
   });
 
-  it('gives no previous TTM when the older quarters were never filed', () => {
+  void it('gives no previous TTM when the older quarters were never filed', () => {
     const view = ttmAsOf(history.slice(4), '2024-12-31'); // FY2022 dropped
     assert.equal(view.current.ttm?.netIncome, 76);
     assert.equal(view.yearEarlier.ttm, null);
     assert.equal(view.yearEarlier.reason, 'quarter 2022Q4 missing');
   });
 
-  it('a flow is null in the TTM when any of the four quarters lacks it', () => {
+  void it('a flow is null in the TTM when any of the four quarters lacks it', () => {
     // revenue missing in the 2024 H1 filing -> 2024Q2 and 2024Q3 revenue null -> TTM revenue null
     const reports = history.map((r) => (r.fiscalYear === 2024 && r.fiscalQuarter === 2 ? { ...r, revenue: null } : r));
     const ttm = ttmAsOf(reports, '2024-12-31').current.ttm;
@@ -135,7 +135,7 @@ describe('ttmAsOf', () => {
     assert.equal(ttm?.netIncome, 76);
   });
 
-  it('applies a restatement only from its own disclosure date on (no look-ahead)', () => {
+  void it('applies a restatement only from its own disclosure date on (no look-ahead)', () => {
     // 2024 H1 originally 30 (2024-08-14), corrected to 33 on 2024-10-01.
     const reports = [...history, report(2024, 2, '2024-10-01', { netIncome: 33, revenue: 300 })];
     // Before the correction: Q2 = 30 - 12 = 18; TTM to 2024Q2 = 2023Q3 20 + Q4 25 + 12 + 18 = 75
@@ -155,7 +155,7 @@ describe('ttmAsOf', () => {
     assert.equal(later.current.ttm?.netIncome, 76); // 25 + 12 + 21 + 18
   });
 
-  it('a correction disclosed after the next quarter also updates the next quarter\'s derived flow', () => {
+  void it('a correction disclosed after the next quarter also updates the next quarter\'s derived flow', () => {
     // Q1 restated from 12 to 14 on 2024-12-01, after the 9M report: Q2 = 30 - 14 = 16; Q2's
     // disclosure date becomes 2024-12-01 (the latest filing it was derived from).
     const reports = [...history, report(2024, 1, '2024-12-01', { netIncome: 14, revenue: 120 })];
@@ -167,7 +167,7 @@ describe('ttmAsOf', () => {
     assert.equal(ttmAsOf(reports, '2024-12-31').current.ttm?.netIncome, 76);
   });
 
-  it('works for a June fiscal year end (quarters by fiscal identity, not calendar)', () => {
+  void it('works for a June fiscal year end (quarters by fiscal identity, not calendar)', () => {
     // FY2024 = July 2023 .. June 2024. YTD net income Q1 5, H1 12, 9M 20, FY 30 -> 5, 7, 8, 10
     // FY2025 Q1 (Jul-Sep 2024) 6.
     const june = [
@@ -196,8 +196,8 @@ describe('ttmAsOf', () => {
   });
 });
 
-describe('ttmTimeline', () => {
-  it('steps at each disclosure that changes the TTM, equity or shares, agreeing with ttmAsOf', () => {
+void describe('ttmTimeline', () => {
+  void it('steps at each disclosure that changes the TTM, equity or shares, agreeing with ttmAsOf', () => {
     const reports = [...history, report(2024, 2, '2024-10-01', { netIncome: 33, revenue: 300 })];
     const steps = ttmTimeline(reports);
     // Before FY2022 Q4 there are fewer than four quarters: TTM null.
@@ -219,7 +219,7 @@ describe('ttmTimeline', () => {
     }
   });
 
-  it('is empty without filings', () => {
+  void it('is empty without filings', () => {
     assert.deepEqual(ttmTimeline([]), []);
   });
 });
