@@ -1,7 +1,7 @@
 // The store: one interface over the database, one Kysely implementation for both engines.
 // It stores and reads normalised records; it computes nothing.
 
-import { Kysely, Migrator, sql, type Transaction } from 'kysely';
+import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
 import type {
   DailyBar,
   Dataset,

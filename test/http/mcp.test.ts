@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
@@ -182,7 +182,7 @@ describe('MCP /api/mcp', () => {
     });
 
     it('missing or bad key: HTTP 401, JSON-RPC error with id null, WWW-Authenticate', async () => {
-      for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer sk_live_${'C'.repeat(43)}` }]) {
+      for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer sk_live_${'C'.repeat(43)}` }] as Record<string, string>[]) {
         const res = await rpc(mcp, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, headers);
         assert.equal(res.status, 401);
         assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="api", error="invalid_token"');
