@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { AccessControl } from './access/access.js';
 import { seoulDay, systemClock, type Clock } from './access/clock.js';
 import { generateKey } from './access/keys.js';
+import { RedisUsageCounter } from './access/redis-usage.js';
 import { StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { loadDemo } from './refresh/demo-load.js';
 import { Refresher } from './refresh/pipeline.js';
 import type { Source } from './sources/source.js';
+import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Plan, Store } from './store/store.js';
 import { DatasetHolder } from './tools/holder.js';
@@ -43,8 +45,21 @@ export interface App {
 }
 
 export async function openStore(config: Config): Promise<Store> {
-  if (config.DATABASE_URL) throw new Error('DATABASE_URL (PostgreSQL) is not supported by this build yet; unset it to use SQLite');
+  if (config.DATABASE_URL) return openPostgresStore(config.DATABASE_URL);
   return openSqliteStore(join(config.DATA_DIR, 'service.sqlite'));
+}
+
+/** Daily counters and burst windows: Redis when configured (shared by instances), else the store. */
+export async function openUsageCounter(config: Config, store: Store): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
+  if (!config.REDIS_URL) return { usage: new StoreUsageCounter(store), close: async () => undefined, check: null };
+  const redis = new RedisUsageCounter(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+  await redis.connect();
+  return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
+}
+
+/** Polls until another instance has published a dataset version (a concurrent first start). */
+async function waitForVersion(store: Store, pollMs = 1_000): Promise<void> {
+  while ((await store.datasetVersion()) === 0) await new Promise((r) => setTimeout(r, pollMs));
 }
 
 export async function createKey(store: Store, plan: Plan, name: string, clock: Clock = systemClock): Promise<string> {
@@ -57,11 +72,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'stock-data' } });
   const store = await openStore(config);
-  const usage: UsageCounter = new StoreUsageCounter(store);
-  const access = new AccessControl(store, usage, config.plans, clock);
+  const counter = await openUsageCounter(config, store);
+  const access = new AccessControl(store, counter.usage, config.plans, clock);
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];
-  const refresher = new Refresher(store, holder, sources, clock, logger, sources.length ? sources.map((s) => s.name).join(',') : 'demo');
+  const refresher = new Refresher(store, holder, sources, clock, logger, { sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo' });
 
   if ((await store.countKeys()) === 0) {
     const key = await createKey(store, 'free', 'demo', clock);
@@ -77,21 +92,35 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxBatch: config.MAX_BATCH,
     allowedOrigins: config.allowedOrigins,
+    readinessChecks: [
+      () => store.ping().then(
+        () => null,
+        () => 'database unreachable',
+      ),
+      ...(counter.check ? [counter.check] : []),
+    ],
   });
   const url = await server.listen({ host: config.HOST, port: config.PORT });
 
   const ready = (async () => {
     if (!(await store.hasMarketData())) {
-      if (sources.length > 0) {
-        await refresher.run();
+      // Instances starting together on one database: one loads, the others wait for it.
+      if (await store.claimRefresh('bootstrap', 'first-start', clock().toISOString())) {
+        if (sources.length > 0) {
+          await refresher.run();
+        } else {
+          const asOf = options.demo?.asOf ?? seoulDay(clock());
+          const loaded = await loadDemo(store, { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale, seed: options.demo?.seed });
+          logger.info({ ...loaded, asOf }, 'demo universe loaded');
+          await store.bumpDatasetVersion();
+        }
       } else {
-        const asOf = options.demo?.asOf ?? seoulDay(clock());
-        const loaded = await loadDemo(store, { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale, seed: options.demo?.seed });
-        logger.info({ ...loaded, asOf }, 'demo universe loaded');
+        await waitForVersion(store);
       }
     }
     if (holder.current === null) await refresher.rebuild();
     if (config.REFRESH_SCHEDULE === 'hourly') refresher.schedule();
+    else refresher.follow();
   })();
   ready.catch((err: unknown) => logger.error({ errName: (err as Error).name }, 'start-up load failed'));
 
@@ -104,9 +133,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     url,
     ready,
     async close() {
+      // Graceful: stop taking connections and finish in-flight requests, then close pools.
       refresher.stop();
       await server.close();
       await ready.catch(() => undefined);
+      await counter.close();
       await store.close();
     },
   };

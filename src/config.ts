@@ -13,6 +13,8 @@ const schema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
+  /** Namespace of this deployment's keys in Redis. */
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,40}$/).default('svc'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FREE_DAILY_QUOTA: int(1_000),
   PAID_DAILY_QUOTA: int(100_000),

@@ -4,7 +4,7 @@
 
 import { parseArgs } from 'node:util';
 import { seoulDay, systemClock } from '../access/clock.js';
-import { createKey, openStore, startApp, VERSION } from '../app.js';
+import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
 import { loadConfig } from '../config.js';
 import { Refresher } from '../refresh/pipeline.js';
 import { configuredSources } from '../sources/index.js';
@@ -60,7 +60,8 @@ async function serve(): Promise<void> {
 
 async function keys(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const store = await openStore(loadConfig());
+  const config = loadConfig();
+  const store = await openStore(config);
   try {
     switch (sub) {
       case 'create': {
@@ -71,7 +72,14 @@ async function keys(args: string[]): Promise<void> {
         break;
       }
       case 'list': {
-        const rows = await store.listKeys(seoulDay(systemClock()));
+        const day = seoulDay(systemClock());
+        const rows = await store.listKeys(day);
+        if (config.REDIS_URL) {
+          // With Redis the day's counts live there, not in the database.
+          const counter = await openUsageCounter(config, store);
+          for (const k of rows) k.callsToday = await counter.usage.get(k.id, day);
+          await counter.close();
+        }
         process.stdout.write('prefix            plan  status   created                   last used                 calls today  name\n');
         for (const k of rows) {
           process.stdout.write(
@@ -107,7 +115,10 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
   const sources = configuredSources(process.env);
   const logger = pino({ level: config.LOG_LEVEL });
   try {
-    const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, sources.length ? sources.map((s) => s.name).join(',') : 'demo', range);
+    const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, {
+      sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
+      ...(range ? { range } : {}),
+    });
     const report = await refresher.run();
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     if (report.sources.some((s) => !s.ok)) process.exitCode = 1;

@@ -112,7 +112,15 @@ export async function buildServer(deps: ServerDeps) {
       const err = new ApiError('data_unavailable', `not ready: ${reasons.join('; ')}`);
       return reply.code(503).type('application/problem+json').send(JSON.stringify(problemOf(err)));
     }
-    return { status: 'ready', dataVersion: data?.version, updatedAt: data?.updatedAt, asOf: data?.asOf, source: data?.source };
+    const failed = (data?.sources ?? []).filter((s) => !s.ok);
+    return {
+      status: failed.length ? 'degraded' : 'ready',
+      dataVersion: data?.version,
+      updatedAt: data?.updatedAt,
+      asOf: data?.asOf,
+      source: data?.source,
+      sources: data?.sources ?? [],
+    };
   });
 
   const openapi = JSON.stringify(openApiDocument(deps.version));

@@ -1,9 +1,16 @@
 // The refresh pipeline: ingest what is new from each configured source, recompute the
-// dataset snapshot and swap it in atomically. Runs every hour on the hour (Asia/Seoul); a run
-// never overlaps another; a failed source leaves the previous data served and is reported.
+// dataset snapshot and swap it in atomically. Runs every hour on the hour (Asia/Seoul).
+//
+// - A run never overlaps another in this process (callers share the running promise).
+// - Across instances, each hourly slot is claimed in the database: exactly one instance runs
+//   it; the others notice the new dataset version (polled) and recompute from the shared
+//   store within seconds.
+// - A failed source (error, timeout, malformed data) leaves the previous data served and is
+//   recorded: in `sourceStatus`, in the refresh_runs table, in /readyz and in health.
 
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
@@ -28,18 +35,38 @@ export interface RefreshReport {
   counts?: { securities: number; scored: number; unscored: number };
 }
 
+export interface RefresherOptions {
+  /** `demo` when no real source is configured, else the sources' names. */
+  sourceLabel: string;
+  /** A backfill's explicit date range, passed to every source. */
+  range?: { from: string; to: string };
+  /** How long one source may take before it is abandoned as failed. */
+  sourceTimeoutMs?: number;
+  /** How often a follower instance checks the dataset version. */
+  pollMs?: number;
+  /** This instance's name in refresh claims. */
+  instance?: string;
+}
+
 const HOURLY = '0 * * * *';
-const VERSION_KEY = 'dataset_version';
 
 /** The next top of the hour after `at`. */
 export function nextHour(at: Date): Date {
   return new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000 + 3_600_000);
 }
 
+/** The hourly slot a scheduled run at `at` belongs to, e.g. `hour:2026-11-23T10`. */
+export function hourSlot(at: Date): string {
+  return `hour:${new Date(Math.round(at.getTime() / 3_600_000) * 3_600_000).toISOString().slice(0, 13)}`;
+}
+
 export class Refresher {
   private running: Promise<RefreshReport> | null = null;
+  private rebuilding: Promise<void> | null = null;
   private cron: Cron | null = null;
+  private poller: NodeJS.Timeout | null = null;
   private lastStatus: SourceStatus[] = [];
+  private readonly options: Required<Omit<RefresherOptions, 'range'>> & Pick<RefresherOptions, 'range'>;
 
   constructor(
     private readonly store: Store,
@@ -47,26 +74,43 @@ export class Refresher {
     private readonly sources: readonly Source[],
     private readonly clock: Clock,
     private readonly logger: Logger,
-    /** `demo` when no real source is configured, else the sources' names. */
-    private readonly sourceLabel: string,
-    /** A backfill's explicit date range, passed to every source. */
-    private readonly range?: { from: string; to: string },
-  ) {}
+    options: RefresherOptions,
+  ) {
+    this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), ...options };
+  }
 
   get sourceStatus(): readonly SourceStatus[] {
     return this.lastStatus;
   }
 
-  /** Starts the hourly schedule. */
+  /** Starts the hourly schedule and the version poller. */
   schedule(): void {
     this.cron ??= new Cron(HOURLY, { timezone: 'Asia/Seoul', protect: true }, () => {
-      this.run().catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
+      this.runScheduled(this.clock()).catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
     });
+    this.follow();
+  }
+
+  /** Polls the dataset version and recomputes when another instance published a newer one. */
+  follow(): void {
+    this.poller ??= setInterval(() => {
+      this.catchUp().catch((err: unknown) => this.logger.warn({ errName: (err as Error).name }, 'version poll failed'));
+    }, this.options.pollMs);
+    this.poller.unref();
   }
 
   stop(): void {
     this.cron?.stop();
     this.cron = null;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+  }
+
+  /** A scheduled run: only the instance that claims the hour's slot refreshes. */
+  async runScheduled(at: Date): Promise<RefreshReport | null> {
+    const claimed = await this.store.claimRefresh(hourSlot(at), this.options.instance, at.toISOString());
+    if (!claimed) return null;
+    return this.run();
   }
 
   /** One refresh now. If one is already running, waits for it instead of starting another. */
@@ -77,45 +121,80 @@ export class Refresher {
     return this.running;
   }
 
-  /** Rebuilds the served snapshot from the store without ingesting (start-up). */
+  /** Serves the store's current dataset version, computing it (start-up, or a follower). */
   async rebuild(): Promise<RefreshReport> {
-    return this.recompute([], 0);
+    let version = await this.store.datasetVersion();
+    if (version === 0) version = await this.store.bumpDatasetVersion();
+    return this.recompute(version, this.lastStatus, 0);
   }
 
-  private async runOnce(): Promise<RefreshReport> {
-    const started = this.clock();
-    const runId = await this.store.startRefreshRun(started.toISOString());
-    const statuses: SourceStatus[] = [];
-    const t0 = performance.now();
-    for (const source of this.sources) {
-      const at = seoulIso(this.clock());
-      try {
-        const cursorKey = `cursor:${source.name}`;
-        const cursor = await this.store.getMeta(cursorKey);
-        const result = await source.ingest({
+  /** Recomputes if the database holds a newer dataset version than the one served. */
+  async catchUp(): Promise<boolean> {
+    if (this.running || this.rebuilding) return false;
+    const version = await this.store.datasetVersion();
+    const served = this.holder.current?.version ?? 0;
+    if (version <= served) return false;
+    this.rebuilding = this.recompute(version, this.lastStatus, 0).then(
+      () => undefined,
+      (err: unknown) => this.logger.warn({ errName: (err as Error).name }, 'catch-up recompute failed; previous dataset kept'),
+    );
+    await this.rebuilding;
+    this.rebuilding = null;
+    return true;
+  }
+
+  private async ingest(source: Source): Promise<SourceStatus> {
+    const at = seoulIso(this.clock());
+    const cursorKey = `cursor:${source.name}`;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const cursor = await this.store.getMeta(cursorKey);
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(new Error(`timed out after ${this.options.sourceTimeoutMs} ms`));
+        }, this.options.sourceTimeoutMs);
+      });
+      const result = await Promise.race([
+        source.ingest({
           asOf: seoulDay(this.clock()),
           cursor,
-          ...(this.range ? { range: this.range } : {}),
+          ...(this.options.range ? { range: this.options.range } : {}),
           fetch: globalThis.fetch,
+          signal: controller.signal,
           log: {
             info: (msg, fields) => this.logger.info({ source: source.name, ...fields }, msg),
             warn: (msg, fields) => this.logger.warn({ source: source.name, ...fields }, msg),
           },
-        });
-        // One transaction per source: its records land whole or not at all.
-        await this.store.writeDataset(result.data);
-        await this.store.setMeta(cursorKey, result.cursor);
-        const records = Object.values(result.data).reduce((n, rows) => n + (Array.isArray(rows) ? rows.length : 0), 0);
-        statuses.push({ source: source.name, ok: true, at, records });
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        statuses.push({ source: source.name, ok: false, at, error: message.slice(0, 200) });
-        this.logger.warn({ source: source.name, errName: (err as Error).name }, 'source failed; previous data kept');
-      }
+        }),
+        timeout,
+      ]);
+      // One transaction per source: its records land whole or not at all.
+      await this.store.writeDataset(result.data);
+      await this.store.setMeta(cursorKey, result.cursor);
+      const records = Object.values(result.data).reduce((n, rows) => n + (Array.isArray(rows) ? rows.length : 0), 0);
+      return { source: source.name, ok: true, at, records };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ source: source.name, errName: (err as Error).name }, 'source failed; previous data kept');
+      return { source: source.name, ok: false, at, error: message.slice(0, 200) };
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private async runOnce(): Promise<RefreshReport> {
+    const runId = await this.store.startRefreshRun(this.clock().toISOString());
+    const t0 = performance.now();
+    const statuses: SourceStatus[] = [];
+    for (const source of this.sources) statuses.push(await this.ingest(source));
     const ingestMs = performance.now() - t0;
     try {
-      const report = await this.recompute(statuses, ingestMs);
+      // Publish a new version only when something may have changed; followers recompute on it.
+      const changed = statuses.some((s) => s.ok && (s.records ?? 0) > 0);
+      const version = changed || this.holder.current === null ? await this.store.bumpDatasetVersion() : await this.store.datasetVersion();
+      const report = await this.recompute(Math.max(version, 1), statuses, ingestMs);
       await this.store.finishRefreshRun(runId, this.clock().toISOString(), statuses.every((s) => s.ok) ? 'ok' : 'partial', JSON.stringify(statuses));
       return report;
     } catch (err) {
@@ -124,7 +203,7 @@ export class Refresher {
     }
   }
 
-  private async recompute(statuses: SourceStatus[], ingestMs: number): Promise<RefreshReport> {
+  private async recompute(version: number, statuses: SourceStatus[], ingestMs: number): Promise<RefreshReport> {
     const now = this.clock();
     const asOf = seoulDay(now);
     const t1 = performance.now();
@@ -132,12 +211,14 @@ export class Refresher {
     const t2 = performance.now();
     const computed = computeSnapshot(universe, asOf);
     const t3 = performance.now();
-    const version = Number((await this.store.getMeta(VERSION_KEY)) ?? '0') + 1;
-    await this.store.setMeta(VERSION_KEY, String(version));
-    this.holder.swap(
-      new SnapshotDataset(computed, { version, updatedAt: seoulIso(now), source: this.sourceLabel, nextRefreshAt: nextHour(now) }, this.store),
-    );
     this.lastStatus = statuses;
+    this.holder.swap(
+      new SnapshotDataset(
+        computed,
+        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: nextHour(now), sources: statuses },
+        this.store,
+      ),
+    );
     const report: RefreshReport = {
       ran: true,
       version,

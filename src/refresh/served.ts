@@ -7,7 +7,7 @@ import type { DailyBar, FinancialReport, Market } from '../domain/model.js';
 import type { BandKey, RankingRow } from '../domain/results.js';
 import { rankings } from '../domain/rankings.js';
 import type { Store } from '../store/store.js';
-import { normaliseCode, type ServedDataset, type StockView } from '../tools/dataset.js';
+import { normaliseCode, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import { RECENT_DAYS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 
@@ -16,6 +16,7 @@ export interface ServedMeta {
   updatedAt: string;
   source: string;
   nextRefreshAt: Date;
+  sources: readonly SourceState[];
 }
 
 export class SnapshotDataset implements ServedDataset {
@@ -24,6 +25,7 @@ export class SnapshotDataset implements ServedDataset {
   readonly source: string;
   readonly nextRefreshAt: Date;
   readonly asOf: string;
+  readonly sources: readonly SourceState[];
   private readonly histories = new LRUCache<number, { bars: Promise<DailyBar[]>; reports: Promise<FinancialReport[]> }>({ max: 512 });
 
   constructor(
@@ -35,6 +37,7 @@ export class SnapshotDataset implements ServedDataset {
     this.updatedAt = meta.updatedAt;
     this.source = meta.source;
     this.nextRefreshAt = meta.nextRefreshAt;
+    this.sources = meta.sources;
     this.asOf = computed.asOf;
   }
 

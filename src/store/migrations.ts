@@ -174,6 +174,17 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         .execute();
     },
   },
+    '0003_refresh_claims': {
+      async up(db: Kysely<unknown>) {
+        // One row per refresh slot (e.g. an hour): the instance whose insert lands runs it.
+        await db.schema
+          .createTable('refresh_claims')
+          .addColumn('slot', 'varchar(64)', (c) => c.primaryKey())
+          .addColumn('instance', 'text', (c) => c.notNull())
+          .addColumn('claimed_at', 'varchar(32)', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -119,6 +119,12 @@ export interface RefreshRunsTable {
   detail: string;
 }
 
+export interface RefreshClaimsTable {
+  slot: string;
+  instance: string;
+  claimed_at: string;
+}
+
 export interface DB {
   securities: SecuritiesTable;
   bars: BarsTable;
@@ -131,4 +137,5 @@ export interface DB {
   usage: UsageTable;
   meta: MetaTable;
   refresh_runs: RefreshRunsTable;
+  refresh_claims: RefreshClaimsTable;
 }

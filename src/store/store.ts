@@ -92,10 +92,21 @@ export interface Store {
   incrementUsage(keyId: number, day: string, limit?: number): Promise<number | null>;
   usage(keyId: number, day: string): Promise<number>;
 
+  /** Claims a refresh slot for an instance; true for exactly one claimant across instances. */
+  claimRefresh(slot: string, instance: string, at: string): Promise<boolean>;
+  /** The served dataset's version as recorded in the database; 0 before the first. */
+  datasetVersion(): Promise<number>;
+  /** Atomically increments the dataset version and returns the new one. */
+  bumpDatasetVersion(): Promise<number>;
+  /** A trivial query, for readiness. */
+  ping(): Promise<void>;
+
   startRefreshRun(at: string): Promise<number>;
   finishRefreshRun(id: number, at: string, status: string, detail: string): Promise<void>;
   refreshRuns(limit: number): Promise<RefreshRun[]>;
 }
+
+const DATASET_VERSION = 'dataset_version';
 
 // Rows per multi-row INSERT: keeps every statement under SQLite's and PostgreSQL's
 // bound-parameter limits (32,766 and 65,535) for the widest table (reports, 25 columns).
@@ -138,12 +149,7 @@ export class KyselyStore implements Store {
   ) {}
 
   async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.engine) });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) {
-      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-      throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    await runMigrations(this.db, this.engine);
   }
 
   async close(): Promise<void> {
@@ -549,6 +555,34 @@ export class KyselyStore implements Store {
     return Number(row?.calls ?? 0);
   }
 
+  async claimRefresh(slot: string, instance: string, at: string): Promise<boolean> {
+    const row = await this.db
+      .insertInto('refresh_claims')
+      .values({ slot, instance, claimed_at: at })
+      .onConflict((oc) => oc.column('slot').doNothing())
+      .returning('slot')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async datasetVersion(): Promise<number> {
+    return Number((await this.getMeta(DATASET_VERSION)) ?? 0);
+  }
+
+  async bumpDatasetVersion(): Promise<number> {
+    const row = await this.db
+      .insertInto('meta')
+      .values({ key: DATASET_VERSION, value: '1' })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: sql<string>`cast(cast(meta.value as integer) + 1 as text)` }))
+      .returning('value')
+      .executeTakeFirstOrThrow();
+    return Number(row.value);
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
   async startRefreshRun(at: string): Promise<number> {
     const row = await this.db
       .insertInto('refresh_runs')
@@ -565,6 +599,16 @@ export class KyselyStore implements Store {
   async refreshRuns(limit: number): Promise<RefreshRun[]> {
     const rows = await this.db.selectFrom('refresh_runs').selectAll().orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({ id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, status: r.status, detail: r.detail }));
+  }
+}
+
+/** Applies every pending migration in order; a no-op when the schema is current. */
+export async function runMigrations(db: Kysely<DB>, engine: Engine): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(engine) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

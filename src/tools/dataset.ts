@@ -38,6 +38,16 @@ export interface StockView {
   percentiles: { sector: CohortPercentiles; market: CohortPercentiles };
 }
 
+/** How the last refresh went for one source. */
+export interface SourceState {
+  source: string;
+  ok: boolean;
+  /** When it was tried, ISO 8601 with offset. */
+  at: string;
+  error?: string;
+  records?: number;
+}
+
 export interface ServedDataset {
   /** Increases with every swap; part of every ETag. */
   readonly version: number;
@@ -49,6 +59,8 @@ export interface ServedDataset {
   readonly source: string;
   /** When the next hourly refresh is due; responses may be cached until then. */
   readonly nextRefreshAt: Date;
+  /** The last refresh's outcome per source (empty for the demo universe). */
+  readonly sources: readonly SourceState[];
   /** Finds a stock by code: six digits are KR, anything else a US ticker. Throws not_found. */
   stock(code: string): StockView;
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number): { rows: RankingRow[]; totalCount: number };

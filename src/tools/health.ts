@@ -12,6 +12,9 @@ const output = z.object({
   dataUpdatedAt: z.string(),
   dataAsOf: z.string(),
   source: z.string(),
+  sources: z
+    .array(z.object({ source: z.string(), ok: z.boolean(), at: z.string(), error: z.string().optional(), records: z.number().int().optional() }))
+    .describe('The last refresh per upstream source; a failed one keeps the previous data served'),
 });
 
 export const health = defineTool({
@@ -34,6 +37,7 @@ export const health = defineTool({
       dataUpdatedAt: data.updatedAt,
       dataAsOf: data.asOf,
       source: data.source,
+      sources: [...data.sources],
     };
   },
 });

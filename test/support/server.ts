@@ -5,7 +5,12 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startApp, createKey, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { randomBytes } from 'node:crypto';
+import { freshSchema, TEST_REDIS_URL } from './pg.js';
 import { tempDir } from './tmp.js';
+
+// `postgres` runs the same suites on PostgreSQL + Redis (the *.pg.test.ts files set it).
+export const BACKEND = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
 
 export const TEST_AS_OF = '2026-11-20';
 
@@ -30,7 +35,18 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   });
   const clock = { now: new Date(`${TEST_AS_OF}T03:00:00.000Z`) }; // 12:00 in Seoul
-  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', PAID_BURST_PER_SECOND: '100000', ...env });
+  let dropSchema = async (): Promise<void> => undefined;
+  const backendEnv: Record<string, string> = {};
+  if (BACKEND === 'postgres') {
+    const schema = await freshSchema();
+    dropSchema = schema.drop;
+    backendEnv.DATABASE_URL = schema.url;
+    if (TEST_REDIS_URL) {
+      backendEnv.REDIS_URL = TEST_REDIS_URL;
+      backendEnv.REDIS_KEY_PREFIX = `t${randomBytes(6).toString('hex')}`;
+    }
+  }
+  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', PAID_BURST_PER_SECOND: '100000', ...backendEnv, ...env });
   const app = await startApp(config, {
     clock: () => clock.now,
     logger: pino({ level: 'info' }, sink),
@@ -45,6 +61,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     newKey: (plan = 'paid') => createKey(app.store, plan, 'test', () => clock.now),
     async close() {
       await app.close();
+      await dropSchema();
       tmp.cleanup();
     },
   };

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import type { Dataset, FinancialReport } from '../../src/domain/model.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
+import { freshSchema, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
 
 const report = (over: Partial<FinancialReport> = {}): FinancialReport => ({
@@ -53,23 +55,49 @@ const dataset: Dataset = {
   sectorExports: [{ month: '2024-10', sector: 'Semiconductors', exports: 12_500_000_000, source: 'demo' }],
 };
 
-describe('SQLite store', () => {
-  const tmp = tempDir();
+interface Engine {
+  name: string;
+  skip: string | false;
+  open(): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }>;
+}
+
+const engines: Engine[] = [
+  {
+    name: 'SQLite',
+    skip: false,
+    async open() {
+      const tmp = tempDir();
+      const store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+      return { store, cleanup: async () => tmp.cleanup() };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: PG_SKIP,
+    async open() {
+      const schema = await freshSchema();
+      const store = await openPostgresStore(schema.url, 4);
+      return { store, cleanup: schema.drop };
+    },
+  },
+];
+
+// The store contract: every engine must pass the same cases with the same results.
+for (const engine of engines) describe(`${engine.name} store`, { skip: engine.skip }, () => {
   let store: KyselyStore;
+  let cleanup: () => Promise<void>;
   before(async () => {
-    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+    ({ store, cleanup } = await engine.open());
   });
   after(async () => {
     await store.close();
-    tmp.cleanup();
+    await cleanup();
   });
 
-  it('applies every migration to an empty file, and again as a no-op', async () => {
+  it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
-    const raw = new Database(join(tmp.dir, 'db.sqlite'), { readonly: true });
-    const applied = raw.prepare('select name from kysely_migration order by name').all() as { name: string }[];
-    raw.close();
-    assert.deepEqual(applied.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh']);
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims']);
   });
 
   it('round-trips every market-data table exactly', async () => {
