@@ -76,7 +76,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const access = new AccessControl(store, counter.usage, config.plans, clock);
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];
-  const refresher = new Refresher(store, holder, sources, clock, logger, { sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo' });
+  const refresher = new Refresher(store, holder, sources, clock, logger, {
+    sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
+    cron: config.REFRESH_CRON,
+  });
 
   if ((await store.countKeys()) === 0) {
     const key = await createKey(store, 'free', 'demo', clock);
@@ -110,7 +113,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
           await refresher.run();
         } else {
           const asOf = options.demo?.asOf ?? seoulDay(clock());
-          const loaded = await loadDemo(store, { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale, seed: options.demo?.seed });
+          const loaded = await loadDemo(store, { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale ?? config.DEMO_SCALE, seed: options.demo?.seed });
           logger.info({ ...loaded, asOf }, 'demo universe loaded');
           await store.bumpDatasetVersion();
         }

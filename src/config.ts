@@ -28,8 +28,12 @@ const schema = z.object({
   MAX_BATCH: int(50),
   /** Demo universe size on first start: default or full. */
   DEMO_SIZE: z.enum(['default', 'full']).default('default'),
+  /** Multiplies the demo company counts (tests use a small universe, benchmarks 2x and 4x). */
+  DEMO_SCALE: z.coerce.number().positive().max(16).default(1),
   /** Turn the hourly refresh off (tests, or an instance that only serves). */
   REFRESH_SCHEDULE: z.enum(['hourly', 'off']).default('hourly'),
+  /** The refresh schedule as a cron expression in Asia/Seoul (a seconds field is allowed). */
+  REFRESH_CRON: z.string().default('0 * * * *'),
 });
 
 export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[] };

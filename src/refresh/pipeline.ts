@@ -46,6 +46,8 @@ export interface RefresherOptions {
   pollMs?: number;
   /** This instance's name in refresh claims. */
   instance?: string;
+  /** Cron expression (Asia/Seoul) for scheduled runs; default every hour on the hour. */
+  cron?: string;
 }
 
 const HOURLY = '0 * * * *';
@@ -55,9 +57,9 @@ export function nextHour(at: Date): Date {
   return new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000 + 3_600_000);
 }
 
-/** The hourly slot a scheduled run at `at` belongs to, e.g. `hour:2026-11-23T10`. */
-export function hourSlot(at: Date): string {
-  return `hour:${new Date(Math.round(at.getTime() / 3_600_000) * 3_600_000).toISOString().slice(0, 13)}`;
+/** The slot of a scheduled run: its scheduled time, the same on every instance. */
+export function runSlot(scheduled: Date): string {
+  return `run:${new Date(Math.floor(scheduled.getTime() / 1000) * 1000).toISOString()}`;
 }
 
 export class Refresher {
@@ -76,7 +78,7 @@ export class Refresher {
     private readonly logger: Logger,
     options: RefresherOptions,
   ) {
-    this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), ...options };
+    this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), cron: HOURLY, ...options };
   }
 
   get sourceStatus(): readonly SourceStatus[] {
@@ -85,8 +87,11 @@ export class Refresher {
 
   /** Starts the hourly schedule and the version poller. */
   schedule(): void {
-    this.cron ??= new Cron(HOURLY, { timezone: 'Asia/Seoul', protect: true }, () => {
-      this.runScheduled(this.clock()).catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
+    this.cron ??= new Cron(this.options.cron, { timezone: 'Asia/Seoul', protect: true }, (job: Cron) => {
+      // The scheduled time (not the moment the callback runs) names the slot, so instances
+      // whose timers fire a few milliseconds apart still compete for the same slot.
+      const scheduled = job.currentRun() ?? new Date();
+      this.runScheduled(scheduled).catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
     });
     this.follow();
   }
@@ -106,9 +111,9 @@ export class Refresher {
     this.poller = null;
   }
 
-  /** A scheduled run: only the instance that claims the hour's slot refreshes. */
-  async runScheduled(at: Date): Promise<RefreshReport | null> {
-    const claimed = await this.store.claimRefresh(hourSlot(at), this.options.instance, at.toISOString());
+  /** A scheduled run: only the instance that claims the slot refreshes. */
+  async runScheduled(scheduled: Date): Promise<RefreshReport | null> {
+    const claimed = await this.store.claimRefresh(runSlot(scheduled), this.options.instance, this.clock().toISOString());
     if (!claimed) return null;
     return this.run();
   }
@@ -191,10 +196,10 @@ export class Refresher {
     for (const source of this.sources) statuses.push(await this.ingest(source));
     const ingestMs = performance.now() - t0;
     try {
-      // Publish a new version only when something may have changed; followers recompute on it.
-      const changed = statuses.some((s) => s.ok && (s.records ?? 0) > 0);
-      const version = changed || this.holder.current === null ? await this.store.bumpDatasetVersion() : await this.store.datasetVersion();
-      const report = await this.recompute(Math.max(version, 1), statuses, ingestMs);
+      // Every completed run publishes a new version (new data, or at least a new as-of date
+      // and updatedAt); follower instances recompute when they see it.
+      const version = await this.store.bumpDatasetVersion();
+      const report = await this.recompute(version, statuses, ingestMs);
       await this.store.finishRefreshRun(runId, this.clock().toISOString(), statuses.every((s) => s.ok) ? 'ok' : 'partial', JSON.stringify(statuses));
       return report;
     } catch (err) {
