@@ -1,0 +1,94 @@
+// Operations: readiness follows Redis going away and coming back; shutdown finishes the
+// requests in flight before closing pools.
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { createServer } from 'node:net';
+import { get, startTestServer, type TestServer } from '../support/server.js';
+
+const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    if (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG')) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('redis did not start');
+}
+
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+describe('readiness follows Redis', { skip: hasRedis ? false : 'redis-server is not installed (run scripts/test-services.sh)' }, () => {
+  let t: TestServer;
+  let redis: ChildProcess;
+  let port: number;
+  before(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    t = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${port}` });
+  });
+  after(async () => {
+    await t.close();
+    redis.kill('SIGKILL');
+  });
+
+  it('is ready with Redis up, 503 while it is down, ready again when it is back', async () => {
+    assert.equal((await get(`${t.url}/readyz`, null)).status, 200);
+    const key = await t.newKey('paid');
+    assert.equal((await get(`${t.url}/api/public/v2/health`, key)).status, 200);
+
+    redis.kill('SIGKILL');
+    assert.ok(await until(async () => (await get(`${t.url}/readyz`, null)).status === 503), 'readyz turned 503');
+    const down = await get(`${t.url}/readyz`, null);
+    assert.match(String((down.body as { detail: string }).detail), /redis unreachable/);
+    const call = await get(`${t.url}/api/public/v2/rankings`, key);
+    assert.ok(call.status >= 500 && call.status < 600 && !call.text.includes('ECONNREFUSED'), 'a clear error without internals');
+
+    redis = await startRedis(port);
+    assert.ok(await until(async () => (await get(`${t.url}/readyz`, null)).status === 200), 'readyz back to 200');
+    assert.equal((await get(`${t.url}/api/public/v2/rankings`, key)).status, 200);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('finishes the requests in flight, then refuses new connections', async () => {
+    const t = await startTestServer();
+    const key = await t.newKey('paid');
+    const codes = ((await get(`${t.url}/api/public/v2/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=30`, key)).body as { rows: { ticker: string }[] }).rows.map((r) => r.ticker);
+    // Slow the real store's bar read so every request is inside its handler when shutdown starts.
+    const store = t.app.store as { bars: (...args: never[]) => Promise<unknown> };
+    const bars = store.bars.bind(t.app.store);
+    let entered = 0;
+    store.bars = async (...args: never[]) => {
+      entered++;
+      await new Promise((r) => setTimeout(r, 500));
+      return bars(...args);
+    };
+    const inFlight = codes.map((code) => get(`${t.url}/api/public/v2/stocks/${code}/prices?limit=2600`, key));
+    assert.ok(await until(async () => entered === codes.length, 5_000), 'all requests are in their handlers');
+    const closing = t.close();
+    const results = await Promise.all(inFlight);
+    await closing;
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
+    await assert.rejects(fetch(`${t.url}/healthz`));
+  });
+});
