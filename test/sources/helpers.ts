@@ -1,0 +1,123 @@
+// Test helpers for the source adapters: fixtures, a loopback HTTP server that serves
+// recorded responses, a silent logger that keeps its lines, and a ZIP writer for corpCode.
+
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32, deflateRawSync } from 'node:zlib';
+import type { SourceContext, SourceLogger } from '../../src/sources/source.js';
+
+const FIXTURES = new URL('../fixtures/sources/', import.meta.url);
+
+export const fixture = (path: string): string => readFileSync(new URL(path, FIXTURES), 'utf8');
+export const fixtureJson = (path: string): unknown => JSON.parse(fixture(path)) as unknown;
+
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Never answer (for timeout tests). */
+  hang?: boolean;
+}
+
+export interface Recorded {
+  method: string;
+  url: URL;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface Loopback {
+  base: string;
+  requests: Recorded[];
+  close(): Promise<void>;
+}
+
+export async function loopback(route: (req: Recorded) => Reply): Promise<Loopback> {
+  const requests: Recorded[] = [];
+  const hanging: ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const rec: Recorded = {
+        method: req.method ?? 'GET',
+        url: new URL(req.url ?? '/', 'http://127.0.0.1'),
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      requests.push(rec);
+      const reply = route(rec);
+      if (reply.hang) {
+        hanging.push(res);
+        return;
+      }
+      res.writeHead(reply.status ?? 200, reply.headers ?? {});
+      res.end(reply.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const r of hanging) r.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface MemoryLog extends SourceLogger {
+  lines: string[];
+}
+
+export function memoryLog(): MemoryLog {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (msg, fields) => void lines.push(`${msg} ${JSON.stringify(fields ?? {})}`),
+    warn: (msg, fields) => void lines.push(`${msg} ${JSON.stringify(fields ?? {})}`),
+  };
+}
+
+export function context(over: Partial<SourceContext> = {}): SourceContext & { log: MemoryLog } {
+  return { asOf: '2024-11-21', cursor: null, fetch, log: memoryLog(), ...over } as SourceContext & { log: MemoryLog };
+}
+
+/** A one-entry ZIP (deflated), laid out as OpenDART sends corpCode.zip. */
+export function zipOne(name: string, content: string): Uint8Array {
+  const data = Buffer.from(content, 'utf8');
+  const comp = deflateRawSync(data);
+  const nameBuf = Buffer.from(name, 'utf8');
+  const crc = crc32(data);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(0, 6);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(comp.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(nameBuf.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(comp.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(nameBuf.length, 28);
+  central.writeUInt32LE(0, 42);
+  const cdOffset = local.length + nameBuf.length + comp.length;
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(1, 8);
+  eocd.writeUInt16LE(1, 10);
+  eocd.writeUInt32LE(central.length + nameBuf.length, 12);
+  eocd.writeUInt32LE(cdOffset, 16);
+  return new Uint8Array(Buffer.concat([local, nameBuf, comp, central, nameBuf, eocd]));
+}

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { SourceHttpError } from '../../src/sources/http.js';
+import {
+  parseCorpCodeXml,
+  parseDartEnvelope,
+  parseFinancialStatements,
+  parsePeriodicFiling,
+  type DartEnvelope,
+} from '../../src/sources/opendart/parse.js';
+import { OpenDartSource } from '../../src/sources/opendart/source.js';
+import { readFirstZipEntry } from '../../src/sources/opendart/zip.js';
+import { context, fixture, fixtureJson, loopback, zipOne } from './helpers.js';
+
+const env = (path: string): DartEnvelope => {
+  const e = parseDartEnvelope(fixtureJson(path));
+  assert.ok(e);
+  return e;
+};
+
+const SAMSUNG_9M_2023: FinancialReport = {
+  market: 'KR', code: '005930', fiscalYear: 2023, fiscalQuarter: 3, periodEnd: '2023-09-30', disclosedOn: '2023-11-14',
+  consolidated: true,
+  // Income statement: thstrm_add_amount (9 months), not the 3-month thstrm_amount.
+  revenue: 191_161_358_000_000, costOfSales: 136_055_478_000_000, operatingIncome: 3_742_259_000_000,
+  netIncome: 8_222_651_000_000,
+  // Cash flow: thstrm_amount is already cumulative; the PP&E purchase outflow is filed negative.
+  operatingCashFlow: 26_898_616_000_000, capex: 40_589_924_000_000, interestExpense: null,
+  totalAssets: 454_338_349_000_000, currentAssets: 202_109_458_000_000, totalLiabilities: 91_950_009_000_000,
+  currentLiabilities: 76_153_263_000_000, equity: 352_160_063_000_000, cash: 81_363_839_000_000,
+  debt: 7_695_395_000_000, receivables: 41_008_234_000_000, inventory: 55_255_619_000_000, payables: 12_143_012_000_000,
+  shares: null, source: 'opendart',
+};
+
+const SAMSUNG_FY_2023: FinancialReport = {
+  market: 'KR', code: '005930', fiscalYear: 2023, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-03-12',
+  consolidated: true,
+  revenue: 258_935_494_000_000, costOfSales: 180_388_580_000_000, operatingIncome: 6_566_976_000_000,
+  netIncome: 14_473_401_000_000, operatingCashFlow: 44_137_427_000_000, capex: 57_611_271_000_000, interestExpense: null,
+  totalAssets: 455_905_980_000_000, currentAssets: 195_936_557_000_000, totalLiabilities: 92_228_115_000_000,
+  currentLiabilities: 75_719_452_000_000, equity: 353_233_775_000_000, cash: 69_080_893_000_000,
+  // 단기차입금 7,114,601 + 유동성장기부채 1,308,875 + 사채 537,618 + 장기차입금 3,724,850 (KRW million)
+  debt: 12_685_944_000_000,
+  receivables: 36_647_393_000_000, inventory: 51_625_874_000_000, payables: 11_319_824_000_000,
+  shares: null, source: 'opendart',
+};
+
+const KOGAS_H1_2024_OFS: FinancialReport = {
+  market: 'KR', code: '036460', fiscalYear: 2024, fiscalQuarter: 2, periodEnd: '2024-06-30', disclosedOn: '2024-08-14',
+  consolidated: false,
+  revenue: 101_234_567_890, costOfSales: null,
+  // Filed without a standard account_id ("-표준계정코드 미사용-"): matched by its label 영업이익.
+  operatingIncome: 6_543_210_987,
+  // Separate statements: profit for the period (반기순이익), there is no controlling split.
+  netIncome: 4_567_890_123,
+  operatingCashFlow: 8_765_432_109, capex: null, interestExpense: null,
+  totalAssets: 250_987_654_321, currentAssets: 98_123_456_789, totalLiabilities: 61_222_333_444,
+  currentLiabilities: 40_111_222_333, equity: 189_765_320_877, cash: null, debt: null, receivables: null,
+  // '-' is "not reported": null, never 0.
+  inventory: null, payables: null, shares: null, source: 'opendart',
+};
+
+describe('OpenDART parsers', () => {
+  it('keeps listed companies from corpCode.xml (stock_code blank or a space = unlisted)', () => {
+    assert.deepEqual(parseCorpCodeXml(fixture('opendart/CORPCODE.xml')), [
+      { corpCode: '00126380', corpName: '삼성전자', stockCode: '005930', modifyDate: '2024-06-21' },
+      { corpCode: '00113526', corpName: '한국가스공사', stockCode: '036460', modifyDate: '2024-07-02' },
+    ]);
+  });
+
+  it('reads corpCode.xml out of its ZIP', () => {
+    const entry = readFirstZipEntry(zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml')));
+    assert.equal(entry.name, 'CORPCODE.xml');
+    assert.equal(new TextDecoder().decode(entry.data), fixture('opendart/CORPCODE.xml'));
+  });
+
+  it('parses periodic report names, including a correction', () => {
+    const list = env('opendart/list_correction.json').list[0];
+    assert.ok(list);
+    assert.deepEqual(parsePeriodicFiling(list), {
+      corpCode: '00126380', stockCode: '005930', rceptNo: '20231201000456', disclosedOn: '2023-12-01',
+      fiscalYear: 2023, fiscalQuarter: 3, periodEnd: '2023-09-30', reprtCode: '11014', correction: true,
+    });
+    assert.equal(parsePeriodicFiling({ report_nm: '주요사항보고서(자기주식취득결정)', rcept_dt: '20231201' }), null);
+  });
+
+  it('maps a Q3 report to year-to-date (9 month) flows', () => {
+    const ctx = { code: '005930', fiscalYear: 2023, fiscalQuarter: 3 as const, periodEnd: '2023-09-30', fsDiv: 'CFS' as const };
+    assert.deepEqual(parseFinancialStatements(env('opendart/fnltt_00126380_2023_11014_CFS.json'), ctx), SAMSUNG_9M_2023);
+  });
+
+  it('maps an annual report; discrete Q4 follows from FY minus 9M', () => {
+    const fy = parseFinancialStatements(env('opendart/fnltt_00126380_2023_11011_CFS.json'), {
+      code: '005930', fiscalYear: 2023, fiscalQuarter: 4, periodEnd: '2023-12-31', fsDiv: 'CFS',
+    });
+    assert.deepEqual(fy, SAMSUNG_FY_2023);
+    // Q4 2023 net income (controlling) = FY 14,473,401 - 9M 8,222,651 = 6,250,750 (KRW million)
+    assert.equal((fy?.netIncome ?? 0) - (SAMSUNG_9M_2023.netIncome ?? 0), 6_250_750_000_000);
+    // Q4 2023 revenue = 258,935,494 - 191,161,358 = 67,774,136 (KRW million)
+    assert.equal((fy?.revenue ?? 0) - (SAMSUNG_9M_2023.revenue ?? 0), 67_774_136_000_000);
+  });
+
+  it('turns a correction into a second report with the later disclosure date', () => {
+    const ctx = { code: '005930', fiscalYear: 2023, fiscalQuarter: 3 as const, periodEnd: '2023-09-30', fsDiv: 'CFS' as const };
+    const corrected = parseFinancialStatements(env('opendart/fnltt_00126380_2023_11014_CFS_correction.json'), ctx);
+    assert.deepEqual(corrected, { ...SAMSUNG_9M_2023, disclosedOn: '2023-12-01', netIncome: 8_225_651_000_000 });
+  });
+
+  it('maps separate (OFS) statements and gives null for status 013', () => {
+    assert.equal(
+      parseFinancialStatements(env('opendart/fnltt_status_013.json'), { code: '036460', fiscalYear: 2024, fiscalQuarter: 2, periodEnd: '2024-06-30', fsDiv: 'CFS' }),
+      null,
+    );
+    assert.deepEqual(
+      parseFinancialStatements(env('opendart/fnltt_00113526_2024_11012_OFS.json'), { code: '036460', fiscalYear: 2024, fiscalQuarter: 2, periodEnd: '2024-06-30', fsDiv: 'OFS' }),
+      KOGAS_H1_2024_OFS,
+    );
+  });
+});
+
+describe('OpenDartSource against recorded responses', () => {
+  const KEY = 'dartkey0123456789abcdef0123456789abcdef';
+
+  it('pages list.json, keeps listed companies, falls back to OFS, and redacts the key', async () => {
+    const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
+    const server = await loopback((req) => {
+      const p = req.url.searchParams;
+      assert.equal(p.get('crtfc_key'), KEY);
+      if (req.url.pathname === '/api/corpCode.xml') return { headers: { 'content-type': 'application/x-msdownload' }, body: zip };
+      if (req.url.pathname === '/api/list.json') return { body: fixture(`opendart/list_page${p.get('page_no')}.json`) };
+      const key = `${p.get('corp_code')}_${p.get('bsns_year')}_${p.get('reprt_code')}_${p.get('fs_div')}`;
+      const files: Record<string, string> = {
+        '00126380_2023_11014_CFS': 'opendart/fnltt_00126380_2023_11014_CFS.json',
+        '00113526_2024_11012_CFS': 'opendart/fnltt_status_013.json',
+        '00113526_2024_11012_OFS': 'opendart/fnltt_00113526_2024_11012_OFS.json',
+      };
+      const file = files[key];
+      return file ? { body: fixture(file) } : { status: 500, body: `unexpected ${key}` };
+    });
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0, retries: 0 });
+      const ctx = context({ asOf: '2024-08-15', range: { from: '2023-11-01', to: '2024-08-15' } });
+      const result = await source.ingest(ctx);
+      assert.deepEqual(result.data.reports, [SAMSUNG_9M_2023, KOGAS_H1_2024_OFS]);
+      assert.equal(result.cursor, '2024-08-15');
+      const listCalls = server.requests.filter((r) => r.url.pathname === '/api/list.json');
+      assert.deepEqual(listCalls.map((r) => r.url.searchParams.get('page_no')), ['1', '2']);
+      assert.equal(listCalls[0]?.url.searchParams.get('bgn_de'), '20231101');
+      assert.equal(listCalls[0]?.url.searchParams.get('pblntf_ty'), 'A');
+      for (const line of ctx.log.lines) assert.ok(!line.includes(KEY));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an incremental run picks up a correction as a new report', async () => {
+    const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
+    const server = await loopback((req) => {
+      if (req.url.pathname === '/api/corpCode.xml') return { body: zip };
+      if (req.url.pathname === '/api/list.json') return { body: fixture('opendart/list_correction.json') };
+      return { body: fixture('opendart/fnltt_00126380_2023_11014_CFS_correction.json') };
+    });
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      const result = await source.ingest(context({ asOf: '2023-12-02', cursor: '2023-11-15' }));
+      assert.equal(server.requests.find((r) => r.url.pathname === '/api/list.json')?.url.searchParams.get('bgn_de'), '20231115');
+      assert.deepEqual(result.data.reports, [{ ...SAMSUNG_9M_2023, disclosedOn: '2023-12-01', netIncome: 8_225_651_000_000 }]);
+      assert.equal(result.cursor, '2023-12-02');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops on status 020 (request limit) with a clear error and no key', async () => {
+    const server = await loopback((req) =>
+      req.url.pathname === '/api/corpCode.xml'
+        ? { body: zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml')) }
+        : { body: fixture('opendart/status_020.json') },
+    );
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      await assert.rejects(source.ingest(context()), (err: unknown) => {
+        assert.ok(err instanceof SourceHttpError);
+        assert.equal(err.kind, 'upstream');
+        assert.match(err.message, /status 020/);
+        assert.ok(!err.message.includes(KEY));
+        return true;
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fromEnv needs DART_API_KEY', () => {
+    assert.equal(OpenDartSource.fromEnv({}), null);
+    assert.ok(OpenDartSource.fromEnv({ DART_API_KEY: KEY }));
+  });
+});
