@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SourceHttpError } from '../../src/sources/http.js';
+import { parseCustomsXml, toSectorExports, toTradeMonths } from '../../src/sources/customs/parse.js';
+import { sectorOfHs } from '../../src/sources/customs/sectors.js';
+import { CustomsSource } from '../../src/sources/customs/source.js';
+import { context, fixture, loopback } from './helpers.js';
+
+const TOTALS_Q1_2024 = [
+  { month: '2024-01', exports: 54_811_745_418, imports: 55_115_194_441, balance: -303_449_023, source: 'customs' },
+  { month: '2024-02', exports: 52_411_898_774, imports: 48_113_135_644, balance: 4_298_763_130, source: 'customs' },
+  { month: '2024-03', exports: 56_555_713_466, imports: 52_274_641_416, balance: 4_281_072_050, source: 'customs' },
+];
+
+describe('Customs parsers', () => {
+  it('monthly totals drop the trailing 총계 row', () => {
+    const page = parseCustomsXml(fixture('customs/newtrade_2024.xml'));
+    assert.equal(page?.items.length, 4);
+    assert.deepEqual(toTradeMonths(page?.items ?? []), TOTALS_Q1_2024);
+  });
+
+  it('sector exports sum HSK rows by prefix; unmatched goes to Other; commas parsed', () => {
+    const page = parseCustomsXml(fixture('customs/itemtrade_202403.xml'));
+    const rows = toSectorExports(page?.items ?? []).filter((r) => r.exports !== 0);
+    assert.deepEqual(rows, [
+      // 8542321010 디램 9,802,315,552 + 8541490000 702,114,210
+      { month: '2024-03', sector: 'Semiconductors', exports: 10_504_429_762, source: 'customs' },
+      { month: '2024-03', sector: 'Automobiles', exports: 6_012_771_023, source: 'customs' },
+      { month: '2024-03', sector: 'Steel', exports: 1_901_225_410, source: 'customs' },
+    ]);
+    // Every sector appears for the month, zero when nothing matched (1001999090 exported nothing: Other = 0).
+    const all = toSectorExports(page?.items ?? []);
+    assert.ok(all.some((r) => r.sector === 'Other' && r.exports === 0));
+    assert.ok(all.some((r) => r.sector === 'Shipbuilding' && r.exports === 0));
+  });
+
+  it('maps HS prefixes, longest first', () => {
+    assert.equal(sectorOfHs('8507600000'), 'Secondary Batteries');
+    assert.equal(sectorOfHs('9013801000'), 'Displays');
+    assert.equal(sectorOfHs('9013100000'), 'Other');
+    assert.equal(sectorOfHs('2710192000'), 'Petroleum Products');
+  });
+});
+
+describe('CustomsSource against recorded responses', () => {
+  const KEY = 'customsKey%2Bencoded%3D%3D';
+
+  it('re-reads the last three months, windows totals by year, fetches sectors per month', async () => {
+    const server = await loopback((req) => {
+      // An already-encoded ("Encoding") key is passed through unchanged.
+      assert.equal(req.url.search.split('&')[0], `?serviceKey=${KEY}`);
+      if (req.url.pathname.endsWith('/Newtrade/getNewtradeList')) return { body: fixture('customs/newtrade_2024.xml') };
+      if (req.url.searchParams.get('strtYymm') === '202403') return { body: fixture('customs/itemtrade_202403.xml') };
+      return { body: '<response><header><resultCode>00</resultCode><resultMsg>정상서비스.</resultMsg></header><body><items></items><totalCount>0</totalCount></body></response>' };
+    });
+    try {
+      const source = new CustomsSource({ serviceKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      const result = await source.ingest(context({ asOf: '2024-04-20', cursor: '2024-02' }));
+      assert.deepEqual(result.data.trade, TOTALS_Q1_2024);
+      const newtrade = server.requests.filter((r) => r.url.pathname.endsWith('getNewtradeList'));
+      assert.deepEqual(newtrade.map((r) => [r.url.searchParams.get('strtYymm'), r.url.searchParams.get('endYymm')]), [['202312', '202403']]);
+      const months = server.requests.filter((r) => r.url.pathname.endsWith('getItemtradeList')).map((r) => r.url.searchParams.get('strtYymm'));
+      assert.deepEqual(months, ['202312', '202401', '202402', '202403']);
+      assert.equal(result.data.sectorExports?.find((r) => r.sector === 'Semiconductors')?.exports, 10_504_429_762);
+      assert.equal(result.cursor, '2024-03');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports resultCode 99 as an upstream error', async () => {
+    const server = await loopback(() => ({ body: fixture('customs/error_99.xml') }));
+    try {
+      await assert.rejects(
+        new CustomsSource({ serviceKey: 'k', baseUrl: server.base, requestsPerSecond: 0 }).ingest(context({ cursor: '2024-02', asOf: '2024-04-01' })),
+        (err: unknown) => err instanceof SourceHttpError && err.kind === 'upstream' && /resultCode 99/.test(err.message),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
