@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { configuredSources } from '../../src/sources/index.js';
+
+describe('configuredSources', () => {
+  it('is empty without keys, so the pipeline can fall back to the demo source', () => {
+    assert.deepEqual(configuredSources({}), []);
+  });
+
+  it('returns the adapters whose keys are present', () => {
+    const names = (env: Record<string, string>): string[] => configuredSources(env).map((s) => s.name);
+    assert.deepEqual(names({ DATA_GO_KR_API_KEY: 'k' }), ['fsc', 'customs']);
+    assert.deepEqual(names({ US_PRICES_API_KEY: 'k' }), []); // needs SEC_USER_AGENT for shares
+    assert.deepEqual(
+      names({ DART_API_KEY: 'k', DATA_GO_KR_API_KEY: 'k', KRX_COOKIE: 'c', SEC_USER_AGENT: 'A a@b.c', US_PRICES_API_KEY: 'k', ECOS_API_KEY: 'k' }),
+      ['opendart', 'fsc', 'krx', 'sec', 'polygon', 'customs', 'ecos'],
+    );
+  });
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { parseCompanyFacts, parseCompanyTickers, parseDailyFormIndex, parseSubmissions } from '../../src/sources/sec/parse.js';
+import { SecSource } from '../../src/sources/sec/source.js';
+import { context, fixture, fixtureJson, loopback } from './helpers.js';
+
+const M = 1_000_000;
+const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null };
+// Apple's fiscal year ends on the last Saturday of September: FY2024 = 2023-10-01 .. 2024-09-28.
+const AAPL_9M_FY2024: FinancialReport = {
+  ...base, code: 'AAPL', fiscalYear: 2024, fiscalQuarter: 3, periodEnd: '2024-06-29', disclosedOn: '2024-08-02',
+  // The 10-Q also tags the 3-month figure (85,777) and the prior year's 9 months (293,787) with fy=2024 fp=Q3;
+  // year-to-date is the fact running from the fiscal-year start 2023-10-01.
+  revenue: 296_105 * M, costOfSales: 158_181 * M, operatingIncome: 94_426 * M, netIncome: 79_000 * M,
+  operatingCashFlow: 91_443 * M, capex: 6_539 * M,
+  totalAssets: 331_612 * M, currentAssets: 125_435 * M, totalLiabilities: 264_904 * M, currentLiabilities: 131_624 * M,
+  equity: 66_708 * M, cash: 25_565 * M,
+  // LongTermDebtNoncurrent 86,196 + LongTermDebtCurrent 12,578 + CommercialPaper 2,994
+  debt: 101_768 * M,
+  receivables: 22_795 * M, inventory: 6_165 * M, payables: 47_574 * M,
+  // Cover page of the 10-Q, dated 2024-07-19.
+  shares: 15_222_259_000,
+};
+const AAPL_FY2024: FinancialReport = {
+  ...base, code: 'AAPL', fiscalYear: 2024, fiscalQuarter: 4, periodEnd: '2024-09-28', disclosedOn: '2024-11-01',
+  revenue: 391_035 * M, costOfSales: 210_352 * M, operatingIncome: 123_216 * M, netIncome: 93_736 * M,
+  operatingCashFlow: 118_254 * M, capex: 9_447 * M,
+  totalAssets: 364_980 * M, currentAssets: 152_987 * M, totalLiabilities: 308_030 * M, currentLiabilities: 176_392 * M,
+  equity: 56_950 * M, cash: 29_943 * M,
+  debt: 106_629 * M, // 85,750 + 10,912 + 9,967
+  receivables: 33_410 * M, inventory: 7_286 * M, payables: 68_960 * M, shares: 15_115_823_000,
+};
+
+const nulls = {
+  costOfSales: null, operatingIncome: null, operatingCashFlow: null, capex: null, currentAssets: null,
+  totalLiabilities: null, currentLiabilities: null, equity: null, cash: null, receivables: null, inventory: null, payables: null,
+};
+
+describe('SEC parsers', () => {
+  it('company_tickers.json: class tickers use a dot', () => {
+    assert.deepEqual(parseCompanyTickers(fixtureJson('sec/company_tickers.json'))?.map((t) => [t.cik, t.ticker]), [
+      [320193, 'AAPL'], [789019, 'MSFT'], [1067983, 'BRK.B'], [1751788, 'DOW'],
+    ]);
+  });
+
+  it('companyfacts with a September fiscal year: one report per 10-Q/10-K, YTD flows, comparatives ignored', () => {
+    const parsed = parseCompanyFacts(fixtureJson('sec/companyfacts_CIK0000320193.json'), 'AAPL');
+    assert.ok(parsed);
+    assert.deepEqual(parsed.reports, [AAPL_9M_FY2024, AAPL_FY2024]);
+    assert.equal(parsed.fiscalYearEndMonth, 9);
+    // Discrete fiscal Q4 2024 net income = FY 93,736 - 9M 79,000 = 14,736 ($ million)
+    assert.equal((AAPL_FY2024.netIncome ?? 0) - (AAPL_9M_FY2024.netIncome ?? 0), 14_736 * M);
+  });
+
+  it('an amended 10-K becomes a correction with its own filed date', () => {
+    const parsed = parseCompanyFacts(fixtureJson('sec/companyfacts_CIK0001751788.json'), 'DOW');
+    assert.ok(parsed);
+    const common = { ...base, ...nulls, code: 'DOW', fiscalYear: 2023 };
+    assert.deepEqual(parsed.reports, [
+      { ...common, fiscalQuarter: 3, periodEnd: '2023-09-30', disclosedOn: '2023-11-02', revenue: 6_300 * M, netIncome: 700 * M, totalAssets: null, debt: null, shares: null },
+      // LongTermDebt 3,000 + ShortTermBorrowings 250
+      { ...common, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-02-20', revenue: 8_600 * M, netIncome: 910 * M, totalAssets: 15_000 * M, debt: 3_250 * M, shares: 412_000_000 },
+      { ...common, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-05-10', revenue: 8_600 * M, netIncome: 880 * M, totalAssets: 15_000 * M, debt: 3_250 * M, shares: null },
+    ]);
+  });
+
+  it('daily form index: periodic filers only, names with double spaces', () => {
+    assert.deepEqual(parseDailyFormIndex(fixture('sec/form.20241101.idx')), [320193, 789019, 1234567]);
+  });
+
+  it('submissions: exchange, SIC description, fiscal year end', () => {
+    assert.deepEqual(parseSubmissions(fixtureJson('sec/submissions_CIK0000320193.json')), {
+      exchange: 'NASDAQ', sector: 'Electronic Computers', fiscalYearEndMonth: 9,
+    });
+  });
+});
+
+describe('SecSource against recorded responses', () => {
+  it('incremental run: daily index -> companyfacts for filers only, with the configured User-Agent', async () => {
+    const server = await loopback((req) => {
+      assert.equal(req.headers['user-agent'], 'Example Research admin@example.com');
+      const p = req.url.pathname;
+      if (p === '/files/company_tickers.json') return { body: fixture('sec/company_tickers.json') };
+      if (p === '/Archives/edgar/daily-index/2024/QTR4/form.20241101.idx') return { body: fixture('sec/form.20241101.idx') };
+      if (p === '/api/xbrl/companyfacts/CIK0000320193.json') return { body: fixture('sec/companyfacts_CIK0000320193.json') };
+      if (p === '/submissions/CIK0000320193.json') return { body: fixture('sec/submissions_CIK0000320193.json') };
+      return { status: 404, body: 'Not Found' };
+    });
+    try {
+      const source = new SecSource({ userAgent: 'Example Research admin@example.com', dataBaseUrl: server.base, wwwBaseUrl: server.base, requestsPerSecond: 10 });
+      const result = await source.ingest(context({ asOf: '2024-11-01', cursor: '2024-10-31' }));
+      assert.deepEqual(result.data.reports, [AAPL_9M_FY2024, AAPL_FY2024]);
+      assert.deepEqual(result.data.securities, [
+        { market: 'US', code: 'AAPL', name: 'Apple Inc.', exchange: 'NASDAQ', sector: 'Electronic Computers', currency: 'USD', fiscalYearEndMonth: 9, source: 'sec' },
+      ]);
+      assert.equal(result.cursor, '2024-11-01');
+      const paths = server.requests.map((r) => r.url.pathname);
+      assert.ok(!paths.some((p) => p.includes('CIK0001067983')), 'Berkshire only filed an 8-K');
+      assert.ok(paths.includes('/api/xbrl/companyfacts/CIK0000789019.json'));
+    } finally {
+      await server.close();
+    }
+  });
+});
