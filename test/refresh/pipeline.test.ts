@@ -1,0 +1,122 @@
+// The refresh pipeline with a scripted source: idempotent ingest, the cursor handed back,
+// an atomic swap under concurrent reads, and the CLI's refresh and backfill commands.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import type { DailyBar } from '../../src/domain/model.js';
+import { Refresher } from '../../src/refresh/pipeline.js';
+import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
+import { get, startTestServer, type TestServer } from '../support/server.js';
+import { tempDir } from '../support/tmp.js';
+
+const run = promisify(execFile);
+
+/** A source that, on run n, re-issues the latest bar of one stock with close = base + n. */
+class PriceBumpSource implements Source {
+  readonly name = 'scripted';
+  runs = 0;
+  cursors: (string | null)[] = [];
+  constructor(private readonly bar: DailyBar) {}
+  async ingest(ctx: SourceContext): Promise<SourceResult> {
+    this.cursors.push(ctx.cursor);
+    this.runs++;
+    const close = this.bar.close + this.runs;
+    return {
+      data: { bars: [{ ...this.bar, close, high: Math.max(this.bar.high, close), marketCap: close * this.bar.shares, source: 'scripted' }] },
+      cursor: `run-${this.runs}`,
+    };
+  }
+}
+
+describe('refresh pipeline', () => {
+  let t: TestServer;
+  let key: string;
+  let code: string;
+  let source: PriceBumpSource;
+  let refresher: Refresher;
+
+  before(async () => {
+    t = await startTestServer();
+    key = await t.newKey('paid');
+    const rows = (await get(`${t.url}/api/public/v2/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=1`, key)).body as { rows: { ticker: string }[] };
+    code = rows.rows[0]!.ticker;
+    const security = (await t.app.store.securities()).find((s) => s.code === code)!;
+    const bars = await t.app.store.bars(security.id);
+    source = new PriceBumpSource(bars.at(-1)!);
+    refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'scripted' });
+  });
+  after(() => t.close());
+
+  it('hands the last cursor back and stores a source run idempotently', async () => {
+    const security = (await t.app.store.securities()).find((s) => s.code === code)!;
+    const countBefore = (await t.app.store.bars(security.id)).length;
+    const first = await refresher.run();
+    assert.deepEqual(first.sources.map((s) => [s.source, s.ok, s.records]), [['scripted', true, 1]]);
+    const second = await refresher.run();
+    assert.equal(second.version, (first.version ?? 0) + 1);
+    assert.deepEqual(source.cursors, [null, 'run-1']);
+    const after = await t.app.store.bars(security.id);
+    assert.equal(after.length, countBefore, 'the re-issued bar replaced the stored one; no duplicate row');
+    assert.equal(after.at(-1)?.close, source['bar'].close + 2);
+  });
+
+  it('never shows a half-built dataset to concurrent readers', async () => {
+    // Each refresh moves the clock one second, so a response's updatedAt names its snapshot,
+    // and that snapshot's price is known: the pair must always match.
+    const expected = new Map<string, number>();
+    const record = () => {
+      const current = t.app.holder.current!;
+      expected.set(current.updatedAt, current.stock(code).price!.close);
+    };
+    record();
+    let stop = false;
+    const seen: { updatedAt: string; price: number; status: number }[] = [];
+    const readers = Array.from({ length: 8 }, async () => {
+      while (!stop) {
+        const res = await get(`${t.url}/api/public/v2/stocks/${code}/score`, key);
+        const b = res.body as { updatedAt: string; currentPrice: number };
+        seen.push({ updatedAt: b.updatedAt, price: b.currentPrice, status: res.status });
+      }
+    });
+    for (let i = 0; i < 5; i++) {
+      t.clock.now = new Date(t.clock.now.getTime() + 1000);
+      await refresher.run();
+      record();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    stop = true;
+    await Promise.all(readers);
+    assert.ok(seen.length > 20, `readers made ${seen.length} requests`);
+    assert.ok(seen.every((s) => s.status === 200));
+    for (const s of seen) assert.equal(s.price, expected.get(s.updatedAt), `snapshot ${s.updatedAt}`);
+    assert.ok(new Set(seen.map((s) => s.updatedAt)).size >= 3, 'readers saw several snapshots');
+  });
+});
+
+describe('CLI refresh and backfill', () => {
+  it('runs one refresh and reports it; backfill validates its range', async () => {
+    const tmp = tempDir();
+    try {
+      const env = { ...process.env, DATA_DIR: tmp.dir, DEMO_SCALE: '0.05', LOG_LEVEL: 'silent' };
+      // The store is empty: `refresh` with no sources configured has nothing to ingest.
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'refresh'], { env });
+      const report = JSON.parse(stdout) as { ran: boolean; version: number; sources: unknown[] };
+      assert.deepEqual([report.ran, report.version, report.sources], [true, 1, []]);
+      await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'backfill', '--from', '2024-02-01', '--to', '2024-01-01'], { env }), (err: { code?: number; stderr?: string }) => err.code === 2 && /from <= to/.test(err.stderr ?? ''));
+      const created = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', 'paid', '--name', 'ci'], { env });
+      const key = created.stdout.trim().split('\n').at(-1)!;
+      assert.match(key, /^sk_live_[A-Za-z0-9_-]{43}$/);
+      const listed = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'list'], { env });
+      assert.ok(listed.stdout.includes(key.slice(0, 16)) && !listed.stdout.includes(key), 'lists the prefix, never the key');
+      const revoked = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'revoke', key.slice(0, 16)], { env });
+      assert.match(revoked.stdout, /revoked/);
+      const plan = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'plan', key.slice(0, 16), 'free'], { env });
+      assert.match(plan.stdout, /free plan/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
