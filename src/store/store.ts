@@ -1,7 +1,7 @@
 // The store: one interface over the database, one Kysely implementation for both engines.
 // It stores and reads normalised records; it computes nothing.
 
-import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
+import { Migrator, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type {
   DailyBar,
   Dataset,
@@ -174,144 +174,78 @@ export class KyselyStore implements Store {
   }
 
   private async writePart(trx: Transaction<DB>, data: Partial<Dataset>, ids: Map<string, number>): Promise<void> {
-    {
-      const idOf = (market: Market, code: string): number => {
-        const id = ids.get(`${market}:${code}`);
-        if (id === undefined) throw new Error(`record for unknown security ${market}:${code}`);
-        return id;
-      };
-      for (const part of chunks(data.bars ?? [])) {
-        await trx
-          .insertInto('bars')
-          .values(
-            part.map((b) => ({
-              security_id: idOf(b.market, b.code),
-              date: b.date,
-              open: b.open,
-              high: b.high,
-              low: b.low,
-              close: b.close,
-              volume: b.volume,
-              traded_value: b.tradedValue,
-              shares: b.shares,
-              market_cap: b.marketCap,
-              source: b.source,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['security_id', 'date']).doUpdateSet((eb) => ({
-              open: eb.ref('excluded.open'),
-              high: eb.ref('excluded.high'),
-              low: eb.ref('excluded.low'),
-              close: eb.ref('excluded.close'),
-              volume: eb.ref('excluded.volume'),
-              traded_value: eb.ref('excluded.traded_value'),
-              shares: eb.ref('excluded.shares'),
-              market_cap: eb.ref('excluded.market_cap'),
-              source: eb.ref('excluded.source'),
-            })),
-          )
-          .execute();
-      }
-      for (const part of chunks(data.reports ?? [])) {
-        await trx
-          .insertInto('reports')
-          .values(part.map((r) => reportRow(idOf(r.market, r.code), r)))
-          .onConflict((oc) =>
-            oc
-              .columns(['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'])
-              .doUpdateSet((eb) => {
-                const set: Record<string, unknown> = { period_end: eb.ref('excluded.period_end'), source: eb.ref('excluded.source') };
-                for (const k of ITEM_KEYS) set[reportColumns[k]] = eb.ref(`excluded.${reportColumns[k]}`);
-                return set;
-              }),
-          )
-          .execute();
-      }
-      for (const part of chunks(data.flows ?? [])) {
-        await trx
-          .insertInto('flows')
-          .values(
-            part.map((f) => ({
-              security_id: idOf(f.market, f.code),
-              date: f.date,
-              foreign_net: f.foreignNet,
-              institution_net: f.institutionNet,
-              source: f.source,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['security_id', 'date']).doUpdateSet((eb) => ({
-              foreign_net: eb.ref('excluded.foreign_net'),
-              institution_net: eb.ref('excluded.institution_net'),
-              source: eb.ref('excluded.source'),
-            })),
-          )
-          .execute();
-      }
-      for (const part of chunks(data.fx ?? [])) {
-        await trx
-          .insertInto('fx')
-          .values(part.map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })))
-          .onConflict((oc) =>
-            oc.column('date').doUpdateSet((eb) => ({ usd_krw: eb.ref('excluded.usd_krw'), source: eb.ref('excluded.source') })),
-          )
-          .execute();
-      }
-      for (const part of chunks(data.trade ?? [])) {
-        await trx
-          .insertInto('trade')
-          .values(part.map((t) => ({ month: t.month, exports: t.exports, imports: t.imports, balance: t.balance, source: t.source })))
-          .onConflict((oc) =>
-            oc.column('month').doUpdateSet((eb) => ({
-              exports: eb.ref('excluded.exports'),
-              imports: eb.ref('excluded.imports'),
-              balance: eb.ref('excluded.balance'),
-              source: eb.ref('excluded.source'),
-            })),
-          )
-          .execute();
-      }
-      for (const part of chunks(data.sectorExports ?? [])) {
-        await trx
-          .insertInto('sector_exports')
-          .values(part.map((s) => ({ month: s.month, sector: s.sector, exports: s.exports, source: s.source })))
-          .onConflict((oc) =>
-            oc.columns(['month', 'sector']).doUpdateSet((eb) => ({ exports: eb.ref('excluded.exports'), source: eb.ref('excluded.source') })),
-          )
-          .execute();
-      }
-    }
+    const idOf = (market: Market, code: string): number => {
+      const id = ids.get(`${market}:${code}`);
+      if (id === undefined) throw new Error(`record for unknown security ${market}:${code}`);
+      return id;
+    };
+    await upsert(
+      trx,
+      'bars',
+      ['security_id', 'date'],
+      (data.bars ?? []).map((b) => ({
+        security_id: idOf(b.market, b.code),
+        date: b.date,
+        open: b.open,
+        high: b.high,
+        low: b.low,
+        close: b.close,
+        volume: b.volume,
+        traded_value: b.tradedValue,
+        shares: b.shares,
+        market_cap: b.marketCap,
+        source: b.source,
+      })),
+    );
+    await upsert(
+      trx,
+      'reports',
+      ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
+      (data.reports ?? []).map((r) => reportRow(idOf(r.market, r.code), r)),
+    );
+    await upsert(
+      trx,
+      'flows',
+      ['security_id', 'date'],
+      (data.flows ?? []).map((f) => ({
+        security_id: idOf(f.market, f.code),
+        date: f.date,
+        foreign_net: f.foreignNet,
+        institution_net: f.institutionNet,
+        source: f.source,
+      })),
+    );
+    await upsert(trx, 'fx', ['date'], (data.fx ?? []).map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })));
+    await upsert(
+      trx,
+      'trade',
+      ['month'],
+      (data.trade ?? []).map((t) => ({ month: t.month, exports: t.exports, imports: t.imports, balance: t.balance, source: t.source })),
+    );
+    await upsert(
+      trx,
+      'sector_exports',
+      ['month', 'sector'],
+      (data.sectorExports ?? []).map((x) => ({ month: x.month, sector: x.sector, exports: x.exports, source: x.source })),
+    );
   }
 
   private async writeSecurities(trx: Transaction<DB>, securities: readonly Security[]): Promise<void> {
-    for (const part of chunks(securities)) {
-      await trx
-        .insertInto('securities')
-        .values(
-          part.map((s) => ({
-            market: s.market,
-            code: s.code,
-            name: s.name,
-            exchange: s.exchange,
-            sector: s.sector,
-            currency: s.currency,
-            fiscal_year_end_month: s.fiscalYearEndMonth,
-            source: s.source,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.columns(['market', 'code']).doUpdateSet((eb) => ({
-            name: eb.ref('excluded.name'),
-            exchange: eb.ref('excluded.exchange'),
-            sector: eb.ref('excluded.sector'),
-            currency: eb.ref('excluded.currency'),
-            fiscal_year_end_month: eb.ref('excluded.fiscal_year_end_month'),
-            source: eb.ref('excluded.source'),
-          })),
-        )
-        .execute();
-    }
+    await upsert(
+      trx,
+      'securities',
+      ['market', 'code'],
+      securities.map((s) => ({
+        market: s.market,
+        code: s.code,
+        name: s.name,
+        exchange: s.exchange,
+        sector: s.sector,
+        currency: s.currency,
+        fiscal_year_end_month: s.fiscalYearEndMonth,
+        source: s.source,
+      })),
+    );
   }
 
   private async securityIds(db: Kysely<DB>): Promise<Map<string, number>> {
@@ -609,6 +543,29 @@ export async function runMigrations(db: Kysely<DB>, engine: Engine): Promise<voi
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+type Table = keyof DB;
+
+/**
+ * Inserts rows in chunks; a row whose key exists replaces every non-key column (the
+ * `excluded` row is SQLite's and PostgreSQL's name for the proposed one). This is what makes
+ * every write idempotent.
+ */
+async function upsert<T extends Table>(trx: Transaction<DB>, table: T, key: readonly string[], rows: readonly Insertable<DB[T]>[]): Promise<void> {
+  const first = rows[0];
+  if (first === undefined) return;
+  const update = Object.keys(first).filter((c) => !key.includes(c));
+  // Kysely cannot type a table chosen at run time; the rows were typed against DB[T] above.
+  const db = trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const set: Record<string, unknown> = Object.fromEntries(update.map((c) => [c, sql.ref(`excluded.${c}`)]));
+  for (const part of chunks(rows)) {
+    await db
+      .insertInto(table as string)
+      .values(part as Record<string, unknown>[])
+      .onConflict((oc) => oc.columns(key as string[]).doUpdateSet(set))
+      .execute();
   }
 }
 
