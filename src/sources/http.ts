@@ -4,7 +4,7 @@
 // URLs that may hold keys (data.go.kr `serviceKey`, OpenDART `crtfc_key`, ECOS puts the key
 // in the path), so every message and log line goes through `redact`.
 
-import type { SourceLogger } from './source.js';
+import type { SourceContext, SourceLogger } from './source.js';
 
 export type HttpErrorKind = 'http' | 'timeout' | 'network' | 'parse' | 'upstream' | 'aborted';
 
@@ -115,6 +115,39 @@ export interface HttpClientOptions {
   log?: SourceLogger;
   /** Name used in messages, e.g. `opendart`. */
   source: string;
+}
+
+/** The timeout and retry settings every adapter's configuration shares. */
+export interface HttpTuning {
+  /** Per-attempt timeout. */
+  timeoutMs?: number;
+  /** Extra attempts after the first, for 429/5xx, timeouts and network errors. */
+  retries?: number;
+  /** First backoff; doubles each attempt. */
+  backoffMs?: number;
+}
+
+/**
+ * The HttpClient of one ingest run: the run's fetch, abort signal and log, the adapter's
+ * tuning over its own defaults, and its limiter, secrets and headers.
+ */
+export function clientForRun(
+  source: string,
+  ctx: Pick<SourceContext, 'fetch' | 'signal' | 'log'>,
+  tuning: HttpTuning,
+  options: Pick<HttpClientOptions, 'limiter' | 'secrets' | 'headers'> & { defaults?: HttpTuning } = {},
+): HttpClient {
+  const { defaults, ...rest } = options;
+  return new HttpClient({
+    source,
+    fetch: ctx.fetch,
+    signal: ctx.signal,
+    log: ctx.log,
+    timeoutMs: tuning.timeoutMs ?? defaults?.timeoutMs ?? 30_000,
+    retries: tuning.retries ?? defaults?.retries ?? 3,
+    backoffMs: tuning.backoffMs ?? defaults?.backoffMs ?? 1_000,
+    ...rest,
+  });
 }
 
 export interface RequestOptions {

@@ -3,18 +3,15 @@
 // (provisional -> final), so each run re-reads the last three months before the cursor.
 
 import type { SectorExportMonth, TradeMonth } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
 import { addMonths, monthsBetween } from '../shared/parse.js';
 import { parseCustomsXml, SOURCE_NAME, toSectorExports, toTradeMonths, type CustomsPage } from './parse.js';
 
-export interface CustomsConfig {
+export interface CustomsConfig extends HttpTuning {
   serviceKey: string;
   baseUrl?: string;
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   requestsPerSecond?: number;
   pageSize?: number;
   /** First month of the totals series on a first run (data exist from 1990-01). */
@@ -81,17 +78,7 @@ export class CustomsSource implements Source {
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
-    const http = new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 120_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 2_000,
-      limiter: this.limiter,
-      secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)],
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)], defaults: { timeoutMs: 120_000, backoffMs: 2_000 } });
     const to = ctx.range ? ctx.range.to.slice(0, 7) : addMonths(ctx.asOf.slice(0, 7), -1);
     const from = ctx.range
       ? ctx.range.from.slice(0, 7)

@@ -3,17 +3,14 @@
 // redaction by value matters here. Rows are paged by the start/end row numbers.
 
 import type { FxRate } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate } from '../shared/parse.js';
 import { parseStatisticSearch, SOURCE_NAME } from './parse.js';
 
-export interface EcosConfig {
+export interface EcosConfig extends HttpTuning {
   apiKey: string;
   baseUrl?: string;
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   requestsPerSecond?: number;
   pageSize?: number;
   firstDate?: string;
@@ -36,17 +33,7 @@ export class EcosSource implements Source {
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
-    const http = new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 30_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 1_000,
-      limiter: this.limiter,
-      secrets: [this.config.apiKey],
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.apiKey] });
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : (this.config.firstDate ?? '1990-01-01'));
     const to = ctx.range?.to ?? ctx.asOf;
     const fx: FxRate[] = [];

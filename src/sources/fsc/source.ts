@@ -2,18 +2,15 @@
 // fetched as one date range and paged (numOfRows/pageNo/totalCount).
 
 import type { DailyBar, Security } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
 import { addDays, compactDate } from '../shared/parse.js';
 import { parseFscItem, parseFscPage, SOURCE_NAME } from './parse.js';
 
-export interface FscConfig {
+export interface FscConfig extends HttpTuning {
   serviceKey: string;
   baseUrl?: string;
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   /** data.go.kr development keys allow 10,000 calls a day; pace politely. */
   requestsPerSecond?: number;
   pageSize?: number;
@@ -37,17 +34,7 @@ export class FscSource implements Source {
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
-    const http = new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 60_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 1_000,
-      limiter: this.limiter,
-      secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)],
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)], defaults: { timeoutMs: 60_000 } });
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(ctx.asOf, -(this.config.firstRunDays ?? 7)));
     const to = ctx.range?.to ?? ctx.asOf;
     const bars: DailyBar[] = [];

@@ -2,19 +2,16 @@
 // (9000) and institutions (7050, 기관합계) on KOSPI (STK) and KOSDAQ (KSQ): four POSTs a day.
 
 import type { InvestorFlow } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import { INVESTOR, mergeFlows, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
 
-export interface KrxConfig {
+export interface KrxConfig extends HttpTuning {
   baseUrl?: string;
   /** A logged-in data.krx.co.kr session cookie; the marketplace answers `LOGOUT` without one. */
   cookie?: string;
   userAgent?: string;
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   /** KRX publishes no limit; one request a second is polite. */
   requestsPerSecond?: number;
   /** Days fetched per run at most, so a long gap is caught up over several runs. */
@@ -71,18 +68,7 @@ export class KrxSource implements Source {
       referer: `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`,
     };
     if (this.config.cookie) headers['cookie'] = this.config.cookie;
-    const http = new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 30_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 1_000,
-      limiter: this.limiter,
-      secrets: this.config.cookie ? [this.config.cookie] : [],
-      headers,
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: this.config.cookie ? [this.config.cookie] : [], headers });
     // Today's figures are provisional until the evening; only completed days are taken.
     const to = ctx.range?.to ?? addDays(ctx.asOf, -1);
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(to, -(this.config.firstRunDays ?? 7)));

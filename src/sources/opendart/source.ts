@@ -3,7 +3,7 @@
 // (fnlttSinglAcntAll.json), consolidated first and separate as the fallback.
 
 import type { FinancialReport } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate } from '../shared/parse.js';
 import {
@@ -19,12 +19,9 @@ import {
 } from './parse.js';
 import { readFirstZipEntry } from './zip.js';
 
-export interface OpenDartConfig {
+export interface OpenDartConfig extends HttpTuning {
   apiKey: string;
   baseUrl?: string;
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   /** OpenDART allows 20,000 calls a day per key and answers status 020 past it; we also pace calls. */
   requestsPerSecond?: number;
   /** How far back the first run looks (list.json searches at most three months without corp_code). */
@@ -48,17 +45,7 @@ export class OpenDartSource implements Source {
   }
 
   private client(ctx: SourceContext): HttpClient {
-    return new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 30_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 1_000,
-      limiter: this.limiter,
-      secrets: [this.config.apiKey],
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    return clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.apiKey] });
   }
 
   private url(path: string, params: Record<string, string>): string {

@@ -3,22 +3,19 @@
 // Shares come from SEC frames (three SEC requests a run), so SEC_USER_AGENT is required.
 
 import type { DailyBar } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, weekdaysBetween } from '../shared/parse.js';
 import { parseCompanyTickers } from '../sec/parse.js';
 import { parseGrouped, parseSharesFrame, SOURCE_NAME, toDailyBars } from './parse.js';
 
 
-export interface PolygonConfig {
+export interface PolygonConfig extends HttpTuning {
   apiKey: string;
   baseUrl?: string;
   secUserAgent: string;
   secDataBaseUrl?: string;
   secWwwBaseUrl?: string;
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   requestsPerMinute?: number;
   maxDaysPerRun?: number;
   firstRunDays?: number;
@@ -53,17 +50,7 @@ export class PolygonSource implements Source {
 
   /** Ticker -> shares outstanding from the two latest calendar-quarter frames. */
   async shares(ctx: SourceContext, asOf: string): Promise<Map<string, number>> {
-    const http = new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 30_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 1_000,
-      limiter: this.secLimiter,
-      headers: { 'user-agent': this.config.secUserAgent },
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.secLimiter, headers: { 'user-agent': this.config.secUserAgent } });
     const www = (this.config.secWwwBaseUrl ?? 'https://www.sec.gov').replace(/\/+$/, '');
     const data = (this.config.secDataBaseUrl ?? 'https://data.sec.gov').replace(/\/+$/, '');
     const tickersUrl = `${www}/files/company_tickers.json`;
@@ -93,17 +80,7 @@ export class PolygonSource implements Source {
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
-    const http = new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 60_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 15_000,
-      limiter: this.limiter,
-      secrets: [this.config.apiKey],
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.apiKey], defaults: { timeoutMs: 60_000, backoffMs: 15_000 } });
     // asOf is a Seoul date; the US session of that date has not closed yet.
     const to = ctx.range?.to ?? addDays(ctx.asOf, -1);
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(to, -(this.config.firstRunDays ?? 5)));

@@ -4,7 +4,7 @@
 // a second (https://www.sec.gov/os/accessing-edgar-data).
 
 import type { FinancialReport, Security } from '../../domain/model.js';
-import { HttpClient, RateLimiter } from '../http.js';
+import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import {
@@ -18,7 +18,7 @@ import {
   type TickerEntry,
 } from './parse.js';
 
-export interface SecConfig {
+export interface SecConfig extends HttpTuning {
   /** "Company Name admin@example.com": SEC blocks requests without one. */
   userAgent: string;
   /** data.sec.gov (XBRL APIs, submissions). */
@@ -27,9 +27,6 @@ export interface SecConfig {
   wwwBaseUrl?: string;
   /** Limit the universe to these tickers (comma-separated in SEC_TICKERS). */
   tickers?: readonly string[];
-  timeoutMs?: number;
-  retries?: number;
-  backoffMs?: number;
   requestsPerSecond?: number;
   /** A gap longer than this many days is treated as a first run. */
   maxIndexDays?: number;
@@ -60,17 +57,7 @@ export class SecSource implements Source {
   }
 
   private client(ctx: SourceContext): HttpClient {
-    return new HttpClient({
-      source: this.name,
-      fetch: ctx.fetch,
-      timeoutMs: this.config.timeoutMs ?? 30_000,
-      retries: this.config.retries ?? 3,
-      backoffMs: this.config.backoffMs ?? 1_000,
-      limiter: this.limiter,
-      headers: { 'user-agent': this.config.userAgent, accept: 'application/json, text/plain' },
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    return clientForRun(this.name, ctx, this.config, { limiter: this.limiter, headers: { 'user-agent': this.config.userAgent, accept: 'application/json, text/plain' } });
   }
 
   async tickers(http: HttpClient): Promise<TickerEntry[]> {
