@@ -95,6 +95,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxBatch: config.MAX_BATCH,
     allowedOrigins: config.allowedOrigins,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     readinessChecks: [
       () => store.ping().then(
         () => null,

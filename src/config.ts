@@ -24,6 +24,8 @@ const schema = z.object({
   ALLOWED_ORIGINS: z.string().default(''),
   /** Largest accepted request body (MCP), bytes. */
   BODY_LIMIT_BYTES: int(262_144),
+  /** A request (headers and body) must arrive whole within this many ms (slow clients). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
   /** Most members in one JSON-RPC batch. */
   MAX_BATCH: int(50),
   /** Demo universe size on first start: default or full. */

@@ -2,7 +2,7 @@
 // It knows nothing about finance: tools do the work, this file wires requests to them.
 
 import fastifyStatic from '@fastify/static';
-import Fastify, { LogController, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -32,6 +32,8 @@ export interface ServerDeps {
   bodyLimit: number;
   maxBatch: number;
   allowedOrigins: readonly string[];
+  /** A request must arrive whole within this many ms (slow clients); default 15 s. */
+  requestTimeoutMs?: number;
   /** Extra readiness checks (database, Redis); each returns null when healthy, else a reason. */
   readinessChecks?: (() => Promise<string | null>)[];
 }
@@ -46,9 +48,20 @@ export async function buildServer(deps: ServerDeps) {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimit,
     // Slow clients: a request must arrive whole within 15 s, and idle sockets close after 5 s.
-    requestTimeout: 15_000,
+    // Node checks the request timeout every connectionsCheckingInterval (default 30 s).
+    requestTimeout: deps.requestTimeoutMs ?? 15_000,
+    http: { connectionsCheckingInterval: 1_000 },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
+    // A path that is not valid percent-encoding, or a path segment longer than the router's
+    // limit, fails before routing; answer it as problem+json too, not Fastify's own body.
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const apiError =
+        err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError('invalid_parameter', 'the request path is not valid (bad percent-encoding or a segment longer than 100 characters)')
+          : new ApiError('internal_error', `an internal error occurred; quote request id ${request.id}`);
+      void reply.code(apiError.status).type('application/problem+json').send(JSON.stringify(problemOf(apiError)));
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `r${Date.now().toString(36)}${(++requestCounter).toString(36)}`;
