@@ -15,6 +15,7 @@ import { mcpRoutes } from './mcp.js';
 import { openApiDocument } from './openapi.js';
 import { problemOf } from './problem.js';
 import { restRoutes } from './rest.js';
+import { webRoutes } from './web.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -70,6 +71,14 @@ export async function buildServer(deps: ServerDeps) {
   });
   const runner = new ToolRunner(deps.holder);
 
+  // Node keeps only the first of several Authorization headers; a proxy in front may use
+  // another. An ambiguous credential is treated as a malformed one (401 on both doors).
+  app.addHook('onRequest', async (request) => {
+    const raw = request.raw.rawHeaders;
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'authorization') count++;
+    if (count > 1) request.headers.authorization = '';
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -150,6 +159,7 @@ export async function buildServer(deps: ServerDeps) {
   const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   await app.register(fastifyStatic, { root: swaggerDir, prefix: '/docs/assets/', decorateReply: false, maxAge: '7d', immutable: true });
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+  await app.register(webRoutes, {});
   return app;
 }
 
