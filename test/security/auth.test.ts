@@ -72,7 +72,7 @@ describe('authentication attacks', () => {
     ];
     for (const header of malformed) {
       if (header !== null) secrets.push(header);
-      const headers = header === null ? {} : { authorization: header };
+      const headers: Record<string, string> = header === null ? {} : { authorization: header };
       for (const path of restPaths) {
         const res = await client.request('GET', path, headers);
         assert.equal(res.status, 401, `${path} with ${String(header).slice(0, 40)}`);
