@@ -43,6 +43,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 let requestCounter = 0;
 
 export async function buildServer(deps: ServerDeps) {
+  const requestTimeout = deps.requestTimeoutMs ?? 15_000;
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own two lines per request are off; onResponse below writes our one line.
@@ -50,7 +51,7 @@ export async function buildServer(deps: ServerDeps) {
     bodyLimit: deps.bodyLimit,
     // Slow clients: a request must arrive whole within 15 s, and idle sockets close after 5 s.
     // Node checks the request timeout every connectionsCheckingInterval (default 30 s).
-    requestTimeout: deps.requestTimeoutMs ?? 15_000,
+    requestTimeout,
     http: { connectionsCheckingInterval: 1_000 },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
@@ -78,6 +79,19 @@ export async function buildServer(deps: ServerDeps) {
     let count = 0;
     for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'authorization') count++;
     if (count > 1) request.headers.authorization = '';
+  });
+  // Node's requestTimeout stops counting once the headers are in, so a body dribbled a byte at
+  // a time (slow POST) could hold a socket open indefinitely: the body gets the same deadline.
+  app.addHook('onRequest', async (request) => {
+    const raw = request.raw;
+    if (raw.complete) return;
+    const timer = setTimeout(() => {
+      if (!raw.complete) raw.socket.destroy();
+    }, requestTimeout);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    raw.once('end', clear);
+    raw.once('close', clear);
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,0 +1,82 @@
+// The public REST API as the page uses it: the user's key from localStorage as a Bearer
+// token, problem+json errors turned into ApiProblem, and one in-memory copy per URL for the
+// life of the page (the data changes hourly at most; switching tabs should not refetch).
+
+const KEY_STORAGE = 'krus-dashboard.apiKey';
+const BASE = '/api/public/v2';
+
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export function storedKey(): string | null {
+  const key = localStorage.getItem(KEY_STORAGE);
+  return key === null || key.trim() === '' ? null : key;
+}
+
+export function storeKey(key: string | null): void {
+  if (key === null) localStorage.removeItem(KEY_STORAGE);
+  else localStorage.setItem(KEY_STORAGE, key.trim());
+  responses.clear();
+}
+
+type Query = Record<string, string | number | undefined>;
+
+const responses = new Map<string, Promise<unknown>>();
+
+export function apiUrl(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const qs = params.toString();
+  return `${BASE}${path}${qs ? `?${qs}` : ''}`;
+}
+
+/** GET one endpoint; the same URL is fetched once per page load unless it failed. */
+export function api<T>(path: string, query: Query = {}): Promise<T> {
+  const url = apiUrl(path, query);
+  let pending = responses.get(url);
+  if (pending === undefined) {
+    pending = fetchJson(url);
+    responses.set(url, pending);
+    // A failure (bad key, rate limit) is not remembered: the next call tries again.
+    pending.catch(() => responses.delete(url));
+  }
+  return pending as Promise<T>;
+}
+
+async function fetchJson(url: string, retried = false): Promise<unknown> {
+  const key = storedKey();
+  if (key === null) throw new ApiProblem(401, 'no_key', 'no API key');
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
+  // The burst limit is per second: wait as told, once, rather than show an error for a
+  // page that fires its few requests together.
+  if (res.status === 429 && !retried) {
+    const wait = Number(res.headers.get('retry-after') ?? '1');
+    if (Number.isFinite(wait) && wait <= 5) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 0.2) * 1000));
+      return fetchJson(url, true);
+    }
+  }
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!res.ok) {
+    const problem = (body ?? {}) as { code?: unknown; detail?: unknown };
+    throw new ApiProblem(
+      res.status,
+      typeof problem.code === 'string' ? problem.code : 'http_error',
+      typeof problem.detail === 'string' ? problem.detail : `HTTP ${res.status}`,
+    );
+  }
+  return body;
+}

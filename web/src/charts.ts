@@ -1,0 +1,150 @@
+// Charts. Prices and trade totals use lightweight-charts (canvas, loaded on demand so the
+// rankings page does not download it); the valuation band is a small SVG drawing because
+// it is not a time series (see docs/web.md).
+
+import type { IChartApi, ISeriesApi } from 'lightweight-charts';
+import { svg } from './dom.js';
+import { num } from './format.js';
+import type { Currency, Market, PriceBar, TradeTotal, ValuationBand } from './types.js';
+
+const loadLibrary = () => import('lightweight-charts');
+
+const GRID = '#eef0f3';
+const TEXT = '#374151';
+
+/** Korean charts draw rises in red and falls in blue; US charts green and red. */
+function upDownColors(market: Market): { up: string; down: string } {
+  return market === 'KR' ? { up: '#d93d3d', down: '#2f6fd6' } : { up: '#1a9c5b', down: '#d93d3d' };
+}
+
+export interface PriceChart {
+  setBars(bars: PriceBar[]): void;
+  dispose(): void;
+}
+
+/** Candles in the top pane, volume in a smaller pane below. */
+export async function priceChart(container: HTMLElement, market: Market, currency: Currency): Promise<PriceChart> {
+  const { createChart, CandlestickSeries, HistogramSeries } = await loadLibrary();
+  const colors = upDownColors(market);
+  const chart: IChartApi = createChart(container, {
+    autoSize: true,
+    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
+    grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
+    timeScale: { borderColor: '#d1d5db' },
+    rightPriceScale: { borderColor: '#d1d5db' },
+  });
+  const candles: ISeriesApi<'Candlestick'> = chart.addSeries(CandlestickSeries, {
+    upColor: colors.up,
+    downColor: colors.down,
+    borderUpColor: colors.up,
+    borderDownColor: colors.down,
+    wickUpColor: colors.up,
+    wickDownColor: colors.down,
+    priceFormat: currency === 'KRW' ? { type: 'price', precision: 0, minMove: 1 } : { type: 'price', precision: 2, minMove: 0.01 },
+  });
+  const volumes: ISeriesApi<'Histogram'> = chart.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceLineVisible: false }, 1);
+  chart.panes()[0]?.setStretchFactor(3);
+  chart.panes()[1]?.setStretchFactor(1);
+  return {
+    setBars(bars) {
+      candles.setData(bars.map((b) => ({ time: b.date, open: b.open, high: b.high, low: b.low, close: b.close })));
+      volumes.setData(bars.map((b) => ({ time: b.date, value: b.volume, color: b.close >= b.open ? `${colors.up}99` : `${colors.down}99` })));
+      chart.timeScale().fitContent();
+    },
+    dispose: () => chart.remove(),
+  };
+}
+
+/** Exports and imports as lines, the balance as a histogram below, by month. */
+export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows']): Promise<() => void> {
+  const { createChart, LineSeries, HistogramSeries } = await loadLibrary();
+  const billions = (v: number) => `$${num(v / 1e9, 1)}B`;
+  const chart = createChart(container, {
+    autoSize: true,
+    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
+    grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
+    localization: { priceFormatter: billions },
+  });
+  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: 'EX' });
+  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: 'IM' });
+  const balance = chart.addSeries(HistogramSeries, { priceLineVisible: false }, 1);
+  chart.panes()[0]?.setStretchFactor(3);
+  chart.panes()[1]?.setStretchFactor(1);
+  const time = (month: string) => `${month}-01`;
+  exports.setData(rows.map((r) => ({ time: time(r.month), value: r.exports })));
+  imports.setData(rows.map((r) => ({ time: time(r.month), value: r.imports })));
+  balance.setData(rows.map((r) => ({ time: time(r.month), value: r.balance, color: r.balance >= 0 ? '#1a9c5b' : '#d93d3d' })));
+  chart.timeScale().fitContent();
+  return () => chart.remove();
+}
+
+export interface BandLabels {
+  p5: string;
+  median: string;
+  p95: string;
+  current: string;
+}
+
+/**
+ * The valuation band without a daily line: the window's p5, median and p95 and the current
+ * multiple as horizontal lines, each year's min-max as a bar with its median as a tick. The
+ * vertical axis is logarithmic because multiples are positive and a year with a collapsed
+ * denominator (PER 300x) would otherwise flatten every other year.
+ */
+export function bandChart(band: ValuationBand, labels: BandLabels): SVGElement {
+  const width = 720;
+  const height = 300;
+  const left = 56;
+  const right = 110;
+  const top = 16;
+  const bottom = 32;
+  const values = [band.p5, band.median, band.p95, band.min, band.max, band.current?.value ?? null].filter((v): v is number => v !== null && v > 0);
+  for (const y of band.years) values.push(y.min, y.max);
+  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'band-chart', role: 'img' });
+  if (values.length === 0) return root;
+  const lo = Math.log(Math.min(...values) * 0.9);
+  const hi = Math.log(Math.max(...values) * 1.1);
+  const span = hi - lo || 1;
+  const y = (v: number) => top + (height - top - bottom) * (1 - (Math.log(Math.max(v, 1e-9)) - lo) / span);
+  const plotRight = width - right;
+
+  // Axis ticks at 1-2-5 steps within the range.
+  const ticks: number[] = [];
+  for (let e = Math.floor(lo / Math.LN10) - 1; e <= Math.ceil(hi / Math.LN10); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (Math.log(v) >= lo && Math.log(v) <= hi) ticks.push(v);
+    }
+  }
+  for (const v of ticks) {
+    root.append(
+      svg('line', { x1: left, x2: plotRight, y1: y(v), y2: y(v), stroke: GRID }),
+      svg('text', { x: left - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' }, num(v, v < 1 ? 2 : 0)),
+    );
+  }
+
+  const years = band.years;
+  const slot = (plotRight - left) / Math.max(years.length, 1);
+  years.forEach((year, i) => {
+    const cx = left + slot * (i + 0.5);
+    const w = Math.min(28, slot * 0.5);
+    root.append(
+      svg('rect', { x: cx - w / 2, y: y(year.max), width: w, height: Math.max(1, y(year.min) - y(year.max)), fill: '#c7d6f2', 'data-year': year.year }),
+      svg('line', { x1: cx - w / 2, x2: cx + w / 2, y1: y(year.median), y2: y(year.median), stroke: '#1f3f7a', 'stroke-width': 2 }),
+      svg('text', { x: cx, y: height - 10, 'text-anchor': 'middle', class: 'tick' }, String(year.year)),
+    );
+  });
+
+  const line = (value: number | null, label: string, color: string, dash: string, kind: string) => {
+    if (value === null || value <= 0) return;
+    root.append(
+      svg('line', { x1: left, x2: plotRight, y1: y(value), y2: y(value), stroke: color, 'stroke-width': kind === 'current' ? 2 : 1.5, 'stroke-dasharray': dash, 'data-line': kind }),
+      svg('text', { x: plotRight + 6, y: y(value) + 4, fill: color, class: 'line-label' }, `${label} ${num(value, 2)}x`),
+    );
+  };
+  line(band.p95, labels.p95, '#9a3412', '6 4', 'p95');
+  line(band.median, labels.median, '#374151', '', 'median');
+  line(band.p5, labels.p5, '#166534', '6 4', 'p5');
+  line(band.current?.value ?? null, labels.current, '#c026d3', '2 3', 'current');
+  return root;
+}

@@ -1,0 +1,88 @@
+// Numbers as people read them: won in 억 (1e8) and 조 (1e12), dollars in M and B, prices in
+// the stock's currency, percentages with a sign. Korean units are used in both languages
+// because they are the units the source figures (ttmNiEok) are published in.
+
+import { currentLang } from './i18n.js';
+import type { Currency } from './types.js';
+
+const DASH = '—';
+
+function grouped(value: number, digits: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Digits that keep about three significant figures for a value already scaled to its unit. */
+function digitsFor(scaled: number): number {
+  const abs = Math.abs(scaled);
+  return abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
+}
+
+/** An amount of money: 12.3조 / 4,560억 / 12,345원, or $18.3B / $3.6M / $12,345. */
+export function money(value: number | null | undefined, currency: Currency): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
+  const abs = Math.abs(value);
+  if (currency === 'KRW') {
+    if (abs >= 1e12) return `${grouped(value / 1e12, digitsFor(value / 1e12))}조`;
+    if (abs >= 1e8) return `${grouped(Math.round(value / 1e8), 0)}억`;
+    return `${grouped(Math.round(value), 0)}${currentLang() === 'ko' ? '원' : ' won'}`;
+  }
+  const sign = value < 0 ? '-' : '';
+  if (abs >= 1e12) return `${sign}$${grouped(abs / 1e12, 2)}T`;
+  if (abs >= 1e9) return `${sign}$${grouped(abs / 1e9, digitsFor(abs / 1e9))}B`;
+  if (abs >= 1e6) return `${sign}$${grouped(abs / 1e6, digitsFor(abs / 1e6))}M`;
+  return `${sign}$${grouped(Math.round(abs), 0)}`;
+}
+
+/** TTM net income published in 억 won (100 million won). */
+export function eok(value: number | null | undefined): string {
+  return value === null || value === undefined ? DASH : money(value * 1e8, 'KRW');
+}
+
+/** A share price: 33,542원 or $182.80. */
+export function price(value: number | null | undefined, currency: Currency): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
+  if (currency === 'KRW') return `${grouped(value, 0)}${currentLang() === 'ko' ? '원' : ' won'}`;
+  return `${value < 0 ? '-' : ''}$${grouped(Math.abs(value), 2)}`;
+}
+
+/** A percentage with its sign: +13.3%. */
+export function pct(value: number | null | undefined, digits = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
+  return `${value > 0 ? '+' : ''}${grouped(value, digits)}%`;
+}
+
+export function num(value: number | null | undefined, digits = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
+  return grouped(value, digits);
+}
+
+/** A volume (shares): 1.4M, or 1,435,603 below a million. */
+export function volume(value: number): string {
+  if (value >= 1e9) return `${grouped(value / 1e9, 2)}B`;
+  if (value >= 1e6) return `${grouped(value / 1e6, 2)}M`;
+  return grouped(value, 0);
+}
+
+/** A snapshot or percentile value in its unit: x (multiple), %, days, KRW or USD. */
+export function inUnit(value: number | null, unit: string): string {
+  if (value === null) return DASH;
+  switch (unit) {
+    case 'x':
+      return `${grouped(value, 2)}x`;
+    case '%':
+      return `${grouped(value, 1)}%`;
+    case 'days':
+      return `${grouped(value, 0)}${currentLang() === 'ko' ? '일' : ' days'}`;
+    case 'KRW':
+    case 'USD':
+      return money(value, unit);
+    default:
+      return `${grouped(value, 2)} ${unit}`;
+  }
+}
+
+/** updatedAt (ISO 8601 with offset) as 2026-11-20 12:00 (+09:00). */
+export function timestamp(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
+  return m ? `${m[1]} ${m[2]} (${m[3] === 'Z' ? 'UTC' : m[3]})` : iso;
+}

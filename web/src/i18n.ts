@@ -1,0 +1,193 @@
+// Korean and English labels. Every visible word goes through t(); the language is kept in
+// localStorage and defaults to Korean unless the browser asks for something else.
+
+export type Lang = 'ko' | 'en';
+
+const LANG_STORAGE = 'krus-dashboard.lang';
+
+const LABELS = {
+  appTitle: ['한·미 주식 데이터', 'KR/US Stock Data'],
+  navRankings: ['순위', 'Rankings'],
+  navStock: ['종목', 'Stock'],
+  navExports: ['수출', 'Exports'],
+  langToggle: ['English', '한국어'],
+  apiKey: ['API 키', 'API key'],
+  saveKey: ['저장', 'Save'],
+  forgetKey: ['키 삭제', 'Forget key'],
+  keyNeeded: ['API 키를 입력하세요. 키는 이 브라우저(localStorage)에만 저장됩니다.', 'Enter your API key. It is kept in this browser only (localStorage).'],
+  keyOk: ['키 확인됨', 'Key valid'],
+  plan: ['요금제', 'plan'],
+  callsToday: ['오늘 호출', 'calls today'],
+  loading: ['불러오는 중…', 'Loading…'],
+  error: ['오류', 'Error'],
+  updatedAt: ['데이터 기준', 'Updated'],
+  source: ['출처', 'Source'],
+  // rankings
+  market: ['시장', 'Market'],
+  bands: ['시가총액 구간', 'Market-cap bands'],
+  both: ['한국+미국', 'KR+US'],
+  rows: ['표시 행 수', 'Rows'],
+  shownOf: ['표시 {shown} / 전체 {total}', 'Showing {shown} of {total}'],
+  sortHint: ['열 제목을 누르면 정렬됩니다 (기본: 괴리율 내림차순).', 'Click a column title to sort (default: gap, highest first).'],
+  formula: ['공식 (V3)', 'Formula (V3)'],
+  disclaimer: ['고지', 'Disclaimer'],
+  noBands: ['구간을 하나 이상 고르세요.', 'Choose at least one band.'],
+  rank: ['#', '#'],
+  ticker: ['코드', 'Code'],
+  name: ['종목명', 'Name'],
+  currency: ['통화', 'Currency'],
+  band: ['구간', 'Band'],
+  marketCap: ['시가총액', 'Market cap'],
+  currentPrice: ['현재가', 'Price'],
+  targetPrice: ['목표가', 'Target price'],
+  gapPct: ['괴리율', 'Gap'],
+  score: ['점수', 'Score'],
+  yoy: ['순이익 YoY', 'NI YoY'],
+  ttmNiEok: ['TTM 순이익', 'TTM net income'],
+  supplyPct: ['수급', 'Supply'],
+  momentumPct: ['모멘텀', 'Momentum'],
+  band_mega: ['초대형', 'Mega'],
+  band_xlarge: ['대형+', 'X-large'],
+  band_large: ['대형', 'Large'],
+  band_mid: ['중형', 'Mid'],
+  band_small: ['소형', 'Small'],
+  // stock
+  searchPlaceholder: ['종목명, 6자리 코드 또는 티커', 'Name, 6-digit code or ticker'],
+  search: ['검색', 'Search'],
+  searchNoMatch: ['일치하는 종목이 없습니다. 코드나 티커로 직접 조회해 보세요.', 'No match. Try the code or ticker directly.'],
+  searchLimit: [
+    '이름 검색은 순위 목록(시장·구간별 최대 200종목)에 있는 종목만 찾습니다. 그 밖의 종목은 코드나 티커로 조회하세요.',
+    'Name search covers the stocks in the rankings (up to 200 per market and band). Look others up by code or ticker.',
+  ],
+  searchIndexLoading: ['이름 목록을 불러오는 중…', 'Loading names…'],
+  stockPrompt: ['종목을 검색하세요.', 'Search for a stock.'],
+  grade: ['등급', 'Grade'],
+  scoreNote: ['점수 = 같은 시장 안에서 V3 점수의 백분위 (0–100)', 'Score = percentile of the V3 score within the market (0–100)'],
+  v3Score: ['V3 점수', 'V3 score'],
+  referenceQuarter: ['기준 분기', 'Reference quarter'],
+  disclosedOn: ['공시일', 'Disclosed'],
+  priceDate: ['가격일', 'Price date'],
+  cohortSize: ['비교 종목 수', 'Cohort size'],
+  noScore: ['점수 없음', 'No score'],
+  snapshot: ['TTM 재무 스냅샷', 'TTM snapshot'],
+  metric: ['지표', 'Metric'],
+  value: ['값', 'Value'],
+  group_valuation: ['밸류에이션', 'Valuation'],
+  group_profitability: ['수익성', 'Profitability'],
+  group_growth: ['성장성', 'Growth'],
+  group_stability: ['안정성', 'Stability'],
+  group_cashGeneration: ['현금창출력', 'Cash generation'],
+  group_earningsQuality: ['이익의 질', 'Earnings quality'],
+  priceChart: ['주가', 'Price'],
+  interval_day: ['일', 'Day'],
+  interval_week: ['주', 'Week'],
+  interval_month: ['월', 'Month'],
+  lastBar: ['마지막 봉', 'Last bar'],
+  close: ['종가', 'Close'],
+  volume: ['거래량', 'Volume'],
+  bars: ['봉', 'bars'],
+  valuationBand: ['밸류에이션 밴드', 'Valuation band'],
+  bandExplain: [
+    '가로선: 기간 전체의 5%·중앙값·95% 배수와 현재 배수. 세로 막대: 연도별 최저–최고, 가운데 눈금은 연도별 중앙값. 로그 눈금.',
+    'Horizontal lines: the window’s 5th percentile, median, 95th percentile and the current multiple. Bars: each year’s min–max with its median tick. Log scale.',
+  ],
+  p5: ['5%', 'p5'],
+  median: ['중앙값', 'Median'],
+  p95: ['95%', 'p95'],
+  min: ['최저', 'Min'],
+  max: ['최고', 'Max'],
+  current: ['현재', 'Current'],
+  currentPercentile: ['현재 위치', 'Current position'],
+  daysUsed: ['사용 일수', 'Days used'],
+  daysExcluded: ['제외 일수', 'Days excluded'],
+  since: ['시작일', 'Since'],
+  percentiles: ['17개 지표 백분위', 'Percentiles of 17 metrics'],
+  percentileNote: [
+    '값이 클수록 백분위가 높습니다 (좋고 나쁨의 판단이 아님 — 예: PER이 높으면 비싼 것).',
+    'A higher value gives a higher percentile (not a verdict: a high PER means expensive).',
+  ],
+  cohort_sector: ['업종', 'Sector'],
+  cohort_market: ['시장', 'Market'],
+  members: ['종목', 'stocks'],
+  // exports
+  tradeTotals: ['수출입 총액', 'Trade totals'],
+  exports: ['수출', 'Exports'],
+  imports: ['수입', 'Imports'],
+  balance: ['무역수지', 'Balance'],
+  exportsYoy: ['수출 YoY', 'Exports YoY'],
+  importsYoy: ['수입 YoY', 'Imports YoY'],
+  from: ['시작', 'From'],
+  to: ['끝', 'To'],
+  apply: ['적용', 'Apply'],
+  window5y: ['5년', '5 years'],
+  window10y: ['10년', '10 years'],
+  window20y: ['20년', '20 years'],
+  windowAll: ['전체 (1990-01~)', 'All (since 1990-01)'],
+  month: ['월', 'Month'],
+  windowTotal: ['기간 합계', 'Window total'],
+  latestMonth: ['최근 월', 'Latest month'],
+  topSectors: ['상위 업종 수출', 'Top export sectors'],
+  sector: ['업종', 'Sector'],
+  cumulative24m: ['24개월 누적', '24-month total'],
+  latestExports: ['최근 월 수출', 'Latest month'],
+  latestYoy: ['YoY', 'YoY'],
+  top: ['상위', 'Top'],
+  unitUsd: ['단위: 미국 달러', 'Unit: US dollars'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+export type LabelKey = keyof typeof LABELS;
+
+let lang: Lang = initialLang();
+
+function initialLang(): Lang {
+  const stored = localStorage.getItem(LANG_STORAGE);
+  if (stored === 'ko' || stored === 'en') return stored;
+  return navigator.language.toLowerCase().startsWith('en') ? 'en' : 'ko';
+}
+
+export function currentLang(): Lang {
+  return lang;
+}
+
+export function setLang(next: Lang): void {
+  lang = next;
+  localStorage.setItem(LANG_STORAGE, next);
+  document.documentElement.lang = next;
+}
+
+/** The label in the current language, with {name} placeholders filled in. */
+export function t(key: LabelKey, vars: Record<string, string | number> = {}): string {
+  const text = LABELS[key][lang === 'ko' ? 0 : 1];
+  return text.replace(/\{(\w+)\}/g, (_m, name: string) => String(vars[name] ?? `{${name}}`));
+}
+
+/** Labels looked up by a key built at run time (a band, a group, an interval). */
+export function tDynamic(key: string): string {
+  return key in LABELS ? t(key as LabelKey) : key;
+}
+
+const METRIC_LABELS: Record<string, readonly [string, string]> = {
+  per: ['PER', 'PER'],
+  pbr: ['PBR', 'PBR'],
+  psr: ['PSR', 'PSR'],
+  evEbit: ['EV/EBIT', 'EV/EBIT'],
+  roe: ['ROE', 'ROE'],
+  roic: ['ROIC', 'ROIC'],
+  operatingMargin: ['영업이익률', 'Operating margin'],
+  netMargin: ['순이익률', 'Net margin'],
+  revenueYoy: ['매출 YoY', 'Revenue YoY'],
+  operatingIncomeYoy: ['영업이익 YoY', 'Operating income YoY'],
+  epsYoy: ['EPS YoY', 'EPS YoY'],
+  netDebtRatio: ['순부채비율', 'Net-debt ratio'],
+  interestCoverage: ['이자보상배율', 'Interest coverage'],
+  currentRatio: ['유동비율', 'Current ratio'],
+  operatingCashFlow: ['영업현금흐름', 'Operating cash flow'],
+  fcfYield: ['FCF 수익률', 'FCF yield'],
+  cfToNi: ['영업현금흐름/순이익', 'CF / NI'],
+  ccc: ['현금전환주기', 'Cash conversion cycle'],
+};
+
+export function metricLabel(metric: string): string {
+  const labels = METRIC_LABELS[metric];
+  return labels === undefined ? metric : labels[lang === 'ko' ? 0 : 1];
+}

@@ -1,0 +1,136 @@
+// The dashboard shell: header (navigation, API key, language), a hash router and the three
+// pages. Each page renders from the public REST API only.
+
+import './style.css';
+import { ApiProblem, api, storeKey, storedKey } from './api.js';
+import { h, note } from './dom.js';
+import { currentLang, setLang, t } from './i18n.js';
+import type { PageContext } from './page.js';
+import { renderExports } from './pages/exports.js';
+import { renderRankings } from './pages/rankings.js';
+import { renderStock } from './pages/stock.js';
+import type { Health } from './types.js';
+
+type Page = 'rankings' | 'stock' | 'exports';
+const PAGES: Record<Page, (ctx: PageContext) => Promise<void>> = { rankings: renderRankings, stock: renderStock, exports: renderExports };
+
+const root = document.getElementById('app');
+if (root === null) throw new Error('index.html has no #app');
+
+const header = h('header', { class: 'top' });
+const view = h('main', { id: 'view' });
+root.append(header, view);
+
+let renderSeq = 0;
+let disposers: (() => void)[] = [];
+
+function parseHash(): { page: Page; path: string[]; params: URLSearchParams } {
+  const raw = location.hash.replace(/^#\/?/, '');
+  const [pathPart = '', query = ''] = raw.split('?', 2);
+  const [name = '', ...path] = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
+  const page: Page = name === 'stock' || name === 'exports' ? name : 'rankings';
+  return { page, path, params: new URLSearchParams(query) };
+}
+
+function renderHeader(active: Page): void {
+  const key = storedKey();
+  const keyInput = h('input', { type: 'password', id: 'api-key', autocomplete: 'off', placeholder: 'sk_…', 'aria-label': t('apiKey') });
+  const keyStatus = h('span', { class: 'key-status', id: 'key-status' });
+  const keyForm = h(
+    'form',
+    {
+      class: 'key-form',
+      onsubmit: ((event: Event) => {
+        event.preventDefault();
+        const value = keyInput.value.trim();
+        if (value) {
+          storeKey(value);
+          route();
+        }
+      }) as EventListener,
+    },
+    key === null ? h('label', { for: 'api-key' }, t('apiKey')) : null,
+    key === null ? keyInput : null,
+    key === null ? h('button', { type: 'submit' }, t('saveKey')) : null,
+    keyStatus,
+    key !== null
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'link',
+            id: 'forget-key',
+            onclick: () => {
+              storeKey(null);
+              route();
+            },
+          },
+          t('forgetKey'),
+        )
+      : null,
+  );
+  const navLink = (page: Page, label: string, hash: string) =>
+    h('a', { href: hash, class: page === active ? 'active' : null, 'aria-current': page === active ? 'page' : null, 'data-nav': page }, label);
+  header.replaceChildren(
+    h('a', { class: 'brand', href: '#/rankings' }, t('appTitle')),
+    h('nav', {}, navLink('rankings', t('navRankings'), '#/rankings'), navLink('stock', t('navStock'), '#/stock'), navLink('exports', t('navExports'), '#/exports')),
+    keyForm,
+    h(
+      'button',
+      {
+        type: 'button',
+        id: 'lang-toggle',
+        class: 'lang',
+        onclick: () => {
+          setLang(currentLang() === 'ko' ? 'en' : 'ko');
+          route();
+        },
+      },
+      t('langToggle'),
+    ),
+  );
+  if (key !== null) {
+    api<Health>('/health')
+      .then((health) => {
+        keyStatus.textContent = `${t('keyOk')} · ${health.keyPrefix} · ${t('plan')} ${health.plan} · ${t('callsToday')} ${health.callsToday}/${health.dailyQuota}`;
+      })
+      .catch((err: unknown) => {
+        keyStatus.textContent = err instanceof ApiProblem ? `${t('error')}: ${err.detail}` : t('error');
+        keyStatus.classList.add('error');
+      });
+  }
+}
+
+function route(): void {
+  for (const dispose of disposers) dispose();
+  disposers = [];
+  const seq = ++renderSeq;
+  const { page, path, params } = parseHash();
+  document.documentElement.lang = currentLang();
+  document.title = t('appTitle');
+  renderHeader(page);
+  view.replaceChildren();
+  view.dataset.page = page;
+  if (storedKey() === null) {
+    view.append(note(t('keyNeeded')));
+    return;
+  }
+  const ctx: PageContext = {
+    view,
+    path,
+    params,
+    isCurrent: () => seq === renderSeq,
+    onDispose: (fn) => disposers.push(fn),
+    navigate: (hash) => {
+      if (location.hash === hash) route();
+      else location.hash = hash;
+    },
+  };
+  PAGES[page](ctx).catch((err: unknown) => {
+    if (!ctx.isCurrent()) return;
+    view.append(note(err instanceof ApiProblem ? `${t('error')} ${err.status}: ${err.detail}` : `${t('error')}: ${String(err)}`, 'error'));
+  });
+}
+
+window.addEventListener('hashchange', route);
+route();

@@ -1,0 +1,192 @@
+// The REST responses the dashboard reads, as the tools in src/tools/*.ts define them. Written
+// out here (not imported) because the page is a separate build that only sees JSON.
+
+export type Market = 'KR' | 'US';
+export type Currency = 'KRW' | 'USD';
+export type BandKey = 'mega' | 'xlarge' | 'large' | 'mid' | 'small';
+export const BAND_KEYS: readonly BandKey[] = ['mega', 'xlarge', 'large', 'mid', 'small'];
+
+interface Meta {
+  updatedAt: string;
+  source: string;
+}
+
+interface StockIdentity {
+  code: string;
+  market: Market;
+  name: string;
+  currency: Currency;
+}
+
+export interface RankingRow {
+  ticker: string;
+  name: string;
+  market: Market;
+  currency: Currency;
+  band: BandKey;
+  marketCap: number;
+  currentPrice: number;
+  targetPrice: number;
+  gapPct: number;
+  score: number;
+  yoy: number;
+  ttmNiEok: number;
+  supplyPct: number;
+  momentumPct: number;
+}
+
+export interface Rankings extends Meta {
+  market: string;
+  bands: string[];
+  rows: RankingRow[];
+  totalCount: number;
+  formula: { score: string; expectedReturn: string; targetPrice: string; gap: string; backtest: string };
+  disclaimer: string;
+}
+
+export type Grade = 'A+' | 'A' | 'B+' | 'B' | 'C+' | 'C' | 'D';
+
+export interface StockScore extends StockIdentity, Meta {
+  score: number | null;
+  grade: Grade | null;
+  v3Score: number | null;
+  currentPrice: number | null;
+  targetPrice: number | null;
+  gapPct: number | null;
+  marketCap: number | null;
+  band: BandKey | null;
+  priceDate: string | null;
+  referenceQuarter: string | null;
+  disclosedOn: string | null;
+  inputs: { yoy: number; ttmNiEok: number; supplyPct: number; momentumPct: number; usdKrw: number | null } | null;
+  cohortSize: number;
+  reason?: string;
+}
+
+export interface SnapshotMetric {
+  value: number | null;
+  reason?: string;
+  unit: string;
+  referenceQuarter: string | null;
+  disclosedOn: string | null;
+  priceDate: string | null;
+}
+
+/** The snapshot's groups and their metrics, in the spec's order. */
+export const SNAPSHOT_GROUPS = {
+  valuation: ['per', 'pbr', 'evEbit'],
+  profitability: ['roe', 'roic', 'operatingMargin'],
+  growth: ['revenueYoy', 'epsYoy'],
+  stability: ['netDebtRatio', 'interestCoverage', 'currentRatio'],
+  cashGeneration: ['operatingCashFlow', 'fcfYield'],
+  earningsQuality: ['cfToNi', 'ccc'],
+} as const;
+export type SnapshotGroup = keyof typeof SNAPSHOT_GROUPS;
+export type SnapshotMetricKey = (typeof SNAPSHOT_GROUPS)[SnapshotGroup][number];
+
+export type StockSnapshot = StockIdentity &
+  Meta & {
+    price: { date: string; close: number; marketCap: number } | null;
+  } & { [G in SnapshotGroup]: Record<(typeof SNAPSHOT_GROUPS)[G][number], SnapshotMetric> };
+
+export type BandType = 'per' | 'pbr' | 'psr';
+
+export interface ValuationBand extends StockIdentity, Meta {
+  type: BandType;
+  from: string;
+  to: string;
+  daysUsed: number;
+  daysExcluded: number;
+  p5: number | null;
+  median: number | null;
+  p95: number | null;
+  min: number | null;
+  max: number | null;
+  current: { date: string; value: number | null; percentile: number | null; reason?: string } | null;
+  years: { year: number; days: number; min: number; median: number; max: number }[];
+  reason?: string;
+}
+
+export const PERCENTILE_METRICS = [
+  'per',
+  'pbr',
+  'psr',
+  'evEbit',
+  'roe',
+  'roic',
+  'operatingMargin',
+  'netMargin',
+  'revenueYoy',
+  'operatingIncomeYoy',
+  'epsYoy',
+  'netDebtRatio',
+  'interestCoverage',
+  'currentRatio',
+  'fcfYield',
+  'cfToNi',
+  'ccc',
+] as const;
+export type PercentileMetricKey = (typeof PERCENTILE_METRICS)[number];
+
+export interface PercentileEntry {
+  metric: PercentileMetricKey;
+  unit: string;
+  value: number | null;
+  reason?: string;
+  percentile: number | null;
+  cohortSize: number;
+}
+
+export type Cohort = 'sector' | 'market';
+
+export interface SectorPercentile extends StockIdentity, Meta {
+  cohort: Cohort;
+  cohortName: string;
+  cohortMembers: number;
+  metrics: PercentileEntry[];
+}
+
+export type Interval = 'day' | 'week' | 'month';
+
+export interface PriceBar {
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  tradedValue: number;
+}
+
+export interface PriceHistory extends StockIdentity, Meta {
+  interval: Interval;
+  count: number;
+  bars: PriceBar[];
+}
+
+export interface TradeTotal extends Meta {
+  from: string;
+  to: string;
+  unit: 'USD';
+  rows: { month: string; exports: number; imports: number; balance: number; exportsYoyPct: number | null; importsYoyPct: number | null }[];
+}
+
+export interface SectorExports extends Meta {
+  from: string;
+  to: string;
+  top: number;
+  unit: 'USD';
+  basis: string;
+  sectors: { rank: number; sector: string; cumulative24m: number; series: { month: string; exports: number; yoyPct: number | null }[] }[];
+}
+
+export interface Health {
+  valid: boolean;
+  source: string;
+  plan: string;
+  keyPrefix: string;
+  callsToday: number;
+  dailyQuota: number;
+  dataUpdatedAt: string;
+  dataAsOf: string;
+}

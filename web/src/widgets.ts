@@ -1,0 +1,50 @@
+// Small pieces several pages share.
+
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { timestamp } from './format.js';
+
+/** "Updated 2026-11-20 12:00 (+09:00) · Source demo", shown with every block of API data. */
+export function metaLine(meta: { updatedAt: string; source: string }): HTMLElement {
+  return h(
+    'p',
+    { class: 'meta' },
+    `${t('updatedAt')} `,
+    h('time', { class: 'updated-at', datetime: meta.updatedAt }, timestamp(meta.updatedAt)),
+    ` · ${t('source')} `,
+    h('span', { class: 'source' }, meta.source),
+  );
+}
+
+/** A row of toggle buttons; exactly one is pressed. */
+export function segmented<V extends string>(
+  name: string,
+  options: readonly { value: V; label: string }[],
+  selected: V,
+  onSelect: (value: V) => void,
+): HTMLElement {
+  const group = h('div', { class: 'segmented', role: 'group', 'data-control': name });
+  const buttons = options.map((option) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        'data-value': option.value,
+        'aria-pressed': option.value === selected ? 'true' : 'false',
+        onclick: () => {
+          for (const b of buttons) b.setAttribute('aria-pressed', b.dataset.value === option.value ? 'true' : 'false');
+          onSelect(option.value);
+        },
+      },
+      option.label,
+    ),
+  );
+  group.append(...buttons);
+  return group;
+}
+
+export function section(title: string, id: string, ...children: (Node | null)[]): HTMLElement {
+  const el = h('section', { class: 'card', id }, h('h2', {}, title));
+  for (const child of children) if (child !== null) el.append(child);
+  return el;
+}
