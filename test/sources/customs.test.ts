@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { SourceHttpError } from '../../src/sources/http.js';
 import { parseCustomsXml, toSectorExports, toTradeMonths } from '../../src/sources/customs/parse.js';
 import { sectorOfHs } from '../../src/sources/customs/sectors.js';
+import { EXPORT_SECTORS } from '../../src/sources/shared/export-sectors.js';
 import { CustomsSource } from '../../src/sources/customs/source.js';
 import { context, fixture, loopback } from './helpers.js';
 
@@ -22,14 +23,18 @@ describe('Customs parsers', () => {
   it('sector exports sum HSK rows by prefix; unmatched goes to Other; commas parsed', () => {
     const page = parseCustomsXml(fixture('customs/itemtrade_202403.xml'));
     const rows = toSectorExports(page?.items ?? []).filter((r) => r.exports !== 0);
+    // Rows come in EXPORT_SECTORS (alphabetical) order.
     assert.deepEqual(rows, [
-      // 8542321010 디램 9,802,315,552 + 8541490000 702,114,210
-      { month: '2024-03', sector: 'Semiconductors', exports: 10_504_429_762, source: 'customs' },
       { month: '2024-03', sector: 'Automobiles', exports: 6_012_771_023, source: 'customs' },
+      // 8542321010 디램 9,802,315,552 + 8541490000 702,114,210 (854149 is not a solar cell)
+      { month: '2024-03', sector: 'Semiconductors', exports: 10_504_429_762, source: 'customs' },
       { month: '2024-03', sector: 'Steel', exports: 1_901_225_410, source: 'customs' },
     ]);
-    // Every sector appears for the month, zero when nothing matched (1001999090 exported nothing: Other = 0).
+    // Every sector of the shared list appears for the month, zero when nothing matched
+    // (1001999090 wheat is Agricultural Products but exported nothing; no code is Other).
     const all = toSectorExports(page?.items ?? []);
+    assert.deepEqual(all.map((r) => r.sector), [...EXPORT_SECTORS]);
+    assert.ok(all.some((r) => r.sector === 'Agricultural Products' && r.exports === 0));
     assert.ok(all.some((r) => r.sector === 'Other' && r.exports === 0));
     assert.ok(all.some((r) => r.sector === 'Shipbuilding' && r.exports === 0));
   });
@@ -37,7 +42,10 @@ describe('Customs parsers', () => {
   it('maps HS prefixes, longest first', () => {
     assert.equal(sectorOfHs('8507600000'), 'Secondary Batteries');
     assert.equal(sectorOfHs('9013801000'), 'Displays');
-    assert.equal(sectorOfHs('9013100000'), 'Other');
+    // 9013.10 telescopic sights: Optical Equipment since the mapping covers 9001-9013.
+    assert.equal(sectorOfHs('9013100000'), 'Optical Equipment');
+    assert.equal(sectorOfHs('8541430000'), 'Solar Cells');
+    assert.equal(sectorOfHs('3004909900'), 'Pharmaceuticals');
     assert.equal(sectorOfHs('2710192000'), 'Petroleum Products');
   });
 });

@@ -8,7 +8,8 @@
 
 import type { SectorExportMonth, TradeMonth } from '../../domain/model.js';
 import { parseAmount, xmlRecords, xmlText } from '../shared/parse.js';
-import { OTHER_SECTOR, SECTOR_HS_PREFIXES, sectorOfHs } from './sectors.js';
+import { EXPORT_SECTORS } from '../shared/export-sectors.js';
+import { sectorOfHs } from './sectors.js';
 
 export const SOURCE_NAME = 'customs';
 
@@ -50,7 +51,7 @@ export function toTradeMonths(items: Record<string, string>[]): TradeMonth[] {
   return out.sort((a, b) => a.month.localeCompare(b.month));
 }
 
-/** Sums item rows per month and sector; every known sector gets a row (0 when nothing matched), plus 'Other'. */
+/** Sums item rows per month and sector; every sector of EXPORT_SECTORS (Other included) gets a row, 0 when nothing matched. */
 export function toSectorExports(items: Record<string, string>[]): SectorExportMonth[] {
   const sums = new Map<string, Map<string, number>>();
   for (const it of items) {
@@ -61,7 +62,7 @@ export function toSectorExports(items: Record<string, string>[]): SectorExportMo
     if (v === null) continue;
     let m = sums.get(month);
     if (!m) {
-      m = new Map([...Object.keys(SECTOR_HS_PREFIXES), OTHER_SECTOR].map((s) => [s, 0]));
+      m = new Map<string, number>(EXPORT_SECTORS.map((s) => [s, 0]));
       sums.set(month, m);
     }
     const sector = sectorOfHs(hs);

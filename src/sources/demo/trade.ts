@@ -4,7 +4,13 @@
 // batteries and displays appearing around 2000). Sector values sum exactly to the total.
 
 import type { SectorExportMonth, TradeMonth } from '../../domain/model.js';
+import { EXPORT_SECTORS, type NamedExportSector, OTHER_SECTOR } from '../shared/export-sectors.js';
 import { Rng } from './random.js';
+
+// The sector names come from the shared list that the Customs adapter also maps onto; the
+// table below is keyed by it (the type makes a missing or misspelt sector a compile error).
+// Its key order is the order the sector noise is drawn in, so it must not be re-sorted.
+export { EXPORT_SECTORS, OTHER_SECTOR };
 
 export const FIRST_TRADE_YEAR = 1990;
 
@@ -35,7 +41,7 @@ function annualTrade(year: number): readonly [number, number] {
 }
 
 /** Share of total exports in percent, by year (linear in between, flat outside). */
-const SECTOR_SHARES: Record<string, readonly (readonly [number, number])[]> = {
+const SECTOR_SHARES: Record<NamedExportSector, readonly (readonly [number, number])[]> = {
   Semiconductors: [[1990, 7], [1995, 14], [1998, 13], [2000, 15], [2002, 10.5], [2005, 10.5], [2008, 7.8], [2010, 10.9], [2013, 10.2], [2015, 11.9], [2017, 17.1], [2018, 20.9], [2019, 17.3], [2020, 19.4], [2021, 19.9], [2022, 18.9], [2023, 15.6], [2024, 20.8], [2025, 22.5], [2026, 24]],
   Automobiles: [[1990, 3], [1995, 6], [2000, 7.7], [2005, 10.1], [2008, 8.4], [2010, 7.6], [2012, 8.6], [2015, 8.5], [2018, 6.4], [2020, 7.3], [2022, 7.8], [2023, 11.1], [2024, 10.4], [2026, 10]],
   'Auto Parts': [[1990, 1], [2000, 1.5], [2005, 2.5], [2010, 4], [2013, 4.7], [2015, 5], [2020, 4.4], [2023, 3.6], [2026, 3.3]],
@@ -95,19 +101,16 @@ const SECTOR_SHARES: Record<string, readonly (readonly [number, number])[]> = {
  * The headline sectors, whose shares above follow the published item statistics; the minor
  * ones are scaled each month so that the named sectors cover NAMED_SHARE of all exports.
  */
-const HEADLINE_SECTORS = new Set([
+const HEADLINE_SECTORS = new Set<string>([
   'Semiconductors', 'Automobiles', 'Auto Parts', 'Shipbuilding', 'Secondary Batteries', 'Displays', 'Petrochemicals',
   'Petroleum Products', 'Steel', 'Wireless Communication Devices', 'Computers', 'Home Appliances', 'Textiles', 'Apparel',
   'Footwear', 'Machinery', 'Cosmetics', 'Pharmaceuticals',
-]);
+] satisfies readonly NamedExportSector[]);
 const NAMED_SHARE = 0.9;
-/** What the named sectors leave over; always at least this share of the month's exports. */
-export const OTHER_SECTOR = 'Other';
+/** What the named sectors leave over (OTHER_SECTOR) is always at least this share of the month's exports. */
 const MINIMUM_OTHER_SHARE = 0.03;
 /** Orders for ships are delivered (and counted as exports) in lumps. */
-const LUMPY_SECTORS = new Set(['Shipbuilding', 'Aircraft and Parts', 'Railway Vehicles', 'Power Generation Equipment']);
-
-export const EXPORT_SECTORS: readonly string[] = [...Object.keys(SECTOR_SHARES), OTHER_SECTOR];
+const LUMPY_SECTORS = new Set<string>(['Shipbuilding', 'Aircraft and Parts', 'Railway Vehicles', 'Power Generation Equipment'] satisfies readonly NamedExportSector[]);
 
 function sectorShare(knots: readonly (readonly [number, number])[], t: number): number {
   const first = knots[0];
