@@ -99,6 +99,17 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     assert.equal(res.status, 200, `${path}: ${res.text}`);
     return res.body as T;
   };
+  /** One attribute of every element the selector matches, in document order. */
+  const attrs = (selector: string, name: string): Promise<(string | null)[]> =>
+    page.locator(selector).evaluateAll((els, attr) => els.map((el) => el.getAttribute(attr)), name);
+  /** Polls until the condition holds (5 s at most): for re-renders that have no single element to wait on. */
+  const until = async (condition: () => Promise<boolean>): Promise<void> => {
+    const deadline = Date.now() + 5_000;
+    while (!(await condition())) {
+      if (Date.now() > deadline) assert.fail('condition not met within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   before(async () => {
@@ -135,14 +146,14 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
 
   it('rankings: the default filter shows the API rows, formula, updatedAt and source', async () => {
     const expected = await api<Rankings>('/rankings?market=KR&bands=mega,xlarge,large&limit=50');
-    const tickers = await page.locator('#rankings-table tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.ticker));
+    const tickers = await attrs('#rankings-table tbody tr', 'data-ticker');
     assert.deepEqual(tickers, expected.rows.map((r) => r.ticker));
     assert.match((await page.textContent('#rankings-count')) ?? '', new RegExp(`전체 ${expected.totalCount}`));
     assert.equal(await page.textContent('[data-formula=score]'), expected.formula.score);
     assert.equal(await page.getAttribute('#rankings time.updated-at', 'datetime'), expected.updatedAt);
     assert.equal(await page.textContent('#rankings .source'), expected.source);
     // Every rankings field has a column.
-    const columns = await page.locator('#rankings-table thead th').evaluateAll((ths) => ths.map((th) => (th as HTMLElement).dataset.sort));
+    const columns = await attrs('#rankings-table thead th', 'data-sort');
     for (const field of ['ticker', 'name', 'market', 'currency', 'band', 'marketCap', 'currentPrice', 'targetPrice', 'gapPct', 'score', 'yoy', 'ttmNiEok', 'supplyPct', 'momentumPct']) {
       assert.ok(columns.includes(field), `column ${field}`);
     }
@@ -152,19 +163,19 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
   it('rankings: market and band filters refetch; a column click sorts', async () => {
     await page.click('[data-control=market] button[data-value=US]');
     await page.click('[data-control=bands] input[value=small]');
-    await page.waitForFunction(() => location.hash.includes('market=US') && location.hash.includes('small'));
+    await page.waitForURL((url) => url.hash.includes('market=US') && url.hash.includes('small'));
     const expected = await api<Rankings>('/rankings?market=US&bands=mega,xlarge,large,small&limit=50');
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('#rankings-table tbody tr').length === n && [...document.querySelectorAll<HTMLElement>('#rankings-table tbody tr')].every((r) => r.dataset.market === 'US'),
-      expected.rows.length,
-    );
-    const tickers = await page.locator('#rankings-table tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.ticker));
+    await until(async () => {
+      const markets = await attrs('#rankings-table tbody tr', 'data-market');
+      return markets.length === expected.rows.length && markets.every((m) => m === 'US');
+    });
+    const tickers = await attrs('#rankings-table tbody tr', 'data-ticker');
     assert.deepEqual(tickers, expected.rows.map((r) => r.ticker));
     assert.ok(expected.rows.some((r) => r.band === 'small'), 'the demo universe has small US stocks');
 
     await page.click('#rankings-table th[data-sort=score] button');
     const byScore = [...expected.rows].sort((a, b) => b.score - a.score).map((r) => r.ticker);
-    const sorted = await page.locator('#rankings-table tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.ticker));
+    const sorted = await attrs('#rankings-table tbody tr', 'data-ticker');
     assert.deepEqual(sorted, byScore, 'highest score first');
     assert.equal(await page.getAttribute('#rankings-table th[data-sort=score]', 'aria-sort'), 'descending');
     await page.click('#rankings-table th[data-sort=score] button');
@@ -186,7 +197,7 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     await page.goto(`${t.url}/#/stock`);
     await page.fill('#stock-search', kr.name.slice(0, 6));
     await page.locator(`#search-results a[data-ticker="${kr.ticker}"]`).click();
-    await page.waitForFunction((code) => location.hash === `#/stock/${code}`, kr.ticker);
+    await page.waitForURL((url) => url.hash === `#/stock/${kr.ticker}`);
 
     const score = await api<{ score: number; grade: string; targetPrice: number; gapPct: number }>(`/stocks/${kr.ticker}/score`);
     await page.locator('#score-value').waitFor();
@@ -201,7 +212,7 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     const perCells = await perRow.locator('td').allTextContents();
     if (snapshot.valuation.per.value !== null) assert.equal(perCells[1], `${snapshot.valuation.per.value.toFixed(2)}x`);
     assert.equal(perCells[2], snapshot.valuation.per.referenceQuarter);
-    const groups = await page.locator('.snapshot-group').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.group));
+    const groups = await attrs('.snapshot-group', 'data-group');
     assert.deepEqual(groups, ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
 
     for (const [interval, limit] of [['day', 260], ['week', 260], ['month', 120]] as const) {
@@ -231,9 +242,7 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     await page.locator('#percentile-rows .prow').first().waitFor();
     assert.equal(await page.locator('#percentile-rows .prow').count(), 17);
     for (const [cohort, body] of [['sector', sector], ['market', market]] as const) {
-      const shown = await page
-        .locator(`#percentile-rows .pbar[data-cohort=${cohort}]`)
-        .evaluateAll((bars) => bars.map((b) => (b as HTMLElement).dataset.percentile));
+      const shown = await attrs(`#percentile-rows .pbar[data-cohort=${cohort}]`, 'data-percentile');
       assert.deepEqual(shown, body.metrics.map((m) => (m.percentile === null ? '' : String(m.percentile))), `${cohort} percentiles`);
     }
     assert.match((await page.textContent('#cohorts')) ?? '', new RegExp(sector.cohortName));
@@ -245,7 +254,7 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     await page.goto(`${t.url}/#/stock`);
     await page.fill('#stock-search', us.ticker.toLowerCase());
     await page.press('#stock-search', 'Enter');
-    await page.waitForFunction((code) => location.hash === `#/stock/${code}`, us.ticker);
+    await page.waitForURL((url) => url.hash === `#/stock/${us.ticker}`);
     await page.locator('#stock-code', { hasText: `${us.ticker} · US · USD` }).waitFor();
     assert.match((await page.textContent('#current-price')) ?? '', /^\$\d[\d,]*\.\d{2}$/);
     await page.locator('#price-chart[data-ready=true]').waitFor();
@@ -278,10 +287,10 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
 
     const sectors = await api<{ sectors: { sector: string; series: { yoyPct: number | null }[] }[] }>(`/exports/sectors?from=1990-01&to=${def.to}&top=10`);
     await page.locator('#sectors-table tbody tr').first().waitFor();
-    const names = await page.locator('#sectors-table tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.sector));
+    const names = await attrs('#sectors-table tbody tr', 'data-sector');
     assert.deepEqual(names, sectors.sectors.map((s) => s.sector));
     await page.click('[data-control=top] button[data-value="5"]');
-    await page.waitForFunction(() => document.querySelectorAll('#sectors-table tbody tr').length === 5);
+    await until(async () => (await page.locator('#sectors-table tbody tr').count()) === 5);
     await shot('exports');
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   });

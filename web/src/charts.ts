@@ -40,7 +40,11 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
     borderDownColor: colors.down,
     wickUpColor: colors.up,
     wickDownColor: colors.down,
-    priceFormat: currency === 'KRW' ? { type: 'price', precision: 0, minMove: 1 } : { type: 'price', precision: 2, minMove: 0.01 },
+    // Won without decimals and with thousands separators; dollars to the cent.
+    priceFormat:
+      currency === 'KRW'
+        ? { type: 'custom', minMove: 1, formatter: (p: number) => num(p, 0) }
+        : { type: 'custom', minMove: 0.01, formatter: (p: number) => num(p, 2) },
   });
   const volumes: ISeriesApi<'Histogram'> = chart.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceLineVisible: false }, 1);
   chart.panes()[0]?.setStretchFactor(3);

@@ -30,7 +30,7 @@ const COLUMNS: Column[] = [
   { key: 'currentPrice', label: 'currentPrice', numeric: true, cell: (r) => price(r.currentPrice, r.currency) },
   { key: 'targetPrice', label: 'targetPrice', numeric: true, cell: (r) => price(r.targetPrice, r.currency) },
   { key: 'gapPct', label: 'gapPct', numeric: true, cell: (r) => pct(r.gapPct, 2) },
-  { key: 'score', label: 'score', numeric: true, cell: (r) => num(r.score, 1) },
+  { key: 'score', label: 'v3Score', numeric: true, cell: (r) => num(r.score, 1) },
   { key: 'yoy', label: 'yoy', numeric: true, cell: (r) => pct(r.yoy) },
   { key: 'ttmNiEok', label: 'ttmNiEok', numeric: true, cell: (r) => eok(r.ttmNiEok) },
   { key: 'supplyPct', label: 'supplyPct', numeric: true, cell: (r) => pct(r.supplyPct) },
@@ -114,6 +114,7 @@ export async function renderRankings(ctx: PageContext): Promise<void> {
   body.replaceChildren(
     h('p', { class: 'count', id: 'rankings-count' }, t('shownOf', { shown: data.rows.length, total: data.totalCount })),
     h('p', { class: 'hint' }, t('sortHint')),
+    h('p', { class: 'hint' }, t('bandThresholds')),
     rankingsTable(data.rows),
     metaLine(data),
   );
