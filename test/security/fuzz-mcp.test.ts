@@ -20,7 +20,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const PER_RUN = 8;
 const MAX_BATCH = 20;
-const BODY_LIMIT = 65_536;
+const BODY_LIMIT = 32_768;
 
 type Json = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ interface Body {
 let uid = 0;
 const nextId = (): string => `c${(++uid).toString(36)}`;
 
-const huge = fc.string({ minLength: 1_000, maxLength: 20_000 });
+const huge = fc.string({ minLength: 1_000, maxLength: 5_000 });
 const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
@@ -140,8 +140,8 @@ function bodyArb(codes: { kr: string[]; us: string[] }): fc.Arbitrary<Body> {
     { weight: 2, arbitrary: fc.tuple(message, fc.nat()).map(([m, cut]) => { const s = JSON.stringify(m.message) ?? ''; return plain(s.slice(0, s.length > 1 ? cut % (s.length - 1) : 0)); }) },
     { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('', ' ', 'NaN', "{'jsonrpc':'2.0'}", '{"jsonrpc":"2.0",}', '\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"a":1}{"b":2}', 'null', 'true', '1e999')).map((s) => plain(s)) },
     // Deep nesting, as the whole body and inside arguments.
-    { weight: 1, arbitrary: fc.integer({ min: 100, max: 60_000 }).map((n) => plain('['.repeat(n) + ']'.repeat(n))) },
-    { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((n) => plain(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_rankings","arguments":{"limit":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}}`)) },
+    { weight: 1, arbitrary: fc.integer({ min: 100, max: 16_000 }).map((n) => plain('['.repeat(n) + ']'.repeat(n))) },
+    { weight: 1, arbitrary: fc.integer({ min: 100, max: 6_000 }).map((n) => plain(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_rankings","arguments":{"limit":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}}`)) },
     // Over the body limit.
     { weight: 1, arbitrary: fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT * 2 }).map((n) => ({ ...plain(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(n)}"}}`), tooLarge: true })) },
   );

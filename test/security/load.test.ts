@@ -99,13 +99,13 @@ describe('load', () => {
   it(`${CONNECTIONS} connections for ${DURATION_S} s over both doors: no errors, memory back near baseline`, async () => {
     const requests = requestsFor(ready);
     // Warm up with the same mix: every request once (fills the response cache and the
-    // dataset's lazily built per-stock data), then 2 s of load for the JIT; then the baseline.
+    // dataset's lazily built per-stock data), then 1 s of load for the JIT; then the baseline.
     for (const r of requests) {
       const res = await fetch(`${ready.url}${r.path ?? '/'}`, { method: r.method ?? 'GET', headers: r.headers as Record<string, string>, ...(r.body === undefined ? {} : { body: r.body as string }) });
       assert.equal(res.status, 200, `${r.method ?? 'GET'} ${r.path ?? ''}`);
       await res.arrayBuffer();
     }
-    await autocannon({ url: ready.url, connections: 16, duration: 2, requests });
+    await autocannon({ url: ready.url, connections: 16, duration: 1, requests });
     const baseline = await server.mem();
     assert.ok(baseline.gc, 'the server process runs with --expose-gc');
 

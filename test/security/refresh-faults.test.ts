@@ -272,21 +272,21 @@ describe('SIGKILL in the middle of a large ingest', () => {
 
   it('leaves none of the write after a kill, at an early and a late point, and all of it when not killed', async () => {
     const file = join(tmp.dir, 'kill.sqlite');
-    for (const killAfter of [3, 120]) {
-      const run = await writer(file, 150, 2_000, killAfter);
+    for (const killAfter of [3, 100]) {
+      const run = await writer(file, 120, 1_500, killAfter);
       assert.equal(run.signal, 'SIGKILL', `killed after ${killAfter} parts`);
       assert.equal(run.done, false);
       assert.ok(run.base > 0 && run.parts >= killAfter);
       const after = await counts(file);
-      assert.equal(after.securities, run.base, `killed after ${run.parts} of 150 parts: the committed demo universe is intact`);
+      assert.equal(after.securities, run.base, `killed after ${run.parts} of 120 parts: the committed demo universe is intact`);
       assert.equal(after.killtest, 0, 'no security of the interrupted write');
       assert.equal(after.killBars, 0);
     }
-    const complete = await writer(file, 150, 2_000, null);
+    const complete = await writer(file, 120, 1_500, null);
     assert.equal(complete.done, true);
     const after = await counts(file);
-    assert.equal(after.killtest, 150, 'an uninterrupted write lands whole');
-    assert.equal(after.killBars, 4_000);
-    assert.equal(after.securities, complete.base + 150);
+    assert.equal(after.killtest, 120, 'an uninterrupted write lands whole');
+    assert.equal(after.killBars, 3_000);
+    assert.equal(after.securities, complete.base + 120);
   });
 });
