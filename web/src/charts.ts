@@ -5,12 +5,17 @@
 import type { IChartApi, ISeriesApi } from 'lightweight-charts';
 import { svg } from './dom.js';
 import { num } from './format.js';
+import { currentLang } from './i18n.js';
 import type { Currency, Market, PriceBar, TradeTotal, ValuationBand } from './types.js';
 
 const loadLibrary = () => import('lightweight-charts');
 
 const GRID = '#eef0f3';
 const TEXT = '#374151';
+
+function chartLocale(): string {
+  return currentLang() === 'ko' ? 'ko-KR' : 'en-US';
+}
 
 /** Korean charts draw rises in red and falls in blue; US charts green and red. */
 function upDownColors(market: Market): { up: string; down: string } {
@@ -32,6 +37,8 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
     grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
     timeScale: { borderColor: '#d1d5db' },
     rightPriceScale: { borderColor: '#d1d5db' },
+    // Month names on the time axis follow the page language, not the browser's.
+    localization: { locale: chartLocale() },
   });
   const candles: ISeriesApi<'Candlestick'> = chart.addSeries(CandlestickSeries, {
     upColor: colors.up,
@@ -67,7 +74,7 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
     autoSize: true,
     layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
     grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
-    localization: { priceFormatter: billions },
+    localization: { locale: chartLocale(), priceFormatter: billions },
   });
   const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: 'EX' });
   const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: 'IM' });
@@ -139,16 +146,25 @@ export function bandChart(band: ValuationBand, labels: BandLabels): SVGElement {
     );
   });
 
-  const line = (value: number | null, label: string, color: string, dash: string, kind: string) => {
-    if (value === null || value <= 0) return;
+  const lines = [
+    { value: band.p95, label: labels.p95, color: '#9a3412', dash: '6 4', kind: 'p95' },
+    { value: band.median, label: labels.median, color: '#374151', dash: '', kind: 'median' },
+    { value: band.p5, label: labels.p5, color: '#166534', dash: '6 4', kind: 'p5' },
+    { value: band.current?.value ?? null, label: labels.current, color: '#c026d3', dash: '2 3', kind: 'current' },
+  ].filter((l): l is typeof l & { value: number } => l.value !== null && l.value > 0);
+  // Labels sit at their line's height, pushed apart where two lines are close (the current
+  // value often sits next to the median).
+  const placed = lines.map((l) => ({ ...l, labelY: y(l.value) + 4 })).sort((a, b) => a.labelY - b.labelY);
+  for (let i = 1; i < placed.length; i++) {
+    const prev = placed[i - 1];
+    const cur = placed[i];
+    if (prev !== undefined && cur !== undefined && cur.labelY - prev.labelY < 13) cur.labelY = prev.labelY + 13;
+  }
+  for (const l of placed) {
     root.append(
-      svg('line', { x1: left, x2: plotRight, y1: y(value), y2: y(value), stroke: color, 'stroke-width': kind === 'current' ? 2 : 1.5, 'stroke-dasharray': dash, 'data-line': kind }),
-      svg('text', { x: plotRight + 6, y: y(value) + 4, fill: color, class: 'line-label' }, `${label} ${num(value, 2)}x`),
+      svg('line', { x1: left, x2: plotRight, y1: y(l.value), y2: y(l.value), stroke: l.color, 'stroke-width': l.kind === 'current' ? 2 : 1.5, 'stroke-dasharray': l.dash, 'data-line': l.kind }),
+      svg('text', { x: plotRight + 6, y: l.labelY, fill: l.color, class: 'line-label' }, `${l.label} ${num(l.value, 2)}x`),
     );
-  };
-  line(band.p95, labels.p95, '#9a3412', '6 4', 'p95');
-  line(band.median, labels.median, '#374151', '', 'median');
-  line(band.p5, labels.p5, '#166534', '6 4', 'p5');
-  line(band.current?.value ?? null, labels.current, '#c026d3', '2 3', 'current');
+  }
   return root;
 }

@@ -68,7 +68,7 @@ const LABELS = {
   grade: ['등급', 'Grade'],
   scoreNote: ['점수 = 같은 시장 안에서 V3 점수의 백분위 (0–100)', 'Score = percentile of the V3 score within the market (0–100)'],
   v3Score: ['V3 점수', 'V3 score'],
-  referenceQuarter: ['기준 분기', 'Reference quarter'],
+  referenceQuarter: ['기준 분기', 'Quarter'],
   disclosedOn: ['공시일', 'Disclosed'],
   priceDate: ['가격일', 'Price date'],
   cohortSize: ['비교 종목 수', 'Cohort size'],
