@@ -2,7 +2,7 @@
 // wait for the hourly refresh's write transaction.
 
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DB } from './schema.js';
@@ -17,7 +17,30 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database }) }), 'sqlite');
+  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), 'sqlite');
   await store.migrate();
   return store;
+}
+
+/**
+ * The database as Kysely sees it, with prepared statements reused by SQL text. Kysely
+ * prepares every query anew, and for the small statements of every request (key lookup,
+ * usage count) preparing costs as much as running. Bounded, because multi-row inserts vary
+ * in row count. Safe because statements are only run with all() and run(), never left open
+ * in an iterate().
+ */
+function reusingStatements(database: Database.Database, max = 256): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = database.prepare(sql);
+        if (statements.size >= max) statements.clear();
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }

@@ -108,6 +108,21 @@ export interface Store {
 
 const DATASET_VERSION = 'dataset_version';
 
+const BAR_COLUMNS = [
+  'securities.market',
+  'securities.code',
+  'bars.date',
+  'bars.open',
+  'bars.high',
+  'bars.low',
+  'bars.close',
+  'bars.volume',
+  'bars.traded_value',
+  'bars.shares',
+  'bars.market_cap',
+  'bars.source',
+] as const;
+
 // Rows per multi-row INSERT: keeps every statement under SQLite's and PostgreSQL's
 // bound-parameter limits (32,766 and 65,535) for the widest table (reports, 25 columns).
 const ROWS_PER_INSERT = 500;
@@ -321,23 +336,7 @@ export class KyselyStore implements Store {
   }
 
   private barsQuery() {
-    return this.db
-      .selectFrom('bars')
-      .innerJoin('securities', 'securities.id', 'bars.security_id')
-      .select([
-        'securities.market',
-        'securities.code',
-        'bars.date',
-        'bars.open',
-        'bars.high',
-        'bars.low',
-        'bars.close',
-        'bars.volume',
-        'bars.traded_value',
-        'bars.shares',
-        'bars.market_cap',
-        'bars.source',
-      ]);
+    return this.db.selectFrom('bars').innerJoin('securities', 'securities.id', 'bars.security_id').select(BAR_COLUMNS);
   }
 
   async bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]> {
@@ -348,7 +347,19 @@ export class KyselyStore implements Store {
   }
 
   async barsSince(from: string): Promise<DailyBar[]> {
-    const rows = await this.barsQuery().where('bars.date', '>=', from).orderBy('bars.security_id').orderBy('bars.date').execute();
+    // Stock by stock, each a range of the (security, date) key: the tail of every history
+    // and nothing else. Driven from bars instead, SQLite either walks the whole table in key
+    // order or makes one key lookup per bar through bars_date, both about twice as slow on
+    // the full-size universe. CROSS JOIN fixes SQLite's join order; the order needs no sort.
+    const rows = await this.db
+      .selectFrom('securities')
+      .crossJoin('bars')
+      .whereRef('bars.security_id', '=', 'securities.id')
+      .where('bars.date', '>=', from)
+      .select(BAR_COLUMNS)
+      .orderBy('securities.id')
+      .orderBy('bars.date')
+      .execute();
     return rows.map(toBar);
   }
 
@@ -360,7 +371,16 @@ export class KyselyStore implements Store {
   }
 
   async flowsSince(from: string): Promise<InvestorFlow[]> {
-    const rows = await this.flowsQuery().where('flows.date', '>=', from).orderBy('flows.security_id').orderBy('flows.date').execute();
+    // As barsSince: one key range per stock.
+    const rows = await this.db
+      .selectFrom('securities')
+      .crossJoin('flows')
+      .whereRef('flows.security_id', '=', 'securities.id')
+      .where('flows.date', '>=', from)
+      .select(['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'])
+      .orderBy('securities.id')
+      .orderBy('flows.date')
+      .execute();
     return rows.map(toFlow);
   }
 
