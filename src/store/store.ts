@@ -1,7 +1,7 @@
 // The store: one interface over the database, one Kysely implementation for both engines.
 // It stores and reads normalised records; it computes nothing.
 
-import { Migrator, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { Migrator, sql, type Compilable, type CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type {
   DailyBar,
   Dataset,
@@ -445,7 +445,8 @@ export class KyselyStore implements Store {
   }
 
   async keyByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+    const run = this.hot('keyByHash', (p) => this.db.selectFrom('api_keys').selectAll().where('hash', '=', p.text(0)));
+    const [row] = await run([hash]);
     return row ? toKey(row) : null;
   }
 
@@ -492,21 +493,56 @@ export class KyselyStore implements Store {
     if (limit <= 0) return null;
     // One conditional upsert, so concurrent requests (and instances sharing one PostgreSQL)
     // neither lose a count nor slip past the quota.
-    const row = await this.db
-      .insertInto('usage')
-      .values({ key_id: keyId, day, calls: 1 })
-      .onConflict((oc) => {
-        const update = oc.columns(['key_id', 'day']).doUpdateSet({ calls: sql`usage.calls + 1` });
-        return Number.isFinite(limit) ? update.where('usage.calls', '<', limit) : update;
-      })
-      .returning('calls')
-      .executeTakeFirst();
+    const bounded = Number.isFinite(limit);
+    const run = this.hot(bounded ? 'incrementUsageBelow' : 'incrementUsage', (p) =>
+      this.db
+        .insertInto('usage')
+        .values({ key_id: p.number(0), day: p.text(1), calls: 1 })
+        .onConflict((oc) => {
+          const update = oc.columns(['key_id', 'day']).doUpdateSet({ calls: sql`usage.calls + 1` });
+          return bounded ? update.where('usage.calls', '<', p.number(2)) : update;
+        })
+        .returning('calls'),
+    );
+    const [row] = await run(bounded ? [keyId, day, limit] : [keyId, day]);
     return row === undefined ? null : Number(row.calls);
   }
 
   async usage(keyId: number, day: string): Promise<number> {
-    const row = await this.db.selectFrom('usage').select('calls').where('key_id', '=', keyId).where('day', '=', day).executeTakeFirst();
+    const run = this.hot('usage', (p) => this.db.selectFrom('usage').select('calls').where('key_id', '=', p.number(0)).where('day', '=', p.text(1)));
+    const [row] = await run([keyId, day]);
     return Number(row?.calls ?? 0);
+  }
+
+  private readonly hotQueries = new Map<string, { sql: CompiledQuery; slots: number[] }>();
+
+  /**
+   * A query run on every request (key lookup, usage count), built and compiled by Kysely once
+   * and then executed with new parameter values: building and compiling cost as much as
+   * running the statement. The builder is called with placeholders (sentinel values); their
+   * positions in the compiled parameters are where each call's values go.
+   */
+  private hot<R>(name: string, build: (p: Placeholders) => Compilable<R>): (values: readonly unknown[]) => Promise<R[]> {
+    let entry = this.hotQueries.get(name);
+    if (entry === undefined) {
+      const sentinels: unknown[] = [];
+      const placeholders: Placeholders = {
+        text: (i) => (sentinels[i] = `\u0000placeholder${i}`) as string,
+        number: (i) => (sentinels[i] = -987_654_321 - i) as number,
+      };
+      const compiled = build(placeholders).compile();
+      const slots = sentinels.map((v) => compiled.parameters.indexOf(v));
+      if (slots.some((s) => s < 0)) throw new Error(`hot query ${name}: a placeholder did not reach the parameters`);
+      entry = { sql: compiled, slots };
+      this.hotQueries.set(name, entry);
+    }
+    const { sql: compiled, slots } = entry;
+    return async (values) => {
+      const parameters = [...compiled.parameters];
+      slots.forEach((slot, i) => (parameters[slot] = values[i]));
+      const result = await this.db.executeQuery<R>({ ...compiled, parameters });
+      return result.rows;
+    };
   }
 
   async claimRefresh(slot: string, instance: string, at: string): Promise<boolean> {
@@ -558,7 +594,12 @@ export class KyselyStore implements Store {
 
 /** Applies every pending migration in order; a no-op when the schema is current. */
 export async function runMigrations(db: Kysely<DB>, engine: Engine): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider(engine) });
+  // PostgreSQL: pin Kysely's own bookkeeping tables to the connection's schema. Left unset,
+  // the migrator takes a kysely_migration_lock table in ANY schema of the database as its own
+  // (another application's, or another deployment's) and then fails to find it on its path.
+  const schema =
+    engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider(engine), ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
@@ -567,6 +608,12 @@ export async function runMigrations(db: Kysely<DB>, engine: Engine): Promise<voi
 }
 
 type Table = keyof DB;
+
+/** Stand-ins for a hot query's parameters, by position in the values passed at run time. */
+interface Placeholders {
+  text(index: number): string;
+  number(index: number): number;
+}
 
 /**
  * Inserts rows in chunks; a row whose key exists replaces every non-key column (the

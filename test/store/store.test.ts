@@ -175,3 +175,22 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.deepEqual(await store.refreshRuns(1), [{ id: run, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z', status: 'ok', detail: '[]' }]);
   });
 });
+
+describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () => {
+  it("ignore another schema's Kysely bookkeeping tables", async () => {
+    // Regression: the migrator once took another schema's kysely_migration_lock as its own.
+    const other = await freshSchema();
+    const first = await openPostgresStore(other.url, 2);
+    await first.close();
+    const mine = await freshSchema();
+    try {
+      const store = await openPostgresStore(mine.url, 2);
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
+      assert.equal(applied.rows.length, 3);
+      await store.close();
+    } finally {
+      await other.drop();
+      await mine.drop();
+    }
+  });
+});
