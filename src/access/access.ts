@@ -43,7 +43,11 @@ export interface Admission {
   retryAfter?: number;
 }
 
+const TOUCH_INTERVAL_MS = 60_000;
+
 export class AccessControl {
+  private readonly lastTouched = new Map<number, number>();
+
   constructor(
     private readonly store: Store,
     private readonly usage: UsageCounter,
@@ -89,8 +93,20 @@ export class AccessControl {
     if (count === null) {
       return { ...base, allowed: false, refusal: 'quota_exceeded', callsToday: limits.daily, retryAfter: resetSeconds };
     }
-    void this.store.touchKey(caller.keyId, now.toISOString()).catch(() => undefined);
+    this.touch(caller.keyId, now);
     return { ...base, allowed: true, callsToday: count };
+  }
+
+  /**
+   * Records when a key was last used, at most once a minute per key: `keys list` shows it to
+   * the minute, and a busy key does not pay a database write on every call.
+   */
+  private touch(keyId: number, now: Date): void {
+    const last = this.lastTouched.get(keyId);
+    if (last !== undefined && now.getTime() - last < TOUCH_INTERVAL_MS && now.getTime() >= last) return;
+    if (this.lastTouched.size > 100_000) this.lastTouched.clear();
+    this.lastTouched.set(keyId, now.getTime());
+    void this.store.touchKey(keyId, now.toISOString()).catch(() => undefined);
   }
 
   async callsToday(caller: Caller): Promise<number> {

@@ -2,7 +2,7 @@
 // call, and build the account the health tool reports. REST and MCP both call `admitCall`
 // once per tool call, so a key's usage is the same whichever door it comes through.
 
-import type { AccessControl, Admission, Caller } from '../access/access.js';
+import type { AccessControl, Admission, AuthResult, Caller } from '../access/access.js';
 import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import type { Account } from '../tools/tool.js';
@@ -13,8 +13,8 @@ export type Gate =
 
 const REASONS = { unknown: 'the key is not known', revoked: 'the key has been revoked' } as const;
 
-export async function admitCall(access: AccessControl, clock: Clock, authorization: string | undefined, toolName: string): Promise<Gate> {
-  const auth = await access.authenticate(authorization);
+/** `auth` is the request's authentication, done once per HTTP request by the door. */
+export async function admitCall(access: AccessControl, clock: Clock, auth: AuthResult, toolName: string): Promise<Gate> {
   const isHealth = toolName === 'health';
   if (!auth.ok) {
     // health exists to tell a caller whether its key works: a well-formed but unknown or

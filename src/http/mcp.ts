@@ -10,7 +10,7 @@
 
 import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccessControl } from '../access/access.js';
+import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import { parseArgs } from '../tools/params.js';
@@ -126,7 +126,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     const answers: Answer[] = [];
     let refusal: ApiError | null = null;
     for (const message of messages) {
-      const outcome = await answer(message, request, reply, deps, toolsList);
+      const outcome = await answer(message, auth, request, reply, deps, toolsList);
       answers.push(outcome.answer);
       refusal ??= outcome.refusal;
     }
@@ -149,6 +149,7 @@ function isHealthCall(m: unknown): boolean {
 
 async function answer(
   message: unknown,
+  auth: AuthResult,
   request: FastifyRequest,
   reply: FastifyReply,
   deps: McpDeps,
@@ -192,7 +193,7 @@ async function answer(
     case 'tools/list':
       return { answer: resultAnswer(id, toolsList), ...none };
     case 'tools/call':
-      return callTool(id, params, request, reply, deps);
+      return callTool(id, params, auth, request, reply, deps);
     default:
       return { answer: errorAnswer(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 60)}`), ...none };
   }
@@ -201,6 +202,7 @@ async function answer(
 async function callTool(
   id: Id,
   params: Record<string, unknown>,
+  auth: AuthResult,
   request: FastifyRequest,
   reply: FastifyReply,
   deps: McpDeps,
@@ -214,7 +216,7 @@ async function callTool(
       refusal: null,
     };
   }
-  const gate: Gate = await admitCall(deps.access, deps.clock, request.headers.authorization, tool.name);
+  const gate: Gate = await admitCall(deps.access, deps.clock, auth, tool.name);
   if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
   if (!gate.ok) {
     const e = gate.error;

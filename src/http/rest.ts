@@ -27,7 +27,8 @@ export async function restRoutes(api: FastifyInstance, deps: RestDeps): Promise<
 }
 
 async function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<string | FastifyReply> {
-  const gate = await admitCall(deps.access, deps.clock, request.headers.authorization, tool.name);
+  const auth = await deps.access.authenticate(request.headers.authorization);
+  const gate = await admitCall(deps.access, deps.clock, auth, tool.name);
   if (gate.caller) request.keyPrefix = gate.caller.prefix;
   if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
   if (!gate.ok) throw gate.error;

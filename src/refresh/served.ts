@@ -26,7 +26,7 @@ export class SnapshotDataset implements ServedDataset {
   readonly nextRefreshAt: Date;
   readonly asOf: string;
   readonly sources: readonly SourceState[];
-  private readonly histories = new LRUCache<number, { bars: Promise<DailyBar[]>; reports: Promise<FinancialReport[]> }>({ max: 512 });
+  private readonly histories = new LRUCache<number, { bars: Promise<DailyBar[]>; reports: Promise<FinancialReport[]> }>({ max: 128 });
 
   constructor(
     readonly computed: ComputedSnapshot,
