@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FinancialReport } from '../../src/domain/model.js';
+import type { FinancialReport, Security } from '../../src/domain/model.js';
 import { SourceHttpError } from '../../src/sources/http.js';
 import {
+  parseCompany,
   parseCorpCodeXml,
   parseDartEnvelope,
   parseFinancialStatements,
   parsePeriodicFiling,
   type DartEnvelope,
 } from '../../src/sources/opendart/parse.js';
-import { OpenDartSource } from '../../src/sources/opendart/source.js';
+import { KSIC_SECTORS, sectorForKsic } from '../../src/sources/opendart/sectors.js';
+import { OpenDartSource, readCursor } from '../../src/sources/opendart/source.js';
+import { MARKET_SECTORS } from '../../src/sources/demo/sectors.js';
 import { readFirstZipEntry } from '../../src/sources/opendart/zip.js';
 import { context, fixture, fixtureJson, loopback, zipOne } from './helpers.js';
 
@@ -60,6 +63,16 @@ const KOGAS_H1_2024_OFS: FinancialReport = {
   // '-' is "not reported": null, never 0.
   inventory: null, payables: null, shares: null, source: 'opendart',
 };
+
+// company.json for 삼성전자: induty_code 264 (통신 및 방송 장비 제조업) falls under 26.
+const SAMSUNG_SECURITY: Security = {
+  market: 'KR', code: '005930', name: '삼성전자', exchange: 'KOSPI', sector: 'Electronic Components',
+  currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart',
+};
+
+/** company.json answers: 삼성전자 recorded, 한국가스공사 status 013. */
+const companyReply = (corpCode: string | null): { body: string } =>
+  ({ body: fixture(corpCode === '00126380' ? 'opendart/company_00126380.json' : 'opendart/company_status_013.json') });
 
 describe('OpenDART parsers', () => {
   it('keeps listed companies from corpCode.xml (stock_code blank or a space = unlisted)', () => {
@@ -117,6 +130,59 @@ describe('OpenDART parsers', () => {
       KOGAS_H1_2024_OFS,
     );
   });
+
+  it('maps company.json to a Security, sector from induty_code', () => {
+    assert.deepEqual(parseCompany(fixtureJson('opendart/company_00126380.json')), SAMSUNG_SECURITY);
+    assert.equal(parseCompany(fixtureJson('opendart/company_status_013.json')), null);
+    const samsung = fixtureJson('opendart/company_00126380.json') as Record<string, string>;
+    // acc_mt gives the fiscal year end; blank falls back to 12; a blank stock_code takes corpCode.xml's.
+    assert.deepEqual(parseCompany({ ...samsung, acc_mt: '03', induty_code: '26110', corp_cls: 'K' }), {
+      ...SAMSUNG_SECURITY, exchange: 'KOSDAQ', sector: 'Semiconductors', fiscalYearEndMonth: 3,
+    });
+    assert.equal(parseCompany({ ...samsung, acc_mt: '', stock_code: ' ' }, '005930')?.fiscalYearEndMonth, 12);
+    assert.equal(parseCompany({ ...samsung, stock_code: ' ' }), null);
+    // KONEX (N) and other (E) companies are outside the service's exchanges.
+    assert.equal(parseCompany({ ...samsung, corp_cls: 'N' }), null);
+  });
+
+  it('maps KSIC codes to sectors by longest prefix', () => {
+    const cases: [string, string][] = [
+      ['264', 'Electronic Components'], // 통신 및 방송장비: division 26
+      ['26110', 'Semiconductors'], // 261
+      ['26211', 'Displays'], // 2621 beats 26
+      ['26291', 'Electronic Components'],
+      ['28202', 'Secondary Batteries'], // 282 beats 28 (Machinery)
+      ['28111', 'Machinery'],
+      ['30121', 'Automobiles'],
+      ['30332', 'Auto Parts'], // 30
+      ['22111', 'Auto Parts'], // tyres: 2211 beats 22 (Chemicals)
+      ['20423', 'Cosmetics'], // 5 digits beat 20
+      ['20111', 'Chemicals'],
+      ['58211', 'Games'], // 5821 beats 582 (Software)
+      ['58221', 'Software'],
+      ['64121', 'Banks'],
+      ['66121', 'Securities'],
+      ['35200', 'Utilities'],
+      ['70113', 'Biotech'],
+      ['64992', 'Unclassified'], // holding companies: no prefix
+      ['2', 'Unclassified'],
+      ['', 'Unclassified'],
+      ['ab', 'Unclassified'],
+    ];
+    for (const [code, sector] of cases) assert.equal(sectorForKsic(code), sector, code);
+  });
+
+  it('uses only KR sector names of the demo', () => {
+    const names = new Set(MARKET_SECTORS.KR.map((x) => x.name));
+    for (const [prefix, sector] of Object.entries(KSIC_SECTORS)) assert.ok(names.has(sector), `${prefix} -> ${sector}`);
+  });
+
+  it('reads the old (bare date) and the new cursor', () => {
+    assert.deepEqual(readCursor('2024-08-15'), { date: '2024-08-15', known: [] });
+    assert.deepEqual(readCursor('{"date":"2024-08-15","known":["00126380"]}'), { date: '2024-08-15', known: ['00126380'] });
+    assert.equal(readCursor(null), null);
+    assert.equal(readCursor('{broken'), null);
+  });
 });
 
 describe('OpenDartSource against recorded responses', () => {
@@ -129,6 +195,7 @@ describe('OpenDartSource against recorded responses', () => {
       assert.equal(p.get('crtfc_key'), KEY);
       if (req.url.pathname === '/api/corpCode.xml') return { headers: { 'content-type': 'application/x-msdownload' }, body: zip };
       if (req.url.pathname === '/api/list.json') return { body: fixture(`opendart/list_page${p.get('page_no')}.json`) };
+      if (req.url.pathname === '/api/company.json') return companyReply(p.get('corp_code'));
       const key = `${p.get('corp_code')}_${p.get('bsns_year')}_${p.get('reprt_code')}_${p.get('fs_div')}`;
       const files: Record<string, string> = {
         '00126380_2023_11014_CFS': 'opendart/fnltt_00126380_2023_11014_CFS.json',
@@ -143,7 +210,9 @@ describe('OpenDartSource against recorded responses', () => {
       const ctx = context({ asOf: '2024-08-15', range: { from: '2023-11-01', to: '2024-08-15' } });
       const result = await source.ingest(ctx);
       assert.deepEqual(result.data.reports, [SAMSUNG_9M_2023, KOGAS_H1_2024_OFS]);
-      assert.equal(result.cursor, '2024-08-15');
+      assert.deepEqual(result.data.securities, [SAMSUNG_SECURITY]);
+      // 한국가스공사 answered 013: not known, asked again next run.
+      assert.equal(result.cursor, '{"date":"2024-08-15","known":["00126380"]}');
       const listCalls = server.requests.filter((r) => r.url.pathname === '/api/list.json');
       assert.deepEqual(listCalls.map((r) => r.url.searchParams.get('page_no')), ['1', '2']);
       assert.equal(listCalls[0]?.url.searchParams.get('bgn_de'), '20231101');
@@ -159,6 +228,7 @@ describe('OpenDartSource against recorded responses', () => {
     const server = await loopback((req) => {
       if (req.url.pathname === '/api/corpCode.xml') return { body: zip };
       if (req.url.pathname === '/api/list.json') return { body: fixture('opendart/list_correction.json') };
+      if (req.url.pathname === '/api/company.json') return companyReply(req.url.searchParams.get('corp_code'));
       return { body: fixture('opendart/fnltt_00126380_2023_11014_CFS_correction.json') };
     });
     try {
@@ -166,7 +236,9 @@ describe('OpenDartSource against recorded responses', () => {
       const result = await source.ingest(context({ asOf: '2023-12-02', cursor: '2023-11-15' }));
       assert.equal(server.requests.find((r) => r.url.pathname === '/api/list.json')?.url.searchParams.get('bgn_de'), '20231115');
       assert.deepEqual(result.data.reports, [{ ...SAMSUNG_9M_2023, disclosedOn: '2023-12-01', netIncome: 8_225_651_000_000 }]);
-      assert.equal(result.cursor, '2023-12-02');
+      // The cursor before company.json (a bare date) still reads; companies are then all new.
+      assert.deepEqual(result.data.securities, [SAMSUNG_SECURITY]);
+      assert.equal(result.cursor, '{"date":"2023-12-02","known":["00126380"]}');
     } finally {
       await server.close();
     }
@@ -187,6 +259,59 @@ describe('OpenDartSource against recorded responses', () => {
         assert.ok(!err.message.includes(KEY));
         return true;
       });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('asks company.json only for companies not yet known, within the per-run cap', async () => {
+    const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
+    const server = await loopback((req) => {
+      if (req.url.pathname === '/api/corpCode.xml') return { body: zip };
+      if (req.url.pathname === '/api/list.json') return { body: fixture('opendart/fnltt_status_013.json') };
+      if (req.url.pathname === '/api/company.json') return companyReply(req.url.searchParams.get('corp_code'));
+      return { status: 500, body: 'unexpected' };
+    });
+    const companyCalls = (): (string | null)[] =>
+      server.requests.filter((r) => r.url.pathname === '/api/company.json').map((r) => r.url.searchParams.get('corp_code'));
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0, companiesPerRun: 1 });
+      // Run 1: cap 1, so only 00113526 (first by corp_code) is asked; it answers 013.
+      const first = await source.ingest(context({ asOf: '2024-08-15', cursor: '2024-08-14' }));
+      assert.deepEqual(companyCalls(), ['00113526']);
+      assert.deepEqual(first.data.securities, []);
+      assert.equal(first.cursor, '{"date":"2024-08-15","known":[]}');
+      // Run 2: 013 is retried (still first in order).
+      const second = await source.ingest(context({ asOf: '2024-08-16', cursor: first.cursor }));
+      assert.deepEqual(companyCalls(), ['00113526', '00113526']);
+      assert.equal(second.cursor, '{"date":"2024-08-16","known":[]}');
+
+      const wide = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      const third = await wide.ingest(context({ asOf: '2024-08-17', cursor: second.cursor }));
+      assert.deepEqual(companyCalls().slice(2), ['00113526', '00126380']);
+      assert.deepEqual(third.data.securities, [SAMSUNG_SECURITY]);
+      assert.equal(third.cursor, '{"date":"2024-08-17","known":["00126380"]}');
+      // Run 4: 삼성전자 is known and not asked again; a known code no longer listed is dropped.
+      const cursor = '{"date":"2024-08-17","known":["00126380","99999999"]}';
+      const fourth = await wide.ingest(context({ asOf: '2024-08-18', cursor }));
+      assert.deepEqual(companyCalls().slice(4), ['00113526']);
+      assert.deepEqual(fourth.data.securities, []);
+      assert.equal(fourth.cursor, '{"date":"2024-08-18","known":["00126380"]}');
+      assert.equal(server.requests.filter((r) => r.url.pathname === '/api/list.json').at(-1)?.url.searchParams.get('bgn_de'), '20240817');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops on status 020 from company.json', async () => {
+    const server = await loopback((req) => {
+      if (req.url.pathname === '/api/corpCode.xml') return { body: zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml')) };
+      if (req.url.pathname === '/api/list.json') return { body: fixture('opendart/fnltt_status_013.json') };
+      return { body: fixture('opendart/status_020.json') };
+    });
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      await assert.rejects(source.ingest(context()), (err: unknown) => err instanceof SourceHttpError && /status 020/.test(err.message));
     } finally {
       await server.close();
     }

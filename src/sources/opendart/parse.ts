@@ -2,8 +2,9 @@
 // ZIP), the periodic-disclosure search (list.json) and the full financial statements of one
 // company and report (fnlttSinglAcntAll.json). Pure functions over the upstream's own text.
 
-import type { FinancialReport, FiscalQuarter } from '../../domain/model.js';
+import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
 import { isRecord, lastDayOfMonth, parseAmount, str, toIsoDate, xmlRecords } from '../shared/parse.js';
+import { sectorForKsic } from './sectors.js';
 
 export const SOURCE_NAME = 'opendart';
 
@@ -264,6 +265,36 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
     payables: value('payables'),
     // Share counts are not in the statements; the FSC price feed carries listed shares.
     shares: null,
+    source: SOURCE_NAME,
+  };
+}
+
+/** corp_cls of company.json / list.json: Y = KOSPI, K = KOSDAQ, N = KONEX, E = other. */
+const EXCHANGE_BY_CORP_CLS: Readonly<Record<string, string>> = { Y: 'KOSPI', K: 'KOSDAQ' };
+
+/**
+ * company.json (기업개황): `{status, message, corp_code, corp_name, corp_name_eng, stock_name,
+ * stock_code, ceo_nm, corp_cls, jurir_no, bizr_no, adres, hm_url, ir_url, phn_no, fax_no,
+ * induty_code, est_dt, acc_mt}`, every value a string. Gives the Security with its sector
+ * (KSIC `induty_code` by longest prefix) and fiscal year-end month (`acc_mt`, default 12).
+ * Null for a non-000 answer, a company outside KOSPI/KOSDAQ, or no six-digit stock code
+ * (`fallbackStockCode` is corpCode.xml's, used when the answer's own is blank).
+ */
+export function parseCompany(body: unknown, fallbackStockCode = ''): Security | null {
+  if (!isRecord(body) || body['status'] !== DART_STATUS.OK) return null;
+  const exchange = EXCHANGE_BY_CORP_CLS[str(body, 'corp_cls').trim()];
+  const own = str(body, 'stock_code').trim();
+  const code = /^\d{6}$/.test(own) ? own : fallbackStockCode;
+  if (exchange === undefined || !/^\d{6}$/.test(code)) return null;
+  const month = Number(str(body, 'acc_mt').trim());
+  return {
+    market: 'KR',
+    code,
+    name: str(body, 'stock_name').trim() || str(body, 'corp_name').trim(),
+    exchange,
+    sector: sectorForKsic(str(body, 'induty_code')),
+    currency: 'KRW',
+    fiscalYearEndMonth: Number.isInteger(month) && month >= 1 && month <= 12 ? month : 12,
     source: SOURCE_NAME,
   };
 }

@@ -1,8 +1,9 @@
 // OpenDART adapter: finds periodic reports filed since the last run (list.json, pblntf_ty=A),
 // keeps listed companies (corpCode.xml), and fetches each report's full statements
-// (fnlttSinglAcntAll.json), consolidated first and separate as the fallback.
+// (fnlttSinglAcntAll.json), consolidated first and separate as the fallback. Listed companies
+// whose sector is not yet known get one company.json call each (KSIC industry -> sector).
 
-import type { FinancialReport } from '../../domain/model.js';
+import type { FinancialReport, Security } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate } from '../shared/parse.js';
@@ -10,6 +11,7 @@ import {
   DART_STATUS,
   parseCorpCodeXml,
   parseDartEnvelope,
+  parseCompany,
   parseFinancialStatements,
   parsePeriodicFiling,
   SOURCE_NAME,
@@ -26,6 +28,38 @@ export interface OpenDartConfig extends HttpTuning {
   requestsPerSecond?: number;
   /** How far back the first run looks (list.json searches at most three months without corp_code). */
   firstRunDays?: number;
+  /** At most this many company.json calls a run (default 500); the rest follow in later runs. */
+  companiesPerRun?: number;
+}
+
+/**
+ * The cursor: the last `asOf` and the corp_codes whose company.json was read. Written as JSON
+ * `{"date":"YYYY-MM-DD","known":["00126380",...]}`; a bare date (the cursor before company.json)
+ * reads as that date with no company known.
+ */
+export interface OpenDartCursor {
+  date: string;
+  known: string[];
+}
+
+export function readCursor(raw: string | null): OpenDartCursor | null {
+  if (raw === null) return null;
+  if (!raw.trimStart().startsWith('{')) return { date: raw, known: [] };
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
+  const date: unknown = (body as { date?: unknown }).date;
+  const known: unknown = (body as { known?: unknown }).known;
+  if (typeof date !== 'string') return null;
+  return { date, known: Array.isArray(known) ? known.filter((c): c is string => typeof c === 'string') : [] };
+}
+
+export function writeCursor(cursor: OpenDartCursor): string {
+  return JSON.stringify({ date: cursor.date, known: [...new Set(cursor.known)].sort() });
 }
 
 export class OpenDartSource implements Source {
@@ -69,7 +103,12 @@ export class OpenDartSource implements Source {
   }
 
   private async envelope(http: HttpClient, url: string): Promise<DartEnvelope> {
-    const env = parseDartEnvelope(await http.getJson(url));
+    return this.checked(http, url, await http.getJson(url));
+  }
+
+  /** The envelope of an answer; throws on a missing status, 020 and any status but 000/013. */
+  private checked(http: HttpClient, url: string, body: unknown): DartEnvelope {
+    const env = parseDartEnvelope(body);
     if (env === null) throw http.parseError('no status field', url);
     if (env.status === DART_STATUS.RATE_LIMIT) throw http.upstreamError(`status 020 request limit exceeded: ${env.message}`, url);
     if (env.status !== DART_STATUS.OK && env.status !== DART_STATUS.NO_DATA) {
@@ -121,11 +160,24 @@ export class OpenDartSource implements Source {
     return null;
   }
 
+  /**
+   * company.json for one company: its Security, `null` when OpenDART has no data (status 013,
+   * retried next run), or `'skip'` when it is not on KOSPI/KOSDAQ (known, never retried).
+   */
+  async company(http: HttpClient, corp: CorpCode): Promise<Security | 'skip' | null> {
+    const url = this.url('company.json', { corp_code: corp.corpCode });
+    const body = await http.getJson(url);
+    if (this.checked(http, url, body).status === DART_STATUS.NO_DATA) return null;
+    return parseCompany(body, corp.stockCode) ?? 'skip';
+  }
+
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = this.client(ctx);
     const to = ctx.range?.to ?? ctx.asOf;
+    const cursor = readCursor(ctx.cursor);
+    if (ctx.cursor !== null && cursor === null) ctx.log.warn('opendart: unreadable cursor, starting afresh');
     // Re-read the cursor day itself: filings received late that day were not yet listed.
-    const from = ctx.range?.from ?? ctx.cursor ?? addDays(ctx.asOf, -(this.config.firstRunDays ?? 90));
+    const from = ctx.range?.from ?? cursor?.date ?? addDays(ctx.asOf, -(this.config.firstRunDays ?? 90));
     const listed = await this.listedCompanies(http);
     const filings = (await this.periodicFilings(http, from, to)).filter((f) => listed.has(f.corpCode));
     // One fetch per company and period: the API returns the latest filing's figures.
@@ -139,7 +191,40 @@ export class OpenDartSource implements Source {
       if (report) reports.push(report);
       else ctx.log.warn('opendart: no statements for filing', { corpCode: filing.corpCode, rceptNo: filing.rceptNo });
     }
-    ctx.log.info('opendart: ingested', { filings: filings.length, reports: reports.length, from, to });
-    return { data: { reports }, cursor: to };
+    const filed = new Set([...unique.values()].map((f) => f.corpCode));
+    const { securities, known } = await this.newCompanies(http, ctx, listed, new Set(cursor?.known ?? []), filed);
+    ctx.log.info('opendart: ingested', { filings: filings.length, reports: reports.length, securities: securities.length, from, to });
+    return { data: { reports, securities }, cursor: writeCursor({ date: to, known }) };
+  }
+
+  /**
+   * company.json for listed companies not yet known, those with a filing in this run first,
+   * at most `companiesPerRun`. Returns their Securities and the updated known set (delisted
+   * companies dropped).
+   */
+  private async newCompanies(
+    http: HttpClient,
+    ctx: SourceContext,
+    listed: Map<string, CorpCode>,
+    known: Set<string>,
+    filed: Set<string>,
+  ): Promise<{ securities: Security[]; known: string[] }> {
+    const next = [...known].filter((c) => listed.has(c));
+    const pending = [...listed.values()]
+      .filter((c) => !known.has(c.corpCode))
+      .sort((a, b) => Number(filed.has(b.corpCode)) - Number(filed.has(a.corpCode)) || a.corpCode.localeCompare(b.corpCode));
+    const limit = this.config.companiesPerRun ?? 500;
+    const securities: Security[] = [];
+    for (const corp of pending.slice(0, limit)) {
+      const result = await this.company(http, corp);
+      if (result === null) {
+        ctx.log.warn('opendart: no company.json data', { corpCode: corp.corpCode });
+        continue;
+      }
+      next.push(corp.corpCode);
+      if (result !== 'skip') securities.push(result);
+    }
+    if (pending.length > limit) ctx.log.info('opendart: companies left for later runs', { left: pending.length - limit });
+    return { securities, known: next };
   }
 }
