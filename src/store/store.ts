@@ -107,6 +107,8 @@ export interface Store {
 }
 
 const DATASET_VERSION = 'dataset_version';
+/** The sector a source reports when it does not know one. */
+export const UNCLASSIFIED = 'Unclassified';
 
 const BAR_COLUMNS = [
   'securities.market',
@@ -260,6 +262,9 @@ export class KyselyStore implements Store {
         fiscal_year_end_month: s.fiscalYearEndMonth,
         source: s.source,
       })),
+      // A source that does not know a company's sector (FSC's price feed) must not erase the one
+      // another source found (OpenDART's industry code).
+      { sector: sql`case when excluded.sector = ${UNCLASSIFIED} then securities.sector else excluded.sector end` },
     );
   }
 
@@ -620,13 +625,20 @@ interface Placeholders {
  * `excluded` row is SQLite's and PostgreSQL's name for the proposed one). This is what makes
  * every write idempotent.
  */
-async function upsert<T extends Table>(trx: Transaction<DB>, table: T, key: readonly string[], rows: readonly Insertable<DB[T]>[]): Promise<void> {
+async function upsert<T extends Table>(
+  trx: Transaction<DB>,
+  table: T,
+  key: readonly string[],
+  rows: readonly Insertable<DB[T]>[],
+  /** Update expressions replacing `excluded.<column>` for some columns. */
+  overrides: Record<string, unknown> = {},
+): Promise<void> {
   const first = rows[0];
   if (first === undefined) return;
   const update = Object.keys(first).filter((c) => !key.includes(c));
   // Kysely cannot type a table chosen at run time; the rows were typed against DB[T] above.
   const db = trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
-  const set: Record<string, unknown> = Object.fromEntries(update.map((c) => [c, sql.ref(`excluded.${c}`)]));
+  const set: Record<string, unknown> = Object.fromEntries(update.map((c) => [c, overrides[c] ?? sql.ref(`excluded.${c}`)]));
   for (const part of chunks(rows)) {
     await db
       .insertInto(table as string)

@@ -131,6 +131,16 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.equal((await store.barsSince('2000-01-01')).length, 2);
   });
 
+  it("keeps a known sector when a later source says 'Unclassified'", async () => {
+    const known = dataset.securities[0]!;
+    await store.writeDataset({ securities: [{ ...known, sector: 'Unclassified', name: 'Renamed' }] });
+    const stored = (await store.securities()).find((s) => s.code === known.code);
+    assert.deepEqual([stored?.sector, stored?.name], ['Steel', 'Renamed']);
+    await store.writeDataset({ securities: [{ ...known, sector: 'Chemicals' }] });
+    assert.equal((await store.securities()).find((s) => s.code === known.code)?.sector, 'Chemicals');
+    await store.writeDataset({ securities: [known] });
+  });
+
   it('upserts: a corrected value replaces the stored one', async () => {
     await store.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
     assert.deepEqual((await store.trade())[0]?.exports, 57_600_000_000);
