@@ -1,10 +1,13 @@
-// The REST responses the dashboard reads, as the tools in src/tools/*.ts define them. Written
-// out here (not imported) because the page is a separate build that only sees JSON.
+// The REST responses the dashboard reads, as the tools in src/tools/*.ts define them. The
+// pieces the domain already declares (rows, bars, percentile entries, their key lists) are
+// imported from src/domain, which has no imports of its own, so the page shares one
+// definition with the server; the response envelopes are written out here.
 
-export type Market = 'KR' | 'US';
-export type Currency = 'KRW' | 'USD';
-export type BandKey = 'mega' | 'xlarge' | 'large' | 'mid' | 'small';
-export const BAND_KEYS: readonly BandKey[] = ['mega', 'xlarge', 'large', 'mid', 'small'];
+import type { Currency, Market } from '../../src/domain/model.js';
+import type { BandKey, Interval, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow } from '../../src/domain/results.js';
+
+export { BAND_KEYS, PERCENTILE_METRICS } from '../../src/domain/results.js';
+export type { BandKey, Currency, Interval, Market, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow };
 
 interface Meta {
   updatedAt: string;
@@ -16,23 +19,6 @@ interface StockIdentity {
   market: Market;
   name: string;
   currency: Currency;
-}
-
-export interface RankingRow {
-  ticker: string;
-  name: string;
-  market: Market;
-  currency: Currency;
-  band: BandKey;
-  marketCap: number;
-  currentPrice: number;
-  targetPrice: number;
-  gapPct: number;
-  score: number;
-  yoy: number;
-  ttmNiEok: number;
-  supplyPct: number;
-  momentumPct: number;
 }
 
 export interface Rankings extends Meta {
@@ -107,36 +93,6 @@ export interface ValuationBand extends StockIdentity, Meta {
   reason?: string;
 }
 
-export const PERCENTILE_METRICS = [
-  'per',
-  'pbr',
-  'psr',
-  'evEbit',
-  'roe',
-  'roic',
-  'operatingMargin',
-  'netMargin',
-  'revenueYoy',
-  'operatingIncomeYoy',
-  'epsYoy',
-  'netDebtRatio',
-  'interestCoverage',
-  'currentRatio',
-  'fcfYield',
-  'cfToNi',
-  'ccc',
-] as const;
-export type PercentileMetricKey = (typeof PERCENTILE_METRICS)[number];
-
-export interface PercentileEntry {
-  metric: PercentileMetricKey;
-  unit: string;
-  value: number | null;
-  reason?: string;
-  percentile: number | null;
-  cohortSize: number;
-}
-
 export type Cohort = 'sector' | 'market';
 
 export interface SectorPercentile extends StockIdentity, Meta {
@@ -144,18 +100,6 @@ export interface SectorPercentile extends StockIdentity, Meta {
   cohortName: string;
   cohortMembers: number;
   metrics: PercentileEntry[];
-}
-
-export type Interval = 'day' | 'week' | 'month';
-
-export interface PriceBar {
-  date: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-  tradedValue: number;
 }
 
 export interface PriceHistory extends StockIdentity, Meta {
