@@ -307,6 +307,7 @@ export class KyselyStore implements Store {
       .orderBy('reports.disclosed_on')
       .execute();
     return rows.map((r) => {
+      const items = Object.fromEntries(ITEM_KEYS.map((k) => [k, toNumberOrNull(r[reportColumns[k]])])) as Pick<FinancialReport, ItemKey>;
       const report: FinancialReport = {
         market: r.market as Market,
         code: r.code,
@@ -315,27 +316,9 @@ export class KyselyStore implements Store {
         periodEnd: r.period_end,
         disclosedOn: r.disclosed_on,
         consolidated: r.consolidated === 1,
-        revenue: null,
-        costOfSales: null,
-        operatingIncome: null,
-        netIncome: null,
-        operatingCashFlow: null,
-        capex: null,
-        interestExpense: null,
-        totalAssets: null,
-        currentAssets: null,
-        totalLiabilities: null,
-        currentLiabilities: null,
-        equity: null,
-        cash: null,
-        debt: null,
-        receivables: null,
-        inventory: null,
-        payables: null,
-        shares: null,
+        ...items,
         source: r.source,
       };
-      for (const k of ITEM_KEYS) report[k] = toNumberOrNull(r[reportColumns[k]]);
       return report;
     });
   }
@@ -649,35 +632,17 @@ async function upsert<T extends Table>(
 }
 
 function reportRow(securityId: number, r: FinancialReport): ReportsTable {
-  const row: ReportsTable = {
+  const items = Object.fromEntries(ITEM_KEYS.map((k) => [reportColumns[k], r[k]])) as Pick<ReportsTable, (typeof reportColumns)[ItemKey]>;
+  return {
     security_id: securityId,
     fiscal_year: r.fiscalYear,
     fiscal_quarter: r.fiscalQuarter,
     consolidated: r.consolidated ? 1 : 0,
     disclosed_on: r.disclosedOn,
     period_end: r.periodEnd,
-    revenue: null,
-    cost_of_sales: null,
-    operating_income: null,
-    net_income: null,
-    operating_cash_flow: null,
-    capex: null,
-    interest_expense: null,
-    total_assets: null,
-    current_assets: null,
-    total_liabilities: null,
-    current_liabilities: null,
-    equity: null,
-    cash: null,
-    debt: null,
-    receivables: null,
-    inventory: null,
-    payables: null,
-    shares: null,
+    ...items,
     source: r.source,
   };
-  for (const k of ITEM_KEYS) row[reportColumns[k]] = r[k];
-  return row;
 }
 
 // PostgreSQL's driver may hand back numeric columns as strings; SQLite gives numbers.
