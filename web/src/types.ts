@@ -4,10 +4,10 @@
 // definition with the server; the response envelopes are written out here.
 
 import type { Currency, Market } from '../../src/domain/model.js';
-import type { BandKey, Interval, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow } from '../../src/domain/results.js';
+import type { BandKey, BandType, Interval, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow, ValuationBandResult } from '../../src/domain/results.js';
 
 export { BAND_KEYS, PERCENTILE_METRICS } from '../../src/domain/results.js';
-export type { BandKey, Currency, Interval, Market, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow };
+export type { BandKey, BandType, Currency, Interval, Market, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow };
 
 interface Meta {
   updatedAt: string;
@@ -75,23 +75,7 @@ export type StockSnapshot = StockIdentity &
     price: { date: string; close: number; marketCap: number } | null;
   } & { [G in SnapshotGroup]: Record<(typeof SNAPSHOT_GROUPS)[G][number], SnapshotMetric> };
 
-export type BandType = 'per' | 'pbr' | 'psr';
-
-export interface ValuationBand extends StockIdentity, Meta {
-  type: BandType;
-  from: string;
-  to: string;
-  daysUsed: number;
-  daysExcluded: number;
-  p5: number | null;
-  median: number | null;
-  p95: number | null;
-  min: number | null;
-  max: number | null;
-  current: { date: string; value: number | null; percentile: number | null; reason?: string } | null;
-  years: { year: number; days: number; min: number; median: number; max: number }[];
-  reason?: string;
-}
+export interface ValuationBand extends ValuationBandResult, StockIdentity, Meta {}
 
 export type Cohort = 'sector' | 'market';
 
