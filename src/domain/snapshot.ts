@@ -8,7 +8,7 @@ import type { BalanceItem, Currency, FlowItem } from './model.js';
 import { PERCENTILE_METRICS } from './results.js';
 import type { Measured, PercentileEntry, PercentileMetricKey, SnapshotGroups, SnapshotMetric, SnapshotMetricKey } from './results.js';
 import { percentileRanker } from './score.js';
-import { quarterLabel, ttmOfQuarters } from './ttm.js';
+import { quarterLabel, ttmOfQuarters, type TtmView } from './ttm.js';
 import type { DiscreteQuarter, Ttm } from './ttm.js';
 
 /** The price a snapshot uses: the last close on or before the date. */
@@ -76,7 +76,11 @@ const later = (a: string, b: string): string => (a > b ? a : b);
  * (`discreteQuarters(reports, asOf)`) and its price as of the same date.
  */
 export function stockMetrics(quarters: readonly DiscreteQuarter[], price: PricePoint | null, currency: Currency): StockMetrics {
-  const view = ttmOfQuarters(quarters);
+  return stockMetricsOfView(ttmOfQuarters(quarters), price, currency);
+}
+
+/** `stockMetrics` from the TTM view already taken of the quarters (`ttmOfQuarters`). */
+export function stockMetricsOfView(view: TtmView, price: PricePoint | null, currency: Currency): StockMetrics {
   const latest = view.latest;
   const ttm = view.current.ttm;
   const base = view.yearEarlier.ttm;
@@ -187,7 +191,11 @@ export type PercentileValues = Record<PercentileMetricKey, Measured & { unit: st
 
 /** The raw values of the 17 percentile metrics (PERCENTILE_METRICS). */
 export function percentileMetricValues(quarters: readonly DiscreteQuarter[], price: PricePoint | null, currency: Currency): PercentileValues {
-  const m = stockMetrics(quarters, price, currency);
+  return percentileValuesOf(stockMetrics(quarters, price, currency));
+}
+
+/** The 17 percentile metrics' raw values out of a stock's metrics. */
+export function percentileValuesOf(m: StockMetrics): PercentileValues {
   const out = {} as PercentileValues;
   for (const key of PERCENTILE_METRICS) {
     const { value, reason, unit } = m[key];

@@ -7,7 +7,7 @@ import { changePct, changeRatio } from './change.js';
 import { currencyOf } from './model.js';
 import type { DailyBar, FinancialReport, FxRate, InvestorFlow, Market, Security } from './model.js';
 import type { BandKey, Formula, RankingRow, V3Inputs, V3Result } from './results.js';
-import { ttmAsOf } from './ttm.js';
+import { ttmAsOf, type TtmView } from './ttm.js';
 
 /** Trading days in the supply/demand window (DESIGN.md section 5: "the last 20 trading days"). */
 export const SUPPLY_WINDOW_DAYS = 20;
@@ -160,6 +160,8 @@ export interface V3AsOfInput {
   /** Won per dollar at `asOf`; needed for US, ignored for KR. */
   usdKrw: number | null;
   asOf: string;
+  /** `ttmAsOf(reports, asOf)` when the caller has already taken it; taken here otherwise. */
+  ttm?: TtmView;
 }
 
 /** What the inputs were taken from, for the response and for checking. */
@@ -189,7 +191,7 @@ export function v3InputsAsOf(input: V3AsOfInput): V3InputsOrReason {
   if (!price) return { inputs: null, reason: 'no price on or before the date' };
   if (market === 'US' && (input.usdKrw === null || !(input.usdKrw > 0))) return { inputs: null, reason: 'no USD/KRW rate on or before the date' };
 
-  const view = ttmAsOf(input.reports, asOf);
+  const view = input.ttm ?? ttmAsOf(input.reports, asOf);
   const { ttm } = view.current;
   if (!ttm) return { inputs: null, reason: `no TTM net income: ${view.current.reason}` };
   if (ttm.netIncome === null) return { inputs: null, reason: `no TTM net income: net income not reported in every quarter to ${ttm.referenceQuarter}` };

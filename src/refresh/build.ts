@@ -6,20 +6,31 @@ import type { DailyBar, FinancialReport, FxRate, InvestorFlow, Market, SectorExp
 import type { RankingRow } from '../domain/results.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { percentileRanker } from '../domain/score.js';
-import { cohortPercentiles, percentileMetricValues, stockSnapshot, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
-import { discreteQuarters } from '../domain/ttm.js';
-import { fxRateAsOf, marketCapBand, rankingRowAsOf } from '../domain/v3.js';
+import { cohortPercentiles, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
+import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 import type { StoredSecurity } from '../store/store.js';
 import type { StockView, V3Outcome } from '../tools/dataset.js';
 
-/** Calendar days of bars the builder needs: the 20-trading-day supply window plus slack. */
+/** Calendar days back the builder looks for bars: the 20-trading-day supply window plus slack. */
 export const RECENT_DAYS = 60;
+/** Bars per stock the builder uses: the last one (the price) back to the close before the supply window. */
+export const SNAPSHOT_BARS = SUPPLY_WINDOW_DAYS + 1;
+/**
+ * Fiscal quarters per stock the builder uses, counting back from the latest disclosed one:
+ * the TTM and the TTM four quarters earlier span eight, and deriving the earliest of them
+ * from year-to-date figures needs the one before it.
+ */
+export const SNAPSHOT_QUARTERS = 9;
 
 export interface UniverseData {
   securities: readonly StoredSecurity[];
-  /** Every filing, grouped by security id. */
+  /**
+   * Each security's filings, at least those of its last SNAPSHOT_QUARTERS fiscal quarters
+   * disclosed by `asOf` (all of them where that window holds fewer than four quarters).
+   */
   reports: ReadonlyMap<number, FinancialReport[]>;
-  /** Each security's bars of the last RECENT_DAYS calendar days, ascending. */
+  /** Each security's last SNAPSHOT_BARS (or more) bars of the last RECENT_DAYS calendar days, ascending. */
   recentBars: ReadonlyMap<number, DailyBar[]>;
   recentFlows: ReadonlyMap<number, InvestorFlow[]>;
   fx: readonly FxRate[];
@@ -56,7 +67,10 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
     const last = lastBarOnOrBefore(bars, asOf);
     const price: PricePoint | null = last ? { date: last.date, close: last.close, shares: last.shares, marketCap: last.marketCap } : null;
 
-    const ranked = rankingRowAsOf(security, { reports, bars, flows, usdKrw: fx?.usdKrw ?? null, asOf });
+    // One derivation of the point-in-time quarters and TTM serves V3, the snapshot and the percentiles.
+    const quarters = discreteQuarters(reports, asOf);
+    const ttm = ttmOfQuarters(quarters);
+    const ranked = rankingRowAsOf(security, { reports, bars, flows, usdKrw: fx?.usdKrw ?? null, asOf, ttm });
     let v3: V3Outcome;
     if (ranked.row) {
       rows.push(ranked.row);
@@ -72,8 +86,8 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
       v3 = { ok: false, reason: ranked.reason };
     }
 
-    const quarters = discreteQuarters(reports, asOf);
-    metricValues.set(key, percentileMetricValues(quarters, price, security.currency));
+    const metrics = stockMetricsOfView(ttm, price, security.currency);
+    metricValues.set(key, percentileValuesOf(metrics));
     const sectorKey = `${security.market}:${security.sector}`;
     const members = sectorMembers.get(sectorKey);
     if (members) members.push(key);
@@ -87,7 +101,7 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
       v3,
       scorePercentile: null,
       scoreCohortSize: 0,
-      snapshot: stockSnapshot(quarters, price, security.currency),
+      snapshot: snapshotGroups(metrics),
       percentiles: {
         sector: { name: security.sector, members: 0, metrics: [] },
         market: { name: security.market, members: 0, metrics: [] },

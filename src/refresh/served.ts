@@ -9,7 +9,8 @@ import { rankings } from '../domain/rankings.js';
 import type { Store } from '../store/store.js';
 import { normaliseCode, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
-import { RECENT_DAYS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
+import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
+import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 export interface ServedMeta {
   version: number;
@@ -84,14 +85,19 @@ export class SnapshotDataset implements ServedDataset {
   }
 }
 
-/** Reads from the store what the builder needs for the whole universe. */
+/**
+ * Reads from the store what the builder needs for the whole universe, and no more: per stock
+ * the filings of its last SNAPSHOT_QUARTERS fiscal quarters and its last SNAPSHOT_BARS bars
+ * (with the flows of their dates). `computeSnapshot` gives the same result on this as on every
+ * filing and bar: it uses nothing older (test/refresh/served.test.ts checks it).
+ */
 export async function loadUniverse(store: Store, asOf: string): Promise<UniverseData> {
   const since = addDays(asOf, -RECENT_DAYS);
   const [securities, reports, bars, flows, fx, trade, sectorExports] = await Promise.all([
     store.securities(),
-    store.reports(),
-    store.barsSince(since),
-    store.flowsSince(since),
+    store.recentReports(asOf, SNAPSHOT_QUARTERS),
+    store.lastBars(since, asOf, SNAPSHOT_BARS),
+    store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS),
     store.fx(),
     store.trade(),
     store.sectorExports(),
@@ -108,11 +114,18 @@ export async function loadUniverse(store: Store, asOf: string): Promise<Universe
     }
     return out;
   };
+  const reportsById = group(reports);
+  // A window with fewer than four quarters says "fewer than four quarters disclosed", but a
+  // stock with older quarters outside it must say which quarter is missing: those (few) stocks
+  // get every filing.
+  for (const [id, list] of reportsById) {
+    if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reportsById.set(id, await store.reports(id));
+  }
   return {
     securities,
-    reports: group(reports),
-    recentBars: group(bars.filter((b) => b.date <= asOf)),
-    recentFlows: group(flows.filter((f) => f.date <= asOf)),
+    reports: reportsById,
+    recentBars: group(bars),
+    recentFlows: group(flows),
     fx,
     trade,
     sectorExports,

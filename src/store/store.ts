@@ -63,9 +63,16 @@ export interface Store {
   securities(): Promise<StoredSecurity[]>;
   reports(securityId?: number): Promise<FinancialReport[]>;
   bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]>;
-  /** Every stock's bars dated on or after `from` (the tail the rankings need). */
-  barsSince(from: string): Promise<DailyBar[]>;
-  flowsSince(from: string): Promise<InvestorFlow[]>;
+  /**
+   * Per stock, the filings a snapshot as of `asOf` can draw on: those disclosed on or before
+   * `asOf` whose fiscal quarter is at most `quarters - 1` quarters before the latest such one.
+   * Ordered by stock, fiscal year, quarter, disclosure.
+   */
+  recentReports(asOf: string, quarters: number): Promise<FinancialReport[]>;
+  /** Per stock, its last `count` bars dated in [`from`, `asOf`], ascending. */
+  lastBars(from: string, asOf: string, count: number): Promise<DailyBar[]>;
+  /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
+  flowsOfLastBars(from: string, asOf: string, count: number): Promise<InvestorFlow[]>;
   flows(securityId: number): Promise<InvestorFlow[]>;
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
@@ -91,6 +98,8 @@ export interface Store {
    */
   incrementUsage(keyId: number, day: string, limit?: number): Promise<number | null>;
   usage(keyId: number, day: string): Promise<number>;
+  /** Adds counted calls (key, day, calls) in one transaction: the buffered counter's flush. */
+  addUsage(rows: readonly { keyId: number; day: string; calls: number }[]): Promise<void>;
 
   /** Claims a refresh slot for an instance; true for exactly one claimant across instances. */
   claimRefresh(slot: string, instance: string, at: string): Promise<boolean>;
@@ -158,6 +167,7 @@ const reportColumns = {
 
 type ItemKey = keyof typeof reportColumns;
 const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
+const EMPTY_ITEMS = Object.fromEntries(ITEM_KEYS.map((k) => [k, null])) as Record<ItemKey, number | null>;
 
 export class KyselyStore implements Store {
   constructor(
@@ -306,21 +316,38 @@ export class KyselyStore implements Store {
       .orderBy('reports.fiscal_quarter')
       .orderBy('reports.disclosed_on')
       .execute();
-    return rows.map((r) => {
-      const items = Object.fromEntries(ITEM_KEYS.map((k) => [k, toNumberOrNull(r[reportColumns[k]])])) as Pick<FinancialReport, ItemKey>;
-      const report: FinancialReport = {
-        market: r.market as Market,
-        code: r.code,
-        fiscalYear: r.fiscal_year,
-        fiscalQuarter: r.fiscal_quarter as FiscalQuarter,
-        periodEnd: r.period_end,
-        disclosedOn: r.disclosed_on,
-        consolidated: r.consolidated === 1,
-        ...items,
-        source: r.source,
-      };
-      return report;
-    });
+    return rows.map(toReport);
+  }
+
+  async recentReports(asOf: string, quarters: number): Promise<FinancialReport[]> {
+    // The latest fiscal quarter per stock (as an ordinal, year * 4 + quarter), then one range
+    // of the (security, fiscal year, ...) key per stock from the first year the window reaches.
+    if (!Number.isInteger(quarters) || quarters < 1) throw new Error(`recentReports: quarters must be a positive integer, not ${quarters}`);
+    const ordinal = sql<number>`reports.fiscal_year * 4 + reports.fiscal_quarter`;
+    // A literal, so both engines divide integers (a bound number is a REAL in SQLite).
+    const back = sql.lit(quarters);
+    const latest = this.db
+      .selectFrom('reports')
+      .where('reports.disclosed_on', '<=', asOf)
+      .groupBy('reports.security_id')
+      .select(['reports.security_id', sql<number>`max(${ordinal})`.as('o')]);
+    const rows = await this.db
+      .with('latest', () => latest)
+      .selectFrom('latest')
+      .crossJoin('reports')
+      .innerJoin('securities', 'securities.id', 'reports.security_id')
+      .whereRef('reports.security_id', '=', 'latest.security_id')
+      .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
+      .where(ordinal, '>', sql<number>`latest.o - ${back}`)
+      .where('reports.disclosed_on', '<=', asOf)
+      .selectAll('reports')
+      .select(['securities.market', 'securities.code'])
+      .orderBy('reports.security_id')
+      .orderBy('reports.fiscal_year')
+      .orderBy('reports.fiscal_quarter')
+      .orderBy('reports.disclosed_on')
+      .execute();
+    return rows.map(toReport);
   }
 
   private barsQuery() {
@@ -334,16 +361,33 @@ export class KyselyStore implements Store {
     return (await q.orderBy('bars.date').execute()).map(toBar);
   }
 
-  async barsSince(from: string): Promise<DailyBar[]> {
-    // Stock by stock, each a range of the (security, date) key: the tail of every history
-    // and nothing else. Driven from bars instead, SQLite either walks the whole table in key
-    // order or makes one key lookup per bar through bars_date, both about twice as slow on
-    // the full-size universe. CROSS JOIN fixes SQLite's join order; the order needs no sort.
+  /**
+   * The date of each stock's `count`-th last bar in [`from`, `asOf`], or `from` when it has
+   * fewer: a correlated probe of the (security, date) key, once per stock.
+   */
+  private nthLastBarDate(from: string, asOf: string, count: number) {
+    const probe = this.db
+      .selectFrom('bars as nth')
+      .select('nth.date')
+      .where('nth.security_id', '=', sql.ref<number>('securities.id'))
+      .where('nth.date', '>=', from)
+      .where('nth.date', '<=', asOf)
+      .orderBy('nth.date', 'desc')
+      .limit(1)
+      .offset(count - 1);
+    return sql<string>`coalesce((${probe}), ${from})`;
+  }
+
+  async lastBars(from: string, asOf: string, count: number): Promise<DailyBar[]> {
+    // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
+    // SQLite either walks the whole table in key order or makes one key lookup per bar through
+    // bars_date. CROSS JOIN fixes SQLite's join order; the order needs no sort.
     const rows = await this.db
       .selectFrom('securities')
       .crossJoin('bars')
       .whereRef('bars.security_id', '=', 'securities.id')
-      .where('bars.date', '>=', from)
+      .where('bars.date', '>=', this.nthLastBarDate(from, asOf, count))
+      .where('bars.date', '<=', asOf)
       .select(BAR_COLUMNS)
       .orderBy('securities.id')
       .orderBy('bars.date')
@@ -358,13 +402,14 @@ export class KyselyStore implements Store {
       .select(['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source']);
   }
 
-  async flowsSince(from: string): Promise<InvestorFlow[]> {
-    // As barsSince: one key range per stock.
+  async flowsOfLastBars(from: string, asOf: string, count: number): Promise<InvestorFlow[]> {
+    // As lastBars: one key range per stock.
     const rows = await this.db
       .selectFrom('securities')
       .crossJoin('flows')
       .whereRef('flows.security_id', '=', 'securities.id')
-      .where('flows.date', '>=', from)
+      .where('flows.date', '>=', this.nthLastBarDate(from, asOf, count))
+      .where('flows.date', '<=', asOf)
       .select(['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'])
       .orderBy('securities.id')
       .orderBy('flows.date')
@@ -500,6 +545,19 @@ export class KyselyStore implements Store {
     const run = this.hot('usage', (p) => this.db.selectFrom('usage').select('calls').where('key_id', '=', p.number(0)).where('day', '=', p.text(1)));
     const [row] = await run([keyId, day]);
     return Number(row?.calls ?? 0);
+  }
+
+  async addUsage(rows: readonly { keyId: number; day: string; calls: number }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const row of rows) {
+        await trx
+          .insertInto('usage')
+          .values({ key_id: row.keyId, day: row.day, calls: row.calls })
+          .onConflict((oc) => oc.columns(['key_id', 'day']).doUpdateSet({ calls: sql`usage.calls + ${row.calls}` }))
+          .execute();
+      }
+    });
   }
 
   private readonly hotQueries = new Map<string, { sql: CompiledQuery; slots: number[] }>();
@@ -643,6 +701,24 @@ function reportRow(securityId: number, r: FinancialReport): ReportsTable {
     ...items,
     source: r.source,
   };
+}
+
+function toReport(r: ReportsTable & { market: string; code: string }): FinancialReport {
+  // The object is created with every key in one order (one hidden class for all reports),
+  // then the items are filled in from the column table.
+  const report = {
+    market: r.market as Market,
+    code: r.code,
+    fiscalYear: r.fiscal_year,
+    fiscalQuarter: r.fiscal_quarter as FiscalQuarter,
+    periodEnd: r.period_end,
+    disclosedOn: r.disclosed_on,
+    consolidated: r.consolidated === 1,
+    ...EMPTY_ITEMS,
+    source: r.source,
+  };
+  for (const k of ITEM_KEYS) report[k] = toNumberOrNull(r[reportColumns[k]]);
+  return report;
 }
 
 // PostgreSQL's driver may hand back numeric columns as strings; SQLite gives numbers.

@@ -1,0 +1,86 @@
+// loadUniverse reads only each stock's recent window (its last quarters' filings, its last
+// bars and their flows); computeSnapshot must give exactly what it gives on everything.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { addDays } from '../../src/domain/calendar.js';
+import type { DailyBar, FinancialReport, InvestorFlow } from '../../src/domain/model.js';
+import { computeSnapshot, RECENT_DAYS, viewKey, type UniverseData } from '../../src/refresh/build.js';
+import { loadDemo } from '../../src/refresh/demo-load.js';
+import { loadUniverse } from '../../src/refresh/served.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { KyselyStore } from '../../src/store/store.js';
+import { tempDir } from '../support/tmp.js';
+
+const AS_OF = '2026-11-20';
+
+describe('loadUniverse (the recent window) against every filing and bar', () => {
+  const tmp = tempDir();
+  let store: KyselyStore;
+  let gapCode: string;
+  before(async () => {
+    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+    await loadDemo(store, { asOf: AS_OF, scale: 0.1 });
+    // Corner cases the demo lacks, made from copies of one demo stock's rows.
+    const [base] = (await store.securities()).filter((s) => s.market === 'KR');
+    assert.ok(base);
+    const reports = await store.reports(base.id);
+    const bars = await store.bars(base.id);
+    const flows = await store.flows(base.id);
+    const copy = (code: string, keep: { reports: (r: FinancialReport) => boolean; bars: (b: DailyBar, i: number) => boolean; flows: (f: InvestorFlow, i: number) => boolean }) =>
+      store.writeDataset({
+        securities: [{ ...base, code, name: `Window case ${code}` }],
+        reports: reports.filter(keep.reports).map((r) => ({ ...r, code })),
+        bars: bars.filter(keep.bars).map((b) => ({ ...b, code })),
+        flows: flows.filter(keep.flows).map((f) => ({ ...f, code })),
+      });
+    const latestYear = Math.max(...reports.map((r) => r.fiscalYear));
+    gapCode = '900010';
+    // Filed for years, then nothing for two years, then two quarters: fewer than four in the window.
+    await copy(gapCode, {
+      reports: (r) => r.fiscalYear <= latestYear - 4 || (r.fiscalYear === latestYear && r.fiscalQuarter <= 2),
+      bars: () => true,
+      flows: () => true,
+    });
+    // Halted: no bar in the last RECENT_DAYS days.
+    const cutoff = addDays(AS_OF, -RECENT_DAYS - 10);
+    await copy('900020', { reports: () => true, bars: (b) => b.date < cutoff, flows: (f) => f.date < cutoff });
+    // Listed recently: twelve bars.
+    await copy('900030', { reports: () => true, bars: (_b, i) => i >= bars.length - 12, flows: (_f, i) => i >= flows.length - 12 });
+    // Flows only on every other day.
+    await copy('900040', { reports: () => true, bars: () => true, flows: (_f, i) => i % 2 === 0 });
+  });
+  after(async () => {
+    await store.close();
+    tmp.cleanup();
+  });
+
+  it('computes the same snapshot as from every filing, bar and flow', async () => {
+    const windowed = await loadUniverse(store, AS_OF);
+    const since = addDays(AS_OF, -RECENT_DAYS);
+    const everything: UniverseData = { ...windowed, reports: new Map(), recentBars: new Map(), recentFlows: new Map() };
+    for (const s of windowed.securities) {
+      (everything.reports as Map<number, FinancialReport[]>).set(s.id, await store.reports(s.id));
+      (everything.recentBars as Map<number, DailyBar[]>).set(s.id, await store.bars(s.id, since, AS_OF));
+      (everything.recentFlows as Map<number, InvestorFlow[]>).set(
+        s.id,
+        (await store.flows(s.id)).filter((f) => f.date >= since && f.date <= AS_OF),
+      );
+    }
+    const count = (m: ReadonlyMap<number, readonly unknown[]>) => [...m.values()].reduce((n, l) => n + l.length, 0);
+    // The window is a real cut: far fewer filings and bars than everything.
+    assert.ok(count(windowed.reports) * 3 < count(everything.reports), `${count(windowed.reports)} of ${count(everything.reports)} filings`);
+    assert.ok(count(windowed.recentBars) * 3 < count(everything.recentBars) * 2, `${count(windowed.recentBars)} of ${count(everything.recentBars)} bars`);
+
+    const a = computeSnapshot(windowed, AS_OF);
+    const b = computeSnapshot(everything, AS_OF);
+    assert.deepStrictEqual(a, b);
+
+    const gap = a.views.get(viewKey('KR', gapCode));
+    assert.ok(gap && !gap.v3.ok);
+    assert.match(gap.v3.reason, /^no TTM net income: quarter \d{4}Q\d missing$/);
+    assert.equal(a.views.get(viewKey('KR', '900020'))?.price, null);
+    assert.ok(a.counts.scored > 50, `${a.counts.scored} scored`);
+  });
+});
