@@ -8,7 +8,7 @@ import { AccessControl } from './access/access.js';
 import { seoulDay, systemClock, type Clock } from './access/clock.js';
 import { generateKey } from './access/keys.js';
 import { RedisUsageCounter } from './access/redis-usage.js';
-import { StoreUsageCounter, type UsageCounter } from './access/usage.js';
+import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { loadDemo } from './refresh/demo-load.js';
@@ -49,8 +49,16 @@ export async function openStore(config: Config): Promise<Store> {
   return openSqliteStore(join(config.DATA_DIR, 'service.sqlite'));
 }
 
-/** Daily counters and burst windows: Redis when configured (shared by instances), else the store. */
+/**
+ * Daily counters and burst windows: Redis when configured (shared by instances); else, on
+ * PostgreSQL, the database (instances share it); else, on the embedded SQLite store that one
+ * process owns, counted in memory and written to the store every second (docs/security.md).
+ */
 export async function openUsageCounter(config: Config, store: Store): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
+  if (!config.REDIS_URL && store.engine === 'sqlite') {
+    const buffered = new BufferedUsageCounter(store);
+    return { usage: buffered, close: () => buffered.close(), check: null };
+  }
   if (!config.REDIS_URL) return { usage: new StoreUsageCounter(store), close: async () => undefined, check: null };
   const redis = new RedisUsageCounter(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   await redis.connect();

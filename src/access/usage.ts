@@ -50,3 +50,104 @@ export class StoreUsageCounter implements UsageCounter {
     return Promise.resolve(this.burst.take(keyId, perSecond, nowMs));
   }
 }
+
+interface DayCount {
+  keyId: number;
+  day: string;
+  /** The day's count: what the store held when first read, plus every call counted here since. */
+  calls: number;
+  /** Calls counted here and not yet written to the store. */
+  pending: number;
+}
+
+/**
+ * Daily counts kept in this process and written to the store in one transaction per second
+ * (and at shutdown), for the embedded SQLite store: one process owns that file, so counting
+ * in memory is as exact as the store, without a write transaction on every call. A crash loses
+ * at most the last second's counts (an undercount, never an overcount). Several instances on
+ * one PostgreSQL use `StoreUsageCounter` (or Redis) instead, where the database is the one
+ * place every instance counts in.
+ */
+export class BufferedUsageCounter implements UsageCounter {
+  private readonly burst = new MemoryBurstWindow();
+  private readonly counts = new Map<string, DayCount | Promise<DayCount>>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    flushIntervalMs = 1_000,
+  ) {
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), flushIntervalMs);
+    this.timer.unref();
+  }
+
+  private count(keyId: number, day: string): DayCount | Promise<DayCount> {
+    const id = `${keyId}|${day}`;
+    const held = this.counts.get(id);
+    if (held !== undefined) return held;
+    const loading = this.store.usage(keyId, day).then(
+      (calls) => {
+        const entry: DayCount = { keyId, day, calls, pending: 0 };
+        this.counts.set(id, entry);
+        return entry;
+      },
+      (error: unknown) => {
+        this.counts.delete(id); // not cached: the next call reads again
+        throw error;
+      },
+    );
+    this.counts.set(id, loading);
+    return loading;
+  }
+
+  async increment(keyId: number, day: string, limit: number): Promise<number | null> {
+    const entry = await this.count(keyId, day);
+    if (entry.calls >= limit) return null;
+    entry.calls += 1;
+    entry.pending += 1;
+    return entry.calls;
+  }
+
+  async get(keyId: number, day: string): Promise<number> {
+    return (await this.count(keyId, day)).calls;
+  }
+
+  takeBurst(keyId: number, perSecond: number, nowMs: number): Promise<BurstDecision> {
+    return Promise.resolve(this.burst.take(keyId, perSecond, nowMs));
+  }
+
+  /**
+   * Writes the pending counts in one transaction. Flushes run one after another; a failed
+   * write keeps its counts pending for the next. Days other than the newest are dropped from
+   * memory once written.
+   */
+  flush(): Promise<void> {
+    const run = this.flushing.then(async () => {
+      const entries = [...this.counts.values()].filter((e): e is DayCount => !(e instanceof Promise));
+      const rows = entries.filter((e) => e.pending > 0).map((e) => ({ keyId: e.keyId, day: e.day, calls: e.pending }));
+      if (rows.length > 0) {
+        for (const e of entries) e.pending = 0;
+        try {
+          await this.store.addUsage(rows);
+        } catch (error) {
+          for (const row of rows) {
+            const e = this.counts.get(`${row.keyId}|${row.day}`);
+            if (e !== undefined && !(e instanceof Promise)) e.pending += row.calls;
+          }
+          throw error;
+        }
+      }
+      const newest = entries.reduce((d, e) => (e.day > d ? e.day : d), '');
+      for (const e of entries) if (e.day < newest && e.pending === 0) this.counts.delete(`${e.keyId}|${e.day}`);
+    });
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops the timer and writes what is pending. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
