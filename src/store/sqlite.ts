@@ -17,7 +17,7 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), 'sqlite');
+  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), 'sqlite', arrayRows(database));
   await store.migrate();
   return store;
 }
@@ -42,5 +42,23 @@ function reusingStatements(database: Database.Database, max = 256): SqliteDataba
       }
       return statement;
     },
+  };
+}
+
+/**
+ * Rows as arrays of column values (better-sqlite3's raw mode) for the store's bulk reads.
+ * Its own statements: raw mode is a property of a statement, and Kysely's must stay in
+ * object mode.
+ */
+function arrayRows(database: Database.Database, max = 64): (sql: string, parameters: readonly unknown[]) => unknown[][] {
+  const statements = new Map<string, Database.Statement>();
+  return (sql, parameters) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = database.prepare(sql).raw(true);
+      if (statements.size >= max) statements.clear();
+      statements.set(sql, statement);
+    }
+    return statement.all(...parameters) as unknown[][];
   };
 }

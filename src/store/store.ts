@@ -168,11 +168,25 @@ const reportColumns = {
 type ItemKey = keyof typeof reportColumns;
 const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
 const EMPTY_ITEMS = Object.fromEntries(ITEM_KEYS.map((k) => [k, null])) as Record<ItemKey, number | null>;
+const REPORT_COLUMNS = [
+  'securities.market',
+  'securities.code',
+  'reports.fiscal_year',
+  'reports.fiscal_quarter',
+  'reports.period_end',
+  'reports.disclosed_on',
+  'reports.consolidated',
+  ...ITEM_KEYS.map((k) => `reports.${reportColumns[k]}` as const),
+  'reports.source',
+] as const;
+const FLOW_COLUMNS = ['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'] as const;
 
 export class KyselyStore implements Store {
   constructor(
     readonly db: Kysely<DB>,
     readonly engine: Engine,
+    /** The engine's own array-row read, where it has one (SQLite): see `arrays`. */
+    private readonly rawRows?: (sql: string, parameters: readonly unknown[]) => unknown[][],
   ) {}
 
   async migrate(): Promise<void> {
@@ -307,15 +321,11 @@ export class KyselyStore implements Store {
     let q = this.db
       .selectFrom('reports')
       .innerJoin('securities', 'securities.id', 'reports.security_id')
-      .selectAll('reports')
-      .select(['securities.market', 'securities.code']);
+      .select(REPORT_COLUMNS);
     if (securityId !== undefined) q = q.where('reports.security_id', '=', securityId);
-    const rows = await q
-      .orderBy('reports.security_id')
-      .orderBy('reports.fiscal_year')
-      .orderBy('reports.fiscal_quarter')
-      .orderBy('reports.disclosed_on')
-      .execute();
+    const rows = await this.arrays(
+      q.orderBy('reports.security_id').orderBy('reports.fiscal_year').orderBy('reports.fiscal_quarter').orderBy('reports.disclosed_on'),
+    );
     return rows.map(toReport);
   }
 
@@ -331,8 +341,9 @@ export class KyselyStore implements Store {
       .where('reports.disclosed_on', '<=', asOf)
       .groupBy('reports.security_id')
       .select(['reports.security_id', sql<number>`max(${ordinal})`.as('o')]);
-    const rows = await this.db
-      .with('latest', () => latest)
+    const rows = await this.arrays(
+      this.db
+        .with('latest', () => latest)
       .selectFrom('latest')
       .crossJoin('reports')
       .innerJoin('securities', 'securities.id', 'reports.security_id')
@@ -340,13 +351,12 @@ export class KyselyStore implements Store {
       .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
       .where(ordinal, '>', sql<number>`latest.o - ${back}`)
       .where('reports.disclosed_on', '<=', asOf)
-      .selectAll('reports')
-      .select(['securities.market', 'securities.code'])
+      .select(REPORT_COLUMNS)
       .orderBy('reports.security_id')
       .orderBy('reports.fiscal_year')
       .orderBy('reports.fiscal_quarter')
-      .orderBy('reports.disclosed_on')
-      .execute();
+      .orderBy('reports.disclosed_on'),
+    );
     return rows.map(toReport);
   }
 
@@ -358,7 +368,7 @@ export class KyselyStore implements Store {
     let q = this.barsQuery().where('bars.security_id', '=', securityId);
     if (from !== undefined) q = q.where('bars.date', '>=', from);
     if (to !== undefined) q = q.where('bars.date', '<=', to);
-    return (await q.orderBy('bars.date').execute()).map(toBar);
+    return (await this.arrays(q.orderBy('bars.date'))).map(toBar);
   }
 
   /**
@@ -382,16 +392,17 @@ export class KyselyStore implements Store {
     // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
     // SQLite either walks the whole table in key order or makes one key lookup per bar through
     // bars_date. CROSS JOIN fixes SQLite's join order; the order needs no sort.
-    const rows = await this.db
-      .selectFrom('securities')
-      .crossJoin('bars')
-      .whereRef('bars.security_id', '=', 'securities.id')
-      .where('bars.date', '>=', this.nthLastBarDate(from, asOf, count))
-      .where('bars.date', '<=', asOf)
-      .select(BAR_COLUMNS)
-      .orderBy('securities.id')
-      .orderBy('bars.date')
-      .execute();
+    const rows = await this.arrays(
+      this.db
+        .selectFrom('securities')
+        .crossJoin('bars')
+        .whereRef('bars.security_id', '=', 'securities.id')
+        .where('bars.date', '>=', this.nthLastBarDate(from, asOf, count))
+        .where('bars.date', '<=', asOf)
+        .select(BAR_COLUMNS)
+        .orderBy('securities.id')
+        .orderBy('bars.date'),
+    );
     return rows.map(toBar);
   }
 
@@ -399,26 +410,27 @@ export class KyselyStore implements Store {
     return this.db
       .selectFrom('flows')
       .innerJoin('securities', 'securities.id', 'flows.security_id')
-      .select(['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source']);
+      .select(FLOW_COLUMNS);
   }
 
   async flowsOfLastBars(from: string, asOf: string, count: number): Promise<InvestorFlow[]> {
     // As lastBars: one key range per stock.
-    const rows = await this.db
-      .selectFrom('securities')
-      .crossJoin('flows')
-      .whereRef('flows.security_id', '=', 'securities.id')
-      .where('flows.date', '>=', this.nthLastBarDate(from, asOf, count))
-      .where('flows.date', '<=', asOf)
-      .select(['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'])
-      .orderBy('securities.id')
-      .orderBy('flows.date')
-      .execute();
+    const rows = await this.arrays(
+      this.db
+        .selectFrom('securities')
+        .crossJoin('flows')
+        .whereRef('flows.security_id', '=', 'securities.id')
+        .where('flows.date', '>=', this.nthLastBarDate(from, asOf, count))
+        .where('flows.date', '<=', asOf)
+        .select(FLOW_COLUMNS)
+        .orderBy('securities.id')
+        .orderBy('flows.date'),
+    );
     return rows.map(toFlow);
   }
 
   async flows(securityId: number): Promise<InvestorFlow[]> {
-    const rows = await this.flowsQuery().where('flows.security_id', '=', securityId).orderBy('flows.date').execute();
+    const rows = await this.arrays(this.flowsQuery().where('flows.security_id', '=', securityId).orderBy('flows.date'));
     return rows.map(toFlow);
   }
 
@@ -558,6 +570,18 @@ export class KyselyStore implements Store {
           .execute();
       }
     });
+  }
+
+  /**
+   * Runs a query and gives its rows as arrays of column values in select order: the bulk
+   * reads (filings, bars, flows) are materialised once, as domain objects, not first as row
+   * objects (SQLite's row objects cost three times its arrays on the recompute's reads).
+   */
+  private async arrays(query: Compilable<unknown>): Promise<unknown[][]> {
+    const compiled = query.compile();
+    if (this.rawRows) return this.rawRows(compiled.sql, compiled.parameters);
+    const result = await this.db.executeQuery(compiled);
+    return result.rows.map((row) => Object.values(row as object) as unknown[]);
   }
 
   private readonly hotQueries = new Map<string, { sql: CompiledQuery; slots: number[] }>();
@@ -703,70 +727,58 @@ function reportRow(securityId: number, r: FinancialReport): ReportsTable {
   };
 }
 
-function toReport(r: ReportsTable & { market: string; code: string }): FinancialReport {
-  // The object is created with every key in one order (one hidden class for all reports),
-  // then the items are filled in from the column table.
-  const report = {
-    market: r.market as Market,
-    code: r.code,
-    fiscalYear: r.fiscal_year,
-    fiscalQuarter: r.fiscal_quarter as FiscalQuarter,
-    periodEnd: r.period_end,
-    disclosedOn: r.disclosed_on,
-    consolidated: r.consolidated === 1,
-    ...EMPTY_ITEMS,
-    source: r.source,
-  };
-  for (const k of ITEM_KEYS) report[k] = toNumberOrNull(r[reportColumns[k]]);
-  return report;
-}
 
 // PostgreSQL's driver may hand back numeric columns as strings; SQLite gives numbers.
 function toNumberOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
 }
 
-interface BarRow {
-  market: string;
-  code: string;
-  date: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-  traded_value: number;
-  shares: number;
-  market_cap: number;
-  source: string;
-}
+// The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_COLUMNS.
+// Number(): PostgreSQL's driver may hand back numeric columns as strings.
 
-function toBar(r: BarRow): DailyBar {
+function toBar(r: unknown[]): DailyBar {
   return {
-    market: r.market as Market,
-    code: r.code,
-    date: r.date,
-    open: Number(r.open),
-    high: Number(r.high),
-    low: Number(r.low),
-    close: Number(r.close),
-    volume: Number(r.volume),
-    tradedValue: Number(r.traded_value),
-    shares: Number(r.shares),
-    marketCap: Number(r.market_cap),
-    source: r.source,
+    market: r[0] as Market,
+    code: r[1] as string,
+    date: r[2] as string,
+    open: Number(r[3]),
+    high: Number(r[4]),
+    low: Number(r[5]),
+    close: Number(r[6]),
+    volume: Number(r[7]),
+    tradedValue: Number(r[8]),
+    shares: Number(r[9]),
+    marketCap: Number(r[10]),
+    source: r[11] as string,
   };
 }
 
-function toFlow(r: { market: string; code: string; date: string; foreign_net: number; institution_net: number; source: string }): InvestorFlow {
+function toFlow(r: unknown[]): InvestorFlow {
   return {
-    market: r.market as Market,
-    code: r.code,
-    date: r.date,
-    foreignNet: Number(r.foreign_net),
-    institutionNet: Number(r.institution_net),
-    source: r.source,
+    market: r[0] as Market,
+    code: r[1] as string,
+    date: r[2] as string,
+    foreignNet: Number(r[3]),
+    institutionNet: Number(r[4]),
+    source: r[5] as string,
   };
+}
+
+function toReport(r: unknown[]): FinancialReport {
+  // Every key in one order (one hidden class for all reports), then the items in column order.
+  const report = {
+    market: r[0] as Market,
+    code: r[1] as string,
+    fiscalYear: r[2] as number,
+    fiscalQuarter: r[3] as FiscalQuarter,
+    periodEnd: r[4] as string,
+    disclosedOn: r[5] as string,
+    consolidated: Number(r[6]) === 1,
+    ...EMPTY_ITEMS,
+    source: r[7 + ITEM_KEYS.length] as string,
+  };
+  for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[7 + i]);
+  return report;
 }
 
 function toKey(r: {
