@@ -17,7 +17,8 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), 'sqlite', arrayRows(database));
+  const dataVersion = database.prepare('PRAGMA data_version').pluck();
+  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), 'sqlite', arrayRows(database), () => dataVersion.get() as number);
   await store.migrate();
   return store;
 }

@@ -187,6 +187,8 @@ export class KyselyStore implements Store {
     readonly engine: Engine,
     /** The engine's own array-row read, where it has one (SQLite): see `arrays`. */
     private readonly rawRows?: (sql: string, parameters: readonly unknown[]) => unknown[][],
+    /** A number that changes whenever another connection commits (SQLite): see `keyCache`. */
+    private readonly dataVersion?: () => number,
   ) {}
 
   async migrate(): Promise<void> {
@@ -486,13 +488,46 @@ export class KyselyStore implements Store {
       .values({ prefix: key.prefix, hash: key.hash, name: key.name, plan: key.plan, created_at: key.createdAt })
       .returning('id')
       .executeTakeFirstOrThrow();
+    this.keysChanged();
     return { ...key, id: row.id, revokedAt: null, lastUsedAt: null };
   }
 
   async keyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const version = this.dataVersion?.();
+    if (version !== undefined) {
+      if (version !== this.keyCacheVersion) {
+        this.keyCache.clear();
+        this.keyCacheVersion = version;
+      }
+      const hit = this.keyCache.get(hash);
+      if (hit !== undefined) return hit;
+    }
+    const generation = this.keyGeneration;
     const run = this.hot('keyByHash', (p) => this.db.selectFrom('api_keys').selectAll().where('hash', '=', p.text(0)));
     const [row] = await run([hash]);
-    return row ? toKey(row) : null;
+    if (!row) return null; // unknown keys are not cached: a key created later is found at once
+    const key = toKey(row);
+    // Not cached when a key changed while the lookup ran: it may have read the old row.
+    if (version !== undefined && generation === this.keyGeneration && version === this.dataVersion?.()) {
+      if (this.keyCache.size >= 10_000) this.keyCache.clear();
+      this.keyCache.set(hash, key);
+    }
+    return key;
+  }
+
+  /**
+   * Known keys by hash, on engines that can tell cheaply whether anything else wrote to the
+   * database since (SQLite's data_version, which changes on every commit of another
+   * connection, such as `keys revoke` from the CLI). Any such commit, and any key change made
+   * through this store, empties it, so a revocation or a plan change counts from the next call.
+   */
+  private readonly keyCache = new Map<string, ApiKeyRecord>();
+  private keyCacheVersion: number | undefined;
+  private keyGeneration = 0;
+
+  private keysChanged(): void {
+    this.keyCache.clear();
+    this.keyGeneration += 1;
   }
 
   async listKeys(day: string): Promise<ApiKeyListing[]> {
@@ -513,11 +548,13 @@ export class KyselyStore implements Store {
       .where('prefix', '=', prefix)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    this.keysChanged();
     return Number(res.numUpdatedRows) > 0;
   }
 
   async setKeyPlan(prefix: string, plan: Plan): Promise<boolean> {
     const res = await this.db.updateTable('api_keys').set({ plan }).where('prefix', '=', prefix).executeTakeFirst();
+    this.keysChanged();
     return Number(res.numUpdatedRows) > 0;
   }
 

@@ -246,3 +246,38 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     }
   });
 });
+
+describe('SQLite key cache', () => {
+  const tmp = tempDir();
+  let a: KyselyStore;
+  let b: KyselyStore;
+  before(async () => {
+    const file = join(tmp.dir, 'db.sqlite');
+    a = await openSqliteStore(file);
+    b = await openSqliteStore(file); // another connection, as `keys revoke` from the CLI is
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    tmp.cleanup();
+  });
+
+  it("sees another connection's revocation and plan change on the next lookup", async () => {
+    const created = await b.insertKey({ prefix: 'sk_live_cache1', hash: 'h'.repeat(64), name: 'c', plan: 'free', createdAt: '2026-11-23T00:00:00.000Z' });
+    assert.equal((await a.keyByHash('h'.repeat(64)))?.plan, 'free');
+    assert.equal((await a.keyByHash('h'.repeat(64)))?.revokedAt, null); // a cache hit
+    await b.setKeyPlan('sk_live_cache1', 'paid');
+    assert.equal((await a.keyByHash('h'.repeat(64)))?.plan, 'paid');
+    await b.revokeKey('sk_live_cache1', '2026-11-23T01:00:00.000Z');
+    assert.equal((await a.keyByHash('h'.repeat(64)))?.revokedAt, '2026-11-23T01:00:00.000Z');
+    assert.equal(created.id, (await a.keyByHash('h'.repeat(64)))?.id);
+  });
+
+  it('sees its own revocation at once, and finds a key created after a miss', async () => {
+    assert.equal(await a.keyByHash('g'.repeat(64)), null);
+    await a.insertKey({ prefix: 'sk_live_cache2', hash: 'g'.repeat(64), name: 'c', plan: 'free', createdAt: '2026-11-23T00:00:00.000Z' });
+    assert.equal((await a.keyByHash('g'.repeat(64)))?.revokedAt, null);
+    await a.revokeKey('sk_live_cache2', '2026-11-23T02:00:00.000Z');
+    assert.equal((await a.keyByHash('g'.repeat(64)))?.revokedAt, '2026-11-23T02:00:00.000Z');
+  });
+});
