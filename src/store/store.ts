@@ -518,8 +518,9 @@ export class KyselyStore implements Store {
   /**
    * Known keys by hash, on engines that can tell cheaply whether anything else wrote to the
    * database since (SQLite's data_version, which changes on every commit of another
-   * connection, such as `keys revoke` from the CLI). Any such commit, and any key change made
-   * through this store, empties it, so a revocation or a plan change counts from the next call.
+   * connection, such as `keys revoke` from the CLI; read at most once per millisecond). Any
+   * such commit, and any key change made through this store, empties it, so a revocation or a
+   * plan change counts from the next call.
    */
   private readonly keyCache = new Map<string, ApiKeyRecord>();
   private keyCacheVersion: number | undefined;

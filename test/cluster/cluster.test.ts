@@ -3,51 +3,17 @@
 // and both serve the new snapshot afterwards.
 
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freshSchema, PG_SKIP, REDIS_SKIP, TEST_REDIS_URL } from '../support/pg.js';
+import { startInstance, waitReady, type Instance } from '../support/instance.js';
 import { tempDir } from '../support/tmp.js';
 
 const run = promisify(execFile);
 const skip = PG_SKIP || REDIS_SKIP;
-
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  output: string[];
-}
-
-function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance did not start: ${output.join('').slice(-500)}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const match = /Listening on (http:\/\/[\d.]+:\d+)/.exec(output.join(''));
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], output });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
-    child.on('exit', (code) => reject(new Error(`instance exited with ${code}: ${output.join('').slice(-500)}`)));
-  });
-}
-
-async function waitReady(url: string, timeoutMs = 90_000): Promise<{ dataVersion: number }> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const res = await fetch(`${url}/readyz`).catch(() => null);
-    if (res?.status === 200) return (await res.json()) as { dataVersion: number };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} not ready`);
-}
 
 describe('two instances on one PostgreSQL and Redis', { skip }, () => {
   const tmp = tempDir();

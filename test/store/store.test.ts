@@ -247,6 +247,9 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
   });
 });
 
+// The store reads SQLite's change counter at most once per millisecond.
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+
 describe('SQLite key cache', () => {
   const tmp = tempDir();
   let a: KyselyStore;
@@ -267,8 +270,10 @@ describe('SQLite key cache', () => {
     assert.equal((await a.keyByHash('h'.repeat(64)))?.plan, 'free');
     assert.equal((await a.keyByHash('h'.repeat(64)))?.revokedAt, null); // a cache hit
     await b.setKeyPlan('sk_live_cache1', 'paid');
+    await settle();
     assert.equal((await a.keyByHash('h'.repeat(64)))?.plan, 'paid');
     await b.revokeKey('sk_live_cache1', '2026-11-23T01:00:00.000Z');
+    await settle();
     assert.equal((await a.keyByHash('h'.repeat(64)))?.revokedAt, '2026-11-23T01:00:00.000Z');
     assert.equal(created.id, (await a.keyByHash('h'.repeat(64)))?.id);
   });
