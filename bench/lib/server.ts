@@ -127,6 +127,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // When it started listening comes from its log line: polling /healthz cannot tell, since
   // the start-up recompute (synchronous SQLite reads, then pure computation) holds the event
   // loop and the first answer only comes once it is done.
+  // The service writes its log in batches flushed every second: wait for the swap's line.
+  const logDeadline = performance.now() + 5_000;
+  while (!logLines(logFile).some((l) => l.msg === 'dataset swapped') && performance.now() < logDeadline) await sleep(50);
   const listening = logLines(logFile).find((l) => typeof l.msg === 'string' && l.msg.startsWith('Server listening'));
   const listenMs = listening ? listening.time - spawnedAt : Number.NaN;
   return { child, pid, url, dataDir: options.dataDir, logFile, listenMs: round(listenMs), readyMs: round(readyMs), spawnedAt };
