@@ -129,6 +129,12 @@ export interface InvestorFlow {
   source: SourceName;
 }
 
+/** What the snapshot uses of a daily bar: the price and market cap, and the supply window's figures. */
+export type SnapshotBar = Pick<DailyBar, 'date' | 'close' | 'tradedValue' | 'shares' | 'marketCap'>;
+
+/** What supplyPct uses of an investor-flow row. */
+export type FlowDay = Pick<InvestorFlow, 'date' | 'foreignNet' | 'institutionNet'>;
+
 /** Won per US dollar on a date. */
 export interface FxRate {
   date: string;

@@ -5,7 +5,7 @@
 import { ascendingByDate, lastIndexAsOf } from './bars.js';
 import { changePct, changeRatio } from './change.js';
 import { currencyOf } from './model.js';
-import type { DailyBar, FinancialReport, FxRate, InvestorFlow, Market, Security } from './model.js';
+import type { DailyBar, FinancialReport, FlowDay, FxRate, Market, SnapshotBar, Security } from './model.js';
 import type { BandKey, Formula, RankingRow, V3Inputs, V3Result } from './results.js';
 import { ttmAsOf, type TtmView } from './ttm.js';
 
@@ -118,7 +118,7 @@ type SupplyBar = Pick<DailyBar, 'date' | 'close' | 'tradedValue'>;
  * of the history (no previous close), count 0 in the numerator. With fewer than 20 bars the
  * bars that exist are used and `days` says how many. Zero traded value: null.
  */
-export function supplyPctAsOf(market: Market, bars: readonly SupplyBar[], flows: readonly InvestorFlow[], asOf: string): SupplyPct {
+export function supplyPctAsOf(market: Market, bars: readonly SupplyBar[], flows: readonly FlowDay[], asOf: string): SupplyPct {
   const sorted = ascendingByDate(bars);
   const last = lastIndexAsOf(sorted, asOf);
   const first = Math.max(0, last - SUPPLY_WINDOW_DAYS + 1);
@@ -154,9 +154,9 @@ export interface V3AsOfInput {
   /** The stock's filings (any disclosure date; only those known at `asOf` are used). */
   reports: readonly FinancialReport[];
   /** The stock's daily bars. */
-  bars: readonly DailyBar[];
+  bars: readonly SnapshotBar[];
   /** The stock's investor-type flows (KR); ignored for US. */
-  flows: readonly InvestorFlow[];
+  flows: readonly FlowDay[];
   /** Won per dollar at `asOf`; needed for US, ignored for KR. */
   usdKrw: number | null;
   asOf: string;

@@ -2,7 +2,7 @@
 // calculated tools serve (V3 inputs and rankings, score percentiles, TTM snapshots, the 17
 // cohort percentiles), so that serving is a lookup. Pure: data in, snapshot out.
 
-import type { DailyBar, FinancialReport, FxRate, InvestorFlow, Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
+import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { RankingRow } from '../domain/results.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { percentileRanker } from '../domain/score.js';
@@ -29,10 +29,10 @@ export interface UniverseData {
    * Each security's filings, at least those of its last SNAPSHOT_QUARTERS fiscal quarters
    * disclosed by `asOf` (all of them where that window holds fewer than four quarters).
    */
-  reports: ReadonlyMap<number, FinancialReport[]>;
+  reports: ReadonlyMap<number, readonly FinancialReport[]>;
   /** Each security's last SNAPSHOT_BARS (or more) bars of the last RECENT_DAYS calendar days, ascending. */
-  recentBars: ReadonlyMap<number, DailyBar[]>;
-  recentFlows: ReadonlyMap<number, InvestorFlow[]>;
+  recentBars: ReadonlyMap<number, readonly SnapshotBar[]>;
+  recentFlows: ReadonlyMap<number, readonly FlowDay[]>;
   fx: readonly FxRate[];
   trade: readonly TradeMonth[];
   sectorExports: readonly SectorExportMonth[];
@@ -147,9 +147,9 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
   };
 }
 
-function lastBarOnOrBefore(bars: readonly DailyBar[], asOf: string): DailyBar | null {
+function lastBarOnOrBefore(bars: readonly SnapshotBar[], asOf: string): SnapshotBar | null {
   for (let i = bars.length - 1; i >= 0; i--) {
-    const bar = bars[i] as DailyBar;
+    const bar = bars[i] as SnapshotBar;
     if (bar.date <= asOf) return bar;
   }
   return null;

@@ -93,7 +93,7 @@ export class SnapshotDataset implements ServedDataset {
  */
 export async function loadUniverse(store: Store, asOf: string): Promise<UniverseData> {
   const since = addDays(asOf, -RECENT_DAYS);
-  const [securities, reports, bars, flows, fx, trade, sectorExports] = await Promise.all([
+  const [securities, reports, recentBars, recentFlows, fx, trade, sectorExports] = await Promise.all([
     store.securities(),
     store.recentReports(asOf, SNAPSHOT_QUARTERS),
     store.lastBars(since, asOf, SNAPSHOT_BARS),
@@ -102,32 +102,11 @@ export async function loadUniverse(store: Store, asOf: string): Promise<Universe
     store.trade(),
     store.sectorExports(),
   ]);
-  const idOf = new Map(securities.map((s) => [viewKey(s.market, s.code), s.id]));
-  const group = <T extends { market: Market; code: string }>(rows: readonly T[]): Map<number, T[]> => {
-    const out = new Map<number, T[]>();
-    for (const row of rows) {
-      const id = idOf.get(viewKey(row.market, row.code));
-      if (id === undefined) continue;
-      const list = out.get(id);
-      if (list) list.push(row);
-      else out.set(id, [row]);
-    }
-    return out;
-  };
-  const reportsById = group(reports);
   // A window with fewer than four quarters says "fewer than four quarters disclosed", but a
   // stock with older quarters outside it must say which quarter is missing: those (few) stocks
   // get every filing.
-  for (const [id, list] of reportsById) {
-    if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reportsById.set(id, await store.reports(id));
+  for (const [id, list] of reports) {
+    if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reports.set(id, await store.reports(id));
   }
-  return {
-    securities,
-    reports: reportsById,
-    recentBars: group(bars),
-    recentFlows: group(flows),
-    fx,
-    trade,
-    sectorExports,
-  };
+  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports };
 }

@@ -7,9 +7,11 @@ import type {
   Dataset,
   FinancialReport,
   FiscalQuarter,
+  FlowDay,
   FxRate,
   InvestorFlow,
   Market,
+  SnapshotBar,
   SectorExportMonth,
   Security,
   TradeMonth,
@@ -68,11 +70,11 @@ export interface Store {
    * `asOf` whose fiscal quarter is at most `quarters - 1` quarters before the latest such one.
    * Ordered by stock, fiscal year, quarter, disclosure.
    */
-  recentReports(asOf: string, quarters: number): Promise<FinancialReport[]>;
-  /** Per stock, its last `count` bars dated in [`from`, `asOf`], ascending. */
-  lastBars(from: string, asOf: string, count: number): Promise<DailyBar[]>;
+  recentReports(asOf: string, quarters: number): Promise<Map<number, FinancialReport[]>>;
+  /** Per stock (by security id), its last `count` bars dated in [`from`, `asOf`], ascending. */
+  lastBars(from: string, asOf: string, count: number): Promise<Map<number, SnapshotBar[]>>;
   /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
-  flowsOfLastBars(from: string, asOf: string, count: number): Promise<InvestorFlow[]>;
+  flowsOfLastBars(from: string, asOf: string, count: number): Promise<Map<number, FlowDay[]>>;
   flows(securityId: number): Promise<InvestorFlow[]>;
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
@@ -168,9 +170,8 @@ const reportColumns = {
 type ItemKey = keyof typeof reportColumns;
 const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
 const EMPTY_ITEMS = Object.fromEntries(ITEM_KEYS.map((k) => [k, null])) as Record<ItemKey, number | null>;
-const REPORT_COLUMNS = [
-  'securities.market',
-  'securities.code',
+/** A filing's own columns, in the order `toReport` reads them. */
+const REPORT_FIGURES = [
   'reports.fiscal_year',
   'reports.fiscal_quarter',
   'reports.period_end',
@@ -179,6 +180,7 @@ const REPORT_COLUMNS = [
   ...ITEM_KEYS.map((k) => `reports.${reportColumns[k]}` as const),
   'reports.source',
 ] as const;
+const REPORT_COLUMNS = ['securities.market', 'securities.code', ...REPORT_FIGURES] as const;
 const FLOW_COLUMNS = ['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'] as const;
 
 export class KyselyStore implements Store {
@@ -328,10 +330,10 @@ export class KyselyStore implements Store {
     const rows = await this.arrays(
       q.orderBy('reports.security_id').orderBy('reports.fiscal_year').orderBy('reports.fiscal_quarter').orderBy('reports.disclosed_on'),
     );
-    return rows.map(toReport);
+    return rows.map((r) => toReport(r, r[0] as Market, r[1] as string, 2));
   }
 
-  async recentReports(asOf: string, quarters: number): Promise<FinancialReport[]> {
+  async recentReports(asOf: string, quarters: number): Promise<Map<number, FinancialReport[]>> {
     // The latest fiscal quarter per stock (as an ordinal, year * 4 + quarter), then one range
     // of the (security, fiscal year, ...) key per stock from the first year the window reaches.
     if (!Number.isInteger(quarters) || quarters < 1) throw new Error(`recentReports: quarters must be a positive integer, not ${quarters}`);
@@ -348,18 +350,22 @@ export class KyselyStore implements Store {
         .with('latest', () => latest)
       .selectFrom('latest')
       .crossJoin('reports')
-      .innerJoin('securities', 'securities.id', 'reports.security_id')
       .whereRef('reports.security_id', '=', 'latest.security_id')
       .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
       .where(ordinal, '>', sql<number>`latest.o - ${back}`)
       .where('reports.disclosed_on', '<=', asOf)
-      .select(REPORT_COLUMNS)
+      .select(['reports.security_id', ...REPORT_FIGURES])
       .orderBy('reports.security_id')
       .orderBy('reports.fiscal_year')
       .orderBy('reports.fiscal_quarter')
       .orderBy('reports.disclosed_on'),
     );
-    return rows.map(toReport);
+    // Market and code from the securities (one string each per stock, not per filing).
+    const names = new Map((await this.securities()).map((sec) => [sec.id, sec]));
+    return groupById(rows, (r, id) => {
+      const sec = names.get(id);
+      return sec ? toReport(r, sec.market, sec.code, 1) : null;
+    });
   }
 
   private barsQuery() {
@@ -390,7 +396,7 @@ export class KyselyStore implements Store {
     return sql<string>`coalesce((${probe}), ${from})`;
   }
 
-  async lastBars(from: string, asOf: string, count: number): Promise<DailyBar[]> {
+  async lastBars(from: string, asOf: string, count: number): Promise<Map<number, SnapshotBar[]>> {
     // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
     // SQLite either walks the whole table in key order or makes one key lookup per bar through
     // bars_date. CROSS JOIN fixes SQLite's join order; the order needs no sort.
@@ -401,11 +407,11 @@ export class KyselyStore implements Store {
         .whereRef('bars.security_id', '=', 'securities.id')
         .where('bars.date', '>=', this.nthLastBarDate(from, asOf, count))
         .where('bars.date', '<=', asOf)
-        .select(BAR_COLUMNS)
+        .select(['bars.security_id', 'bars.date', 'bars.close', 'bars.traded_value', 'bars.shares', 'bars.market_cap'])
         .orderBy('securities.id')
         .orderBy('bars.date'),
     );
-    return rows.map(toBar);
+    return groupById(rows, (r) => ({ date: r[1] as string, close: Number(r[2]), tradedValue: Number(r[3]), shares: Number(r[4]), marketCap: Number(r[5]) }));
   }
 
   private flowsQuery() {
@@ -415,7 +421,7 @@ export class KyselyStore implements Store {
       .select(FLOW_COLUMNS);
   }
 
-  async flowsOfLastBars(from: string, asOf: string, count: number): Promise<InvestorFlow[]> {
+  async flowsOfLastBars(from: string, asOf: string, count: number): Promise<Map<number, FlowDay[]>> {
     // As lastBars: one key range per stock.
     const rows = await this.arrays(
       this.db
@@ -424,11 +430,11 @@ export class KyselyStore implements Store {
         .whereRef('flows.security_id', '=', 'securities.id')
         .where('flows.date', '>=', this.nthLastBarDate(from, asOf, count))
         .where('flows.date', '<=', asOf)
-        .select(FLOW_COLUMNS)
+        .select(['flows.security_id', 'flows.date', 'flows.foreign_net', 'flows.institution_net'])
         .orderBy('securities.id')
         .orderBy('flows.date'),
     );
-    return rows.map(toFlow);
+    return groupById(rows, (r) => ({ date: r[1] as string, foreignNet: Number(r[2]), institutionNet: Number(r[3]) }));
   }
 
   async flows(securityId: number): Promise<InvestorFlow[]> {
@@ -771,7 +777,7 @@ function toNumberOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
 }
 
-// The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_COLUMNS.
+// The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_FIGURES.
 // Number(): PostgreSQL's driver may hand back numeric columns as strings.
 
 function toBar(r: unknown[]): DailyBar {
@@ -802,21 +808,43 @@ function toFlow(r: unknown[]): InvestorFlow {
   };
 }
 
-function toReport(r: unknown[]): FinancialReport {
+/** A filing from an array row whose REPORT_FIGURES start at `at`. */
+function toReport(r: unknown[], market: Market, code: string, at: number): FinancialReport {
   // Every key in one order (one hidden class for all reports), then the items in column order.
   const report = {
-    market: r[0] as Market,
-    code: r[1] as string,
-    fiscalYear: r[2] as number,
-    fiscalQuarter: r[3] as FiscalQuarter,
-    periodEnd: r[4] as string,
-    disclosedOn: r[5] as string,
-    consolidated: Number(r[6]) === 1,
+    market,
+    code,
+    fiscalYear: r[at] as number,
+    fiscalQuarter: r[at + 1] as FiscalQuarter,
+    periodEnd: r[at + 2] as string,
+    disclosedOn: r[at + 3] as string,
+    consolidated: Number(r[at + 4]) === 1,
     ...EMPTY_ITEMS,
-    source: r[7 + ITEM_KEYS.length] as string,
+    source: r[at + 5 + ITEM_KEYS.length] as string,
   };
-  for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[7 + i]);
+  for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[at + 5 + i]);
   return report;
+}
+
+/**
+ * Array rows ordered by security id (their first column) as lists per id; `map` makes each
+ * row's object (null skips the row).
+ */
+function groupById<T>(rows: readonly unknown[][], map: (row: unknown[], id: number) => T | null): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  let id = Number.NaN;
+  let list: T[] = [];
+  for (const row of rows) {
+    const rowId = Number(row[0]);
+    if (rowId !== id) {
+      id = rowId;
+      list = out.get(id) ?? [];
+      out.set(id, list);
+    }
+    const item = map(row, id);
+    if (item !== null) list.push(item);
+  }
+  return out;
 }
 
 function toKey(r: {

@@ -61,9 +61,9 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     const since = addDays(AS_OF, -RECENT_DAYS);
     const everything: UniverseData = { ...windowed, reports: new Map(), recentBars: new Map(), recentFlows: new Map() };
     for (const s of windowed.securities) {
-      (everything.reports as Map<number, FinancialReport[]>).set(s.id, await store.reports(s.id));
-      (everything.recentBars as Map<number, DailyBar[]>).set(s.id, await store.bars(s.id, since, AS_OF));
-      (everything.recentFlows as Map<number, InvestorFlow[]>).set(
+      (everything.reports as Map<number, readonly FinancialReport[]>).set(s.id, await store.reports(s.id));
+      (everything.recentBars as Map<number, readonly DailyBar[]>).set(s.id, await store.bars(s.id, since, AS_OF));
+      (everything.recentFlows as Map<number, readonly InvestorFlow[]>).set(
         s.id,
         (await store.flows(s.id)).filter((f) => f.date >= since && f.date <= AS_OF),
       );

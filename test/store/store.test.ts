@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { Dataset, FinancialReport } from '../../src/domain/model.js';
+import type { DailyBar, Dataset, FinancialReport } from '../../src/domain/model.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
@@ -54,6 +54,8 @@ const dataset: Dataset = {
   trade: [{ month: '2024-10', exports: 57_500_000_000, imports: 54_000_000_000, balance: 3_500_000_000, source: 'demo' }],
   sectorExports: [{ month: '2024-10', sector: 'Semiconductors', exports: 12_500_000_000, source: 'demo' }],
 };
+
+const snapshotBar = ({ date, close, tradedValue, shares, marketCap }: DailyBar) => ({ date, close, tradedValue, shares, marketCap });
 
 interface Engine {
   name: string;
@@ -112,12 +114,18 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.ok(kr && us);
     assert.deepEqual(await store.bars(kr.id), [dataset.bars[0]]);
     assert.deepEqual(await store.bars(us.id), [dataset.bars[1]]);
-    assert.deepEqual(await store.lastBars('2024-11-20', '2024-11-20', 21), dataset.bars);
-    assert.deepEqual(await store.lastBars('2024-11-21', '2024-12-31', 21), []);
+    assert.deepEqual(
+      await store.lastBars('2024-11-20', '2024-11-20', 21),
+      new Map([
+        [kr.id, [snapshotBar(dataset.bars[0]!)]],
+        [us.id, [snapshotBar(dataset.bars[1]!)]],
+      ]),
+    );
+    assert.deepEqual(await store.lastBars('2024-11-21', '2024-12-31', 21), new Map());
     assert.deepEqual(await store.reports(kr.id), dataset.reports.slice(0, 2).sort((a, b) => a.disclosedOn.localeCompare(b.disclosedOn)));
     assert.deepEqual(await store.reports(us.id), [dataset.reports[2]]);
     assert.deepEqual(await store.flows(kr.id), dataset.flows);
-    assert.deepEqual(await store.flowsOfLastBars('2024-01-01', '2024-12-31', 20), dataset.flows);
+    assert.deepEqual(await store.flowsOfLastBars('2024-01-01', '2024-12-31', 20), new Map([[kr.id, dataset.flows.map(({ date, foreignNet, institutionNet }) => ({ date, foreignNet, institutionNet }))]]));
     assert.deepEqual(await store.fx(), dataset.fx);
     assert.deepEqual(await store.trade(), dataset.trade);
     assert.deepEqual(await store.sectorExports(), dataset.sectorExports);
@@ -128,7 +136,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await store.writeDataset(dataset);
     assert.equal((await store.securities()).length, 2);
     assert.equal((await store.reports()).length, 3);
-    assert.equal((await store.lastBars('2000-01-01', '2100-01-01', 21)).length, 2);
+    assert.equal([...(await store.lastBars('2000-01-01', '2100-01-01', 21)).values()].flat().length, 2);
   });
 
   it("reads each stock's recent window: its last quarters' filings, its last bars and their flows", async () => {
@@ -148,28 +156,29 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     const bars = Array.from({ length: 30 }, (_, i) => ({ ...dataset.bars[0]!, code, date: `2024-10-${String(i + 1).padStart(2, '0')}`, close: 1_000 + i }));
     const flows = bars.map((b) => ({ ...dataset.flows[0]!, code, date: b.date }));
     await store.writeDataset({ reports: filings, bars, flows });
+    const id = (await store.securities()).find((x) => x.code === code)?.id ?? -1;
 
     // As of 2024-11-30 the latest quarter is 2024Q3: the window is 2022Q3..2024Q3 with the
     // correction, in key order.
-    const mine = (await store.recentReports('2024-11-30', 9)).filter((r) => r.code === code);
+    const mine = (await store.recentReports('2024-11-30', 9)).get(id) ?? [];
     assert.deepEqual(
       mine.map((r) => `${r.fiscalYear}Q${r.fiscalQuarter}@${r.disclosedOn}`),
       ['2022Q3@2022-11-14', '2022Q3@2023-01-20', '2022Q4@2023-03-14', '2023Q1@2023-05-14', '2023Q2@2023-08-14', '2023Q3@2023-11-14', '2023Q4@2024-03-14', '2024Q1@2024-05-14', '2024Q2@2024-08-14', '2024Q3@2024-11-14'],
     );
     assert.deepEqual(mine[1], filings[filings.length - 1]);
     // The day before 2024Q3's disclosure the latest is 2024Q2, the window 2022Q2..2024Q2.
-    const earlier = (await store.recentReports('2024-11-13', 9)).filter((r) => r.code === code);
+    const earlier = (await store.recentReports('2024-11-13', 9)).get(id) ?? [];
     assert.deepEqual(
       earlier.map((r) => `${r.fiscalYear}Q${r.fiscalQuarter}`),
       ['2022Q2', '2022Q3', '2022Q3', '2022Q4', '2023Q1', '2023Q2', '2023Q3', '2023Q4', '2024Q1', '2024Q2'],
     );
 
-    const tail = (await store.lastBars('2024-09-01', '2024-10-25', 21)).filter((b) => b.code === code);
-    assert.deepEqual(tail.map((b) => b.date), bars.slice(4, 25).map((b) => b.date));
+    const tail = (await store.lastBars('2024-09-01', '2024-10-25', 21)).get(id);
+    assert.deepEqual(tail, bars.slice(4, 25).map(snapshotBar));
     // Fewer than 21 bars since `from`: all of them.
-    assert.deepEqual((await store.lastBars('2024-10-20', '2024-10-25', 21)).filter((b) => b.code === code).map((b) => b.date), bars.slice(19, 25).map((b) => b.date));
+    assert.deepEqual((await store.lastBars('2024-10-20', '2024-10-25', 21)).get(id)?.map((b) => b.date), bars.slice(19, 25).map((b) => b.date));
     // Flows from the 20th last bar's date.
-    const f = (await store.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).filter((x) => x.code === code);
+    const f = (await store.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).get(id) ?? [];
     assert.deepEqual(f.map((x) => x.date), flows.slice(5, 25).map((x) => x.date));
   });
 
