@@ -151,13 +151,14 @@ async function fetchCanned(server: RunningServer, scenario: Scenario, key: strin
   return { status: res.status, headers, body };
 }
 
-async function startCeiling(bodies: Record<string, Canned>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+async function startCeiling(bodies: Record<string, Canned>, framework = false): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const dir = join(ROOT, '.tmp', 'bench-ceiling');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'bodies.json');
   writeFileSync(file, JSON.stringify(bodies));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'bare-server.ts'), file, String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = ['--import', 'tsx', join(ROOT, 'bench', 'bare-server.ts'), file, String(port), ...(framework ? ['fastify'] : [])];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   if (!chunk.toString().includes('ready')) throw new Error('ceiling server did not start');
   child.stdout.resume();
@@ -183,6 +184,8 @@ interface HttpRow {
   ceiling: Measured;
   /** Service requests per second over the ceiling's. */
   ratio: number;
+  /** The same body from a bare Fastify app: the framework's floor, for where the gap is. */
+  fastify: Measured;
 }
 
 interface ColdStart {
@@ -287,6 +290,7 @@ async function benchUniverse(spec: StoreSpec, what: { http: boolean; rotating: b
       const bodies: Record<string, Canned> = {};
       for (const [i, s] of list.entries()) bodies[`/ceiling/${i}`] = await fetchCanned(server, s, key);
       const ceiling = await startCeiling(bodies);
+      const fastify = await startCeiling(bodies, true);
       try {
         for (const [i, s] of list.entries()) {
           log(`${universe}: ${s.name}`);
@@ -294,6 +298,7 @@ async function benchUniverse(spec: StoreSpec, what: { http: boolean; rotating: b
           const body = s.body !== undefined ? { body: s.body } : {};
           const real = await measure({ url: `${server.url}${s.path}`, method: s.method, headers, ...body });
           const bare = await measure({ url: `${ceiling.url}/ceiling/${i}`, method: s.method, headers, ...body });
+          const framework = await measure({ url: `${fastify.url}/ceiling/${i}`, method: s.method, headers, ...body });
           run.http.push({
             scenario: s.name,
             kind: s.kind,
@@ -301,10 +306,12 @@ async function benchUniverse(spec: StoreSpec, what: { http: boolean; rotating: b
             server: real,
             ceiling: bare,
             ratio: round(real.requestsPerSecond / bare.requestsPerSecond, 2),
+            fastify: framework,
           });
         }
       } finally {
         await ceiling.stop();
+        await fastify.stop();
       }
     }
     if (what.rankings) {
@@ -429,8 +436,21 @@ async function main(): Promise<void> {
   // Tables.
   process.stdout.write(`\nRead paths at ${settings.connections} connections, ${settings.seconds} s each (${storeKey(base)}, ${baseRun.securities} stocks); ceiling = bare node:http with the same body\n`);
   printTable(
-    ['scenario', 'body KB', 'req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'ceil p50', 'ceil p99', 'ratio', 'load1'],
-    http.map((r) => [r.scenario, round(r.bodyBytes / 1024, 1), r.server.requestsPerSecond, r.server.p50Ms, r.server.p99Ms, r.ceiling.requestsPerSecond, r.ceiling.p50Ms, r.ceiling.p99Ms, r.ratio, r.server.load1]),
+    ['scenario', 'body KB', 'req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'ceil p50', 'ceil p99', 'ratio', 'bare fastify req/s', 'fastify/ceiling', 'load1'],
+    http.map((r) => [
+      r.scenario,
+      round(r.bodyBytes / 1024, 1),
+      r.server.requestsPerSecond,
+      r.server.p50Ms,
+      r.server.p99Ms,
+      r.ceiling.requestsPerSecond,
+      r.ceiling.p50Ms,
+      r.ceiling.p99Ms,
+      r.ratio,
+      r.fastify.requestsPerSecond,
+      round(r.fastify.requestsPerSecond / r.ceiling.requestsPerSecond, 2),
+      r.server.load1,
+    ]),
   );
   process.stdout.write('\nFull recompute, in-process (median of runs; loadUniverse + computeSnapshot)\n');
   printTable(
