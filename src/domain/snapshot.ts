@@ -211,24 +211,31 @@ export function percentileValuesOf(m: StockMetrics): PercentileValues {
  * metric is sorted once, so a cohort of n costs O(17 n log n).
  */
 export function cohortPercentiles<K>(members: ReadonlyMap<K, PercentileValues>): Map<K, PercentileEntry[]> {
+  const rank = cohortRanker(members.values());
+  const out = new Map<K, PercentileEntry[]>();
+  for (const [key, v] of members) out.set(key, rank(v));
+  return out;
+}
+
+/**
+ * The ranking half of `cohortPercentiles`: sorts each metric of the cohort once and gives a
+ * function that makes one member's 17 entries, so a snapshot can make them only for the
+ * stocks somebody asks about.
+ */
+export function cohortRanker(members: Iterable<PercentileValues>): (member: PercentileValues) => PercentileEntry[] {
+  const list = [...members];
   const rankers = PERCENTILE_METRICS.map((metric) => {
     const values: number[] = [];
-    for (const v of members.values()) {
+    for (const v of list) {
       const value = v[metric].value;
       if (value !== null) values.push(value);
     }
     return { metric, rank: percentileRanker(values), cohortSize: values.length };
   });
-  const out = new Map<K, PercentileEntry[]>();
-  for (const [key, v] of members) {
-    out.set(
-      key,
-      rankers.map(({ metric, rank, cohortSize }) => {
-        const { value, reason, unit } = v[metric];
-        if (value === null) return { metric, unit, value: null, reason: reason ?? 'no value', percentile: null, cohortSize };
-        return { metric, unit, value, percentile: rank(value), cohortSize };
-      }),
-    );
-  }
-  return out;
+  return (v) =>
+    rankers.map(({ metric, rank, cohortSize }) => {
+      const { value, reason, unit } = v[metric];
+      if (value === null) return { metric, unit, value: null, reason: reason ?? 'no value', percentile: null, cohortSize };
+      return { metric, unit, value, percentile: rank(value), cohortSize };
+    });
 }

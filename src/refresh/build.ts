@@ -3,10 +3,10 @@
 // cohort percentiles), so that serving is a lookup. Pure: data in, snapshot out.
 
 import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExportMonth, TradeMonth } from '../domain/model.js';
-import type { RankingRow } from '../domain/results.js';
+import type { PercentileEntry, RankingRow } from '../domain/results.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { percentileRanker } from '../domain/score.js';
-import { cohortPercentiles, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 import type { StoredSecurity } from '../store/store.js';
@@ -102,6 +102,7 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
       scorePercentile: null,
       scoreCohortSize: 0,
       snapshot: snapshotGroups(metrics),
+      // Replaced below by the lazily made entries of the stock's two cohorts.
       percentiles: {
         sector: { name: security.sector, members: 0, metrics: [] },
         market: { name: security.market, members: 0, metrics: [] },
@@ -125,16 +126,33 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
     }
   }
 
-  // The 17 metrics' percentiles, per sector cohort and per market cohort.
-  const assign = (members: readonly string[], cohort: 'sector' | 'market') => {
-    const entries = cohortPercentiles(new Map(members.map((k) => [k, metricValues.get(k) as PercentileValues])));
-    for (const [k, metrics] of entries) {
-      const view = views.get(k);
-      if (view) view.percentiles[cohort] = { name: view.percentiles[cohort].name, members: members.length, metrics };
+  // The 17 metrics' percentiles, per sector cohort and per market cohort: each cohort's
+  // metrics are sorted here, and a stock's 34 entries are made the first time it is asked for
+  // (most stocks never are between two refreshes; making them all was a quarter of the compute).
+  const rankers = new Map<string, { members: number; rank: (v: PercentileValues) => PercentileEntry[] }>();
+  const rankerOf = (cohortKey: string, members: readonly string[]) => {
+    let r = rankers.get(cohortKey);
+    if (r === undefined) {
+      r = { members: members.length, rank: cohortRanker(members.map((k) => metricValues.get(k) as PercentileValues)) };
+      rankers.set(cohortKey, r);
     }
+    return r;
   };
-  for (const members of sectorMembers.values()) assign(members, 'sector');
-  for (const market of ['KR', 'US'] as const) assign(marketMembers[market], 'market');
+  for (const [key, view] of views) {
+    const values = metricValues.get(key) as PercentileValues;
+    const sectorKey = `${view.security.market}:${view.security.sector}`;
+    const sector = rankerOf(sectorKey, sectorMembers.get(sectorKey) ?? []);
+    const market = rankerOf(view.security.market, marketMembers[view.security.market]);
+    let made: StockView['percentiles'] | undefined;
+    Object.defineProperty(view, 'percentiles', {
+      enumerable: true,
+      get: () =>
+        (made ??= {
+          sector: { name: view.security.sector, members: sector.members, metrics: sector.rank(values) },
+          market: { name: view.security.market, members: market.members, metrics: market.rank(values) },
+        }),
+    });
+  }
 
   return {
     asOf,
