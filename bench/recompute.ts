@@ -4,12 +4,21 @@
 //   node --import tsx bench/recompute.ts <dataDir> <repeats> [asOf]
 // Prints one JSON line.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/access/clock.js';
-import { computeSnapshot } from '../src/refresh/build.js';
-import { loadUniverse } from '../src/refresh/served.js';
-import { openSqliteStore } from '../src/store/sqlite.js';
+import type * as Build from '../src/refresh/build.js';
+import type * as Served from '../src/refresh/served.js';
+import type * as Sqlite from '../src/store/sqlite.js';
+
+// The compiled service (what `serve` runs) when bench/run.ts has built it, else the sources
+// through tsx (whose name-keeping helpers cost a few percent).
+const built = join(import.meta.dirname, '..', '.tmp', 'bench-build', 'dist');
+const from = (module: string) => (existsSync(join(built, `${module}.js`)) ? pathToFileURL(join(built, `${module}.js`)).href : `../src/${module}.js`);
+const { computeSnapshot } = (await import(from('refresh/build'))) as typeof Build;
+const { loadUniverse } = (await import(from('refresh/served'))) as typeof Served;
+const { openSqliteStore } = (await import(from('store/sqlite'))) as typeof Sqlite;
 
 const [dataDir, repeatsArg, asOfArg] = process.argv.slice(2);
 if (dataDir === undefined) throw new Error('usage: recompute.ts <dataDir> <repeats> [asOf]');
@@ -39,4 +48,4 @@ try {
 } finally {
   await store.close();
 }
-process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, counts, peakRssBytes: peakRss() })}\n`);
+process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, counts, peakRssBytes: peakRss(), compiled: existsSync(built) })}\n`);
