@@ -54,9 +54,13 @@ export async function openStore(config: Config): Promise<Store> {
  * PostgreSQL, the database (instances share it); else, on the embedded SQLite store that one
  * process owns, counted in memory and written to the store every second (docs/security.md).
  */
-export async function openUsageCounter(config: Config, store: Store): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
+export async function openUsageCounter(
+  config: Config,
+  store: Store,
+  logger?: Logger,
+): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
   if (!config.REDIS_URL && store.engine === 'sqlite') {
-    const buffered = new BufferedUsageCounter(store);
+    const buffered = new BufferedUsageCounter(store, 1_000, (err: unknown) => logger?.warn({ errName: (err as Error).name }, 'usage counts not written yet; retrying'));
     return { usage: buffered, close: () => buffered.close(), check: null };
   }
   if (!config.REDIS_URL) return { usage: new StoreUsageCounter(store), close: async () => undefined, check: null };
@@ -85,7 +89,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const flushLogs = destination ? setInterval(() => destination.flush(), 1_000).unref() : null;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'stock-data' } }, destination ?? undefined);
   const store = await openStore(config);
-  const counter = await openUsageCounter(config, store);
+  const counter = await openUsageCounter(config, store, logger);
   const access = new AccessControl(store, counter.usage, config.plans, clock);
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];

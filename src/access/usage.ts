@@ -77,8 +77,10 @@ export class BufferedUsageCounter implements UsageCounter {
   constructor(
     private readonly store: Store,
     flushIntervalMs = 1_000,
+    /** Told when a timed flush fails (its counts stay pending and go with the next one). */
+    onFlushError: (error: unknown) => void = () => undefined,
   ) {
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), flushIntervalMs);
+    this.timer = setInterval(() => void this.flush().catch(onFlushError), flushIntervalMs);
     this.timer.unref();
   }
 

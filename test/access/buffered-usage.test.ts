@@ -72,6 +72,23 @@ describe('BufferedUsageCounter (the embedded store counts in memory, writes ever
     await counter.close();
   });
 
+  it('reports a failed timed flush and writes the counts once the store works again', async () => {
+    const id = keyIds[1] as number;
+    const errors: unknown[] = [];
+    const counter = new BufferedUsageCounter(store, 20, (e) => errors.push(e));
+    const real = store.addUsage.bind(store);
+    store.addUsage = () => Promise.reject(new Error('database is locked'));
+    const before = await store.usage(id, '2026-11-26');
+    await counter.increment(id, '2026-11-26', 100);
+    await counter.increment(id, '2026-11-26', 100);
+    const deadline = Date.now() + 5_000;
+    while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    store.addUsage = real;
+    assert.match(String(errors[0]), /database is locked/);
+    await counter.close();
+    assert.equal((await store.usage(id, '2026-11-26')) - before, 2);
+  });
+
   it('flushes on its own timer', async () => {
     const id = keyIds[0] as number;
     const counter = new BufferedUsageCounter(store, 20);
