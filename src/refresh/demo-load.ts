@@ -21,7 +21,7 @@ export async function loadDemo(store: Store, options: DemoOptions): Promise<{ se
       };
     }
   }
-  await store.writeDatasets(parts());
+  await store.writeDatasets(parts(), { bulk: true });
   await store.setMeta('demo_as_of', options.asOf);
   return { securities: demo.securities.length, ms: Math.round(performance.now() - started) };
 }

@@ -16,7 +16,7 @@ import type {
   Security,
   TradeMonth,
 } from '../domain/model.js';
-import { migrationProvider, type Engine } from './migrations.js';
+import { createBarsDateIndex, migrationProvider, type Engine } from './migrations.js';
 import type { DB, ReportsTable } from './schema.js';
 
 export type Plan = 'free' | 'paid';
@@ -59,7 +59,11 @@ export interface Store {
    * Upserts a stream of parts in ONE transaction, so a large load (the demo universe, a
    * backfill) can be generated piece by piece and still land all or nothing.
    */
-  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>): Promise<void>;
+  /**
+   * Writes the parts in one transaction. `bulk`: a large first load, for which the store may
+   * build secondary indexes once at the end.
+   */
+  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: { bulk?: boolean }): Promise<void>;
   hasMarketData(): Promise<boolean>;
 
   securities(): Promise<StoredSecurity[]>;
@@ -191,6 +195,8 @@ export class KyselyStore implements Store {
     private readonly rawRows?: (sql: string, parameters: readonly unknown[]) => unknown[][],
     /** A number that changes whenever another connection commits (SQLite): see `keyCache`. */
     private readonly dataVersion?: () => number,
+    /** The engine's prepared single-row writes (SQLite): see `upsert`. */
+    private readonly rowRunner?: RowRunner,
   ) {}
 
   async migrate(): Promise<void> {
@@ -205,8 +211,11 @@ export class KyselyStore implements Store {
     await this.writeDatasets([data]);
   }
 
-  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>): Promise<void> {
+  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      // A bulk load (the demo universe into an empty store) builds the bars-by-date index once
+      // at the end instead of row by row; in the same transaction, so a failed load leaves it.
+      if (options.bulk) await sql`drop index bars_date`.execute(trx);
       let ids: Map<string, number> | null = null;
       for await (const part of parts) {
         if (ids === null || (part.securities?.length ?? 0) > 0) {
@@ -215,6 +224,7 @@ export class KyselyStore implements Store {
         }
         await this.writePart(trx, part, ids);
       }
+      if (options.bulk) await createBarsDateIndex(trx as unknown as Kysely<unknown>);
     });
   }
 
@@ -225,6 +235,7 @@ export class KyselyStore implements Store {
       return id;
     };
     await upsert(
+      this.rowRunner,
       trx,
       'bars',
       ['security_id', 'date'],
@@ -243,12 +254,14 @@ export class KyselyStore implements Store {
       })),
     );
     await upsert(
+      this.rowRunner,
       trx,
       'reports',
       ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
       (data.reports ?? []).map((r) => reportRow(idOf(r.market, r.code), r)),
     );
     await upsert(
+      this.rowRunner,
       trx,
       'flows',
       ['security_id', 'date'],
@@ -260,14 +273,16 @@ export class KyselyStore implements Store {
         source: f.source,
       })),
     );
-    await upsert(trx, 'fx', ['date'], (data.fx ?? []).map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })));
+    await upsert(this.rowRunner, trx, 'fx', ['date'], (data.fx ?? []).map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })));
     await upsert(
+      this.rowRunner,
       trx,
       'trade',
       ['month'],
       (data.trade ?? []).map((t) => ({ month: t.month, exports: t.exports, imports: t.imports, balance: t.balance, source: t.source })),
     );
     await upsert(
+      this.rowRunner,
       trx,
       'sector_exports',
       ['month', 'sector'],
@@ -277,6 +292,7 @@ export class KyselyStore implements Store {
 
   private async writeSecurities(trx: Transaction<DB>, securities: readonly Security[]): Promise<void> {
     await upsert(
+      this.rowRunner,
       trx,
       'securities',
       ['market', 'code'],
@@ -734,7 +750,11 @@ interface Placeholders {
  * `excluded` row is SQLite's and PostgreSQL's name for the proposed one). This is what makes
  * every write idempotent.
  */
+/** Runs one statement once per row of values, inside the current transaction (SQLite). */
+export type RowRunner = (sql: string, rows: readonly unknown[][]) => void;
+
 async function upsert<T extends Table>(
+  runRows: RowRunner | undefined,
   trx: Transaction<DB>,
   table: T,
   key: readonly string[],
@@ -742,12 +762,34 @@ async function upsert<T extends Table>(
   /** Update expressions replacing `excluded.<column>` for some columns. */
   overrides: Record<string, unknown> = {},
 ): Promise<void> {
-  const first = rows[0];
+  const first = rows[0] as Record<string, unknown> | undefined;
   if (first === undefined) return;
-  const update = Object.keys(first).filter((c) => !key.includes(c));
+  const columns = Object.keys(first);
+  const update = columns.filter((c) => !key.includes(c));
   // Kysely cannot type a table chosen at run time; the rows were typed against DB[T] above.
   const db = trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const set: Record<string, unknown> = Object.fromEntries(update.map((c) => [c, overrides[c] ?? sql.ref(`excluded.${c}`)]));
+  if (runRows) {
+    // One single-row statement, compiled by Kysely once and run per row with that row's values:
+    // its parameters are the row's values in column order, then the update's own.
+    const one = db
+      .insertInto(table as string)
+      .values(first)
+      .onConflict((oc) => oc.columns(key as string[]).doUpdateSet(set))
+      .compile();
+    const tail = one.parameters.slice(columns.length);
+    if (one.parameters.length >= columns.length && columns.every((c, i) => Object.is(one.parameters[i], first[c]))) {
+      runRows(
+        one.sql,
+        rows.map((row) => {
+          const values: unknown[] = columns.map((c) => (row as Record<string, unknown>)[c] ?? null);
+          values.push(...tail);
+          return values;
+        }),
+      );
+      return;
+    }
+  }
   for (const part of chunks(rows)) {
     await db
       .insertInto(table as string)

@@ -182,6 +182,24 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.deepEqual(f.map((x) => x.date), flows.slice(5, 25).map((x) => x.date));
   });
 
+  it('a bulk load writes the same rows and rebuilds the bars-by-date index', async () => {
+    const code = '323450';
+    const bars = Array.from({ length: 5 }, (_, i) => ({ ...dataset.bars[0]!, code, date: `2024-12-0${i + 1}`, close: 2_000 + i }));
+    await store.writeDatasets([{ securities: [{ ...dataset.securities[0]!, code, name: 'Bulk Test' }] }, { bars }], { bulk: true });
+    const id = (await store.securities()).find((x) => x.code === code)?.id ?? -1;
+    assert.deepEqual(await store.bars(id), bars);
+    const barsDateIndexes = async () =>
+      (engine.name === 'SQLite'
+        ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name = 'bars_date'`.execute(store.db)
+        : await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and indexname = 'bars_date'`.execute(store.db)
+      ).rows.length;
+    assert.equal(await barsDateIndexes(), 1);
+    // A failed bulk load leaves nothing behind, the index included.
+    await assert.rejects(store.writeDatasets([{ bars: [{ ...bars[0]!, code: '999990' }] }], { bulk: true }), /unknown security/);
+    assert.equal(Number((await sql<{ n: number }>`select count(*) as n from bars where security_id = ${id}`.execute(store.db)).rows[0]?.n), 5);
+    assert.equal(await barsDateIndexes(), 1);
+  });
+
   it("keeps a known sector when a later source says 'Unclassified'", async () => {
     const known = dataset.securities[0]!;
     await store.writeDataset({ securities: [{ ...known, sector: 'Unclassified', name: 'Renamed' }] });
