@@ -78,10 +78,9 @@ export class AccessControl {
   async admit(caller: Caller, enforce = true): Promise<Admission> {
     const now = this.clock();
     const limits = this.plans[caller.plan];
-    const day = seoulDay(now);
-    const reset = nextSeoulMidnight(now);
-    const resetSeconds = Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));
-    const base = { limits, resetsAt: seoulIso(reset), resetSeconds };
+    const { day, reset, resetsAt } = this.calendar(now);
+    const resetSeconds = Math.max(1, Math.ceil((reset - now.getTime()) / 1000));
+    const base = { limits, resetsAt, resetSeconds };
     if (enforce) {
       const burst = await this.usage.takeBurst(caller.keyId, limits.burst, now.getTime());
       if (!burst.allowed) {
@@ -96,6 +95,18 @@ export class AccessControl {
     this.touch(caller.keyId, now);
     return { ...base, allowed: true, callsToday: count };
   }
+
+  /** The Seoul day, its end and that end as text, worked out once per second of the clock. */
+  private calendar(now: Date): { second: number; day: string; reset: number; resetsAt: string } {
+    const second = Math.floor(now.getTime() / 1000);
+    if (this.calendarCache?.second !== second) {
+      const reset = nextSeoulMidnight(now);
+      this.calendarCache = { second, day: seoulDay(now), reset: reset.getTime(), resetsAt: seoulIso(reset) };
+    }
+    return this.calendarCache;
+  }
+
+  private calendarCache: { second: number; day: string; reset: number; resetsAt: string } | undefined;
 
   /**
    * Records when a key was last used, at most once a minute per key: `keys list` shows it to

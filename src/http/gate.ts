@@ -2,7 +2,7 @@
 // call, and build the account the health tool reports. REST and MCP both call `admitCall`
 // once per tool call, so a key's usage is the same whichever door it comes through.
 
-import type { AccessControl, Admission, AuthResult, Caller } from '../access/access.js';
+import type { AccessControl, Admission, AuthResult, Caller, PlanLimits } from '../access/access.js';
 import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import type { Account } from '../tools/tool.js';
@@ -62,7 +62,19 @@ export async function admitCall(access: AccessControl, clock: Clock, auth: AuthR
 export function rateLimitHeaders(admission: Admission): Record<string, string> {
   const remaining = Math.max(0, admission.limits.daily - admission.callsToday);
   return {
-    'ratelimit-policy': `"daily";q=${admission.limits.daily};w=86400, "burst";q=${admission.limits.burst};w=1`,
+    'ratelimit-policy': policyOf(admission.limits),
     ratelimit: `"daily";r=${remaining};t=${admission.resetSeconds}`,
   };
+}
+
+const policies = new WeakMap<PlanLimits, string>();
+
+/** The policy text of a plan's limits (the same object for every call of that plan). */
+function policyOf(limits: PlanLimits): string {
+  let policy = policies.get(limits);
+  if (policy === undefined) {
+    policy = `"daily";q=${limits.daily};w=86400, "burst";q=${limits.burst};w=1`;
+    policies.set(limits, policy);
+  }
+  return policy;
 }
