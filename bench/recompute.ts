@@ -5,6 +5,7 @@
 // Prints one JSON line.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/access/clock.js';
@@ -16,7 +17,7 @@ import type * as Sqlite from '../src/store/sqlite.js';
 // through tsx (whose name-keeping helpers cost a few percent).
 const built = join(import.meta.dirname, '..', '.tmp', 'bench-build', 'dist');
 const from = (module: string) => (existsSync(join(built, `${module}.js`)) ? pathToFileURL(join(built, `${module}.js`)).href : `../src/${module}.js`);
-const { computeSnapshot } = (await import(from('refresh/build'))) as typeof Build;
+const { computeSnapshotYielding } = (await import(from('refresh/build'))) as typeof Build;
 const { loadUniverse } = (await import(from('refresh/served'))) as typeof Served;
 const { openSqliteStore } = (await import(from('store/sqlite'))) as typeof Sqlite;
 
@@ -33,19 +34,25 @@ function peakRss(): number | null {
 const store = await openSqliteStore(join(dataDir, 'service.sqlite'));
 const loadMs: number[] = [];
 const computeMs: number[] = [];
+/** The longest the event loop was held during each recompute (what a serving instance cannot answer in). */
+const maxStallMs: number[] = [];
 let counts: unknown = null;
 try {
   for (let i = 0; i < repeats; i++) {
+    const stalls = monitorEventLoopDelay({ resolution: 1 });
+    stalls.enable();
     const t0 = performance.now();
     const universe = await loadUniverse(store, asOf);
     const t1 = performance.now();
-    const computed = computeSnapshot(universe, asOf);
+    const computed = await computeSnapshotYielding(universe, asOf);
     const t2 = performance.now();
+    stalls.disable();
     loadMs.push(Math.round(t1 - t0));
     computeMs.push(Math.round(t2 - t1));
+    maxStallMs.push(Math.round(stalls.max / 1e6));
     counts = computed.counts;
   }
 } finally {
   await store.close();
 }
-process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, counts, peakRssBytes: peakRss(), compiled: existsSync(built) })}\n`);
+process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, counts, peakRssBytes: peakRss(), compiled: existsSync(built) })}\n`);

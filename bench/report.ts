@@ -12,7 +12,7 @@ interface Run {
 interface Results {
   meta: { startedAt: string; finishedAt: string; commit: string; settings: { seconds: number; connections: number } };
   http: { rows: { scenario: string; bodyBytes: number; server: Run & { load1: number }; ceiling: Run; ratio: number; fastify?: Run }[] };
-  recompute: { universe: string; securities: number; medianLoadMs: number; medianComputeMs: number; medianTotalMs: number; processPeakRssBytes: number | null }[];
+  recompute: { universe: string; securities: number; medianLoadMs: number; medianComputeMs: number; medianTotalMs: number; maxStallMs?: number[]; processPeakRssBytes: number | null }[];
   scaling: {
     universe: string;
     securities: number;
@@ -47,9 +47,9 @@ table(
 );
 if (r.full?.rankings) out.push(`Full size, cached REST rankings: ${n(r.full.rankings.requestsPerSecond)} req/s, p50 ${n(r.full.rankings.p50Ms, 1)} ms, p99 ${n(r.full.rankings.p99Ms, 1)} ms.`, '');
 table(
-  ['universe', 'stocks', 'loadUniverse ms', 'computeSnapshot ms', 'total ms', 'process peak RSS'],
-  ['---', '---:', '---:', '---:', '---:', '---:'],
-  r.recompute.map((c) => [c.universe, n(c.securities), n(c.medianLoadMs), n(c.medianComputeMs), n(c.medianTotalMs), mib(c.processPeakRssBytes)]),
+  ['universe', 'stocks', 'loadUniverse ms', 'computeSnapshot ms', 'total ms', 'longest event-loop stall ms (each run)', 'process peak RSS'],
+  ['---', '---:', '---:', '---:', '---:', '---:', '---:'],
+  r.recompute.map((c) => [c.universe, n(c.securities), n(c.medianLoadMs), n(c.medianComputeMs), n(c.medianTotalMs), c.maxStallMs ? c.maxStallMs.join(' / ') : '-', mib(c.processPeakRssBytes)]),
 );
 table(
   ['universe', 'stocks', 'recompute ms', 'prices 1 conn. p50 / p99', 'band 1 conn. p50 / p99', 'prices 50 conn. req/s, p50 / p99', 'band 50 conn. req/s, p50 / p99', 'service peak RSS'],

@@ -206,6 +206,8 @@ interface RecomputeRow {
   medianLoadMs: number;
   medianComputeMs: number;
   medianTotalMs: number;
+  /** The longest event-loop stall of each run (a serving instance answers nothing meanwhile). */
+  maxStallMs: number[];
   processPeakRssBytes: number | null;
   load1: number;
 }
@@ -245,6 +247,7 @@ function recompute(spec: StoreSpec): RecomputeRow {
   const out = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as {
     loadMs: number[];
     computeMs: number[];
+    maxStallMs: number[];
     counts: { securities: number };
     peakRssBytes: number | null;
   };
@@ -257,6 +260,7 @@ function recompute(spec: StoreSpec): RecomputeRow {
     medianLoadMs: median(out.loadMs),
     medianComputeMs: median(out.computeMs),
     medianTotalMs: median(totals),
+    maxStallMs: out.maxStallMs,
     processPeakRssBytes: out.peakRssBytes,
     load1: machineLoad().load1,
   };
@@ -454,8 +458,17 @@ async function main(): Promise<void> {
   );
   process.stdout.write('\nFull recompute, in-process (median of runs; loadUniverse + computeSnapshot)\n');
   printTable(
-    ['universe', 'stocks', 'load ms', 'compute ms', 'total ms', 'runs (load+compute)', 'process peak RSS MiB'],
-    [...recomputes.values()].map((r) => [r.universe, r.securities, r.medianLoadMs, r.medianComputeMs, r.medianTotalMs, r.loadMs.map((l, i) => `${l}+${r.computeMs[i] ?? 0}`).join(' '), mib(r.processPeakRssBytes)]),
+    ['universe', 'stocks', 'load ms', 'compute ms', 'total ms', 'runs (load+compute)', 'longest stall ms', 'process peak RSS MiB'],
+    [...recomputes.values()].map((r) => [
+      r.universe,
+      r.securities,
+      r.medianLoadMs,
+      r.medianComputeMs,
+      r.medianTotalMs,
+      r.loadMs.map((l, i) => `${l}+${r.computeMs[i] ?? 0}`).join(' '),
+      r.maxStallMs.join(' '),
+      mib(r.processPeakRssBytes),
+    ]),
   );
   process.stdout.write(`\nScaling: every stock in turn, no response-cache hit (price history limit~2600, PER band from~2014), ${settings.connections} connections and 1 connection\n`);
   printTable(

@@ -52,6 +52,31 @@ export interface ComputedSnapshot {
 export const viewKey = (market: Market, code: string): string => `${market}:${code}`;
 
 export function computeSnapshot(universe: UniverseData, asOf: string): ComputedSnapshot {
+  const steps = snapshotSteps(universe, asOf);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `computeSnapshot` that lets the event loop run every `chunk` stocks, so a serving instance
+ * keeps answering while it recomputes (at full size the computation alone takes ~0.5 s).
+ */
+export async function computeSnapshotYielding(universe: UniverseData, asOf: string, chunk = STOCKS_PER_STEP): Promise<ComputedSnapshot> {
+  const steps = snapshotSteps(universe, asOf, chunk);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Stocks computed between two pauses of `computeSnapshotYielding` (~2 ms of work). */
+export const STOCKS_PER_STEP = 50;
+
+/** The computation, pausing (yielding) after every `chunk` stocks and before the cohort ranks. */
+export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STOCKS_PER_STEP): Generator<void, ComputedSnapshot> {
   const fx = fxRateAsOf(universe.fx, asOf);
   const views = new Map<string, StockView>();
   const rows: RankingRow[] = [];
@@ -59,7 +84,12 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
   const sectorMembers = new Map<string, string[]>();
   const marketMembers: Record<Market, string[]> = { KR: [], US: [] };
 
+  let sinceStep = 0;
   for (const security of universe.securities) {
+    if (++sinceStep > chunk) {
+      sinceStep = 1;
+      yield;
+    }
     const key = viewKey(security.market, security.code);
     const reports = universe.reports.get(security.id) ?? [];
     const bars = universe.recentBars.get(security.id) ?? [];
@@ -110,6 +140,7 @@ export function computeSnapshot(universe: UniverseData, asOf: string): ComputedS
     });
   }
 
+  yield;
   // get_stock_score: the V3 score's percentile within the stock's own market.
   for (const market of ['KR', 'US'] as const) {
     const scored = rows.filter((r) => r.market === market);

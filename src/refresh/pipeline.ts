@@ -15,7 +15,7 @@ import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import type { DatasetHolder } from '../tools/holder.js';
-import { computeSnapshot } from './build.js';
+import { computeSnapshotYielding } from './build.js';
 import { loadUniverse, SnapshotDataset } from './served.js';
 
 export interface SourceStatus {
@@ -214,7 +214,7 @@ export class Refresher {
     const t1 = performance.now();
     const universe = await loadUniverse(this.store, asOf);
     const t2 = performance.now();
-    const computed = computeSnapshot(universe, asOf);
+    const computed = await computeSnapshotYielding(universe, asOf);
     const t3 = performance.now();
     this.lastStatus = statuses;
     this.holder.swap(

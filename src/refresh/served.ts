@@ -93,15 +93,19 @@ export class SnapshotDataset implements ServedDataset {
  */
 export async function loadUniverse(store: Store, asOf: string): Promise<UniverseData> {
   const since = addDays(asOf, -RECENT_DAYS);
-  const [securities, reports, recentBars, recentFlows, fx, trade, sectorExports] = await Promise.all([
-    store.securities(),
-    store.recentReports(asOf, SNAPSHOT_QUARTERS),
-    store.lastBars(since, asOf, SNAPSHOT_BARS),
-    store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS),
-    store.fx(),
-    store.trade(),
-    store.sectorExports(),
-  ]);
+  // One read after another with a turn of the event loop between them: on SQLite each read is
+  // synchronous, and run back to back they would hold a serving instance for all of them.
+  const step = async <T>(read: () => Promise<T>): Promise<T> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return read();
+  };
+  const securities = await step(() => store.securities());
+  const reports = await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS));
+  const recentBars = await step(() => store.lastBars(since, asOf, SNAPSHOT_BARS));
+  const recentFlows = await step(() => store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS));
+  const fx = await step(() => store.fx());
+  const trade = await step(() => store.trade());
+  const sectorExports = await step(() => store.sectorExports());
   // A window with fewer than four quarters says "fewer than four quarters disclosed", but a
   // stock with older quarters outside it must say which quarter is missing: those (few) stocks
   // get every filing.

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { addDays } from '../../src/domain/calendar.js';
 import type { DailyBar, FinancialReport, InvestorFlow } from '../../src/domain/model.js';
-import { computeSnapshot, RECENT_DAYS, viewKey, type UniverseData } from '../../src/refresh/build.js';
+import { computeSnapshot, computeSnapshotYielding, RECENT_DAYS, snapshotSteps, viewKey, type UniverseData } from '../../src/refresh/build.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { loadUniverse } from '../../src/refresh/served.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -82,5 +82,24 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     assert.match(gap.v3.reason, /^no TTM net income: quarter \d{4}Q\d missing$/);
     assert.equal(a.views.get(viewKey('KR', '900020'))?.price, null);
     assert.ok(a.counts.scored > 50, `${a.counts.scored} scored`);
+  });
+
+  it('computes the same snapshot in steps, pausing every chunk of stocks and before the ranks', async () => {
+    const universe = await loadUniverse(store, AS_OF);
+    const n = universe.securities.length;
+    const steps = snapshotSteps(universe, AS_OF, 10);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    // One pause before each chunk of 10 after the first, and one before the ranks.
+    assert.equal(pauses, Math.ceil(n / 10) - 1 + 1);
+    // Other work runs between the steps of the yielding version.
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    const yielded = await computeSnapshotYielding(universe, AS_OF, 5);
+    clearInterval(ticker);
+    assert.ok(ticks > 0, 'the event loop ran during the computation');
+    assert.deepStrictEqual(yielded, computeSnapshot(universe, AS_OF));
+    assert.deepStrictEqual(step.value, computeSnapshot(universe, AS_OF));
   });
 });
