@@ -2,7 +2,7 @@
 // wait for the hourly refresh's write transaction.
 
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DB } from './schema.js';
@@ -17,50 +17,40 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const dataVersion = changeCounter(database);
-  const store = new KyselyStore(new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), 'sqlite', arrayRows(database), dataVersion, rowRunner(database));
+  // Kysely's statements and the row runner's share one cache (both in object mode); the bulk
+  // reads have their own, since raw mode is a property of a statement.
+  const statements = statementCache(database, 256);
+  const rawStatements = statementCache(database, 64, true);
+  const arrayRows = (sql: string, parameters: readonly unknown[]) => rawStatements(sql).all(...parameters) as unknown[][];
+  const store = new KyselyStore(
+    new Kysely<DB>({ dialect: new SqliteDialect({ database: { close: () => database.close(), prepare: statements } }) }),
+    'sqlite',
+    arrayRows,
+    changeCounter(database),
+    rowRunner(statements),
+  );
   await store.migrate();
   return store;
 }
 
 /**
- * The database as Kysely sees it, with prepared statements reused by SQL text. Kysely
- * prepares every query anew, and for the small statements of every request (key lookup,
- * usage count) preparing costs as much as running. Bounded, because multi-row inserts vary
- * in row count. Safe because statements are only run with all() and run(), never left open
- * in an iterate().
+ * Prepared statements reused by SQL text. Kysely prepares every query anew, and for the small
+ * statements of every request (key lookup, usage count) preparing costs as much as running.
+ * Bounded, because multi-row inserts vary in row count. Safe because statements are only run
+ * with all() and run(), never left open in an iterate(). `raw`: statements that give rows as
+ * arrays of column values (the store's bulk reads).
  */
-function reusingStatements(database: Database.Database, max = 256): SqliteDatabase {
+function statementCache(database: Database.Database, max: number, raw = false): (sql: string) => Database.Statement {
   const statements = new Map<string, Database.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (statement === undefined) {
-        statement = database.prepare(sql);
-        if (statements.size >= max) statements.clear();
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
-
-/**
- * Rows as arrays of column values (better-sqlite3's raw mode) for the store's bulk reads.
- * Its own statements: raw mode is a property of a statement, and Kysely's must stay in
- * object mode.
- */
-function arrayRows(database: Database.Database, max = 64): (sql: string, parameters: readonly unknown[]) => unknown[][] {
-  const statements = new Map<string, Database.Statement>();
-  return (sql, parameters) => {
+  return (sql) => {
     let statement = statements.get(sql);
     if (statement === undefined) {
-      statement = database.prepare(sql).raw(true);
+      statement = database.prepare(sql);
+      if (raw) statement.raw(true);
       if (statements.size >= max) statements.clear();
       statements.set(sql, statement);
     }
-    return statement.all(...parameters) as unknown[][];
+    return statement;
   };
 }
 
@@ -91,15 +81,9 @@ function changeCounter(database: Database.Database): () => number {
  * inserts through Kysely cost more than SQLite's own work (the demo load was 60% Kysely).
  * Runs on the connection Kysely's transaction holds, so it is part of that transaction.
  */
-function rowRunner(database: Database.Database, max = 64): RowRunner {
-  const statements = new Map<string, Database.Statement>();
+function rowRunner(prepare: (sql: string) => Database.Statement): RowRunner {
   return (sql, rows) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = database.prepare(sql);
-      if (statements.size >= max) statements.clear();
-      statements.set(sql, statement);
-    }
+    const statement = prepare(sql);
     for (const row of rows) statement.run(row);
   };
 }

@@ -57,11 +57,8 @@ export interface Store {
   writeDataset(data: Partial<Dataset>): Promise<void>;
   /**
    * Upserts a stream of parts in ONE transaction, so a large load (the demo universe, a
-   * backfill) can be generated piece by piece and still land all or nothing.
-   */
-  /**
-   * Writes the parts in one transaction. `bulk`: a large first load, for which the store may
-   * build secondary indexes once at the end.
+   * backfill) can be generated piece by piece and still land all or nothing. `bulk`: a large
+   * first load, for which the store may build secondary indexes once at the end.
    */
   writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: { bulk?: boolean }): Promise<void>;
   hasMarketData(): Promise<boolean>;
@@ -364,17 +361,17 @@ export class KyselyStore implements Store {
     const rows = await this.arrays(
       this.db
         .with('latest', () => latest)
-      .selectFrom('latest')
-      .crossJoin('reports')
-      .whereRef('reports.security_id', '=', 'latest.security_id')
-      .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
-      .where(ordinal, '>', sql<number>`latest.o - ${back}`)
-      .where('reports.disclosed_on', '<=', asOf)
-      .select(['reports.security_id', ...REPORT_FIGURES])
-      .orderBy('reports.security_id')
-      .orderBy('reports.fiscal_year')
-      .orderBy('reports.fiscal_quarter')
-      .orderBy('reports.disclosed_on'),
+        .selectFrom('latest')
+        .crossJoin('reports')
+        .whereRef('reports.security_id', '=', 'latest.security_id')
+        .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
+        .where(ordinal, '>', sql<number>`latest.o - ${back}`)
+        .where('reports.disclosed_on', '<=', asOf)
+        .select(['reports.security_id', ...REPORT_FIGURES])
+        .orderBy('reports.security_id')
+        .orderBy('reports.fiscal_year')
+        .orderBy('reports.fiscal_quarter')
+        .orderBy('reports.disclosed_on'),
     );
     // Market and code from the securities (one string each per stock, not per filing).
     const names = new Map((await this.securities()).map((sec) => [sec.id, sec]));
