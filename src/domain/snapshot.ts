@@ -182,17 +182,7 @@ export function snapshotGroups(m: StockMetrics): SnapshotGroups {
   };
 }
 
-/** TTM snapshot of one stock as of the date its quarters and price were taken. */
-export function stockSnapshot(quarters: readonly DiscreteQuarter[], price: PricePoint | null, currency: Currency): SnapshotGroups {
-  return snapshotGroups(stockMetrics(quarters, price, currency));
-}
-
 export type PercentileValues = Record<PercentileMetricKey, Measured & { unit: string }>;
-
-/** The raw values of the 17 percentile metrics (PERCENTILE_METRICS). */
-export function percentileMetricValues(quarters: readonly DiscreteQuarter[], price: PricePoint | null, currency: Currency): PercentileValues {
-  return percentileValuesOf(stockMetrics(quarters, price, currency));
-}
 
 /** The 17 percentile metrics' raw values out of a stock's metrics. */
 export function percentileValuesOf(m: StockMetrics): PercentileValues {
@@ -205,22 +195,12 @@ export function percentileValuesOf(m: StockMetrics): PercentileValues {
 }
 
 /**
- * Each cohort member's 17 percentile entries: the percentile (score.ts `percentileRank`) of
- * its raw value among the members that have a value for that metric; `cohortSize` is how many
- * have one. A member without a value gets a null percentile and the value's reason. Each
- * metric is sorted once, so a cohort of n costs O(17 n log n).
- */
-export function cohortPercentiles<K>(members: ReadonlyMap<K, PercentileValues>): Map<K, PercentileEntry[]> {
-  const rank = cohortRanker(members.values());
-  const out = new Map<K, PercentileEntry[]>();
-  for (const [key, v] of members) out.set(key, rank(v));
-  return out;
-}
-
-/**
- * The ranking half of `cohortPercentiles`: sorts each metric of the cohort once and gives a
- * function that makes one member's 17 entries, so a snapshot can make them only for the
- * stocks somebody asks about.
+ * A cohort's percentile ranks: each of the 17 metrics is sorted once (a cohort of n costs
+ * O(17 n log n)), and the function returned makes one member's 17 entries, so a snapshot makes
+ * them only for the stocks somebody asks about. An entry is the percentile (score.ts
+ * `percentileRank`) of the member's raw value among the members that have a value for that
+ * metric; `cohortSize` is how many have one. A member without a value gets a null percentile
+ * and the value's reason.
  */
 export function cohortRanker(members: Iterable<PercentileValues>): (member: PercentileValues) => PercentileEntry[] {
   const list = [...members];

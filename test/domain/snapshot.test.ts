@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import type { PercentileMetricKey } from '../../src/domain/results.js';
-import { cohortPercentiles, percentileMetricValues, stockMetrics, stockSnapshot } from '../../src/domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
 import type { PercentileValues, PricePoint } from '../../src/domain/snapshot.js';
 import { discreteQuarters } from '../../src/domain/ttm.js';
 import { fiscalYear } from './fixtures.js';
@@ -168,9 +168,9 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
   });
 });
 
-void describe('stockSnapshot', () => {
+void describe('snapshotGroups', () => {
   void it('groups the metrics as the spec lists them', () => {
-    const s = stockSnapshot(discreteQuarters(reports, asOf), price, 'KRW');
+    const s = snapshotGroups(stockMetrics(discreteQuarters(reports, asOf), price, 'KRW'));
     assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
     assert.equal(s.valuation.per.value, 15);
     assert.equal(s.earningsQuality.ccc.value, 54.75);
@@ -178,9 +178,9 @@ void describe('stockSnapshot', () => {
   });
 });
 
-void describe('percentileMetricValues and cohortPercentiles', () => {
+void describe('percentileValuesOf and cohortRanker', () => {
   void it('gives the 17 raw values', () => {
-    const v = percentileMetricValues(discreteQuarters(reports, asOf), price, 'KRW');
+    const v = percentileValuesOf(stockMetrics(discreteQuarters(reports, asOf), price, 'KRW'));
     assert.deepEqual(Object.keys(v), [...PERCENTILE_METRICS]);
     assert.deepEqual(v.per, { value: 15, unit: 'x' });
     assert.equal(v.psr.value, 1.2);
@@ -203,7 +203,8 @@ void describe('percentileMetricValues and cohortPercentiles', () => {
       ['D', perOnly(30)],
       ['E', perOnly(null)],
     ]);
-    const out = cohortPercentiles(members);
+    const rank = cohortRanker(members.values());
+    const out = new Map([...members].map(([k, v]) => [k, rank(v)]));
     const per = (k: string) => out.get(k)?.find((e) => e.metric === 'per');
     assert.deepEqual(per('A'), { metric: 'per', unit: 'x', value: 10, percentile: 0, cohortSize: 4 });
     assert.equal(per('B')?.percentile, 0);
