@@ -237,7 +237,7 @@ async function callTool(
       // Bad arguments and unknown codes are the tool's answer, so the model can correct itself.
       return { answer: resultAnswer(id, toolResultError(`${err.code}: ${err.detail}`)), refusal: null };
     }
-    request.log.error({ reqId: request.id, errName: (err as Error).name }, 'tool failed');
+    request.log.error({ errName: (err as Error).name }, 'tool failed');
     return { answer: errorAnswer(id, ErrorCode.InternalError, `Internal error; quote request id ${request.id}`), refusal: null };
   }
 }

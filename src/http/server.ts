@@ -99,12 +99,11 @@ export async function buildServer(deps: ServerDeps) {
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
-  // One structured line per request. The route pattern is logged, never the raw URL (a
-  // caller may put a key in a query string), and never a header.
+  // One structured line per request (request.log already carries `reqId`). The route pattern
+  // is logged, never the raw URL (a caller may put a key in a query string), and never a header.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
-        reqId: request.id,
         keyPrefix: request.keyPrefix ?? null,
         method: request.method,
         route: request.routeOptions.url ?? 'unmatched',
@@ -126,7 +125,7 @@ export async function buildServer(deps: ServerDeps) {
     } else {
       // Unexpected: log the error class and code only. Messages of driver errors can quote
       // SQL or values, stacks quote paths; neither goes to a log line or a body.
-      request.log.error({ reqId: request.id, errName: err.name, errCode: (err as FastifyError).code ?? null }, 'unhandled error');
+      request.log.error({ errName: err.name, errCode: (err as FastifyError).code ?? null }, 'unhandled error');
       apiError = new ApiError('internal_error', `an internal error occurred; quote request id ${request.id}`);
     }
     if (apiError.code === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="api", error="invalid_token"');
