@@ -87,37 +87,58 @@ export function context(over: Partial<SourceContext> = {}): SourceContext & { lo
   return { asOf: '2024-11-21', cursor: null, fetch, log: memoryLog(), ...over } as SourceContext & { log: MemoryLog };
 }
 
-/** A one-entry ZIP (deflated), laid out as OpenDART sends corpCode.zip. */
-export function zipOne(name: string, content: string): Uint8Array {
+export interface ZipLayout {
+  /** 8 = deflate (default), 0 = stored. */
+  method?: 0 | 8;
+  /**
+   * Written as a streaming writer does (general-purpose flag bit 3): CRC and sizes zero in the
+   * local header, followed by a data descriptor after the data; only the central directory has them.
+   */
+  dataDescriptor?: boolean;
+}
+
+/** A one-entry ZIP, laid out as OpenDART sends corpCode.zip (deflated, sizes in the local header). */
+export function zipOne(name: string, content: string, layout: ZipLayout = {}): Uint8Array {
+  const method = layout.method ?? 8;
+  const streamed = layout.dataDescriptor ?? false;
   const data = Buffer.from(content, 'utf8');
-  const comp = deflateRawSync(data);
+  const comp = method === 8 ? deflateRawSync(data) : data;
   const nameBuf = Buffer.from(name, 'utf8');
   const crc = crc32(data);
+  const flags = streamed ? 0x0008 : 0;
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);
   local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(0, 6);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(comp.length, 18);
-  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(flags, 6);
+  local.writeUInt16LE(method, 8);
+  local.writeUInt32LE(streamed ? 0 : crc, 14);
+  local.writeUInt32LE(streamed ? 0 : comp.length, 18);
+  local.writeUInt32LE(streamed ? 0 : data.length, 22);
   local.writeUInt16LE(nameBuf.length, 26);
+  const descriptor = Buffer.alloc(streamed ? 16 : 0);
+  if (streamed) {
+    descriptor.writeUInt32LE(0x08074b50, 0);
+    descriptor.writeUInt32LE(crc, 4);
+    descriptor.writeUInt32LE(comp.length, 8);
+    descriptor.writeUInt32LE(data.length, 12);
+  }
   const central = Buffer.alloc(46);
   central.writeUInt32LE(0x02014b50, 0);
   central.writeUInt16LE(20, 4);
   central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(8, 10);
+  central.writeUInt16LE(flags, 8);
+  central.writeUInt16LE(method, 10);
   central.writeUInt32LE(crc, 16);
   central.writeUInt32LE(comp.length, 20);
   central.writeUInt32LE(data.length, 24);
   central.writeUInt16LE(nameBuf.length, 28);
   central.writeUInt32LE(0, 42);
-  const cdOffset = local.length + nameBuf.length + comp.length;
+  const cdOffset = local.length + nameBuf.length + comp.length + descriptor.length;
   const eocd = Buffer.alloc(22);
   eocd.writeUInt32LE(0x06054b50, 0);
   eocd.writeUInt16LE(1, 8);
   eocd.writeUInt16LE(1, 10);
   eocd.writeUInt32LE(central.length + nameBuf.length, 12);
   eocd.writeUInt32LE(cdOffset, 16);
-  return new Uint8Array(Buffer.concat([local, nameBuf, comp, central, nameBuf, eocd]));
+  return new Uint8Array(Buffer.concat([local, nameBuf, comp, descriptor, central, nameBuf, eocd]));
 }

@@ -88,6 +88,27 @@ describe('OpenDART parsers', () => {
     assert.equal(new TextDecoder().decode(entry.data), fixture('opendart/CORPCODE.xml'));
   });
 
+  it('reads a ZIP written by a streaming writer (data descriptor, zero sizes in the local header), deflated or stored', () => {
+    for (const layout of [{ dataDescriptor: true }, { dataDescriptor: true, method: 0 as const }, { method: 0 as const }]) {
+      const entry = readFirstZipEntry(zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'), layout));
+      assert.equal(entry.name, 'CORPCODE.xml');
+      assert.equal(new TextDecoder().decode(entry.data), fixture('opendart/CORPCODE.xml'));
+    }
+  });
+
+  it('refuses a body that is not a ZIP (an error answer) and a truncated ZIP', () => {
+    const error = '<?xml version="1.0" encoding="UTF-8"?><result><status>010</status><message>등록되지 않은 키입니다.</message></result>';
+    assert.throws(() => readFirstZipEntry(new TextEncoder().encode(error)));
+    assert.throws(() => readFirstZipEntry(new Uint8Array(0)));
+    const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
+    assert.throws(() => readFirstZipEntry(zip.subarray(0, zip.length - 30)));
+  });
+
+  it('refuses a corpCode.xml that is not well-formed (a truncated document is not a shorter list)', () => {
+    const xml = fixture('opendart/CORPCODE.xml');
+    assert.throws(() => parseCorpCodeXml(xml.slice(0, xml.indexOf('한국가스공사'))));
+  });
+
   it('parses periodic report names, including a correction', () => {
     const list = env('opendart/list_correction.json').list[0];
     assert.ok(list);
@@ -312,6 +333,23 @@ describe('OpenDartSource against recorded responses', () => {
     try {
       const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
       await assert.rejects(source.ingest(context()), (err: unknown) => err instanceof SourceHttpError && /status 020/.test(err.message));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an error body instead of corpCode.zip is a parse error that quotes the body, not the key', async () => {
+    const error = '<?xml version="1.0" encoding="UTF-8"?><result><status>010</status><message>등록되지 않은 키입니다.</message></result>';
+    const server = await loopback(() => ({ body: error }));
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      await assert.rejects(source.ingest(context()), (err: unknown) => {
+        assert.ok(err instanceof SourceHttpError);
+        assert.equal(err.kind, 'parse');
+        assert.match(err.message, /corpCode\.xml is not a ZIP .*<status>010<\/status>/);
+        assert.ok(!err.message.includes(KEY));
+        return true;
+      });
     } finally {
       await server.close();
     }

@@ -7,7 +7,8 @@
 // double. Amounts are US dollars.
 
 import type { SectorExportMonth, TradeMonth } from '../../domain/model.js';
-import { parseAmount, xmlRecords, xmlText } from '../shared/parse.js';
+import { parseAmount } from '../shared/parse.js';
+import { readFlatXml, type FlatXml } from '../shared/xml.js';
 import { EXPORT_SECTORS } from '../shared/export-sectors.js';
 import { sectorOfHs } from './sectors.js';
 
@@ -20,16 +21,25 @@ export interface CustomsPage {
   items: Record<string, string>[];
 }
 
-/** Null when the body has no resultCode (not the documented envelope). */
+/**
+ * Null when the body is not well-formed XML or has no resultCode (not the documented
+ * envelope). One `<item>`, many, or none (`<items/>`) all give an array.
+ */
 export function parseCustomsXml(xml: string): CustomsPage | null {
-  const resultCode = xmlText(xml, 'resultCode');
+  let doc: FlatXml;
+  try {
+    doc = readFlatXml(xml, 'item');
+  } catch {
+    return null;
+  }
+  const resultCode = doc.text.get('resultCode');
   if (resultCode === undefined) return null;
-  const total = xmlText(xml, 'totalCount');
+  const total = doc.text.get('totalCount');
   return {
     resultCode,
-    resultMsg: xmlText(xml, 'resultMsg') ?? '',
-    totalCount: total === undefined ? null : Number(total),
-    items: xmlRecords(xml, 'item'),
+    resultMsg: doc.text.get('resultMsg') ?? '',
+    totalCount: total === undefined || total === '' ? null : Number(total),
+    items: doc.records,
   };
 }
 

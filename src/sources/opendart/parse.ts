@@ -3,7 +3,8 @@
 // company and report (fnlttSinglAcntAll.json). Pure functions over the upstream's own text.
 
 import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
-import { isRecord, lastDayOfMonth, parseAmount, str, toIsoDate, xmlRecords } from '../shared/parse.js';
+import { isRecord, lastDayOfMonth, parseAmount, str, toIsoDate } from '../shared/parse.js';
+import { readFlatXml } from '../shared/xml.js';
 import { sectorForKsic } from './sectors.js';
 
 export const SOURCE_NAME = 'opendart';
@@ -18,9 +19,11 @@ export interface CorpCode {
 /**
  * corpCode.xml: `<result><list><corp_code/><corp_name/><corp_eng_name/><stock_code/><modify_date/></list>...`.
  * Unlisted companies carry a single space as stock_code; we keep listed ones (six digits).
+ * Throws when the document is not well-formed (a truncated download must not pass as a short list).
  */
 export function parseCorpCodeXml(xml: string): CorpCode[] {
-  return xmlRecords(xml, 'list')
+  return readFlatXml(xml, 'list')
+    .records
     .map((r) => ({
       corpCode: r['corp_code'] ?? '',
       corpName: r['corp_name'] ?? '',

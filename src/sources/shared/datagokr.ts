@@ -1,6 +1,6 @@
 // data.go.kr (공공데이터포털) conventions shared by the FSC and Korea Customs adapters.
 
-import { xmlText } from './parse.js';
+import { readFlatXml } from './xml.js';
 
 /**
  * The portal issues each key in two spellings: "Decoding" (raw, may hold + / =) and
@@ -20,8 +20,15 @@ export function encodeServiceKey(key: string): string {
  * Returns a description when the body is that envelope.
  */
 export function gatewayError(body: string): string | null {
+  // A cheap test first: every successful answer passes through here.
   if (!body.includes('<OpenAPI_ServiceResponse') && !body.includes('<cmmMsgHeader')) return null;
-  const code = xmlText(body, 'returnReasonCode') ?? '?';
-  const msg = xmlText(body, 'returnAuthMsg') ?? xmlText(body, 'errMsg') ?? '';
+  let text: ReadonlyMap<string, string>;
+  try {
+    text = readFlatXml(body).text;
+  } catch {
+    return 'data.go.kr gateway error ? (not well-formed XML)';
+  }
+  const code = text.get('returnReasonCode') || '?';
+  const msg = text.get('returnAuthMsg') || text.get('errMsg') || '';
   return `data.go.kr gateway error ${code} ${msg}`.trim();
 }

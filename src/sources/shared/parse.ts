@@ -1,5 +1,5 @@
 // Small parsing helpers shared by the adapters: upstream numbers arrive as strings
-// ("1,395.5", "-", "", ".11"), dates as YYYYMMDD, and several providers answer in flat XML.
+// ("1,395.5", "-", "", ".11") and dates as YYYYMMDD. XML is read in ./xml.ts.
 
 /** Narrow `unknown` to a plain object. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
@@ -85,43 +85,5 @@ export function addMonths(month: string, n: number): string {
 export function monthsBetween(from: string, to: string): string[] {
   const out: string[] = [];
   for (let m = from; m <= to; m = addMonths(m, 1)) out.push(m);
-  return out;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-export function decodeXml(s: string): string {
-  return s
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
-    .replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
-      if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
-      if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
-      return ENTITIES[e] ?? '';
-    });
-}
-
-/** Text of the first `<name>` element anywhere in a flat XML document. */
-export function xmlText(xml: string, name: string): string | undefined {
-  const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`).exec(xml);
-  return m?.[1] === undefined ? undefined : decodeXml(m[1]).trim();
-}
-
-/**
- * The repeated `<tag>` records of a flat XML list (data.go.kr `<item>`, OpenDART `<list>`),
- * each as a map of child element name to trimmed text. Self-closing children become ''.
- * Only for flat records: children must not nest further.
- */
-export function xmlRecords(xml: string, tag: string): Record<string, string>[] {
-  const out: Record<string, string>[] = [];
-  const rec = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
-  for (const m of xml.matchAll(rec)) {
-    const body = m[1] ?? '';
-    const fields: Record<string, string> = {};
-    for (const f of body.matchAll(/<([A-Za-z_][\w.-]*)(?:\s[^>]*)?(?:\/>|>([\s\S]*?)<\/\1>)/g)) {
-      const name = f[1];
-      if (name !== undefined) fields[name] = decodeXml(f[2] ?? '').trim();
-    }
-    out.push(fields);
-  }
   return out;
 }
