@@ -11,7 +11,8 @@ import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
-import { loadDemo } from './refresh/demo-load.js';
+import { Claims } from './refresh/claims.js';
+import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './refresh/demo-load.js';
 import { Refresher } from './refresh/pipeline.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
@@ -69,9 +70,31 @@ export async function openUsageCounter(
   return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
 }
 
-/** Polls until another instance has published a dataset version (a concurrent first start). */
-async function waitForVersion(store: Store, pollMs = 1_000): Promise<void> {
-  while ((await store.datasetVersion()) === 0) await new Promise((r) => setTimeout(r, pollMs));
+/** How long a graceful stop may take before the last step (closing pools) is cut short. */
+export const STOP_BUDGET_MS = 8_000;
+
+function storeLocation(config: Config): StoreLocation {
+  return config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { sqliteFile: join(config.DATA_DIR, 'service.sqlite') };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Settles with `promise`, or after `ms` (resolving) if it has not by then. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 export async function createKey(store: Store, plan: Plan, name: string, clock: Clock = systemClock): Promise<string> {
@@ -93,10 +116,16 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const access = new AccessControl(store, counter.usage, config.plans, clock);
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];
+  const claims = new Claims(store, logger);
   const refresher = new Refresher(store, holder, sources, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
     cron: config.REFRESH_CRON,
+    instance: claims.holder.instance,
   });
+  // Aborted by close(): every start-up phase (waiting, loading, computing) ends on it.
+  const stopping = new AbortController();
+  /** What start-up is doing until the first dataset is served (/readyz says it). */
+  let phase = 'starting';
 
   if ((await store.countKeys()) === 0) {
     const key = await createKey(store, 'free', 'demo', clock);
@@ -113,37 +142,67 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     maxBatch: config.MAX_BATCH,
     allowedOrigins: config.allowedOrigins,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    startupPhase: () => phase,
     readinessChecks: [
-      () => store.ping().then(
-        () => null,
-        () => 'database unreachable',
-      ),
-      ...(counter.check ? [counter.check] : []),
+      {
+        name: 'database',
+        check: () =>
+          store.ping().then(
+            () => null,
+            () => 'database unreachable',
+          ),
+      },
+      ...(counter.check ? [{ name: 'redis', check: counter.check }] : []),
     ],
   });
   const url = await server.listen({ host: config.HOST, port: config.PORT });
 
   const ready = (async () => {
-    if (!(await store.hasMarketData())) {
-      // Instances starting together on one database: one loads, the others wait for it.
-      if (await store.claimRefresh('bootstrap', 'first-start', clock().toISOString())) {
+    const signal = stopping.signal;
+    // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
+    // transaction; the others wait, and take the claim over if its holder dies first.
+    while (!signal.aborted && (await store.datasetVersion()) === 0 && !(await store.hasMarketData())) {
+      const lease = await claims.acquire('bootstrap');
+      if (lease === null) {
+        phase = 'waiting for another instance to load the first dataset';
+        await pause(500, signal);
+        continue;
+      }
+      try {
         if (sources.length > 0) {
+          phase = 'first refresh from the sources';
           await refresher.run();
         } else {
           const asOf = options.demo?.asOf ?? seoulDay(clock());
-          const loaded = await loadDemo(store, { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale ?? config.DEMO_SCALE, seed: options.demo?.seed });
+          phase = 'loading the demo universe';
+          const loaded = await loadDemoInWorker(
+            storeLocation(config),
+            { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale ?? config.DEMO_SCALE, ...(options.demo?.seed === undefined ? {} : { seed: options.demo.seed }) },
+            {
+              signal: AbortSignal.any([signal, lease.lost]),
+              onProgress: (p: DemoLoadProgress) => (phase = `loading the demo universe: ${p.securities} of ${p.total} companies`),
+            },
+          );
           logger.info({ ...loaded, asOf }, 'demo universe loaded');
           await store.bumpDatasetVersion();
         }
-      } else {
-        await waitForVersion(store);
+        await lease.finish();
+      } catch (err) {
+        await lease.release().catch(() => undefined);
+        throw err;
       }
     }
+    signal.throwIfAborted();
+    phase = 'computing the dataset';
     if (holder.current === null) await refresher.rebuild();
+    signal.throwIfAborted();
+    phase = 'serving';
     if (config.REFRESH_SCHEDULE === 'hourly') refresher.schedule();
     else refresher.follow();
   })();
-  ready.catch((err: unknown) => logger.error({ errName: (err as Error).name }, 'start-up load failed'));
+  ready.catch((err: unknown) => {
+    if (!stopping.signal.aborted) logger.error({ errName: (err as Error).name }, 'start-up load failed');
+  });
 
   return {
     store,
@@ -154,12 +213,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     url,
     ready,
     async close() {
-      // Graceful: stop taking connections and finish in-flight requests, then close pools.
+      // Graceful, whatever start-up is doing: stop start-up and the refresh (a load in progress
+      // rolls back), stop taking connections and finish in-flight requests (cut after 5 s),
+      // then write the buffered counts and close the pools. Bounded by STOP_BUDGET_MS.
+      const deadline = Date.now() + STOP_BUDGET_MS;
+      const left = () => Math.max(0, deadline - Date.now());
+      stopping.abort(new Error('the service is stopping'));
       refresher.stop();
-      await server.close();
-      await ready.catch(() => undefined);
-      await counter.close();
-      await store.close();
+      const cut = setTimeout(() => server.server.closeAllConnections(), 5_000);
+      await within(server.close(), left());
+      clearTimeout(cut);
+      await within(ready, left());
+      await within(refresher.idle(), left());
+      await within(counter.close(), left());
+      await within(store.close(), left());
       if (flushLogs) clearInterval(flushLogs);
       destination?.flushSync();
     },

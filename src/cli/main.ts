@@ -29,33 +29,65 @@ function fail(message: string): never {
 
 const isPlan = (p: unknown): p is Plan => p === 'free' || p === 'paid';
 
+/** A stop (SIGTERM, SIGINT) ends the process within this, whatever it was doing. */
+const STOP_DEADLINE_MS = 9_500;
+
 async function serve(): Promise<void> {
   const config = loadConfig();
   const sources = configuredSources(process.env);
-  const app = await startApp(config, {
-    sources,
-    onDemoKey: (key) => {
-      process.stdout.write(`\nDemo API key (shown once; create more with: npm run cli -- keys create --plan free):\n${key}\n\n`);
-    },
-  });
-  process.stdout.write(`Listening on ${app.url}  (docs: ${app.url}/docs, MCP: POST ${app.url}/api/mcp)\n`);
-  process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
-  app.ready.then(
-    () => process.stdout.write(`Ready: data served (GET ${app.url}/readyz)\n`),
-    (err: unknown) => {
-      process.stderr.write(`start-up failed: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
+  // Signals are handled from the first moment, start-up included (migrations, connecting,
+  // loading): a graceful close when there is an app to close, and an exit at the deadline
+  // in any case. A second signal exits at once.
+  let app: Awaited<ReturnType<typeof startApp>> | null = null;
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) {
+      process.stdout.write(`${signal} again: exiting now\n`);
+      process.exit(130);
+    }
+    stopping = true;
     process.stdout.write(`${signal}: shutting down\n`);
-    app.close().then(
+    setTimeout(() => {
+      process.stderr.write(`shutdown took over ${STOP_DEADLINE_MS} ms; exiting\n`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    app?.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  try {
+    app = await startApp(config, {
+      sources,
+      onDemoKey: (key) => {
+        process.stdout.write(`\nDemo API key (shown once; create more with: npm run cli -- keys create --plan free):\n${key}\n\n`);
+      },
+    });
+  } catch (err) {
+    if (stopping) process.exit(0);
+    throw err;
+  }
+  const started = app;
+  if (stopping) {
+    // The signal came while starting: close what was opened.
+    started.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+    return;
+  }
+  process.stdout.write(`Listening on ${started.url}  (docs: ${started.url}/docs, MCP: POST ${started.url}/api/mcp)\n`);
+  process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
+  started.ready.then(
+    () => process.stdout.write(`Ready: data served (GET ${started.url}/readyz)\n`),
+    (err: unknown) => {
+      if (stopping) return; // start-up stopped by the shutdown, which exits
+      process.stderr.write(`start-up failed: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 }
 
 async function keys(args: string[]): Promise<void> {

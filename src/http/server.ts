@@ -35,8 +35,19 @@ export interface ServerDeps {
   allowedOrigins: readonly string[];
   /** A request must arrive whole within this many ms (slow clients); default 15 s. */
   requestTimeoutMs?: number;
-  /** Extra readiness checks (database, Redis); each returns null when healthy, else a reason. */
-  readinessChecks?: (() => Promise<string | null>)[];
+  /** Readiness checks (database, Redis); each returns null when healthy, else a reason. */
+  readinessChecks?: { name: string; check: () => Promise<string | null> }[];
+  /** What start-up is doing while no dataset is served, for /readyz. */
+  startupPhase?: () => string;
+}
+
+/** A readiness check that has not answered by then counts as failed: /readyz answers fast. */
+const CHECK_TIMEOUT_MS = 1_000;
+
+function timed(name: string, check: () => Promise<string | null>): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`${name} did not answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS)));
+  return Promise.race([check().catch(() => `${name} check failed`), late]).finally(() => clearTimeout(timer));
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -142,11 +153,9 @@ export async function buildServer(deps: ServerDeps) {
   app.get('/readyz', async (_request, reply) => {
     const reasons: string[] = [];
     const data = deps.holder.current;
-    if (data === null) reasons.push('dataset not loaded yet');
-    for (const check of deps.readinessChecks ?? []) {
-      const reason = await check().catch(() => 'check failed');
-      if (reason !== null) reasons.push(reason);
-    }
+    if (data === null) reasons.push(`dataset not loaded yet${deps.startupPhase ? ` (${deps.startupPhase()})` : ''}`);
+    const results = await Promise.all((deps.readinessChecks ?? []).map(({ name, check }) => timed(name, check)));
+    for (const reason of results) if (reason !== null) reasons.push(reason);
     if (reasons.length > 0) {
       const err = new ApiError('data_unavailable', `not ready: ${reasons.join('; ')}`);
       return reply.code(503).type('application/problem+json').send(JSON.stringify(problemOf(err)));

@@ -16,6 +16,7 @@ import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { computeSnapshotYielding } from './build.js';
+import { Claims } from './claims.js';
 import { loadUniverse, SnapshotDataset } from './served.js';
 
 export interface SourceStatus {
@@ -79,6 +80,16 @@ export class Refresher {
     options: RefresherOptions,
   ) {
     this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), cron: HOURLY, ...options };
+    this.claims = new Claims(store, logger, { instance: this.options.instance });
+  }
+
+  private readonly claims: Claims;
+  /** Aborted by `stop()`: a source being read stops as on a timeout, and no new run starts. */
+  private readonly stopping = new AbortController();
+
+  /** Resolves when no run is in progress (a stopped run ends within its source's abort). */
+  async idle(): Promise<void> {
+    await Promise.allSettled([this.running, this.rebuilding]);
   }
 
   get sourceStatus(): readonly SourceStatus[] {
@@ -109,13 +120,25 @@ export class Refresher {
     this.cron = null;
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
+    this.stopping.abort();
   }
 
-  /** A scheduled run: only the instance that claims the slot refreshes. */
+  /**
+   * A scheduled run: only the instance that claims the slot refreshes. A run that fails or is
+   * stopped gives its claim back; a holder that dies leaves one the next claimant takes over.
+   */
   async runScheduled(scheduled: Date): Promise<RefreshReport | null> {
-    const claimed = await this.store.claimRefresh(runSlot(scheduled), this.options.instance, this.clock().toISOString());
-    if (!claimed) return null;
-    return this.run();
+    if (this.stopping.signal.aborted) return null;
+    const lease = await this.claims.acquire(runSlot(scheduled));
+    if (!lease) return null;
+    try {
+      const report = await this.run();
+      await lease.finish();
+      return report;
+    } catch (err) {
+      await lease.release().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** One refresh now. If one is already running, waits for it instead of starting another. */
@@ -153,6 +176,7 @@ export class Refresher {
     const cursorKey = `cursor:${source.name}`;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let onStop = (): void => undefined;
     try {
       const cursor = await this.store.getMeta(cursorKey);
       const timeout = new Promise<never>((_, reject) => {
@@ -160,6 +184,13 @@ export class Refresher {
           controller.abort();
           reject(new Error(`timed out after ${this.options.sourceTimeoutMs} ms`));
         }, this.options.sourceTimeoutMs);
+        // A shutdown stops the source as a timeout does: nothing of it is written.
+        onStop = () => {
+          controller.abort();
+          reject(new Error('stopped: the service is shutting down'));
+        };
+        if (this.stopping.signal.aborted) onStop();
+        else this.stopping.signal.addEventListener('abort', onStop, { once: true });
       });
       const result = await Promise.race([
         source.ingest({
@@ -186,6 +217,7 @@ export class Refresher {
       return { source: source.name, ok: false, at, error: message.slice(0, 200) };
     } finally {
       clearTimeout(timer);
+      this.stopping.signal.removeEventListener('abort', onStop);
     }
   }
 
@@ -195,6 +227,12 @@ export class Refresher {
     const statuses: SourceStatus[] = [];
     for (const source of this.sources) statuses.push(await this.ingest(source));
     const ingestMs = performance.now() - t0;
+    if (this.stopping.signal.aborted) {
+      // Sources that finished before the stop landed whole; no version is published for them
+      // until the next run, which finds them stored.
+      await this.store.finishRefreshRun(runId, this.clock().toISOString(), 'stopped', JSON.stringify(statuses));
+      throw new Error('refresh stopped: the service is shutting down');
+    }
     try {
       // Every completed run publishes a new version (new data, or at least a new as-of date
       // and updatedAt); follower instances recompute when they see it.

@@ -185,6 +185,17 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '0004_claim_leases': {
+      async up(db: Kysely<unknown>) {
+        // A claim dies with its holder: it names the holder's process (pid in a pid namespace
+        // of one boot, `host`) and carries a lease the holder renews; `done` once its work
+        // landed. Claims made before this migration have an ended lease (expires_at '').
+        await db.schema.alterTable('refresh_claims').addColumn('host', 'varchar(200)', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema.alterTable('refresh_claims').addColumn('pid', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('refresh_claims').addColumn('expires_at', 'varchar(32)', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema.alterTable('refresh_claims').addColumn('done', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      },
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 // Table types for Kysely: the one description of the database both engines share.
 // Column names are snake_case in SQL; the store maps rows to the camelCase domain model.
 
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface SecuritiesTable {
   id: Generated<number>;
@@ -123,6 +123,13 @@ export interface RefreshClaimsTable {
   slot: string;
   instance: string;
   claimed_at: string;
+  /** Where the holder's pid means something: boot id and pid namespace (see refresh/claims.ts). */
+  host: ColumnType<string, string | undefined, string>;
+  pid: ColumnType<number, number | undefined, number>;
+  /** The holder's lease ends then unless renewed (ISO 8601, UTC). */
+  expires_at: ColumnType<string, string | undefined, string>;
+  /** 1 once the claimed work landed: never taken over. */
+  done: ColumnType<number, number | undefined, number>;
 }
 
 export interface DB {

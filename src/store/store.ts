@@ -40,6 +40,20 @@ export interface ApiKeyListing extends ApiKeyRecord {
   callsToday: number;
 }
 
+/** Who holds a claim: an instance id, and the process to check for liveness. */
+export interface ClaimHolder {
+  instance: string;
+  host: string;
+  pid: number;
+}
+
+export interface SlotClaim extends ClaimHolder {
+  slot: string;
+  claimedAt: string;
+  expiresAt: string;
+  done: boolean;
+}
+
 export interface RefreshRun {
   id: number;
   startedAt: string;
@@ -104,8 +118,19 @@ export interface Store {
   /** Adds counted calls (key, day, calls) in one transaction: the buffered counter's flush. */
   addUsage(rows: readonly { keyId: number; day: string; calls: number }[]): Promise<void>;
 
-  /** Claims a refresh slot for an instance; true for exactly one claimant across instances. */
-  claimRefresh(slot: string, instance: string, at: string): Promise<boolean>;
+  /**
+   * Claims a slot (a refresh hour, the first load) for `holder`: true for exactly one claimant
+   * across instances. An unfinished claim of `deadInstance` (a holder the caller found gone:
+   * refresh/claims.ts) is taken over; a finished one never.
+   */
+  claimSlot(slot: string, holder: ClaimHolder, at: string, expiresAt: string, deadInstance?: string): Promise<boolean>;
+  slotClaim(slot: string): Promise<SlotClaim | null>;
+  /** Extends the holder's lease; false when the claim is no longer its own. */
+  renewClaim(slot: string, instance: string, expiresAt: string): Promise<boolean>;
+  /** The claimed work landed: the claim is kept, done, and never taken over. */
+  finishClaim(slot: string, instance: string): Promise<void>;
+  /** Gives the claim up unfinished (a stop, a failure): the next claimant gets it at once. */
+  releaseClaim(slot: string, instance: string): Promise<void>;
   /** The served dataset's version as recorded in the database; 0 before the first. */
   datasetVersion(): Promise<number>;
   /** Atomically increments the dataset version and returns the new one. */
@@ -680,14 +705,54 @@ export class KyselyStore implements Store {
     };
   }
 
-  async claimRefresh(slot: string, instance: string, at: string): Promise<boolean> {
+  async claimSlot(slot: string, holder: ClaimHolder, at: string, expiresAt: string, deadInstance?: string): Promise<boolean> {
+    // One statement: of several claimants (or several taking over one dead holder) exactly one
+    // row version wins; PostgreSQL re-checks the WHERE on the row it locked.
     const row = await this.db
       .insertInto('refresh_claims')
-      .values({ slot, instance, claimed_at: at })
-      .onConflict((oc) => oc.column('slot').doNothing())
-      .returning('slot')
+      .values({ slot, instance: holder.instance, claimed_at: at, host: holder.host, pid: holder.pid, expires_at: expiresAt, done: 0 })
+      .onConflict((oc) =>
+        oc
+          .column('slot')
+          .doUpdateSet({
+            instance: sql.ref('excluded.instance'),
+            claimed_at: sql.ref('excluded.claimed_at'),
+            host: sql.ref('excluded.host'),
+            pid: sql.ref('excluded.pid'),
+            expires_at: sql.ref('excluded.expires_at'),
+          })
+          .where('refresh_claims.done', '=', 0)
+          // Nothing matches '' (instance ids are never empty): no dead holder named, no takeover.
+          .where('refresh_claims.instance', '=', deadInstance ?? ''),
+      )
+      .returning('instance')
       .executeTakeFirst();
-    return row !== undefined;
+    return row?.instance === holder.instance;
+  }
+
+  async slotClaim(slot: string): Promise<SlotClaim | null> {
+    const r = await this.db.selectFrom('refresh_claims').selectAll().where('slot', '=', slot).executeTakeFirst();
+    if (!r) return null;
+    return { slot: r.slot, instance: r.instance, host: r.host, pid: Number(r.pid), claimedAt: r.claimed_at, expiresAt: r.expires_at, done: Number(r.done) === 1 };
+  }
+
+  async renewClaim(slot: string, instance: string, expiresAt: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable('refresh_claims')
+      .set({ expires_at: expiresAt })
+      .where('slot', '=', slot)
+      .where('instance', '=', instance)
+      .where('done', '=', 0)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async finishClaim(slot: string, instance: string): Promise<void> {
+    await this.db.updateTable('refresh_claims').set({ done: 1 }).where('slot', '=', slot).where('instance', '=', instance).execute();
+  }
+
+  async releaseClaim(slot: string, instance: string): Promise<void> {
+    await this.db.deleteFrom('refresh_claims').where('slot', '=', slot).where('instance', '=', instance).where('done', '=', 0).execute();
   }
 
   async datasetVersion(): Promise<number> {

@@ -99,7 +99,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -253,6 +253,33 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await store.finishRefreshRun(run, '2026-01-01T00:00:05.000Z', 'ok', '[]');
     assert.deepEqual(await store.refreshRuns(1), [{ id: run, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z', status: 'ok', detail: '[]' }]);
   });
+
+  it('claims a slot for one holder; a dead holder is taken over, a finished claim never', async () => {
+    const a = { instance: 'a', host: 'h', pid: 11 };
+    const b = { instance: 'b', host: 'h', pid: 12 };
+    const c = { instance: 'c', host: 'h', pid: 13 };
+    const at = '2026-01-01T00:00:00.000Z';
+    const until = '2026-01-01T00:00:15.000Z';
+    assert.equal(await store.claimSlot('s1', a, at, until), true);
+    assert.equal(await store.claimSlot('s1', b, at, until), false, 'held');
+    assert.equal(await store.claimSlot('s1', b, at, until, 'x'), false, 'another dead instance named');
+    assert.deepEqual(await store.slotClaim('s1'), { slot: 's1', ...a, claimedAt: at, expiresAt: until, done: false });
+    // b and c both find a dead: exactly one takes over.
+    const both = await Promise.all([store.claimSlot('s1', b, at, until, 'a'), store.claimSlot('s1', c, at, until, 'a')]);
+    assert.deepEqual(both.filter(Boolean).length, 1);
+    const winner = both[0] ? b : c;
+    assert.equal((await store.slotClaim('s1'))?.instance, winner.instance);
+    assert.equal(await store.renewClaim('s1', 'a', '2026-01-01T00:01:00.000Z'), false, 'the old holder cannot renew');
+    assert.equal(await store.renewClaim('s1', winner.instance, '2026-01-01T00:01:00.000Z'), true);
+    await store.finishClaim('s1', winner.instance);
+    assert.equal(await store.claimSlot('s1', a, at, until, winner.instance), false, 'done: never taken over');
+    await store.releaseClaim('s1', winner.instance);
+    assert.equal((await store.slotClaim('s1'))?.done, true, 'a finished claim is not released');
+    // Released unfinished: the next claimant gets it at once.
+    assert.equal(await store.claimSlot('s2', a, at, until), true);
+    await store.releaseClaim('s2', 'a');
+    assert.equal(await store.claimSlot('s2', b, at, until), true);
+  });
 });
 
 describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () => {
@@ -265,7 +292,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 3);
+      assert.equal(applied.rows.length, 4);
       await store.close();
     } finally {
       await other.drop();
