@@ -11,6 +11,7 @@ import { configuredSources } from '../sources/index.js';
 import type { Plan } from '../store/store.js';
 import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
+import { formatSourceRuns } from './sources.js';
 
 const USAGE = `usage:
   serve                                   start the service (npm start)
@@ -20,6 +21,7 @@ const USAGE = `usage:
   keys plan <prefix> free|paid            change a key's plan
   refresh                                 run one refresh now (ingest, recompute)
   backfill --from YYYY-MM-DD --to YYYY-MM-DD   load history from the configured sources
+  sources [--runs N]                      per source, what the latest N refresh runs took and skipped (default 5)
   version`;
 
 function fail(message: string): never {
@@ -177,6 +179,18 @@ switch (command) {
       fail('usage: backfill --from YYYY-MM-DD --to YYYY-MM-DD (from <= to)');
     }
     await refresh({ from: values.from, to: values.to });
+    break;
+  }
+  case 'sources': {
+    const { values } = parseArgs({ args: rest, options: { runs: { type: 'string', default: '5' } } });
+    const runs = Number(values.runs);
+    if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('usage: sources [--runs N] (1..1000)');
+    const store = await openStore(loadConfig());
+    try {
+      process.stdout.write(formatSourceRuns(await store.refreshRuns(runs)));
+    } finally {
+      await store.close();
+    }
     break;
   }
   case 'version':

@@ -25,7 +25,11 @@ export interface SourceStatus {
   at: string;
   /** A short message, never a key or a URL with one. */
   error?: string;
+  /** Records stored by this run. */
   records?: number;
+  /** Records read but not taken, by reason (the adapter's and the store's), and a few examples. */
+  skipped?: Record<string, number>;
+  skippedExamples?: string[];
 }
 
 export interface RefreshReport {
@@ -52,6 +56,11 @@ export interface RefresherOptions {
 }
 
 const HOURLY = '0 * * * *';
+
+/** What health and /readyz show of a source's run. */
+function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
+  return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
+}
 
 /** The next top of the hour after `at`. */
 export function nextHour(at: Date): Date {
@@ -195,6 +204,7 @@ export class Refresher {
       const result = await Promise.race([
         source.ingest({
           asOf: seoulDay(this.clock()),
+          now: this.clock(),
           cursor,
           ...(this.options.range ? { range: this.options.range } : {}),
           fetch: globalThis.fetch,
@@ -206,11 +216,21 @@ export class Refresher {
         }),
         timeout,
       ]);
-      // One transaction per source: its records land whole or not at all.
-      await this.store.writeDataset(result.data);
-      await this.store.setMeta(cursorKey, result.cursor);
-      const records = Object.values(result.data).reduce((n, rows) => n + (Array.isArray(rows) ? rows.length : 0), 0);
-      return { source: source.name, ok: true, at, records };
+      // One transaction per source: what can be placed lands whole or not at all; a record for
+      // a company no source has placed is skipped and counted, not a reason to lose the rest.
+      const written = await this.store.writeDataset(result.data);
+      // A backfill reads an explicit older range: the incremental cursor stays where the
+      // hourly runs left it, or the next run would fetch everything since the range again.
+      if (!this.options.range) await this.store.setMeta(cursorKey, result.cursor);
+      const skipped = { ...result.skipped };
+      for (const [reason, n] of Object.entries(written.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
+      const status: SourceStatus = { source: source.name, ok: true, at, records: written.written };
+      if (Object.keys(skipped).length > 0) {
+        status.skipped = skipped;
+        if (written.examples.length > 0) status.skippedExamples = written.examples;
+        this.logger.warn({ source: source.name, skipped, examples: written.examples }, 'source records skipped');
+      }
+      return status;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.logger.warn({ source: source.name, errName: (err as Error).name }, 'source failed; previous data kept');
@@ -258,7 +278,8 @@ export class Refresher {
     this.holder.swap(
       new SnapshotDataset(
         computed,
-        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: nextHour(now), sources: statuses },
+        // health and /readyz keep their shape; what was skipped is in refresh_runs and the CLI.
+        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: nextHour(now), sources: statuses.map(servedState) },
         this.store,
       ),
     );

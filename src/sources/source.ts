@@ -12,6 +12,12 @@ export interface SourceLogger {
 export interface SourceContext {
   /** The date the run treats as today (Asia/Seoul), `YYYY-MM-DD`. Passed in, never read from the clock. */
   asOf: string;
+  /**
+   * The instant of the run, passed in by the refresh (never read from the clock). Price
+   * adapters take only sessions closed by then in each market's own time zone; without it
+   * they go by `asOf` alone.
+   */
+  now?: Date;
   /** What the last successful run of this source returned as `cursor`; null on the first run. */
   cursor: string | null;
   /** Optional explicit range for a backfill run (`YYYY-MM-DD`). */
@@ -26,6 +32,11 @@ export interface SourceResult {
   data: Partial<Dataset>;
   /** Opaque marker of how far this run got, handed back next time for incremental fetching. */
   cursor: string;
+  /**
+   * Records the adapter read but could not take, by reason (`company.json status 013`,
+   * `preferred or derivative ticker`, ...): counted and reported, never a reason to fail the run.
+   */
+  skipped?: Record<string, number>;
 }
 
 export interface Source {

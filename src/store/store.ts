@@ -62,19 +62,31 @@ export interface RefreshRun {
   detail: string;
 }
 
+/** What a write took and what it skipped (reason -> count, e.g. `bars: unknown security`). */
+export interface WriteReport {
+  written: number;
+  skipped: Record<string, number>;
+  /** Up to ten skipped records as `KR:123456`, for the log and the run's report. */
+  examples: string[];
+}
+
 export interface Store {
   readonly engine: Engine;
   migrate(): Promise<void>;
   close(): Promise<void>;
 
-  /** Upserts everything in one transaction: all of it lands, or none of it. Idempotent. */
-  writeDataset(data: Partial<Dataset>): Promise<void>;
+  /**
+   * Upserts everything in one transaction: all of it lands, or none of it. Idempotent. A record
+   * for a security the store does not know (and the same write does not bring) is not written:
+   * it is skipped and counted in the answer, and the rest lands.
+   */
+  writeDataset(data: Partial<Dataset>): Promise<WriteReport>;
   /**
    * Upserts a stream of parts in ONE transaction, so a large load (the demo universe, a
    * backfill) can be generated piece by piece and still land all or nothing. `bulk`: a large
    * first load, for which the store may build secondary indexes once at the end.
    */
-  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: { bulk?: boolean }): Promise<void>;
+  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: { bulk?: boolean }): Promise<WriteReport>;
   hasMarketData(): Promise<boolean>;
 
   securities(): Promise<StoredSecurity[]>;
@@ -229,11 +241,12 @@ export class KyselyStore implements Store {
     await this.db.destroy();
   }
 
-  async writeDataset(data: Partial<Dataset>): Promise<void> {
-    await this.writeDatasets([data]);
+  async writeDataset(data: Partial<Dataset>): Promise<WriteReport> {
+    return this.writeDatasets([data]);
   }
 
-  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<void> {
+  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<WriteReport> {
+    const report: WriteReport = { written: 0, skipped: {}, examples: [] };
     await this.db.transaction().execute(async (trx) => {
       // A bulk load (the demo universe into an empty store) builds the bars-by-date index once
       // at the end instead of row by row; in the same transaction, so a failed load leaves it.
@@ -244,25 +257,38 @@ export class KyselyStore implements Store {
           await this.writeSecurities(trx, part.securities ?? []);
           ids = await this.securityIds(trx);
         }
-        await this.writePart(trx, part, ids);
+        report.written += part.securities?.length ?? 0;
+        await this.writePart(trx, part, ids, report);
       }
       if (options.bulk) await createBarsDateIndex(trx as unknown as Kysely<unknown>);
     });
+    return report;
   }
 
-  private async writePart(trx: Transaction<DB>, data: Partial<Dataset>, ids: Map<string, number>): Promise<void> {
-    const idOf = (market: Market, code: string): number => {
-      const id = ids.get(`${market}:${code}`);
-      if (id === undefined) throw new Error(`record for unknown security ${market}:${code}`);
-      return id;
+  private async writePart(trx: Transaction<DB>, data: Partial<Dataset>, ids: Map<string, number>, report: WriteReport): Promise<void> {
+    // One record for a company nobody placed must not stop the others (DESIGN.md section 6:
+    // "one bad record never stops the rest"): it is left out and counted.
+    const idOf = (row: { market: Market; code: string }): number => ids.get(`${row.market}:${row.code}`) as number;
+    const known = <T extends { market: Market; code: string }>(kind: string, rows: readonly T[] | undefined): readonly T[] => {
+      if (rows === undefined) return [];
+      const out = rows.every((row) => ids.has(`${row.market}:${row.code}`)) ? rows : rows.filter((row) => ids.has(`${row.market}:${row.code}`));
+      for (const row of out === rows ? [] : rows) {
+        if (ids.has(`${row.market}:${row.code}`)) continue;
+        const reason = `${kind}: unknown security`;
+        report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
+        const example = `${row.market}:${row.code}`;
+        if (report.examples.length < 10 && !report.examples.includes(example)) report.examples.push(example);
+      }
+      report.written += out.length;
+      return out;
     };
     await upsert(
       this.rowRunner,
       trx,
       'bars',
       ['security_id', 'date'],
-      (data.bars ?? []).map((b) => ({
-        security_id: idOf(b.market, b.code),
+      known('bars', data.bars).map((b) => ({
+        security_id: idOf(b),
         date: b.date,
         open: b.open,
         high: b.high,
@@ -280,21 +306,22 @@ export class KyselyStore implements Store {
       trx,
       'reports',
       ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
-      (data.reports ?? []).map((r) => reportRow(idOf(r.market, r.code), r)),
+      known('reports', data.reports).map((r) => reportRow(idOf(r), r)),
     );
     await upsert(
       this.rowRunner,
       trx,
       'flows',
       ['security_id', 'date'],
-      (data.flows ?? []).map((f) => ({
-        security_id: idOf(f.market, f.code),
+      known('flows', data.flows).map((f) => ({
+        security_id: idOf(f),
         date: f.date,
         foreign_net: f.foreignNet,
         institution_net: f.institutionNet,
         source: f.source,
       })),
     );
+    report.written += (data.fx?.length ?? 0) + (data.trade?.length ?? 0) + (data.sectorExports?.length ?? 0);
     await upsert(this.rowRunner, trx, 'fx', ['date'], (data.fx ?? []).map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })));
     await upsert(
       this.rowRunner,

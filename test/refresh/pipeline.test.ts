@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import type { DailyBar } from '../../src/domain/model.js';
+import { seoulDay as seoulDayOf } from '../../src/access/clock.js';
+import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
@@ -96,6 +98,82 @@ describe('refresh pipeline', () => {
   });
 });
 
+/** Returns a bar of a known stock, two of a company nobody placed, and the adapter's own skips. */
+class PartlyUnplacedSource implements Source {
+  readonly name = 'partial';
+  cursors: (string | null)[] = [];
+  constructor(private readonly bar: DailyBar) {}
+  async ingest(ctx: SourceContext): Promise<SourceResult> {
+    this.cursors.push(ctx.cursor);
+    const stray = { ...this.bar, code: '000001', source: 'partial' };
+    return {
+      data: { bars: [{ ...this.bar, source: 'partial' }, stray, { ...stray, date: '2000-01-04' }] },
+      cursor: ctx.range ? `backfill-${ctx.range.to}` : `hourly-${ctx.asOf}`,
+      skipped: { 'company.json status 013': 3 },
+    };
+  }
+}
+
+describe('refresh accounting: skipped records and the backfill cursor', () => {
+  let t: TestServer;
+  let bar: DailyBar;
+
+  before(async () => {
+    t = await startTestServer();
+    const security = (await t.app.store.securities()).find((s) => s.market === 'KR')!;
+    bar = (await t.app.store.bars(security.id)).at(-1)!;
+  });
+  after(() => t.close());
+
+  it('stores what can be placed, counts the rest with its reason, and records it per run', async () => {
+    const source = new PartlyUnplacedSource(bar);
+    const refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'partial' });
+    const report = await refresher.run();
+    const [status] = report.sources;
+    assert.deepEqual(
+      { ok: status?.ok, records: status?.records, skipped: status?.skipped, examples: status?.skippedExamples },
+      { ok: true, records: 1, skipped: { 'company.json status 013': 3, 'bars: unknown security': 2 }, examples: ['KR:000001'] },
+    );
+    assert.equal(await t.app.store.getMeta('cursor:partial'), `hourly-${seoulDayOf(t.clock.now)}`, 'the cursor moves past what succeeded');
+    // health keeps its shape: no skipped counts there.
+    assert.deepEqual(Object.keys(t.app.holder.current!.sources[0]!).sort(), ['at', 'ok', 'records', 'source']);
+    const [latest] = await t.app.store.refreshRuns(1);
+    assert.equal(latest?.status, 'ok');
+    const printed = formatSourceRuns([latest!]);
+    assert.match(printed, /partial {3}ok {5}taken 1, skipped 5\n {6} {6}3 {2}company\.json status 013\n {6} {6}2 {2}bars: unknown security\n {6}e\.g\. KR:000001\n$/);
+  });
+
+  it('a backfill leaves the incremental cursor where the hourly runs left it', async () => {
+    const source = new PartlyUnplacedSource(bar);
+    const hourly = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'partial' });
+    await hourly.run();
+    const cursor = await t.app.store.getMeta('cursor:partial');
+    const backfill = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), {
+      sourceLabel: 'partial',
+      range: { from: '2010-01-01', to: '2010-12-31' },
+    });
+    const report = await backfill.run();
+    assert.equal(report.sources[0]?.ok, true);
+    assert.equal(await t.app.store.getMeta('cursor:partial'), cursor);
+    await hourly.run();
+    assert.equal(source.cursors[1], cursor, 'the backfill was handed the hourly cursor');
+    assert.equal(source.cursors.at(-1), cursor, 'the next hourly run continues from the hourly cursor, not the backfill');
+  });
+
+  it('prints a failed source and a run without detail', () => {
+    const out = formatSourceRuns([
+      { id: 7, startedAt: '2026-11-23T01:00:00.000Z', finishedAt: '2026-11-23T01:00:05.000Z', status: 'partial', detail: JSON.stringify([{ source: 'sec', ok: false, at: 'x', error: 'timed out after 600000 ms' }, { source: 'fsc', ok: true, at: 'x', records: 12 }]) },
+      { id: 6, startedAt: '2026-11-23T00:00:00.000Z', finishedAt: null, status: 'running', detail: '' },
+    ]);
+    assert.equal(
+      out,
+      'run 7  2026-11-23T01:00:00.000Z  partial\n  sec       FAILED timed out after 600000 ms\n  fsc       ok     taken 12, skipped 0\n' +
+        'run 6  2026-11-23T00:00:00.000Z  running (not finished)\n  (no per-source detail)\n',
+    );
+    assert.equal(formatSourceRuns([]), 'no refresh run recorded yet\n');
+  });
+});
+
 describe('CLI refresh and backfill', () => {
   it('runs one refresh and reports it; backfill validates its range', async () => {
     const tmp = tempDir();
@@ -115,6 +193,9 @@ describe('CLI refresh and backfill', () => {
       assert.match(revoked.stdout, /revoked/);
       const plan = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'plan', key.slice(0, 16), 'free'], { env });
       assert.match(plan.stdout, /free plan/);
+      const sources = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sources', '--runs', '3'], { env });
+      assert.match(sources.stdout, /^run 1 {2}\S+ {2}ok\n {2}\(no upstream source configured: embedded demo data\)\n$/);
+      await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sources', '--runs', '0'], { env }), (err: { code?: number }) => err.code === 2);
     } finally {
       tmp.cleanup();
     }

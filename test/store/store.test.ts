@@ -195,7 +195,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
       ).rows.length;
     assert.equal(await barsDateIndexes(), 1);
     // A failed bulk load leaves nothing behind, the index included.
-    await assert.rejects(store.writeDatasets([{ bars: [{ ...bars[0]!, code: '999990' }] }], { bulk: true }), /unknown security/);
+    await assert.rejects(store.writeDatasets([{ bars: [{ ...bars[0]!, date: '2024-12-09' }] }, { bars: [{ ...bars[0]!, volume: null as unknown as number }] }], { bulk: true }));
     assert.equal(Number((await sql<{ n: number }>`select count(*) as n from bars where security_id = ${id}`.execute(store.db)).rows[0]?.n), 5);
     assert.equal(await barsDateIndexes(), 1);
   });
@@ -220,11 +220,28 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await assert.rejects(
       store.writeDataset({
         fx: [{ date: '2024-11-21', usdKrw: 1_400, source: 'demo' }],
-        bars: [{ ...dataset.bars[0]!, code: '999998' }], // unknown security
+        bars: [{ ...dataset.bars[0]!, volume: null as unknown as number }], // NOT NULL column
       }),
-      /unknown security/,
     );
     assert.equal((await store.fx()).length, before);
+  });
+
+  it('skips and counts records for a security nobody placed, and writes the rest', async () => {
+    const fxBefore = (await store.fx()).length;
+    const bar = dataset.bars[0]!;
+    const report = await store.writeDataset({
+      fx: [{ date: '2024-11-22', usdKrw: 1_401, source: 'demo' }],
+      bars: [{ ...bar, date: '2024-12-20', close: 1_234 }, { ...bar, code: '999998' }, { ...bar, code: '999997' }],
+      reports: [{ ...dataset.reports[0]!, code: '999998' }],
+    });
+    assert.deepEqual(report.skipped, { 'bars: unknown security': 2, 'reports: unknown security': 1 });
+    assert.deepEqual(report.examples, ['KR:999998', 'KR:999997']);
+    assert.equal(report.written, 2, 'one fx row and the known bar');
+    assert.equal((await store.fx()).length, fxBefore + 1);
+    const id = (await store.securities()).find((s) => s.market === bar.market && s.code === bar.code)!.id;
+    assert.equal((await store.bars(id)).find((b) => b.date === '2024-12-20')?.close, 1_234);
+    // The same write again is idempotent and skips the same records.
+    assert.deepEqual((await store.writeDataset({ bars: [{ ...bar, code: '999998' }] })).skipped, { 'bars: unknown security': 1 });
   });
 
   it('keeps meta, keys, usage and refresh runs', async () => {
