@@ -113,7 +113,7 @@ describe('OpenDART parsers', () => {
     const list = env('opendart/list_correction.json').list[0];
     assert.ok(list);
     assert.deepEqual(parsePeriodicFiling(list), {
-      corpCode: '00126380', stockCode: '005930', rceptNo: '20231201000456', disclosedOn: '2023-12-01',
+      corpCode: '00126380', stockCode: '005930', corpName: '삼성전자', corpCls: 'Y', rceptNo: '20231201000456', disclosedOn: '2023-12-01',
       fiscalYear: 2023, fiscalQuarter: 3, periodEnd: '2023-09-30', reprtCode: '11014', correction: true,
     });
     assert.equal(parsePeriodicFiling({ report_nm: '주요사항보고서(자기주식취득결정)', rcept_dt: '20231201' }), null);
@@ -231,8 +231,14 @@ describe('OpenDartSource against recorded responses', () => {
       const ctx = context({ asOf: '2024-08-15', range: { from: '2023-11-01', to: '2024-08-15' } });
       const result = await source.ingest(ctx);
       assert.deepEqual(result.data.reports, [SAMSUNG_9M_2023, KOGAS_H1_2024_OFS]);
-      assert.deepEqual(result.data.securities, [SAMSUNG_SECURITY]);
-      // 한국가스공사 answered 013: not known, asked again next run.
+      // 한국가스공사 answered 013: its record cannot be had, so it is placed from the filing list
+      // (code, name, exchange; sector unknown) and its statements are kept. It is not known, so
+      // company.json is asked again next run. 다코 (corp_cls E, no stock code) is skipped, counted.
+      assert.deepEqual(result.data.securities, [
+        SAMSUNG_SECURITY,
+        { market: 'KR', code: '036460', name: '한국가스공사', exchange: 'KOSPI', sector: 'Unclassified', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' },
+      ]);
+      assert.deepEqual(result.skipped, { 'filing of a non-KOSPI/KOSDAQ filer': 1, 'company.json status 013 (asked again next run)': 1 });
       assert.equal(result.cursor, '{"date":"2024-08-15","known":["00126380"]}');
       const listCalls = server.requests.filter((r) => r.url.pathname === '/api/list.json');
       assert.deepEqual(listCalls.map((r) => r.url.searchParams.get('page_no')), ['1', '2']);

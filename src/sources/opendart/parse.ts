@@ -5,7 +5,7 @@
 import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
 import { isRecord, lastDayOfMonth, parseAmount, str, toIsoDate } from '../shared/parse.js';
 import { readFlatXml } from '../shared/xml.js';
-import { sectorForKsic } from './sectors.js';
+import { sectorForKsic, UNCLASSIFIED } from './sectors.js';
 
 export const SOURCE_NAME = 'opendart';
 
@@ -63,6 +63,9 @@ export const REPORT_CODE_BY_QUARTER: Record<FiscalQuarter, DartReportCode> = { 1
 export interface PeriodicFiling {
   corpCode: string;
   stockCode: string;
+  /** The filer's name and market class as the filing list gives them (corp_cls Y/K/N/E). */
+  corpName: string;
+  corpCls: string;
   rceptNo: string;
   disclosedOn: string;
   fiscalYear: number;
@@ -95,6 +98,8 @@ export function parsePeriodicFiling(row: Record<string, unknown>): PeriodicFilin
   return {
     corpCode: str(row, 'corp_code'),
     stockCode: str(row, 'stock_code').trim(),
+    corpName: str(row, 'corp_name').trim(),
+    corpCls: str(row, 'corp_cls').trim(),
     rceptNo: str(row, 'rcept_no'),
     disclosedOn,
     fiscalYear: year,
@@ -142,7 +147,9 @@ const INCOME = ['IS', 'CIS'] as const;
 
 const RULES: readonly Rule[] = [
   { item: 'revenue', sj: INCOME, ids: ['ifrs-full_Revenue', 'ifrs_Revenue'], names: ['매출액', '수익(매출액)', '영업수익', '매출'] },
-  { item: 'costOfSales', sj: INCOME, ids: ['ifrs-full_CostOfSales', 'ifrs_CostOfSales'], names: ['매출원가', '영업비용'] },
+  // Not 영업비용: that is total operating expenses (financial and service companies file it
+  // instead of a cost of sales), and taking it made CCC and margins of such companies wrong.
+  { item: 'costOfSales', sj: INCOME, ids: ['ifrs-full_CostOfSales', 'ifrs_CostOfSales'], names: ['매출원가'] },
   { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss'], names: ['영업이익', '영업이익(손실)'] },
   { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent', 'ifrs_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
   { item: 'interestExpense', sj: INCOME, ids: ['ifrs-full_InterestExpense', 'dart_InterestExpenseFinanceExpense'], names: ['이자비용'], abs: true },
@@ -159,21 +166,67 @@ const RULES: readonly Rule[] = [
   { item: 'payables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentPayables', 'ifrs-full_CurrentTradePayables', 'dart_ShortTermTradePayables'], names: ['매입채무', '매입채무및기타채무'] },
 ];
 
-/** Interest-bearing debt lines summed into `debt` (borrowings and bonds, current and non-current). */
-const DEBT_IDS = [
+/**
+ * Interest-bearing debt on the balance sheet: every borrowing and bond line, current and
+ * non-current, whatever its account id. Real filings carry these under many concepts
+ * (short-term borrowings, the current portion of long-term borrowings or of bonds, a combined
+ * current-borrowings concept, non-current loans received, bonds issued, convertible and
+ * exchangeable bonds) and often without a standard id at all (`-표준계정코드 미사용-`, e.g.
+ * Samsung Electronics' 단기차입금 of FY2023), so a row is debt when its id is one of these or
+ * its label names a borrowing or a bond.
+ */
+const DEBT_IDS: ReadonlySet<string> = new Set([
   'ifrs-full_ShorttermBorrowings',
   'ifrs-full_ShortTermBorrowings',
-  'dart_ShortTermBorrowings',
+  'ifrs-full_CurrentBorrowingsAndCurrentPortionOfNoncurrentBorrowings',
   'ifrs-full_CurrentPortionOfLongtermBorrowings',
-  'dart_CurrentPortionOfLongTermBorrowings',
+  'ifrs-full_CurrentPortionOfNoncurrentBorrowings',
+  'ifrs-full_CurrentPortionOfNoncurrentLoansReceived',
   'ifrs-full_LongtermBorrowings',
-  'dart_LongTermBorrowingsGross',
+  'ifrs-full_NoncurrentPortionOfNoncurrentBorrowings',
+  'ifrs-full_NoncurrentPortionOfNoncurrentLoansReceived',
   'ifrs-full_BondsIssued',
-  'dart_BondsIssued',
   'ifrs-full_CurrentPortionOfBondsIssued',
+  'ifrs-full_CurrentBondsIssuedAndCurrentPortionOfNoncurrentBondsIssued',
   'ifrs-full_NoncurrentPortionOfNoncurrentBondsIssued',
+  'ifrs-full_ConvertibleBonds',
+  'dart_ShortTermBorrowings',
+  'dart_CurrentPortionOfLongTermBorrowings',
+  'dart_LongTermBorrowingsGross',
+  'dart_BondsIssued',
   'dart_CurrentPortionOfBonds',
-];
+  'dart_ConvertibleBonds',
+  'dart_CurrentPortionOfConvertibleBonds',
+  'dart_ExchangeableBonds',
+  'dart_BondsWithWarrants',
+]);
+
+/** Labels (spaces removed) of borrowings and bonds: 단기차입금, 유동성장기부채, 사채, 전환사채, 교환사채, 신주인수권부사채, ... */
+const DEBT_LABEL = /차입금|사채|유동성장기부채/;
+/**
+ * Lines whose label mentions a borrowing or a bond but are not one: lease liabilities (not
+ * borrowings here), accrued interest, provisions, guarantees, and the contra accounts below.
+ */
+const NOT_DEBT_LABEL = /리스|이자|충당|보증|미지급|선수|예수|파생|채권$|대여/;
+/** Contra and premium accounts of bonds: carried beside the face amount, they adjust it. */
+const BOND_DISCOUNT_LABEL = /할인발행차금|전환권조정|신주인수권조정|교환권조정/;
+const BOND_PREMIUM_LABEL = /상환할증금|할증발행차금/;
+
+/** The carrying amount of interest-bearing debt, or null when the statements show no such line. */
+function debtOf(rows: readonly StatementRow[]): number | null {
+  let total: number | null = null;
+  for (const r of rows) {
+    if (r.sjDiv !== 'BS' || r.thstrmAmount === null) continue;
+    const label = r.accountNm;
+    let signed: number;
+    if (BOND_DISCOUNT_LABEL.test(label)) signed = -Math.abs(r.thstrmAmount);
+    else if (BOND_PREMIUM_LABEL.test(label)) signed = Math.abs(r.thstrmAmount);
+    else if (DEBT_IDS.has(r.accountId) || (DEBT_LABEL.test(label) && !NOT_DEBT_LABEL.test(label))) signed = r.thstrmAmount;
+    else continue;
+    total = (total ?? 0) + signed;
+  }
+  return total;
+}
 
 /**
  * The year-to-date value of a row. Quarterly income statements give the three-month figure
@@ -238,8 +291,6 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
   if (ctx.fsDiv === 'OFS' || equity === null) {
     equity ??= pick(rows, { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equity', 'ifrs_Equity'], names: ['자본총계'] }, q);
   }
-  const debtRows = rows.filter((r) => r.sjDiv === 'BS' && DEBT_IDS.includes(r.accountId));
-  const debtValues = debtRows.map((r) => r.thstrmAmount).filter((v): v is number => v !== null);
 
   return {
     market: 'KR',
@@ -262,7 +313,7 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
     currentLiabilities: value('currentLiabilities'),
     equity,
     cash: value('cash'),
-    debt: debtValues.length > 0 ? debtValues.reduce((a, b) => a + b, 0) : null,
+    debt: debtOf(rows),
     receivables: value('receivables'),
     inventory: value('inventory'),
     payables: value('payables'),
@@ -274,6 +325,31 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
 
 /** corp_cls of company.json / list.json: Y = KOSPI, K = KOSDAQ, N = KONEX, E = other. */
 const EXCHANGE_BY_CORP_CLS: Readonly<Record<string, string>> = { Y: 'KOSPI', K: 'KOSDAQ' };
+
+/** KOSPI or KOSDAQ for corp_cls Y or K; null for KONEX (N), other (E) and anything else. */
+export const exchangeOfCorpCls = (corpCls: string): string | null => EXCHANGE_BY_CORP_CLS[corpCls.trim()] ?? null;
+
+/**
+ * A filer placed from what the filing list and corpCode.xml say, before (or without) its
+ * company.json: code, name and exchange; sector `Unclassified` until its record comes (the
+ * store keeps a sector another source found), fiscal year end December (the filing list only
+ * names December-year periods, see `parsePeriodicFiling`). Null outside KOSPI/KOSDAQ.
+ */
+export function placedFiler(filing: PeriodicFiling, corp: CorpCode | undefined): Security | null {
+  const exchange = exchangeOfCorpCls(filing.corpCls);
+  const code = /^\d{6}$/.test(filing.stockCode) ? filing.stockCode : (corp?.stockCode ?? '');
+  if (exchange === null || !/^\d{6}$/.test(code)) return null;
+  return {
+    market: 'KR',
+    code,
+    name: filing.corpName || corp?.corpName || code,
+    exchange,
+    sector: UNCLASSIFIED,
+    currency: 'KRW',
+    fiscalYearEndMonth: 12,
+    source: SOURCE_NAME,
+  };
+}
 
 /**
  * company.json (기업개황): `{status, message, corp_code, corp_name, corp_name_eng, stock_name,

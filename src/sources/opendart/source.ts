@@ -14,6 +14,8 @@ import {
   parseCompany,
   parseFinancialStatements,
   parsePeriodicFiling,
+  exchangeOfCorpCls,
+  placedFiler,
   SOURCE_NAME,
   type CorpCode,
   type DartEnvelope,
@@ -118,8 +120,9 @@ export class OpenDartSource implements Source {
   }
 
   /** Periodic reports (사업/반기/분기보고서) received between two dates, all pages. */
-  async periodicFilings(http: HttpClient, from: string, to: string): Promise<PeriodicFiling[]> {
+  async periodicFilings(http: HttpClient, from: string, to: string): Promise<{ filings: PeriodicFiling[]; unreadable: number }> {
     const out: PeriodicFiling[] = [];
+    let unreadable = 0;
     for (let page = 1; ; page++) {
       const url = this.url('list.json', {
         bgn_de: compactDate(from),
@@ -132,10 +135,11 @@ export class OpenDartSource implements Source {
       for (const row of env.list) {
         const filing = parsePeriodicFiling(row);
         if (filing) out.push(filing);
+        else unreadable++;
       }
       if (env.status === DART_STATUS.NO_DATA || page >= env.totalPage) break;
     }
-    return out;
+    return { filings: out, unreadable };
   }
 
   /** Full statements for one filing: CFS, then OFS when CFS has no data (status 013 / empty list). */
@@ -178,23 +182,49 @@ export class OpenDartSource implements Source {
     if (ctx.cursor !== null && cursor === null) ctx.log.warn('opendart: unreadable cursor, starting afresh');
     // Re-read the cursor day itself: filings received late that day were not yet listed.
     const from = ctx.range?.from ?? cursor?.date ?? addDays(ctx.asOf, -(this.config.firstRunDays ?? 90));
+    const skipped: Record<string, number> = {};
+    const skip = (reason: string): void => {
+      skipped[reason] = (skipped[reason] ?? 0) + 1;
+    };
     const listed = await this.listedCompanies(http);
-    const filings = (await this.periodicFilings(http, from, to)).filter((f) => listed.has(f.corpCode));
+    const { filings, unreadable } = await this.periodicFilings(http, from, to);
+    if (unreadable > 0) skipped['filing list row: not a December-year periodic report'] = unreadable;
     // One fetch per company and period: the API returns the latest filing's figures.
     const unique = new Map<string, PeriodicFiling>();
-    for (const f of filings) unique.set(`${f.corpCode}:${f.fiscalYear}:${f.reprtCode}`, f);
+    for (const f of filings) {
+      // KONEX (N) and other (E) filers are outside the universe, as is a filer with no stock code.
+      if (exchangeOfCorpCls(f.corpCls) === null) skip(`filing of a ${f.corpCls === 'N' ? 'KONEX' : 'non-KOSPI/KOSDAQ'} filer`);
+      else if (!listed.has(f.corpCode) && !/^\d{6}$/.test(f.stockCode)) skip('filing of a filer without a stock code');
+      else unique.set(`${f.corpCode}:${f.fiscalYear}:${f.reprtCode}`, f);
+    }
+    const known = new Set(cursor?.known ?? []);
     const reports: FinancialReport[] = [];
+    // Filers whose company.json has not been read (not yet, or it answers 013) are placed from
+    // the filing list and corpCode.xml, so their statements are kept (issue: one unknown company
+    // used to make the store refuse the whole run, every hour).
+    const placed = new Map<string, Security>();
     for (const filing of unique.values()) {
       const company = listed.get(filing.corpCode);
-      if (!company) continue;
-      const report = await this.statements(http, filing, company.stockCode);
-      if (report) reports.push(report);
-      else ctx.log.warn('opendart: no statements for filing', { corpCode: filing.corpCode, rceptNo: filing.rceptNo });
+      const code = company?.stockCode ?? filing.stockCode;
+      const report = await this.statements(http, filing, code);
+      if (!report) {
+        skip('filing without statements (status 013 for CFS and OFS)');
+        ctx.log.warn('opendart: no statements for filing', { corpCode: filing.corpCode, rceptNo: filing.rceptNo });
+        continue;
+      }
+      reports.push(report);
+      if (!known.has(filing.corpCode)) {
+        const security = placedFiler(filing, company);
+        if (security) placed.set(security.code, security);
+      }
     }
     const filed = new Set([...unique.values()].map((f) => f.corpCode));
-    const { securities, known } = await this.newCompanies(http, ctx, listed, new Set(cursor?.known ?? []), filed);
+    const fresh = await this.newCompanies(http, ctx, listed, known, filed, skip);
+    // company.json, where it answered, wins over the placement (same code, one row per write).
+    for (const s of fresh.securities) placed.set(s.code, s);
+    const securities = [...placed.values()];
     ctx.log.info('opendart: ingested', { filings: filings.length, reports: reports.length, securities: securities.length, from, to });
-    return { data: { reports, securities }, cursor: writeCursor({ date: to, known }) };
+    return { data: { reports, securities }, cursor: writeCursor({ date: to, known: fresh.known }), skipped };
   }
 
   /**
@@ -208,6 +238,7 @@ export class OpenDartSource implements Source {
     listed: Map<string, CorpCode>,
     known: Set<string>,
     filed: Set<string>,
+    skip: (reason: string) => void,
   ): Promise<{ securities: Security[]; known: string[] }> {
     const next = [...known].filter((c) => listed.has(c));
     const pending = [...listed.values()]
@@ -218,6 +249,7 @@ export class OpenDartSource implements Source {
     for (const corp of pending.slice(0, limit)) {
       const result = await this.company(http, corp);
       if (result === null) {
+        skip('company.json status 013 (asked again next run)');
         ctx.log.warn('opendart: no company.json data', { corpCode: corp.corpCode });
         continue;
       }
