@@ -20,16 +20,21 @@ export type BalanceFigures = Record<BalanceItem, number | null>;
 export interface DiscreteQuarter extends QuarterRef, FlowFigures, BalanceFigures {
   /** Basis of the quarter's own filing. */
   consolidated: boolean;
+  /** The year-to-date flows of the quarter's own filing, as filed (the TTM is taken from these). */
+  ytd: FlowFigures;
+  /** The disclosure date of the quarter's own filing. */
+  filedOn: string;
 }
 
-/** Sum of four consecutive discrete quarters. Balances are those of `end`. */
+/**
+ * The twelve months to the end of `end`: the flows of the four fiscal quarters ending there,
+ * taken from the year-to-date filings (see `ttmEndingAt`). Balances are those of `end`.
+ */
 export interface Ttm extends FlowFigures {
-  /** The four quarters, ascending. */
-  quarters: DiscreteQuarter[];
   end: DiscreteQuarter;
   /** `end` as `2025Q3`. */
   referenceQuarter: string;
-  /** The latest disclosure date among every filing the four quarters were derived from. */
+  /** The latest disclosure date among the filings the TTM was taken from. */
   disclosedOn: string;
 }
 
@@ -104,9 +109,12 @@ function derive(index: FilingIndex, ordinal: number): DiscreteQuarter | null {
     periodEnd: own.periodEnd,
     disclosedOn: before && before.disclosedOn > own.disclosedOn ? before.disclosedOn : own.disclosedOn,
     consolidated: own.consolidated,
+    ytd: {} as FlowFigures,
+    filedOn: own.disclosedOn,
   } as DiscreteQuarter;
   for (const item of FLOW_ITEMS) {
     const ytd = own[item];
+    quarter.ytd[item] = ytd;
     if (own.fiscalQuarter === 1) quarter[item] = ytd;
     else {
       const ytdBefore = before?.[item] ?? null;
@@ -134,25 +142,41 @@ export function discreteQuarters(reports: readonly FinancialReport[], asOf: stri
   return out;
 }
 
+/**
+ * The TTM ending at fiscal quarter `endOrdinal`, from the year-to-date filings (DESIGN.md 5:
+ * Korean and US reports are cumulative). Ending at a fiscal year end it is that year's annual
+ * figure; ending at Qn (n < 4) it is YTD(Qn) + FY(previous year) - YTD(Qn of the previous
+ * year). That is the sum of the four discrete quarters written with the quarters between
+ * cancelled, so it needs three filings, not up to seven: a company whose quarterly filings are
+ * missing (OpenDART recordings of annual reports only, a quarter a provider could not give)
+ * still has its TTM at each year end. The three filings must be on one basis (consolidated or
+ * separate): mixing them would mix two reporting entities.
+ */
 function ttmEndingAt(lookup: (ordinal: number) => DiscreteQuarter | null, endOrdinal: number): TtmOrReason {
-  const quarters: DiscreteQuarter[] = [];
-  for (let o = endOrdinal - 3; o <= endOrdinal; o++) {
-    const q = lookup(o);
-    if (!q) return { ttm: null, reason: `quarter ${labelOfOrdinal(o)} missing` };
-    quarters.push(q);
+  const end = lookup(endOrdinal);
+  if (!end) return { ttm: null, reason: `no filing for ${labelOfOrdinal(endOrdinal)}` };
+  const parts: { q: DiscreteQuarter; sign: 1 | -1 }[] = [{ q: end, sign: 1 }];
+  if (end.fiscalQuarter !== 4) {
+    for (const [ordinal, sign] of [[endOrdinal - end.fiscalQuarter, 1], [endOrdinal - 4, -1]] as const) {
+      const q = lookup(ordinal);
+      if (!q) return { ttm: null, reason: `no filing for ${labelOfOrdinal(ordinal)}` };
+      if (q.consolidated !== end.consolidated) {
+        return { ttm: null, reason: `${labelOfOrdinal(ordinal)} filed only ${q.consolidated ? 'consolidated' : 'separate'}, ${quarterLabel(end)} ${end.consolidated ? 'consolidated' : 'separate'}` };
+      }
+      parts.push({ q, sign });
+    }
   }
-  const end = quarters[3] as DiscreteQuarter;
-  const ttm = { quarters, end, referenceQuarter: quarterLabel(end), disclosedOn: end.disclosedOn } as Ttm;
-  for (const q of quarters) if (q.disclosedOn > ttm.disclosedOn) ttm.disclosedOn = q.disclosedOn;
+  const ttm = { end, referenceQuarter: quarterLabel(end), disclosedOn: end.filedOn } as Ttm;
+  for (const { q } of parts) if (q.filedOn > ttm.disclosedOn) ttm.disclosedOn = q.filedOn;
   for (const item of FLOW_ITEMS) {
     let sum: number | null = 0;
-    for (const q of quarters) {
-      const v = q[item];
+    for (const { q, sign } of parts) {
+      const v = q.ytd[item];
       if (v === null) {
         sum = null;
         break;
       }
-      sum += v;
+      sum += sign * v;
     }
     ttm[item] = sum;
   }
@@ -161,9 +185,9 @@ function ttmEndingAt(lookup: (ordinal: number) => DiscreteQuarter | null, endOrd
 
 /**
  * TTM from an already point-in-time list of discrete quarters (as `discreteQuarters` gives):
- * the sum of the four consecutive quarters ending at the latest one; a flow is null when any
- * of the four is null; no TTM (with the reason) when fewer than four quarters are known or
- * one of the four was never filed.
+ * the TTM ending at the latest quarter and the one ending four quarters earlier (`ttmEndingAt`),
+ * a flow null when a filing it needs lacks it, no TTM (with the reason) when a filing it needs
+ * is missing.
  */
 export function ttmOfQuarters(quarters: readonly DiscreteQuarter[]): TtmView {
   const byOrdinal = new Map<number, DiscreteQuarter>();
@@ -182,12 +206,11 @@ export function ttmOfQuarters(quarters: readonly DiscreteQuarter[]): TtmView {
     return { quarters: [...quarters], latest, current: { ttm: null, reason }, yearEarlier: { ttm: null, reason }, sameQuarterYearEarlier: null };
   }
   const lookup = (o: number): DiscreteQuarter | null => byOrdinal.get(o) ?? null;
-  const fewer = { ttm: null, reason: 'fewer than four quarters disclosed' } as const;
   return {
     quarters: [...quarters],
     latest,
-    current: byOrdinal.size < 4 ? fewer : ttmEndingAt(lookup, latestOrdinal),
-    yearEarlier: byOrdinal.size < 4 ? fewer : ttmEndingAt(lookup, latestOrdinal - 4),
+    current: ttmEndingAt(lookup, latestOrdinal),
+    yearEarlier: ttmEndingAt(lookup, latestOrdinal - 4),
     sameQuarterYearEarlier: lookup(latestOrdinal - 4),
   };
 }
@@ -233,7 +256,7 @@ export function ttmTimeline(reports: readonly FinancialReport[]): TtmStep[] {
       latestOrdinal = Math.max(latestOrdinal, ordinalOf(r.fiscalYear, r.fiscalQuarter));
     }
     const latest = derive(index, latestOrdinal) as DiscreteQuarter;
-    const { ttm } = index.size < 4 ? { ttm: null } : ttmEndingAt(lookup, latestOrdinal);
+    const { ttm } = ttmEndingAt(lookup, latestOrdinal);
     const step: TtmStep = {
       effectiveFrom: date,
       referenceQuarter: quarterLabel(latest),

@@ -149,13 +149,24 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.epsYoy.reason, 'shares not reported for 2023Q4');
   });
 
-  void it('a missing quarter: TTM metrics null with the reason; balance-only metrics still there', () => {
-    const rs = reports.filter((r) => !(r.fiscalYear === 2024 && r.fiscalQuarter === 2));
-    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
-    assert.equal(m.per.value, null);
-    assert.equal(m.per.reason, 'no TTM: quarter 2024Q2 missing');
+  void it('a missing filing: the metrics that need it are null with the reason, the others still there', () => {
+    // Without the 2024 H1 filing the TTM to 2024Q4 is still FY2024's own figure: PER 1,200 / 80.
+    const noH1 = reports.filter((r) => !(r.fiscalYear === 2024 && r.fiscalQuarter === 2));
+    assert.equal(stockMetrics(discreteQuarters(noH1, asOf), price, 'KRW').per.value, 15);
+    // Without FY2023 there is no TTM four quarters earlier: growth is null, valuation is not.
+    const noFy2023 = reports.filter((r) => !(r.fiscalYear === 2023 && r.fiscalQuarter === 4));
+    const m = stockMetrics(discreteQuarters(noFy2023, asOf), price, 'KRW');
+    assert.equal(m.revenueYoy.value, null);
+    assert.equal(m.revenueYoy.reason, 'no TTM four quarters earlier: no filing for 2023Q4');
+    assert.equal(m.per.value, 15);
     assert.equal(m.pbr.value, 3);
     assert.equal(m.per.referenceQuarter, '2024Q4');
+    // Without FY2024 the latest quarter is 2024Q3 (the 9M report), and its TTM needs FY2023.
+    const noFy2024 = reports.filter((r) => !(r.fiscalYear === 2024 && r.fiscalQuarter === 4));
+    const noBoth = noFy2024.filter((r) => !(r.fiscalYear === 2023 && r.fiscalQuarter === 4));
+    const q3 = stockMetrics(discreteQuarters(noBoth, asOf), price, 'KRW');
+    assert.equal(q3.per.reason, 'no TTM: no filing for 2023Q4');
+    assert.equal(q3.per.referenceQuarter, '2024Q3');
   });
 
   void it('before the full-year filing the snapshot is as of the 9M report (no look-ahead)', () => {

@@ -105,34 +105,62 @@ void describe('ttmAsOf', () => {
     assert.equal(ttmAsOf(history, '2024-03-15').current.ttm?.netIncome, 70);
   });
 
-  void it('says so when fewer than four quarters are disclosed', () => {
-    const view = ttmAsOf(history.slice(0, 3), '2024-12-31');
-    assert.equal(view.current.ttm, null);
-    assert.equal(view.current.reason, 'fewer than four quarters disclosed');
-    assert.equal(view.yearEarlier.reason, 'fewer than four quarters disclosed');
+  void it('takes the TTM from the year-to-date filings: three filings, not four quarters', () => {
+    // Only FY2022 (40), FY2023 (70), 9M2023 (45) and 9M2024 (51) filed: no Q1 or H1 anywhere.
+    const reports = history.filter((r) => r.fiscalQuarter === 4 || r.fiscalQuarter === 3);
+    const view = ttmAsOf(reports, '2024-12-31');
+    // TTM to 2024Q3 = 9M2024 51 + FY2023 70 - 9M2023 45 = 76 (the four-quarter sum, 21 + 18 + 12 + 25)
+    assert.equal(view.current.ttm?.netIncome, 76);
+    assert.equal(view.current.ttm?.revenue, 760); // 510 + 700 - 450
+    assert.equal(view.current.ttm?.disclosedOn, '2024-11-14');
+    // Four quarters earlier: 9M2023 45 + FY2022 40 - 9M2022 27 = 58
+    assert.equal(view.yearEarlier.ttm?.netIncome, 58);
+    // Without the 9M2022 filing there is none, and the reason names it.
+    const no9m2022 = reports.filter((r) => !(r.fiscalYear === 2022 && r.fiscalQuarter === 3));
+    assert.equal(ttmAsOf(no9m2022, '2024-12-31').yearEarlier.reason, 'no filing for 2022Q3');
   });
 
-  void it('says which quarter is missing', () => {
-    // FY2023 without the H1 filing: 2023Q2 is missing (and 2023Q3's flows cannot be derived).
-    const reports = history.filter((r) => !(r.fiscalYear === 2023 && r.fiscalQuarter === 2));
+  void it('ending at a fiscal year end, the TTM is the annual figure, even with no quarterly filing', () => {
+    // Annual reports only (as OpenDART recordings of annual reports give): FY2022 40, FY2023 70.
+    const reports = history.filter((r) => r.fiscalQuarter === 4);
     const view = ttmAsOf(reports, '2024-03-15');
-    assert.equal(view.current.ttm, null);
-    assert.equal(view.current.reason, 'quarter 2023Q2 missing');
+    assert.equal(view.current.ttm?.netIncome, 70);
+    assert.equal(view.current.ttm?.referenceQuarter, '2023Q4');
+    assert.equal(view.yearEarlier.ttm?.netIncome, 40);
+    // The discrete Q4 (FY - 9M) still needs the 9M filing: the momentum base is there, its flows are not.
+    assert.equal(view.latest?.netIncome, null);
+    assert.equal(view.sameQuarterYearEarlier?.netIncome, null);
   });
 
-  void it('gives no previous TTM when the older quarters were never filed', () => {
+  void it('says which filing is missing', () => {
+    // Without the FY2023 filing, the TTM to 2024Q3 (9M2024 + FY2023 - 9M2023) cannot be taken.
+    const reports = history.filter((r) => !(r.fiscalYear === 2023 && r.fiscalQuarter === 4));
+    const view = ttmAsOf(reports, '2024-12-31');
+    assert.equal(view.current.ttm, null);
+    assert.equal(view.current.reason, 'no filing for 2023Q4');
+  });
+
+  void it('gives no previous TTM when the older filings were never made', () => {
     const view = ttmAsOf(history.slice(4), '2024-12-31'); // FY2022 dropped
     assert.equal(view.current.ttm?.netIncome, 76);
     assert.equal(view.yearEarlier.ttm, null);
-    assert.equal(view.yearEarlier.reason, 'quarter 2022Q4 missing');
+    assert.equal(view.yearEarlier.reason, 'no filing for 2022Q4');
   });
 
-  void it('a flow is null in the TTM when any of the four quarters lacks it', () => {
-    // revenue missing in the 2024 H1 filing -> 2024Q2 and 2024Q3 revenue null -> TTM revenue null
-    const reports = history.map((r) => (r.fiscalYear === 2024 && r.fiscalQuarter === 2 ? { ...r, revenue: null } : r));
+  void it('does not mix bases: a separate-only prior year gives no TTM, with the reason', () => {
+    const reports = history.map((r) => (r.fiscalYear === 2023 && r.fiscalQuarter === 4 ? { ...r, consolidated: false } : r));
+    assert.equal(ttmAsOf(reports, '2024-12-31').current.reason, '2023Q4 filed only separate, 2024Q3 consolidated');
+  });
+
+  void it('a flow is null in the TTM when a filing it is taken from lacks it', () => {
+    // revenue missing in the 2023 9M filing -> TTM to 2024Q3 revenue (510 + 700 - null) null
+    const reports = history.map((r) => (r.fiscalYear === 2023 && r.fiscalQuarter === 3 ? { ...r, revenue: null } : r));
     const ttm = ttmAsOf(reports, '2024-12-31').current.ttm;
     assert.equal(ttm?.revenue, null);
     assert.equal(ttm?.netIncome, 76);
+    // The 2024 H1 filing is not one of the three: without its revenue the TTM revenue is still 760.
+    const h1 = history.map((r) => (r.fiscalYear === 2024 && r.fiscalQuarter === 2 ? { ...r, revenue: null } : r));
+    assert.equal(ttmAsOf(h1, '2024-12-31').current.ttm?.revenue, 760);
   });
 
   void it('applies a restatement only from its own disclosure date on (no look-ahead)', () => {

@@ -212,9 +212,11 @@ void describe('v3InputsAsOf', () => {
   void it('says why when an input is missing', () => {
     const at = (over: Partial<Parameters<typeof v3InputsAsOf>[0]>) => v3InputsAsOf({ market: 'KR', reports, bars, flows, usdKrw: null, asOf: '2025-03-16', ...over }).reason;
     assert.equal(at({ bars: [] }), 'no price on or before the date');
-    assert.equal(at({ reports: reports.slice(4, 7) }), 'no TTM net income: fewer than four quarters disclosed');
+    // Only 2024's Q1, H1 and 9M filings: the TTM to 2024Q3 is 9M2024 + FY2023 - 9M2023, and FY2023 is not there.
+    assert.equal(at({ reports: reports.slice(4, 7) }), 'no TTM net income: no filing for 2023Q4');
     // FY2023 alone: TTM to 2023Q4 exists but the base (to 2022Q4) was never filed.
-    assert.equal(at({ reports: reports.slice(0, 4) }), 'no TTM net income four quarters earlier: quarter 2022Q1 missing');
+    // Only FY2023's filings: the TTM four quarters earlier is FY2022's, never filed.
+    assert.equal(at({ reports: reports.slice(0, 4) }), 'no TTM net income four quarters earlier: no filing for 2022Q4');
     assert.equal(at({ flows: [] }), 'supplyPct undefined: no investor-type flows in the last 20 trading days');
     assert.equal(at({ market: 'US' }), 'no USD/KRW rate on or before the date');
   });
