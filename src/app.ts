@@ -177,7 +177,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
           phase = 'loading the demo universe';
           const loaded = await loadDemoInWorker(
             storeLocation(config),
-            { asOf, size: config.DEMO_SIZE, scale: options.demo?.scale ?? config.DEMO_SCALE, ...(options.demo?.seed === undefined ? {} : { seed: options.demo.seed }) },
+            { asOf, now: clock(), size: config.DEMO_SIZE, scale: options.demo?.scale ?? config.DEMO_SCALE, ...(options.demo?.seed === undefined ? {} : { seed: options.demo.seed }) },
             {
               signal: AbortSignal.any([signal, lease.lost]),
               onProgress: (p: DemoLoadProgress) => (phase = `loading the demo universe: ${p.securities} of ${p.total} companies`),

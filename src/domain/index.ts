@@ -3,6 +3,7 @@
 export * from './model.js';
 export * from './results.js';
 export * from './calendar.js';
+export * from './session.js';
 export * from './change.js';
 export * from './ttm.js';
 export * from './v3.js';

@@ -196,11 +196,14 @@ describe('demo universe: calendars', () => {
     }
   });
 
-  it('lists trading days from 2014-01-02 to the last one on or before asOf', () => {
+  it('lists trading days from 2014-01-02 to the last session closed by the end of the Seoul day asOf', () => {
+    // AS_OF is a Monday, open in both markets. Seoul's Monday session closed at 15:30; New
+    // York's closes at 16:00 EST = 06:00 Tuesday in Seoul, so the US days end on Friday.
+    assert.equal(universe.tradingDays('KR').at(-1), AS_OF);
+    assert.equal(universe.tradingDays('US').at(-1), '2026-11-20');
     for (const market of ['KR', 'US'] as const) {
       const days = universe.tradingDays(market);
       assert.equal(days[0], '2014-01-02');
-      assert.equal(days[days.length - 1], AS_OF); // a Monday, open in both markets
       assert.ok(days.every((d, i) => i === 0 || d > (days[i - 1] as string)));
       assert.ok(days.every((d) => isTradingDay(market, d)));
       const perYear = days.filter((d) => d.startsWith('2024')).length;
@@ -208,6 +211,27 @@ describe('demo universe: calendars', () => {
     }
     const weekend = generateDemo({ asOf: '2026-11-22' }).tradingDays('KR');
     assert.equal(weekend[weekend.length - 1], '2026-11-20');
+  });
+
+  it('never has a bar for a session that has not closed at `now`', () => {
+    const lastDays = (now: string, asOf = AS_OF): { KR?: string; US?: string } => {
+      const u = generateDemo({ asOf, now: new Date(now) });
+      return { KR: u.tradingDays('KR').at(-1), US: u.tradingDays('US').at(-1) };
+    };
+    // Monday 2026-11-23 in Seoul: before the open, a second before the close, a minute after.
+    assert.deepEqual(lastDays('2026-11-23T08:59:00+09:00'), { KR: '2026-11-20', US: '2026-11-20' });
+    assert.deepEqual(lastDays('2026-11-23T15:29:00+09:00'), { KR: '2026-11-20', US: '2026-11-20' });
+    assert.deepEqual(lastDays('2026-11-23T15:31:00+09:00'), { KR: '2026-11-23', US: '2026-11-20' });
+    // Tuesday 05:59 in Seoul is Monday 15:59 in New York: the US Monday is not closed yet; at 06:00 it is.
+    assert.deepEqual(lastDays('2026-11-24T05:59:00+09:00', '2026-11-24'), { KR: '2026-11-23', US: '2026-11-20' });
+    assert.deepEqual(lastDays('2026-11-24T06:00:00+09:00', '2026-11-24'), { KR: '2026-11-23', US: '2026-11-23' });
+    // A `now` later than the Seoul day asOf does not reach past it.
+    assert.deepEqual(lastDays('2026-12-01T12:00:00+09:00'), { KR: '2026-11-23', US: '2026-11-20' });
+    // Bars and flows follow the calendar.
+    const early = generateDemo({ asOf: AS_OF, now: new Date('2026-11-23T08:59:00+09:00') });
+    const kr = early.securities.find((s) => s.market === 'KR') as Security;
+    assert.equal(early.barsFor(kr).at(-1)?.date, '2026-11-20');
+    assert.equal(early.flowsFor(kr).at(-1)?.date, '2026-11-20');
   });
 });
 

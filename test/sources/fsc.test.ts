@@ -64,6 +64,23 @@ describe('FscSource against recorded responses', () => {
     }
   });
 
+  it('asks only for sessions closed at `now` (15:30 in Seoul)', async () => {
+    const server = await loopback(() => ({ body: fixture('fsc/empty.json') }));
+    try {
+      const source = new FscSource({ serviceKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
+      // Monday 2026-11-23: a minute before the close Friday is the last closed session; a minute after, Monday.
+      await source.ingest(context({ asOf: '2026-11-23', now: new Date('2026-11-23T15:29:00+09:00'), cursor: '2026-11-19' }));
+      await source.ingest(context({ asOf: '2026-11-23', now: new Date('2026-11-23T15:31:00+09:00'), cursor: '2026-11-19' }));
+      // endBasDt is exclusive: the day after the last session asked for.
+      assert.deepEqual(
+        server.requests.map((r) => [r.url.searchParams.get('beginBasDt'), r.url.searchParams.get('endBasDt')]),
+        [['20261120', '20261121'], ['20261120', '20261124']],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('keeps the cursor when nothing is published yet', async () => {
     const server = await loopback(() => ({ body: fixture('fsc/empty.json') }));
     try {

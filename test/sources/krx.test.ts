@@ -46,6 +46,23 @@ describe('KrxSource against recorded responses', () => {
     }
   });
 
+  it('never asks for a session that has not closed (15:30 in Seoul), a backfill range included', async () => {
+    const server = await loopback(() => ({ body: '{"output":[]}' }));
+    const days = (): (string | null)[] => [...new Set(server.requests.map((r) => new URLSearchParams(r.body).get('strtDd')))];
+    try {
+      const source = new KrxSource({ baseUrl: server.base, requestsPerSecond: 0 });
+      const range = { from: '2026-11-20', to: '2026-11-23' };
+      // Monday 2026-11-23 15:29 in Seoul: Friday is the last closed session.
+      await source.ingest(context({ asOf: '2026-11-23', now: new Date('2026-11-23T15:29:00+09:00'), cursor: null, range }));
+      assert.deepEqual(days(), ['20261120']);
+      server.requests.length = 0;
+      await source.ingest(context({ asOf: '2026-11-23', now: new Date('2026-11-23T15:31:00+09:00'), cursor: null, range }));
+      assert.deepEqual(days(), ['20261120', '20261123']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('explains a LOGOUT answer', async () => {
     const server = await loopback(() => ({ body: fixture('krx/logout.txt') }));
     try {

@@ -6,6 +6,7 @@
 // full-size universe never has to sit in memory at once.
 
 import type { DailyBar, FinancialReport, FxRate, InvestorFlow, Market, SectorExportMonth, Security, TradeMonth } from '../../domain/model.js';
+import { lastClosedSession } from '../../domain/session.js';
 import { dayNumber, isTradingDay, tradingDaysBetween } from './calendar.js';
 import type { CompanyModel } from './fundamentals.js';
 import { buildCompanyModel, reportsFromModel } from './fundamentals.js';
@@ -27,8 +28,15 @@ export const FIRST_BAR_DATE = '2014-01-01';
 export interface DemoOptions {
   /** Default 20140101. */
   seed?: number;
-  /** `YYYY-MM-DD` treated as today; the generator never reads the clock. */
+  /** `YYYY-MM-DD` treated as today (a Seoul date); the generator never reads the clock. */
   asOf: string;
+  /**
+   * The instant of generation, passed in (the clock is never read). Each market's bars end at
+   * its last session closed by then in its own time zone. Without it, or when it is later than
+   * the end of the Seoul day `asOf`, that end is used: KR through `asOf` (closed at 15:30), US
+   * through the New York session before it (the session dated `asOf` closes the next Seoul morning).
+   */
+  now?: Date;
   /** `default` is about 400 KR + 400 US companies; `full` about 2,700 KR + 6,000 US. */
   size?: DemoSize;
   /** Multiplies the company counts (benchmarks use 1, 2, 4); default 1. */
@@ -44,9 +52,9 @@ export interface DemoUniverse {
   trade: TradeMonth[];
   /** The same months, every export sector (summing exactly to the month's exports). */
   sectorExports: SectorExportMonth[];
-  /** Ascending trading days of the market from 2014-01-02 through the last one <= asOf. */
+  /** Ascending trading days of the market from 2014-01-02 through its last closed session (see `now`). */
   tradingDays(market: Market): string[];
-  /** One bar per trading day of the security's market, ascending. */
+  /** One bar per trading day of the security's market (`tradingDays`), ascending. */
   barsFor(security: Security): DailyBar[];
   /** Every filing disclosed on or before asOf, restatements included, in period order. */
   reportsFor(security: Security): FinancialReport[];
@@ -72,11 +80,15 @@ export function generateDemo(options: DemoOptions): DemoUniverse {
   const { trade, sectorExports } = generateTrade(seed, asOf);
   const fx = generateFx(seed, asOf);
 
+  // A bar is a closed session (DESIGN.md): the last one is each market's last session closed
+  // by `now`, never later than the end of the Seoul day `asOf`.
+  const endOfAsOf = new Date(`${asOf}T23:59:59.999+09:00`);
+  const instant = options.now !== undefined && options.now < endOfAsOf ? options.now : endOfAsOf;
   const calendars = new Map<Market, MarketCalendar>();
   const calendarOf = (market: Market): MarketCalendar => {
     let calendar = calendars.get(market);
     if (calendar === undefined) {
-      const dates = tradingDaysBetween(market, FIRST_BAR_DATE, asOf);
+      const dates = tradingDaysBetween(market, FIRST_BAR_DATE, lastClosedSession(market, instant, isTradingDay));
       calendar = { market, dates, days: dates.map(dayNumber), marketFactor: marketFactorPath(seed, market, dates.length) };
       calendars.set(market, calendar);
     }

@@ -6,6 +6,7 @@ import { clientForRun, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
 import { addDays, compactDate } from '../shared/parse.js';
+import { closedSessionsThrough } from '../shared/session.js';
 import { parseFscItem, parseFscPage, SOURCE_NAME } from './parse.js';
 
 export interface FscConfig extends HttpTuning {
@@ -36,7 +37,8 @@ export class FscSource implements Source {
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)], defaults: { timeoutMs: 60_000 } });
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(ctx.asOf, -(this.config.firstRunDays ?? 7)));
-    const to = ctx.range?.to ?? ctx.asOf;
+    // FSC publishes a day on the next business day, and only closed sessions (15:30 Seoul) are asked for.
+    const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
     const bars: DailyBar[] = [];
     const securities = new Map<string, { date: string; security: Security }>();
     let latest = ctx.cursor;

@@ -5,6 +5,7 @@ import type { InvestorFlow } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
+import { closedSessionsThrough } from '../shared/session.js';
 import { INVESTOR, mergeFlows, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
 
 export interface KrxConfig extends HttpTuning {
@@ -69,8 +70,9 @@ export class KrxSource implements Source {
     };
     if (this.config.cookie) headers['cookie'] = this.config.cookie;
     const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: this.config.cookie ? [this.config.cookie] : [], headers });
-    // Today's figures are provisional until the evening; only completed days are taken.
-    const to = ctx.range?.to ?? addDays(ctx.asOf, -1);
+    // Today's figures are provisional until the evening; only completed days are taken, and
+    // never a session that has not closed (a backfill's range.to included).
+    const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? addDays(ctx.asOf, -1));
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(to, -(this.config.firstRunDays ?? 7)));
     const days = weekdaysBetween(from, to).slice(0, this.config.maxDaysPerRun ?? 10);
     const flows: InvestorFlow[] = [];

@@ -6,6 +6,7 @@ import type { DailyBar } from '../../domain/model.js';
 import { clientForRun, type HttpTuning, RateLimiter } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, weekdaysBetween } from '../shared/parse.js';
+import { closedSessionsThrough } from '../shared/session.js';
 import { parseCompanyTickers } from '../sec/parse.js';
 import { parseGrouped, parseSharesFrame, SOURCE_NAME, toDailyBars } from './parse.js';
 
@@ -81,8 +82,10 @@ export class PolygonSource implements Source {
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.apiKey], defaults: { timeoutMs: 60_000, backoffMs: 15_000 } });
-    // asOf is a Seoul date; the US session of that date has not closed yet.
-    const to = ctx.range?.to ?? addDays(ctx.asOf, -1);
+    // asOf is a Seoul date; the US session of that date has not closed yet, nor has the one
+    // before it until 16:00 in New York (05:00 or 06:00 in Seoul): with `now`, only sessions
+    // closed by then are asked for (a partial day would move the cursor past it).
+    const to = closedSessionsThrough('US', ctx, ctx.range?.to ?? addDays(ctx.asOf, -1));
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(to, -(this.config.firstRunDays ?? 5)));
     const days = weekdaysBetween(from, to).slice(0, this.config.maxDaysPerRun ?? 10);
     const bars: DailyBar[] = [];
