@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parseGrouped, parseSharesFrame } from '../../src/sources/polygon/parse.js';
+import { gunzipSync } from 'node:zlib';
+import { commonStockTicker, parseGrouped, parseSharesFrame, SKIPPED, toDailyBars } from '../../src/sources/polygon/parse.js';
 import { PolygonSource } from '../../src/sources/polygon/source.js';
 import { context, fixture, fixtureJson, loopback, type Recorded, type Reply } from './helpers.js';
+
+/** A live grouped-daily answer for 2026-09-25, 14 rows (test/fixtures/real/PROVENANCE.md). */
+const realGrouped = (): string =>
+  gunzipSync(readFileSync(new URL('../fixtures/real/polygon/grouped_2026-09-25_excerpt.json.gz', import.meta.url))).toString('utf8');
 
 describe('Polygon parsers', () => {
   it('grouped daily: every ticker of the day; a holiday has no results', () => {
@@ -15,6 +21,39 @@ describe('Polygon parsers', () => {
       [320193, { end: '2024-10-18', val: 15_115_823_000 }],
       [789019, { end: '2024-07-25', val: 7_433_166_379 }],
     ]);
+  });
+});
+
+describe('Polygon tickers', () => {
+  it('never upper-cases a lower-case suffix into another ticker; share classes keep their dot', () => {
+    // Preferred series (p), rights (r), rights when issued (rw): not common stock.
+    for (const t of ['PEBpF', 'PHXEp', 'BCpC', 'BCATrw', 'AIIAr']) assert.equal(commonStockTicker(t), null, t);
+    // Warrants and units written with a dotted suffix.
+    for (const t of ['NE.WS.A', 'XYZ.WS', 'SBXD.U', 'ABC.RT']) assert.equal(commonStockTicker(t), null, t);
+    assert.equal(commonStockTicker('BRK.B'), 'BRK.B');
+    assert.equal(commonStockTicker('BRK-B'), 'BRK.B');
+    assert.equal(commonStockTicker('AAPL'), 'AAPL');
+    assert.equal(commonStockTicker('UA'), 'UA');
+  });
+
+  it('on a recorded grouped day: bars for common stock only, the rest counted by reason', () => {
+    const parsed = parseGrouped(JSON.parse(realGrouped()) as unknown);
+    assert.ok(parsed);
+    assert.equal(parsed.bars.length, 14);
+    // PEBPF, CRVL and the others are given shares so that only the ticker rule can keep them out.
+    const shares = new Map([['AAPL', 14_700_000_000], ['BRK.B', 1_300_000_000], ['PEBPF', 1_000_000], ['BCPC', 1_000_000], ['CRVL', 51_000_000]]);
+    const day = toDailyBars('2026-09-25', parsed.bars, shares);
+    assert.deepEqual(day.bars.map((b) => [b.code, b.close]), [['CRVL', 74.33], ['BRK.B', 505.48], ['AAPL', 341.07]]);
+    const aapl = day.bars.find((b) => b.code === 'AAPL');
+    // Row {"T":"AAPL","v":30002507.354057,"vw":339.4037,"c":341.07}: traded value = v x vw, cap = c x shares.
+    assert.equal(aapl?.tradedValue, 30_002_507.354057 * 339.4037);
+    assert.equal(aapl?.marketCap, 341.07 * 14_700_000_000);
+    assert.deepEqual(day.skipped, {
+      // PEBpF, PHXEp, BCpC, NE.WS.A, SBXD.U, BCATrw, AIIAr
+      [SKIPPED.notCommon]: 7,
+      // INEO, GTOQ, ZBZX, ZTST
+      [SKIPPED.noShares]: 4,
+    });
   });
 });
 
@@ -51,6 +90,27 @@ describe('PolygonSource against recorded responses', () => {
   const groupedDates = (requests: Recorded[]): string[] =>
     requests.map((r) => /\/stocks\/(\d{4}-\d{2}-\d{2})$/.exec(r.url.pathname)?.[1]).filter((d): d is string => d !== undefined);
 
+  it('the recorded 2026-09-25 answer: PEBpF does not land on PEBPF, BRK.B does land; skips are returned by reason', async () => {
+    const server = await loopback((req) => {
+      const sec = secReply(req);
+      if (sec) return sec;
+      if (req.url.pathname === '/v2/aggs/grouped/locale/us/market/stocks/2026-09-25') return { body: realGrouped() };
+      return { status: 404, body: '{"status":"NOT_FOUND"}' };
+    });
+    try {
+      // Saturday 2026-09-26 10:00 in Seoul = Friday 21:00 in New York: Friday's session has closed.
+      const ctx = context({ asOf: '2026-09-26', now: new Date('2026-09-26T10:00:00+09:00'), cursor: '2026-09-24' });
+      const result = await source(server.base).ingest(ctx);
+      assert.deepEqual(groupedDates(server.requests), ['2026-09-25']);
+      assert.deepEqual(result.data.bars?.map((b) => [b.code, b.close, b.shares]), [['BRK.B', 505.48, 1_300_000_000], ['AAPL', 341.07, 14_700_000_000]]);
+      assert.ok(!result.data.bars?.some((b) => b.code === 'PEBPF'));
+      assert.deepEqual(result.skipped, { [SKIPPED.notCommon]: 7, [SKIPPED.noShares]: 5 }); // + CRVL: no SEC shares here
+      assert.equal(result.cursor, '2026-09-25');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('asks only for sessions closed in New York at `now`, across the November clock change', async () => {
     const server = await loopback(
       (req) =>
@@ -73,7 +133,6 @@ describe('PolygonSource against recorded responses', () => {
       await server.close();
     }
   });
-
 
   it('one grouped request per weekday after the cursor; bars carry SEC shares; the key never leaks', async () => {
     const server = await loopback((req) => {
@@ -106,7 +165,9 @@ describe('PolygonSource against recorded responses', () => {
       ]);
       assert.equal(result.cursor, '2024-11-20');
       for (const line of ctx.log.lines) assert.ok(!line.includes(KEY));
-      assert.match(ctx.log.lines.join('\n'), /skipped":2/);
+      // SPY (an ETF) and BRK.B have no SEC shares in this frame.
+      assert.deepEqual(result.skipped, { [SKIPPED.noShares]: 2 });
+      assert.match(ctx.log.lines.join('\n'), /polygon: rows skipped/);
     } finally {
       await server.close();
     }

@@ -36,21 +36,46 @@ export function parseGrouped(body: unknown): { status: string; bars: GroupedBar[
   return { status: body['status'], bars };
 }
 
-/** Polygon writes share classes with a dot-less suffix in some feeds (BRK.B is "BRK.B"); keep upper case and dots. */
-export const normaliseTicker = (t: string): string => t.toUpperCase().replace(/-/g, '.');
+/** Why a grouped-daily row gives no bar: the keys of `SourceResult.skipped`. */
+export const SKIPPED = {
+  notCommon: 'preferred, warrant, right or unit ticker',
+  noShares: 'no SEC shares outstanding for the ticker',
+} as const;
 
 /**
- * Bars for tickers whose shares are known. Traded value is approximated as
- * volume x volume-weighted average price (the feed has no traded-value field).
+ * The ticker of a grouped-daily row when it can be common stock, or null. Polygon marks
+ * preferred shares, warrants, rights and units with a lower-case suffix (`PEBpF` = PEB
+ * preferred series F, `PHXEp`, `BCpC`, `AIIAr` a right, `BCATrw` a right when issued);
+ * upper-casing one makes another company's ticker (`PEBPF`), so they are never upper-cased:
+ * they are not the common stock of an SEC registrant and are skipped. Dotted warrant, unit and
+ * right suffixes (`NE.WS.A`, `SBXD.U`, `.RT`) likewise. Share classes keep their dot (`BRK.B`),
+ * as SEC's company_tickers.json writes them once normalised; a dash is read as that dot.
  */
-export function toDailyBars(date: string, bars: GroupedBar[], shares: ReadonlyMap<string, number>): { bars: DailyBar[]; skipped: number } {
+export function commonStockTicker(ticker: string): string | null {
+  if (/[a-z]/.test(ticker)) return null;
+  const code = ticker.replace(/-/g, '.');
+  if (/\.(WS|U|RT)(\.|$)/.test(code)) return null;
+  return code;
+}
+
+/**
+ * Bars for common-stock tickers whose shares are known; the other rows are counted by reason
+ * (`SKIPPED`). Traded value is approximated as volume x volume-weighted average price (the
+ * feed has no traded-value field).
+ */
+export function toDailyBars(date: string, bars: GroupedBar[], shares: ReadonlyMap<string, number>): { bars: DailyBar[]; skipped: Record<string, number> } {
   const out: DailyBar[] = [];
-  let skipped = 0;
+  const skipped: Record<string, number> = {};
+  const skip = (reason: string): void => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
   for (const b of bars) {
-    const code = normaliseTicker(b.ticker);
+    const code = commonStockTicker(b.ticker);
+    if (code === null) {
+      skip(SKIPPED.notCommon);
+      continue;
+    }
     const s = shares.get(code);
     if (s === undefined || s <= 0) {
-      skipped++;
+      skip(SKIPPED.noShares);
       continue;
     }
     out.push({

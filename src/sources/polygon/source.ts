@@ -89,6 +89,7 @@ export class PolygonSource implements Source {
     const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(to, -(this.config.firstRunDays ?? 5)));
     const days = weekdaysBetween(from, to).slice(0, this.config.maxDaysPerRun ?? 10);
     const bars: DailyBar[] = [];
+    const skipped: Record<string, number> = {};
     let cursor = ctx.cursor;
     if (days.length > 0) {
       const shares = await this.shares(ctx, to);
@@ -99,10 +100,11 @@ export class PolygonSource implements Source {
         if (parsed.status !== 'OK' && parsed.status !== 'DELAYED') throw http.upstreamError(`status ${parsed.status}`, url);
         const day = toDailyBars(date, parsed.bars, shares);
         bars.push(...day.bars);
-        if (day.skipped > 0) ctx.log.info('polygon: tickers without SEC shares skipped', { date, skipped: day.skipped });
+        for (const [reason, n] of Object.entries(day.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
+        if (Object.keys(day.skipped).length > 0) ctx.log.info('polygon: rows skipped', { date, skipped: day.skipped });
         cursor = date;
       }
     }
-    return { data: { bars }, cursor: cursor ?? addDays(from, -1) };
+    return { data: { bars }, cursor: cursor ?? addDays(from, -1), ...(Object.keys(skipped).length > 0 ? { skipped } : {}) };
   }
 }
