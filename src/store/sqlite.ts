@@ -29,7 +29,19 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
     changeCounter(database),
     rowRunner(statements),
   );
-  await store.migrate();
+  // Kysely runs SQLite migrations outside a transaction (its SQLite adapter does not claim
+  // transactional DDL, which SQLite has): a process killed between two statements of one
+  // migration would leave tables its next start fails to create again. One transaction around
+  // them all, on the one connection Kysely uses: a killed migration leaves nothing. Deferred,
+  // so a start with nothing to migrate only reads (the CLI during a first load's write).
+  database.exec('begin');
+  try {
+    await store.migrate();
+    database.exec('commit');
+  } catch (err) {
+    if (database.inTransaction) database.exec('rollback');
+    throw err;
+  }
   return store;
 }
 

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { startInstance } from '../support/instance.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
+import { tempDir } from '../support/tmp.js';
 
 const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
 
@@ -90,5 +95,50 @@ describe('graceful shutdown', () => {
     await closing;
     assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
     await assert.rejects(fetch(`${t.url}/healthz`));
+  });
+});
+
+describe('the first start loads in steps and stops cleanly', () => {
+  it('answers /healthz while the demo universe loads; SIGTERM rolls the load back and exits 0 within 10 s', { timeout: 120_000 }, async (t) => {
+    const tmp = tempDir();
+    try {
+      const env = { DATA_DIR: tmp.dir, PORT: '0', DEMO_SCALE: '0.3', REFRESH_SCHEDULE: 'off', LOG_LEVEL: 'warn' };
+      const instance = await startInstance(env);
+      const latencies: number[] = [];
+      let loading = 0;
+      const deadline = Date.now() + 60_000;
+      // Probe while /readyz says the load is under way, then stop in the middle of it.
+      while (Date.now() < deadline && loading < 40) {
+        const started = performance.now();
+        const res = await fetch(`${instance.url}/healthz`);
+        await res.text();
+        const ms = performance.now() - started;
+        const ready = (await (await fetch(`${instance.url}/readyz`)).json()) as { detail?: string };
+        if (/loading the demo universe: \d+ of/.test(ready.detail ?? '')) {
+          loading++;
+          latencies.push(ms);
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.ok(loading >= 40, 'probed during the load');
+      latencies.sort((a, b) => a - b);
+      const p95 = latencies[Math.floor(latencies.length * 0.95)] ?? Infinity;
+      const max = latencies.at(-1) ?? Infinity;
+      t.diagnostic(`healthz during the load: ${latencies.length} probes, median ${latencies[latencies.length >> 1]?.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${max.toFixed(1)} ms`);
+      assert.ok(p95 < 100, `p95 ${p95} ms`);
+      const sent = Date.now();
+      instance.child.kill('SIGTERM');
+      const [code] = (await once(instance.child, 'exit')) as [number | null];
+      const stopMs = Date.now() - sent;
+      t.diagnostic(`SIGTERM during the load: exit ${code} after ${stopMs} ms`);
+      assert.equal(code, 0);
+      assert.ok(stopMs < 10_000);
+      const db = new Database(join(tmp.dir, 'service.sqlite'), { readonly: true });
+      const count = (table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+      assert.deepEqual([count('securities'), count('bars'), count('reports'), count('refresh_claims')], [0, 0, 0, 0], 'nothing of the load is kept, nor its claim');
+      db.close();
+    } finally {
+      tmp.cleanup();
+    }
   });
 });

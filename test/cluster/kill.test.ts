@@ -1,0 +1,298 @@
+// The kill test: service processes killed again and again at random moments (SIGKILL, and
+// SIGTERM / SIGINT for graceful stops) in every phase: starting, migrating, loading the demo
+// universe into an empty store, computing, serving, refreshing every second. After every kill:
+// - the store holds all of the demo universe or none of it, and SQLite's integrity check passes;
+// - a graceful stop exits 0 within 10 s and leaves no unfinished claim of its own;
+// - the next start gets ready, taking over (and logging) a first-load claim the dead one held.
+// On SQLite (one instance at a time) and on PostgreSQL (two instances per round).
+// KILL_TEST_SQLITE / KILL_TEST_PG set the number of rounds; KILL_TEST_SEED the random seed.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { freshSchema, PG_SKIP } from '../support/pg.js';
+import { tempDir } from '../support/tmp.js';
+
+const SQLITE_ROUNDS = Number(process.env.KILL_TEST_SQLITE ?? 45);
+const PG_ROUNDS = Number(process.env.KILL_TEST_PG ?? 12);
+let seed = Number(process.env.KILL_TEST_SEED ?? 20261123);
+/** Deterministic, so a failing sequence of kills can be replayed. */
+function random(): number {
+  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+  return seed / 2_147_483_648;
+}
+
+const BASE_ENV = {
+  PORT: '0',
+  DEMO_SCALE: '0.05',
+  LOG_LEVEL: 'info',
+  REFRESH_SCHEDULE: 'hourly',
+  // A refresh every second, so kills land in refreshes too.
+  REFRESH_CRON: '* * * * * *',
+};
+
+type Signal = 'SIGKILL' | 'SIGTERM' | 'SIGINT';
+
+interface Run {
+  child: ChildProcess;
+  output: string[];
+  url: string | null;
+  /** ms from spawn to /readyz 200, null if not reached. */
+  readyMs: number | null;
+  /** The last phase seen: before listening, the /readyz detail while starting, or serving. */
+  phase: string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * The service compiled once (type-checking is the typecheck step's job): started from
+ * JavaScript a process is listening in under a second, where tsx takes several, so most
+ * kills land in the service's own phases rather than in module loading.
+ */
+function buildService(dir: string): string {
+  const tsc = join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck', '--sourceMap', 'false', '--outDir', join(dir, 'dist')], { stdio: 'inherit' });
+  symlinkSync(join(process.cwd(), 'node_modules'), join(dir, 'node_modules'));
+  copyFileSync('package.json', join(dir, 'package.json'));
+  return join(dir, 'dist', 'cli', 'main.js');
+}
+
+let main = '';
+
+function spawnService(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, [main, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run: Run = { child, output: [], url: null, readyMs: null, phase: 'before listening', exited: new Promise((r) => child.on('exit', (code) => r(code))) };
+  const started = Date.now();
+  child.stdout?.on('data', (c: Buffer) => {
+    run.output.push(c.toString());
+    run.url ??= /Listening on (http:\/\/[\d.]+:\d+)/.exec(run.output.join(''))?.[1] ?? null;
+  });
+  child.stderr?.on('data', (c: Buffer) => run.output.push(c.toString()));
+  // Poll readiness in the background until the process ends.
+  void (async () => {
+    while (child.exitCode === null && child.signalCode === null) {
+      if (run.url) {
+        const res = await fetch(`${run.url}/readyz`).catch(() => null);
+        if (res?.status === 200) {
+          run.readyMs ??= Date.now() - started;
+          run.phase = 'serving';
+        } else if (res) {
+          const detail = String(((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? '');
+          const m = /\(([^)]*)\)/.exec(detail);
+          if (run.readyMs === null) run.phase = (m?.[1] ?? 'starting').replace(/: \d+ of \d+ companies/, '');
+        }
+      }
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  })();
+  return run;
+}
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+/** Sends `signal`; for a graceful one, the ms until the process exited (asserted 0 and < 10 s). */
+async function stop(run: Run, signal: Signal): Promise<number> {
+  const sent = Date.now();
+  run.child.kill(signal);
+  const code = await Promise.race([run.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 12_000))]);
+  const ms = Date.now() - sent;
+  if (code === 'late') {
+    run.child.kill('SIGKILL');
+    assert.fail(`${signal} in phase '${run.phase}': still running after 12 s\n${run.output.join('').slice(-1500)}`);
+  }
+  if (signal !== 'SIGKILL') {
+    // Exit 0 from the handler; or, while the modules still load (before any handler and any
+    // work), the signal's default action.
+    const ok = code === 0 || (code === null && run.child.signalCode === signal && !run.output.join('').includes('shutting down'));
+    assert.ok(ok, `${signal} in phase '${run.phase}' exited ${code}\n${run.output.join('').slice(-1500)}`);
+    assert.ok(ms < 10_000, `${signal} in phase '${run.phase}' took ${ms} ms`);
+  }
+  return ms;
+}
+
+function pickSignal(): Signal {
+  const r = random();
+  return r < 0.6 ? 'SIGKILL' : r < 0.8 ? 'SIGTERM' : 'SIGINT';
+}
+
+class Figures {
+  kills: Record<string, number> = {};
+  graceful = { count: 0, maxMs: 0 };
+  worstReadyAfterKillMs = 0;
+  takeovers = 0;
+  emptyAfterKill = 0;
+  fullAfterKill = 0;
+  add(signal: Signal, phase: string, stopMs: number): void {
+    const k = `${signal} ${phase}`;
+    this.kills[k] = (this.kills[k] ?? 0) + 1;
+    if (signal !== 'SIGKILL') {
+      this.graceful.count++;
+      this.graceful.maxMs = Math.max(this.graceful.maxMs, stopMs);
+    }
+  }
+}
+
+interface Counts {
+  securities: number;
+  bars: number;
+  reports: number;
+  flows: number;
+  trade: number;
+}
+
+function assertAllOrNothing(counts: Counts, full: Counts, where: string): 'empty' | 'full' {
+  const empty: Counts = { securities: 0, bars: 0, reports: 0, flows: 0, trade: 0 };
+  if (counts.securities === 0) {
+    assert.deepEqual(counts, empty, `${where}: no securities but other rows`);
+    return 'empty';
+  }
+  assert.deepEqual(counts, full, `${where}: part of the demo universe`);
+  return 'full';
+}
+
+describe('killed at random moments', () => {
+  const tmp = tempDir('svc-kill-');
+  before(() => {
+    main = buildService(join(tmp.dir, 'build'));
+  });
+  after(() => tmp.cleanup());
+
+  it(`SQLite: ${SQLITE_ROUNDS} stops and kills, all or nothing, ready again after each`, { timeout: 600_000 }, async (t) => {
+    const dir = join(tmp.dir, 'sqlite');
+    const file = join(dir, 'service.sqlite');
+    const env = { ...BASE_ENV, DATA_DIR: dir };
+    const counts = (): { counts: Counts; integrity: string; openClaims: { slot: string; pid: number }[] } => {
+      // Killed before it created the file or the tables: nothing.
+      if (!existsSync(file)) return { counts: { securities: 0, bars: 0, reports: 0, flows: 0, trade: 0 }, integrity: 'ok', openClaims: [] };
+      const db = new Database(file, { readonly: true });
+      try {
+        const tables = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name));
+        const n = (table: string) => (tables.has(table) ? (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n : 0);
+        return {
+          counts: { securities: n('securities'), bars: n('bars'), reports: n('reports'), flows: n('flows'), trade: n('trade') },
+          integrity: db.pragma('integrity_check', { simple: true }) as string,
+          openClaims: tables.has('refresh_claims') ? (db.prepare('select slot, pid from refresh_claims where done = 0').all() as { slot: string; pid: number }[]) : [],
+        };
+      } finally {
+        db.close();
+      }
+    };
+
+    // A reference: one clean first start, stopped while serving.
+    const first = spawnService(env);
+    assert.ok(await until(() => first.readyMs !== null, 90_000), `first start ready\n${first.output.join('').slice(-1500)}`);
+    await stop(first, 'SIGTERM');
+    const full = counts().counts;
+    assert.ok(full.securities > 10 && full.bars > 1000);
+
+    const figures = new Figures();
+    const started = Date.now();
+    let takeoverDue = false;
+    let killedAfterKill = false;
+    for (let round = 0; round < SQLITE_ROUNDS; round++) {
+      // A third of the rounds start on an empty store, so kills land in the first load.
+      if (!takeoverDue && random() < 0.33) rmSync(dir, { recursive: true, force: true });
+      const run = spawnService(env);
+      // Half the kills before the service could be ready, half while it serves and refreshes.
+      const early = random() < 0.5;
+      if (early) await new Promise((r) => setTimeout(r, random() * 3_000));
+      else {
+        await until(() => run.readyMs !== null || run.child.exitCode !== null, 90_000);
+        await new Promise((r) => setTimeout(r, random() * 2_000));
+      }
+      if (run.readyMs !== null) {
+        // This start followed a kill or a stop: the time back to ready.
+        figures.worstReadyAfterKillMs = Math.max(figures.worstReadyAfterKillMs, run.readyMs);
+        if (takeoverDue) {
+          assert.match(run.output.join(''), /claim taken over from a holder that died/, 'the start that took the dead first load over says so');
+          figures.takeovers++;
+        }
+        takeoverDue = false;
+      }
+      assert.equal(run.child.exitCode, null, `round ${round}: the service exited by itself\n${run.output.join('').slice(-1500)}`);
+      const signal = pickSignal();
+      const phase = run.phase;
+      const ms = await stop(run, signal);
+      figures.add(signal, phase, ms);
+      const after = counts();
+      assert.equal(after.integrity, 'ok', `round ${round}: integrity`);
+      const state = assertAllOrNothing(after.counts, full, `round ${round} after ${signal} in '${phase}'`);
+      if (state === 'empty') figures.emptyAfterKill++;
+      else figures.fullAfterKill++;
+      if (signal !== 'SIGKILL') {
+        assert.deepEqual(after.openClaims.filter((c) => c.pid === run.child.pid), [], `round ${round}: a graceful stop leaves no claim of its own`);
+      } else if (after.openClaims.some((c) => c.slot === 'bootstrap' && c.pid === run.child.pid)) {
+        takeoverDue = true;
+      }
+      killedAfterKill = true;
+    }
+    assert.ok(killedAfterKill);
+    // The last word: a start after all of that gets ready and serves.
+    const last = spawnService(env);
+    assert.ok(await until(() => last.readyMs !== null, 90_000), `ready after the last kill\n${last.output.join('').slice(-1500)}`);
+    figures.worstReadyAfterKillMs = Math.max(figures.worstReadyAfterKillMs, last.readyMs ?? 0);
+    if (takeoverDue) assert.match(last.output.join(''), /claim taken over from a holder that died/);
+    await stop(last, 'SIGTERM');
+    t.diagnostic(`sqlite kill figures: ${JSON.stringify({ rounds: SQLITE_ROUNDS, seconds: Math.round((Date.now() - started) / 1000), ...figures })}`);
+  });
+
+  it(`PostgreSQL: ${PG_ROUNDS} rounds of two instances, one killed or stopped, the other ready`, { skip: PG_SKIP, timeout: 600_000 }, async (t) => {
+    let schema = await freshSchema();
+    const db = new pg.Client({ connectionString: schema.url });
+    await db.connect();
+    const counts = async (): Promise<Counts> => {
+      const n = async (table: string) => Number((await db.query<{ n: string }>(`select count(*) as n from ${table}`).catch(() => ({ rows: [{ n: '0' }] }))).rows[0]?.n);
+      return { securities: await n('securities'), bars: await n('bars'), reports: await n('reports'), flows: await n('flows'), trade: await n('trade') };
+    };
+    const schemas = [schema];
+    try {
+      let env = { ...BASE_ENV, DATA_DIR: tmp.dir, DATABASE_URL: schema.url };
+      const first = spawnService(env);
+      assert.ok(await until(() => first.readyMs !== null, 90_000), `first start ready\n${first.output.join('').slice(-1500)}`);
+      await stop(first, 'SIGTERM');
+      const full = await counts();
+
+      const figures = new Figures();
+      const started = Date.now();
+      for (let round = 0; round < PG_ROUNDS; round++) {
+        if (random() < 0.5) {
+          // A new empty database for this round: both instances race for the first load.
+          schema = await freshSchema();
+          schemas.push(schema);
+          await db.query(`set search_path to ${new URL(schema.url).searchParams.get('options')?.replace('-c search_path=', '')}`);
+          env = { ...env, DATABASE_URL: schema.url };
+        }
+        const a = spawnService(env);
+        const b = spawnService(env);
+        await new Promise((r) => setTimeout(r, 500 + random() * 2_500));
+        const signal = pickSignal();
+        const phase = a.phase;
+        figures.add(signal, phase, await stop(a, signal));
+        assertAllOrNothing(await counts(), full, `round ${round} after ${signal} of one instance in '${phase}'`);
+        // The other one gets ready, taking over a first load the killed one held.
+        assert.ok(await until(() => b.readyMs !== null || b.child.exitCode !== null, 90_000), `round ${round}: the other instance ready\n${b.output.join('').slice(-2000)}`);
+        assert.equal(b.child.exitCode, null, `round ${round}: the other instance exited\n${b.output.join('').slice(-2000)}`);
+        if (/claim taken over/.test(b.output.join(''))) figures.takeovers++;
+        figures.worstReadyAfterKillMs = Math.max(figures.worstReadyAfterKillMs, b.readyMs ?? 0);
+        assertAllOrNothing(await counts(), full, `round ${round}: after the other got ready`);
+        assert.equal((await counts()).securities, full.securities, 'the other instance loaded or found the whole universe');
+        await stop(b, random() < 0.5 ? 'SIGTERM' : 'SIGKILL');
+      }
+      t.diagnostic(`postgres kill figures: ${JSON.stringify({ rounds: PG_ROUNDS, seconds: Math.round((Date.now() - started) / 1000), ...figures })}`);
+    } finally {
+      await db.end();
+      for (const s of schemas) await s.drop();
+    }
+  });
+});
