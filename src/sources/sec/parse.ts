@@ -9,7 +9,7 @@
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
 import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
-import { daysBetween, isRecord, str } from '../shared/parse.js';
+import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 
 export const SOURCE_NAME = 'sec';
 
@@ -35,7 +35,7 @@ export function parseCompanyTickers(body: unknown): TickerEntry[] | null {
 
 export const cik10 = (cik: number): string => String(cik).padStart(10, '0');
 
-interface Fact {
+export interface Fact {
   start?: string;
   end: string;
   val: number;
@@ -76,14 +76,19 @@ function facts(body: Record<string, unknown>, taxonomy: string, concept: string,
 
 type Item = Exclude<keyof FinancialReport, 'market' | 'code' | 'fiscalYear' | 'fiscalQuarter' | 'periodEnd' | 'disclosedOn' | 'consolidated' | 'source'>;
 
-/** us-gaap concepts per item, first present wins. */
+/**
+ * us-gaap concepts per item, first present IN THE FILING wins: companies move items between
+ * concepts over the years (Apple's revenue: SalesRevenueNet to 2018, then
+ * RevenueFromContractWithCustomerExcludingAssessedTax; capex: PaymentsToAcquireProductiveAssets
+ * to 2014), so a concept that stops being filed must not blank the item from then on.
+ */
 const FLOW_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   revenue: ['Revenues', 'RevenueFromContractWithCustomerExcludingAssessedTax', 'SalesRevenueNet', 'RevenueFromContractWithCustomerIncludingAssessedTax'],
   costOfSales: ['CostOfRevenue', 'CostOfGoodsAndServicesSold', 'CostOfGoodsSold'],
   operatingIncome: ['OperatingIncomeLoss'],
   netIncome: ['NetIncomeLoss'],
-  operatingCashFlow: ['NetCashProvidedByUsedInOperatingActivities'],
-  capex: ['PaymentsToAcquirePropertyPlantAndEquipment'],
+  operatingCashFlow: ['NetCashProvidedByUsedInOperatingActivities', 'NetCashProvidedByUsedInOperatingActivitiesContinuingOperations'],
+  capex: ['PaymentsToAcquirePropertyPlantAndEquipment', 'PaymentsToAcquireProductiveAssets'],
   interestExpense: ['InterestExpense', 'InterestExpenseNonoperating', 'InterestExpenseDebt'],
 };
 
@@ -99,9 +104,40 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   payables: ['AccountsPayableCurrent'],
 };
 
+/**
+ * Debt concepts (see `debtOf`). The same figure is filed under different concepts by different
+ * companies and years, and `LongTermDebt` means the total including current maturities for some
+ * (Apple) and the non-current part for others (Tesla, beside DebtCurrent).
+ */
+const DEBT_CONCEPTS = [
+  'DebtCurrent', 'LongTermDebtCurrent', 'LongTermDebtNoncurrent', 'LongTermDebt',
+  'ShortTermBorrowings', 'ShortTermBankLoansAndNotesPayable', 'CommercialPaper', 'OtherShortTermBorrowings', 'LinesOfCreditCurrent',
+  'ConvertibleDebtCurrent', 'ConvertibleNotesPayableCurrent',
+  'ConvertibleDebtNoncurrent', 'ConvertibleLongTermNotesPayable', 'LongTermNotesPayable', 'SeniorLongTermNotes', 'OtherLongTermDebtNoncurrent', 'LongTermLineOfCredit',
+  'LongTermDebtAndCapitalLeaseObligationsCurrent', 'LongTermDebtAndCapitalLeaseObligations',
+] as const;
+/** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
+const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
+
+const SHARE_CONCEPTS = ['CommonStockSharesOutstanding', 'WeightedAverageNumberOfSharesOutstandingBasic'] as const;
+
 /** Expected year-to-date length in days per fiscal period, with room for 52/53-week years. */
 const YTD_DAYS: Record<FiscalQuarter, [number, number]> = { 1: [80, 100], 2: [170, 190], 3: [260, 285], 4: [350, 380] };
-const FP: Record<string, FiscalQuarter> = { Q1: 1, Q2: 2, Q3: 3, FY: 4 };
+
+function quarterOfDuration(days: number): FiscalQuarter | null {
+  for (const q of [1, 2, 3, 4] as const) {
+    const [lo, hi] = YTD_DAYS[q];
+    if (days >= lo && days <= hi) return q;
+  }
+  return null;
+}
+
+/** The month a period end belongs to, as `YYYY-MM` (52/53-week ends in a month's first week count for the previous month). */
+function fiscalMonthKey(iso: string): { year: number; month: number } {
+  const year = Number(iso.slice(0, 4));
+  const month = fiscalMonthOf(iso);
+  return { year: month === 12 && iso.slice(5, 7) === '01' ? year - 1 : year, month };
+}
 
 interface Filing {
   accn: string;
@@ -114,86 +150,138 @@ interface Filing {
 
 export interface CompanyFactsResult {
   reports: FinancialReport[];
-  /** Month the fiscal year ends, from the latest 10-K period end; null without a 10-K. */
+  /** Month the fiscal year ends, from the latest annual period in the facts; null without one. */
   fiscalYearEndMonth: number | null;
   entityName: string;
+  /** Filings read but not taken, by reason (e.g. a period that is not a fiscal quarter). */
+  skipped: Record<string, number>;
+  /** Stock splits found between filings: the first filing in the new basis and the factor. */
+  splits: { filed: string; factor: number }[];
 }
 
-/** Maps a companyfacts document to one FinancialReport per 10-Q/10-K (and amendment) carrying financials. */
+/**
+ * Maps a companyfacts document to one FinancialReport per 10-Q/10-K (and amendment) carrying
+ * financials. The period of a filing comes from its facts' own dates, never from the fy/fp
+ * tags (they belong to the filing and are sometimes wrong: a 10-Q tagged FY, an old filing
+ * with the next year's fy): the period end is the latest end among its facts, the fiscal
+ * quarter the length of the year-to-date duration ending there, the fiscal year the calendar
+ * year in which that fiscal year ends.
+ */
 export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
   const entityName = str(body, 'entityName');
   const byConcept = new Map<string, Fact[]>();
-  const gaap = (concept: string): Fact[] => {
-    let f = byConcept.get(concept);
+  const gaap = (concept: string, unit = 'USD'): Fact[] => {
+    const key = `${concept}|${unit}`;
+    let f = byConcept.get(key);
     if (!f) {
-      f = facts(body, 'us-gaap', concept, 'USD');
-      byConcept.set(concept, f);
+      f = facts(body, 'us-gaap', concept, unit);
+      byConcept.set(key, f);
     }
     return f;
   };
-  const allConcepts = [
-    ...Object.values(FLOW_CONCEPTS).flat(),
-    ...Object.values(BALANCE_CONCEPTS).flat(),
-    'LongTermDebt', 'LongTermDebtNoncurrent', 'LongTermDebtCurrent', 'ShortTermBorrowings', 'CommercialPaper', 'DebtCurrent',
-  ];
+  const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
+  const periodConcepts = [...flowConcepts, ...Object.values(BALANCE_CONCEPTS).flat(), ...DEBT_CONCEPTS];
+  const skipped: Record<string, number> = {};
 
-  // The filing's own period end is the latest `end` among its us-gaap facts (dei cover
-  // facts such as shares outstanding are dated after the period and are left out).
-  const filings = new Map<string, Filing>();
-  for (const concept of allConcepts) {
+  // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
+  const ends = new Map<string, { form: string; filed: string; end: string }>();
+  for (const concept of periodConcepts) {
     for (const f of gaap(concept)) {
-      const quarter = FP[f.fp];
-      if (quarter === undefined || f.fy === null) continue;
-      const prev = filings.get(f.accn);
-      if (!prev) filings.set(f.accn, { accn: f.accn, form: f.form, filed: f.filed, fy: f.fy, quarter, periodEnd: f.end });
-      else if (f.end > prev.periodEnd) prev.periodEnd = f.end;
+      const prev = ends.get(f.accn);
+      if (!prev) ends.set(f.accn, { form: f.form, filed: f.filed, end: f.end });
+      else if (f.end > prev.end) prev.end = f.end;
     }
   }
+  // The fiscal year end month, for filings without a flow (a balance-sheet-only amendment):
+  // from the latest twelve-month flow in the document.
+  let fyeMonth: number | null = null;
+  let latestAnnualEnd = '';
+  for (const concept of flowConcepts) {
+    for (const f of gaap(concept)) {
+      if (f.start !== undefined && quarterOfDuration(daysBetween(f.start, f.end)) === 4 && f.end > latestAnnualEnd) {
+        latestAnnualEnd = f.end;
+        fyeMonth = fiscalMonthOf(f.end);
+      }
+    }
+  }
+  const filings: Filing[] = [];
+  for (const [accn, { form, filed, end }] of ends) {
+    let ytdStart: string | undefined;
+    for (const concept of flowConcepts) {
+      for (const f of gaap(concept)) {
+        if (f.accn !== accn || f.end !== end || f.start === undefined) continue;
+        const q = quarterOfDuration(daysBetween(f.start, f.end));
+        if (q !== null && (ytdStart === undefined || f.start < ytdStart)) ytdStart = f.start;
+      }
+    }
+    let quarter: FiscalQuarter | null = null;
+    let fy: number;
+    if (ytdStart !== undefined) {
+      quarter = quarterOfDuration(daysBetween(ytdStart, end));
+      // The fiscal year ends about a year after it starts; it is named by that end's year.
+      fy = fiscalMonthKey(addDays(ytdStart, 364)).year;
+    } else {
+      const { year, month } = fiscalMonthKey(end);
+      const fye = fyeMonth ?? 12;
+      const offset = (month - fye + 12) % 12;
+      quarter = offset === 0 ? 4 : offset === 3 ? 1 : offset === 6 ? 2 : offset === 9 ? 3 : null;
+      fy = month <= fye ? year : year + 1;
+    }
+    if (quarter === null) {
+      skipped['filing whose period is not a fiscal quarter'] = (skipped['filing whose period is not a fiscal quarter'] ?? 0) + 1;
+      continue;
+    }
+    filings.push({ accn, form, filed, fy, quarter, periodEnd: end });
+  }
+  filings.sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn));
 
   const flow = (filing: Filing, concepts: readonly string[] | undefined): number | null => {
     const [lo, hi] = YTD_DAYS[filing.quarter];
     for (const concept of concepts ?? []) {
-      const candidates = gaap(concept).filter(
-        (f) => f.accn === filing.accn && f.end === filing.periodEnd && f.start !== undefined,
-      );
       let best: Fact | undefined;
-      for (const f of candidates) {
-        const days = daysBetween(f.start ?? f.end, f.end);
+      for (const f of gaap(concept)) {
+        if (f.accn !== filing.accn || f.end !== filing.periodEnd || f.start === undefined) continue;
+        const days = daysBetween(f.start, f.end);
         if (days >= lo && days <= hi && (!best || days > daysBetween(best.start ?? best.end, best.end))) best = f;
       }
       if (best) return best.val;
     }
     return null;
   };
-  const balance = (filing: Filing, concepts: readonly string[]): number | null => {
+  const balance = (filing: Filing, concepts: readonly string[], unit = 'USD'): number | null => {
     for (const concept of concepts) {
-      const f = gaap(concept).find((x) => x.accn === filing.accn && x.end === filing.periodEnd && x.start === undefined);
+      const f = gaap(concept, unit).find((x) => x.accn === filing.accn && x.end === filing.periodEnd && x.start === undefined);
       if (f) return f.val;
     }
     return null;
   };
   const sharesFacts = facts(body, 'dei', 'EntityCommonStockSharesOutstanding', 'shares');
+  const sharesOf = (filing: Filing): number | null => {
+    // Cover-page shares are dated after the period; several classes are summed. Multi-class
+    // companies file them per class with a dimension, which companyfacts leaves out: then the
+    // balance sheet's shares outstanding, then the period's weighted average.
+    const cover = sharesFacts.filter((x) => x.accn === filing.accn);
+    const coverEnd = cover.map((x) => x.end).sort().at(-1);
+    if (coverEnd !== undefined) return cover.filter((x) => x.end === coverEnd).reduce((a, x) => a + x.val, 0);
+    const outstanding = balance(filing, [SHARE_CONCEPTS[0]], 'shares');
+    if (outstanding !== null) return outstanding;
+    let best: Fact | undefined;
+    for (const f of gaap(SHARE_CONCEPTS[1], 'shares')) {
+      if (f.accn === filing.accn && f.end === filing.periodEnd && f.start !== undefined && (!best || f.start < (best.start ?? ''))) best = f;
+    }
+    return best?.val ?? null;
+  };
 
   const reports: FinancialReport[] = [];
-  let fyeMonth: number | null = null;
-  let latestFyEnd = '';
-  for (const filing of [...filings.values()].sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn))) {
+  const rawShares: (number | null)[] = [];
+  for (const filing of filings) {
     const item = (i: Item): number | null => {
       const fc = FLOW_CONCEPTS[i];
       if (fc) return flow(filing, fc);
       const bc = BALANCE_CONCEPTS[i];
       return bc ? balance(filing, bc) : null;
     };
-    const longTerm =
-      balance(filing, ['LongTermDebt']) ??
-      sumOrNull([balance(filing, ['LongTermDebtNoncurrent']), balance(filing, ['LongTermDebtCurrent'])]);
-    const shortTerm = balance(filing, ['ShortTermBorrowings', 'CommercialPaper']);
-    const debt = sumOrNull([longTerm, shortTerm]) ?? balance(filing, ['DebtCurrent']);
-    // Cover-page shares are dated after the period; several classes are summed.
-    const cover = sharesFacts.filter((s) => s.accn === filing.accn);
-    const coverEnd = cover.map((s) => s.end).sort().at(-1);
-    const shares = coverEnd === undefined ? null : cover.filter((s) => s.end === coverEnd).reduce((a, s) => a + s.val, 0);
     const capex = item('capex');
     const interest = item('interestExpense');
     const report: FinancialReport = {
@@ -217,25 +305,108 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       currentLiabilities: item('currentLiabilities'),
       equity: item('equity'),
       cash: item('cash'),
-      debt,
+      debt: debtOf((concepts) => balance(filing, concepts)),
       receivables: item('receivables'),
       inventory: item('inventory'),
       payables: item('payables'),
-      shares,
+      shares: null,
       source: SOURCE_NAME,
     };
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
-    const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some(
-      (k) => report[k as Item] !== null,
-    );
+    const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
     if (!hasData) continue;
     reports.push(report);
-    if (filing.quarter === 4 && filing.periodEnd > latestFyEnd) {
-      latestFyEnd = filing.periodEnd;
-      fyeMonth = fiscalMonthOf(filing.periodEnd);
-    }
+    rawShares.push(sharesOf(filing));
   }
-  return { reports, fiscalYearEndMonth: fyeMonth, entityName };
+  const splits = detectSplits(reports.map((r, i) => ({ filed: r.disclosedOn, shares: rawShares[i] ?? null })), gaap('EarningsPerShareBasic', 'USD/shares'));
+  // Every filing's shares in the latest basis (the basis of split-adjusted prices): a count
+  // filed before a split is multiplied by that split's factor.
+  reports.forEach((r, i) => {
+    const raw = rawShares[i] ?? null;
+    if (raw === null) return;
+    let factor = 1;
+    for (const split of splits) if (split.filed > r.disclosedOn) factor *= split.factor;
+    r.shares = Math.round(raw * factor);
+  });
+  return { reports, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits };
+}
+
+/**
+ * Interest-bearing debt at a balance-sheet date: current part + non-current part, null when no
+ * debt concept is filed (unknown, never 0). Current: DebtCurrent (short-term borrowings and
+ * current maturities together) or else its parts. Non-current: LongTermDebtNoncurrent, or
+ * LongTermDebt less the current maturities when both are filed, or LongTermDebt alone beside
+ * a current part filed on its own (as Tesla files it), or the narrower note and convertible
+ * concepts. A total of 0 while a debt instrument's carrying amount is positive is a component
+ * filed under a concept not read here: unknown, not 0.
+ */
+export function debtOf(balance: (concepts: readonly string[]) => number | null): number | null {
+  const one = (c: string): number | null => balance([c]);
+  const shortTerm = balance(['ShortTermBorrowings', 'ShortTermBankLoansAndNotesPayable']) ?? sumOrNull([one('CommercialPaper'), one('OtherShortTermBorrowings'), one('LinesOfCreditCurrent')]);
+  const longTermCurrent = one('LongTermDebtCurrent');
+  const current =
+    one('DebtCurrent') ??
+    sumOrNull([longTermCurrent, shortTerm, balance(['ConvertibleDebtCurrent', 'ConvertibleNotesPayableCurrent'])]) ??
+    one('LongTermDebtAndCapitalLeaseObligationsCurrent');
+  const longTerm = one('LongTermDebt');
+  const noncurrent =
+    one('LongTermDebtNoncurrent') ??
+    (longTerm !== null && longTermCurrent !== null ? longTerm - longTermCurrent : longTerm) ??
+    sumOrNull([
+      balance(['ConvertibleDebtNoncurrent', 'ConvertibleLongTermNotesPayable']),
+      one('LongTermNotesPayable'),
+      one('SeniorLongTermNotes'),
+      one('OtherLongTermDebtNoncurrent'),
+      one('LongTermLineOfCredit'),
+    ]) ??
+    one('LongTermDebtAndCapitalLeaseObligations');
+  const debt = sumOrNull([current, noncurrent]);
+  if (debt === 0 && DEBT_EVIDENCE.some((c) => (one(c) ?? 0) > 0)) return null;
+  return debt;
+}
+
+/**
+ * Stock splits between consecutive filings: the share count jumps by a near-integer factor
+ * n >= 2 (or falls to 1/n, a reverse split) from one filing to the next, where a business does
+ * not grow or shrink its share count by that much. Where the company files basic EPS, the split
+ * must also show in it: a period's EPS as first filed and as restated by a later filing differ
+ * by the same factor (a merger paid in shares changes the count, not past EPS).
+ */
+export function detectSplits(observations: readonly { filed: string; shares: number | null }[], eps: readonly Fact[]): { filed: string; factor: number }[] {
+  const splits: { filed: string; factor: number }[] = [];
+  const near = (ratio: number): number | null => {
+    const n = Math.round(ratio);
+    return n >= 2 && Math.abs(ratio - n) / n <= 0.03 ? n : null;
+  };
+  const restated = (before: string, after: string, factor: number): boolean => {
+    if (eps.length === 0) return true;
+    const byPeriod = new Map<string, Fact[]>();
+    for (const f of eps) {
+      const key = `${f.start ?? ''}|${f.end}`;
+      const list = byPeriod.get(key);
+      if (list) list.push(f);
+      else byPeriod.set(key, [f]);
+    }
+    for (const list of byPeriod.values()) {
+      const old = list.find((f) => f.filed <= before && f.val !== 0);
+      const next = list.find((f) => f.filed >= after && f.val !== 0);
+      // EPS is filed in cents: allow a cent of rounding on top of 3 %.
+      if (old && next && Math.abs(old.val - next.val * factor) <= 0.01 * Math.max(1, factor) + 0.03 * Math.abs(old.val)) return true;
+    }
+    return false;
+  };
+  let prev: { filed: string; shares: number } | null = null;
+  for (const o of observations) {
+    if (o.shares === null || !(o.shares > 0)) continue;
+    if (prev !== null) {
+      const up = near(o.shares / prev.shares);
+      const down = near(prev.shares / o.shares);
+      const factor = up ?? (down === null ? null : 1 / down);
+      if (factor !== null && restated(prev.filed, o.filed, factor)) splits.push({ filed: o.filed, factor });
+    }
+    prev = { filed: o.filed, shares: o.shares };
+  }
+  return splits;
 }
 
 function sumOrNull(values: (number | null)[]): number | null {

@@ -4,7 +4,7 @@
 // a second (https://www.sec.gov/os/accessing-edgar-data).
 
 import type { FinancialReport, Security } from '../../domain/model.js';
-import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
+import { clientForRun, type HttpClient, type HttpTuning, RateLimiter, SourceHttpError } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import {
@@ -83,7 +83,10 @@ export class SecSource implements Source {
     return ciks;
   }
 
-  async company(http: HttpClient, entry: TickerEntry): Promise<{ reports: FinancialReport[]; security: Security } | null> {
+  async company(
+    http: HttpClient,
+    entry: TickerEntry,
+  ): Promise<{ reports: FinancialReport[]; security: Security; skipped: Record<string, number> } | null> {
     const factsUrl = `${this.dataBase}/api/xbrl/companyfacts/CIK${cik10(entry.cik)}.json`;
     // Companies without XBRL financials (funds, new registrants) have no companyfacts: 404.
     const res = await http.request(factsUrl, { acceptStatus: [404] });
@@ -91,7 +94,9 @@ export class SecSource implements Source {
     const parsed = parseCompanyFacts(http.parseJson(new TextDecoder().decode(res.body), factsUrl), entry.ticker);
     if (parsed === null) throw http.parseError('companyfacts without facts', factsUrl);
     const subUrl = `${this.dataBase}/submissions/CIK${cik10(entry.cik)}.json`;
-    const sub = parseSubmissions(await http.getJson(subUrl));
+    // Without submissions the company is still placed (exchange, sector and year end from the facts).
+    const subRes = await http.request(subUrl, { acceptStatus: [404] });
+    const sub = subRes.status === 404 ? null : parseSubmissions(http.parseJson(new TextDecoder().decode(subRes.body), subUrl));
     const security = usSecurity(
       entry.ticker,
       entry.title || parsed.entityName,
@@ -99,7 +104,7 @@ export class SecSource implements Source {
       sub?.sector ?? 'Unclassified',
       sub?.fiscalYearEndMonth ?? parsed.fiscalYearEndMonth ?? 12,
     );
-    return { reports: parsed.reports, security };
+    return { reports: parsed.reports, security, skipped: parsed.skipped };
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
@@ -117,15 +122,35 @@ export class SecSource implements Source {
     const targets = [...byCik.values()].filter((t) => changed === null || changed.has(t.cik));
     const reports: FinancialReport[] = [];
     const securities: Security[] = [];
+    const skipped: Record<string, number> = {};
+    const skip = (reason: string, n = 1): void => {
+      skipped[reason] = (skipped[reason] ?? 0) + n;
+    };
     for (const entry of targets) {
-      const result = await this.company(http, entry);
-      if (!result) continue;
+      let result: Awaited<ReturnType<SecSource['company']>>;
+      try {
+        result = await this.company(http, entry);
+      } catch (err) {
+        // One company's unreadable document is that company's problem, not the run's; an HTTP
+        // failure (rate limit, outage) still fails the run so its cursor does not move.
+        if (err instanceof SourceHttpError && err.kind === 'parse') {
+          skip('company whose companyfacts or submissions cannot be read');
+          ctx.log.warn('sec: company skipped', { cik: entry.cik, error: err.message.slice(0, 120) });
+          continue;
+        }
+        throw err;
+      }
+      if (!result) {
+        skip('company without XBRL financials (companyfacts 404)');
+        continue;
+      }
+      for (const [reason, n] of Object.entries(result.skipped)) skip(reason, n);
       securities.push(result.security);
       reports.push(
         ...result.reports.filter((r) => !ctx.range || (r.disclosedOn >= ctx.range.from && r.disclosedOn <= ctx.range.to)),
       );
     }
     ctx.log.info('sec: ingested', { companies: targets.length, reports: reports.length });
-    return { data: { reports, securities }, cursor: to };
+    return { data: { reports, securities }, cursor: to, skipped };
   }
 }

@@ -1,0 +1,117 @@
+// The SEC companyfacts parser on real recorded answers (test/fixtures/real/sec, provenance in
+// test/fixtures/real/PROVENANCE.md). Expected figures are the raw facts, quoted beside them.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { debtOf, parseCompanyFacts } from '../../src/sources/sec/parse.js';
+
+const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
+const M = 1_000_000;
+const at = (reports: readonly FinancialReport[], fy: number, q: number): FinancialReport[] => reports.filter((r) => r.fiscalYear === fy && r.fiscalQuarter === q);
+
+describe('SEC companyfacts on real filings', () => {
+  const apple = parseCompanyFacts(real('companyfacts_CIK0000320193_AAPL.json.gz'), 'AAPL')!;
+  const tesla = parseCompanyFacts(real('companyfacts_CIK0001318605_TSLA.json.gz'), 'TSLA')!;
+  const marvell = parseCompanyFacts(real('companyfacts_CIK0001835632_MRVL.json.gz'), 'MRVL')!;
+
+  it('Apple Q1 FY2026 (10-Q 0000320193-26-000006): period from the facts, debt from its balance-sheet lines', () => {
+    const [q1] = at(apple.reports, 2026, 1);
+    assert.ok(q1);
+    // RevenueFromContractWithCustomerExcludingAssessedTax 2025-09-28..2025-12-27 = 143,756; NetIncomeLoss 42,097;
+    // PaymentsToAcquirePropertyPlantAndEquipment 2,373 (91 days: Q1 of the fiscal year starting 2025-09-28, which ends in
+    // September 2026, so FY2026).
+    assert.deepEqual([q1.periodEnd, q1.disclosedOn, q1.revenue, q1.netIncome, q1.capex], ['2025-12-27', '2026-01-30', 143_756 * M, 42_097 * M, 2_373 * M]);
+    // LongTermDebtCurrent 11,827 + CommercialPaper 1,997 + LongTermDebtNoncurrent 76,685 = 90,509 (LongTermDebt 88,500 is the
+    // note's total of term debt, current part included: not added again).
+    assert.equal(q1.debt, 90_509 * M);
+    // dei:EntityCommonStockSharesOutstanding 2026-01-16 = 14,681,140,000 (after the last split: unchanged).
+    assert.equal(q1.shares, 14_681_140_000);
+    assert.equal(apple.fiscalYearEndMonth, 9);
+  });
+
+  it('Apple: a concept that stopped being filed does not blank the item (capex and revenue before 2013)', () => {
+    const [fy2012] = at(apple.reports, 2012, 4);
+    // 10-K 0001193125-12-444068: no PaymentsToAcquirePropertyPlantAndEquipment; PaymentsToAcquireProductiveAssets
+    // 2011-09-25..2012-09-29 = 8,295; revenue under SalesRevenueNet = 156,508.
+    assert.deepEqual([fy2012?.capex, fy2012?.revenue], [8_295 * M, 156_508 * M]);
+  });
+
+  it('Apple: the 7-for-1 (2014) and 4-for-1 (2020) splits, confirmed by restated EPS, put every count in one basis', () => {
+    // Cover counts 861,381,000 (2014-04-11) -> 5,987,867,000 (2014-07-11): x6.95; 4,275,634,000 (2020-07-17) ->
+    // 17,001,802,000 (2020-10-16): x3.98. EPS 2020-03-29..06-27: 2.61 as filed 2020-07-31, 0.65 restated 2020-10-30.
+    assert.deepEqual(apple.splits, [
+      { filed: '2014-07-23', factor: 7 },
+      { filed: '2020-10-30', factor: 4 },
+    ]);
+    const [q3fy2020] = at(apple.reports, 2020, 3);
+    assert.equal(q3fy2020?.shares, 4_275_634_000 * 4); // 17,102,536,000 in today's basis
+    const [q2fy2014] = at(apple.reports, 2014, 2);
+    assert.equal(q2fy2014?.shares, 861_381_000 * 7 * 4);
+  });
+
+  it('Tesla: 5-for-1 (2020) and 3-for-1 (2022) splits; debt = DebtCurrent + LongTermDebt as Tesla files them', () => {
+    // Cover counts 186,361,726 (2020-07-20) -> 947,900,733 (2020-10-20): x5.09; 1,044,490,015 (2022-07-19) ->
+    // 3,157,752,449 (2022-10-18): x3.02. EPS 2020-04-01..06-30: 0.56 as filed, 0.11 restated 2021-07-27.
+    assert.deepEqual(tesla.splits, [
+      { filed: '2020-10-26', factor: 5 },
+      { filed: '2022-10-24', factor: 3 },
+    ]);
+    const [q2fy2020] = at(tesla.reports, 2020, 2);
+    assert.equal(q2fy2020?.shares, 186_361_726 * 15);
+    const [q3fy2022] = at(tesla.reports, 2022, 3);
+    // 10-Q 0000950170-22-019867 at 2022-09-30: DebtCurrent 979 + LongTermDebt 1,418 (no LongTermDebtNoncurrent, no
+    // LongTermDebtCurrent: the non-current part); finance leases (478 + 678) are not debt here.
+    assert.deepEqual([q3fy2022?.debt, q3fy2022?.shares], [2_397 * M, 3_157_752_449]);
+    // 2020-09-30: DebtCurrent 2,766 + LongTermDebt 9,428 = 12,194
+    assert.equal(at(tesla.reports, 2020, 3)[0]?.debt, 12_194 * M);
+  });
+
+  it('Marvell: a 52/53-week year ending around 1 February is named by the year it ends in', () => {
+    // 10-K filed 2025-03-12: year 2024-02-04..2025-02-01 (an end in a month's first week counts for January) = FY2025.
+    const [fy2025] = at(marvell.reports, 2025, 4);
+    assert.deepEqual([fy2025?.periodEnd, fy2025?.disclosedOn], ['2025-02-01', '2025-03-12']);
+    // The quarter ending 2026-05-02 is the first of the fiscal year that ends in January 2027: FY2027 Q1.
+    assert.deepEqual(at(marvell.reports, 2027, 1).map((r) => r.periodEnd), ['2026-05-02']);
+    assert.equal(marvell.fiscalYearEndMonth, 1);
+    assert.deepEqual(marvell.splits, []);
+  });
+
+  it("ignores the filing's fy/fp tags: a 10-Q tagged fp FY with the wrong fy gives the same report", () => {
+    // Edge case made from the real document: the Q1 FY2026 10-Q's facts re-tagged fy 2025, fp FY.
+    const body = real('companyfacts_CIK0000320193_AAPL.json.gz') as { facts: Record<string, Record<string, { units: Record<string, { accn: string; fy: number; fp: string }[]> }>> };
+    for (const taxonomy of Object.values(body.facts)) {
+      for (const concept of Object.values(taxonomy)) {
+        for (const list of Object.values(concept.units)) {
+          for (const f of list) if (f.accn === '0000320193-26-000006') Object.assign(f, { fy: 2025, fp: 'FY' });
+        }
+      }
+    }
+    const retagged = parseCompanyFacts(body, 'AAPL')!;
+    assert.deepEqual(retagged.reports, apple.reports);
+  });
+});
+
+describe('SEC debt components (edge cases, hand-made balances)', () => {
+  const of = (facts: Record<string, number>) => debtOf((concepts) => concepts.map((c) => facts[c]).find((v) => v !== undefined) ?? null);
+
+  it('a component not filed is absent, not 0; no debt concept at all is unknown', () => {
+    assert.equal(of({}), null);
+    assert.equal(of({ LongTermDebtNoncurrent: 500 }), 500);
+    assert.equal(of({ ShortTermBorrowings: 20, LongTermDebtCurrent: 30, LongTermDebtNoncurrent: 500 }), 550);
+  });
+
+  it('a 0 beside debt filed under a concept not summed is unknown, not 0', () => {
+    // ShortTermBorrowings 0 and the real debt only as ConvertibleNotesPayable 1,150: not a debt of 0.
+    assert.equal(of({ ShortTermBorrowings: 0, ConvertibleNotesPayable: 1_150 }), null);
+    assert.equal(of({ ShortTermBorrowings: 0 }), 0);
+  });
+
+  it('LongTermDebt is a total when its current part is filed beside it', () => {
+    // Apple files LongTermDebt (total term debt) beside LongTermDebtCurrent: 88,500 - 11,827 + 11,827 + CP 1,997.
+    assert.equal(of({ LongTermDebt: 88_500, LongTermDebtCurrent: 11_827, CommercialPaper: 1_997 }), 90_497);
+    assert.equal(of({ ConvertibleDebtNoncurrent: 700, ConvertibleDebtCurrent: 40 }), 740);
+  });
+});
