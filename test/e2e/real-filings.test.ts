@@ -29,7 +29,6 @@
 //   Tesla on 2020-10-27: TTM to Q3 2020, EPS YoY across the 5-for-1 split of Aug 2020.
 //   Marvell (MRVL) on 2026-05-29: TTM to Q1 FY2027 (10-Q of 2026-05-28), 52/53-week years.
 //
-// Cases the service did not yet agree with when this was written carry `todo` (see TODO below).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -62,11 +61,11 @@ interface Ref {
 }
 
 type Expected =
-  | ({ value: number; unit: string; priceDate: string | null; todo?: string } & Ref)
-  | { value: null; reason: RegExp; unit: string; todo?: string };
+  | ({ value: number; unit: string; priceDate: string | null } & Ref)
+  | { value: null; reason: RegExp; unit: string };
 
 type PercentileKey = 'psr' | 'netMargin' | 'operatingIncomeYoy';
-type ExpectedRaw = { value: number; unit: string; todo?: string } | { value: null; reason: RegExp; unit: string; todo?: string };
+type ExpectedRaw = { value: number; unit: string } | { value: null; reason: RegExp; unit: string };
 
 interface Served {
   value: number | null;
@@ -160,13 +159,13 @@ function runCase(c: Case): void {
     });
 
     for (const [path, e] of Object.entries(c.metrics) as [MetricPath, Expected][]) {
-      it(`${path} ${e.value === null ? 'is null with a reason' : `= ${e.value}`}`, e.todo ? { todo: e.todo } : {}, () => {
+      it(`${path} ${e.value === null ? 'is null with a reason' : `= ${e.value}`}`, () => {
         checkMetric(at(path, snapshot), e, path);
       });
     }
 
     for (const [metric, e] of Object.entries(c.raw) as [PercentileKey, ExpectedRaw][]) {
-      it(`percentile raw ${metric} ${e.value === null ? 'is null with a reason' : `= ${e.value}`}`, e.todo ? { todo: e.todo } : {}, () => {
+      it(`percentile raw ${metric} ${e.value === null ? 'is null with a reason' : `= ${e.value}`}`, () => {
         const entry = percentile.metrics.find((m) => m.metric === metric);
         assert.ok(entry, `${metric} listed`);
         assert.equal(entry.unit, e.unit);
@@ -187,25 +186,8 @@ function runCase(c: Case): void {
   });
 }
 
-// TODO: where the service disagreed with the hand derivation when this test was written (the
-// adapters and the TTM are being corrected for issue #14). The assertions stay as derived; each
-// such case is marked `todo` with the reason, so the suite stays green until the fix lands.
-const TODO = {
-  KR_TTM:
-    'service refuses a TTM from annual reports alone ("no TTM: fewer than four quarters disclosed"); rule: TTM ending at a fiscal Q4 = the FY report',
-  KR_TTM_DEBT:
-    'no KR TTM from annual reports alone (as KR_TTM), and KR debt misses label-only and ifrs-full_NoncurrentPortionOfNoncurrent* borrowing rows (as KR_DEBT)',
-  KR_TTM_REASON: 'null as expected, but the reason is "no TTM: fewer than four quarters disclosed" instead of naming the missing item',
-  KR_DEBT:
-    'service KR debt leaves out borrowing rows filed as "-표준계정코드 미사용-" (FY2021 유동성장기부채 1,329,968,000,000; FY2023 단기차입금 7,114,601,000,000) and FY2023 ifrs-full_NoncurrentPortionOfNoncurrentLoansReceived 장기차입금 3,724,850,000,000',
-  US_DEBT_APPLE:
-    'service US debt = LongTermDebt 88,500 + CommercialPaper 1,997 = 90,497 (USD million); rule: LongTermDebtCurrent 11,827 + CommercialPaper 1,997 + LongTermDebtNoncurrent 76,685 = 90,509',
-  US_DEBT_TESLA: 'service US debt = LongTermDebt only; DebtCurrent (979 in Q3 2022, 2,766 in Q3 2020, USD million) is left out when LongTermDebt is present',
-  US_SPLIT: 'service EPS YoY divides the base TTM net income by the cover-page shares of the base quarter without restating them for the split',
-} as const;
-
 const fast = { timeoutMs: 10_000, retries: 0, backoffMs: 1 };
-const noPrice = (unit: string, todo?: string): Expected => ({ value: null, reason: /price/i, unit, ...(todo ? { todo } : {}) });
+const noPrice = (unit: string): Expected => ({ value: null, reason: /price/i, unit });
 
 // ---------------------------------------------------------------------------------------------
 // Samsung Electronics, as of 2022-06-23 (Seoul)
@@ -254,45 +236,45 @@ runCase({
   price: { date: '2022-06-22', close: 57_600, marketCap: 343_859_474_880_000 },
   metrics: {
     // PER = 343,859,474,880,000 / 39,243,791,000,000 = 8.76213704430339
-    'valuation.per': { value: 8.76213704430339, unit: 'x', priceDate: S21_PRICE, ...S21, todo: TODO.KR_TTM },
+    'valuation.per': { value: 8.76213704430339, unit: 'x', priceDate: S21_PRICE, ...S21 },
     // PBR = 343,859,474,880,000 / 296,237,697,000,000 = 1.1607552933413467
     'valuation.pbr': { value: 1.1607552933413467, unit: 'x', priceDate: S21_PRICE, ...S21 },
     // EV/EBIT = (343,859,474,880,000 + 18,392,149,000,000 - 39,031,415,000,000) / 51,633,856,000,000 = 6.259850298222934
-    'valuation.evEbit': { value: 6.259850298222934, unit: 'x', priceDate: S21_PRICE, ...S21, todo: TODO.KR_TTM },
+    'valuation.evEbit': { value: 6.259850298222934, unit: 'x', priceDate: S21_PRICE, ...S21 },
     // ROE = 39,243,791,000,000 x 100 / 296,237,697,000,000 = 13.247399435460775
-    'profitability.roe': { value: 13.247399435460775, unit: '%', priceDate: null, ...S21, todo: TODO.KR_TTM },
+    'profitability.roe': { value: 13.247399435460775, unit: '%', priceDate: null, ...S21 },
     // ROIC = 51,633,856,000,000 x 100 / (296,237,697,000,000 + 18,392,149,000,000 - 39,031,415,000,000 = 275,598,431,000,000) = 18.735177777554185
-    'profitability.roic': { value: 18.735177777554185, unit: '%', priceDate: null, ...S21, todo: TODO.KR_TTM_DEBT },
+    'profitability.roic': { value: 18.735177777554185, unit: '%', priceDate: null, ...S21 },
     // operating margin = 51,633,856,000,000 x 100 / 279,604,799,000,000 = 18.466727389754137
-    'profitability.operatingMargin': { value: 18.466727389754137, unit: '%', priceDate: null, ...S21, todo: TODO.KR_TTM },
+    'profitability.operatingMargin': { value: 18.466727389754137, unit: '%', priceDate: null, ...S21 },
     // revenue YoY = (279,604,799,000,000 - 236,806,988,000,000) / 236,806,988,000,000 x 100 = 18.072866582805403
-    'growth.revenueYoy': { value: 18.072866582805403, unit: '%', priceDate: null, ...S21, todo: TODO.KR_TTM },
+    'growth.revenueYoy': { value: 18.072866582805403, unit: '%', priceDate: null, ...S21 },
     // EPS YoY: the statements carry no share count and FSC's listed shares exist only for
     // 2022-06-22, not for the FY2020 base: null, the reason naming shares.
-    'growth.epsYoy': { value: null, reason: /share/i, unit: '%', todo: TODO.KR_TTM_REASON },
+    'growth.epsYoy': { value: null, reason: /share/i, unit: '%' },
     // net-debt ratio = (18,392,149,000,000 - 39,031,415,000,000) x 100 / 296,237,697,000,000 = -6.967130182624935
-    'stability.netDebtRatio': { value: -6.967130182624935, unit: '%', priceDate: null, ...S21, todo: TODO.KR_DEBT },
+    'stability.netDebtRatio': { value: -6.967130182624935, unit: '%', priceDate: null, ...S21 },
     // interest coverage: no interest-expense line (금융비용 is not interest): null, reason naming interest.
-    'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x', todo: TODO.KR_TTM_REASON },
+    'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x' },
     // current ratio = 218,163,185,000,000 x 100 / 88,117,133,000,000 = 247.5831629701343
     'stability.currentRatio': { value: 247.5831629701343, unit: '%', priceDate: null, ...S21 },
     // OCF = CF ord 0 = 65,105,448,000,000 KRW
-    'cashGeneration.operatingCashFlow': { value: 65_105_448_000_000, unit: 'KRW', priceDate: null, ...S21, todo: TODO.KR_TTM },
+    'cashGeneration.operatingCashFlow': { value: 65_105_448_000_000, unit: 'KRW', priceDate: null, ...S21 },
     // FCF yield = (65,105,448,000,000 - 47,122,106,000,000) x 100 / 343,859,474,880,000 = 5.229852109288489
-    'cashGeneration.fcfYield': { value: 5.229852109288489, unit: '%', priceDate: S21_PRICE, ...S21, todo: TODO.KR_TTM },
+    'cashGeneration.fcfYield': { value: 5.229852109288489, unit: '%', priceDate: S21_PRICE, ...S21 },
     // CF/NI = 65,105,448,000,000 / 39,243,791,000,000 = 1.6589999676636744
-    'earningsQuality.cfToNi': { value: 1.6589999676636744, unit: 'x', priceDate: null, ...S21, todo: TODO.KR_TTM },
+    'earningsQuality.cfToNi': { value: 1.6589999676636744, unit: 'x', priceDate: null, ...S21 },
     // CCC = 40,713,415 x 365 / 279,604,799 + 41,384,404 x 365 / 166,411,342 - 13,453,351 x 365 / 166,411,342
     //     = 53.14785915030021 + 90.77090106033758 - 29.508043478190327 = 114.41071673244747 days
-    'earningsQuality.ccc': { value: 114.41071673244747, unit: 'days', priceDate: null, ...S21, todo: TODO.KR_TTM },
+    'earningsQuality.ccc': { value: 114.41071673244747, unit: 'days', priceDate: null, ...S21 },
   },
   raw: {
     // PSR = 343,859,474,880,000 / 279,604,799,000,000 = 1.2298053399290905
-    psr: { value: 1.2298053399290905, unit: 'x', todo: TODO.KR_TTM },
+    psr: { value: 1.2298053399290905, unit: 'x' },
     // net margin = 39,243,791,000,000 x 100 / 279,604,799,000,000 = 14.035449727742334
-    netMargin: { value: 14.035449727742334, unit: '%', todo: TODO.KR_TTM },
+    netMargin: { value: 14.035449727742334, unit: '%' },
     // operating income YoY = (51,633,856,000,000 - 35,993,876,000,000) / 35,993,876,000,000 x 100 = 43.45178051955283
-    operatingIncomeYoy: { value: 43.45178051955283, unit: '%', todo: TODO.KR_TTM },
+    operatingIncomeYoy: { value: 43.45178051955283, unit: '%' },
   },
 });
 
@@ -335,34 +317,34 @@ runCase({
     'valuation.pbr': noPrice('x'),
     'valuation.evEbit': noPrice('x'),
     // ROE = 14,473,401,000,000 x 100 / 353,233,775,000,000 = 4.097400085821351
-    'profitability.roe': { value: 4.097400085821351, unit: '%', priceDate: null, ...S23, todo: TODO.KR_TTM },
+    'profitability.roe': { value: 4.097400085821351, unit: '%', priceDate: null, ...S23 },
     // ROIC = 6,566,976,000,000 x 100 / (353,233,775,000,000 + 12,685,944,000,000 - 69,080,893,000,000 = 296,838,826,000,000) = 2.2123035886147857
-    'profitability.roic': { value: 2.2123035886147857, unit: '%', priceDate: null, ...S23, todo: TODO.KR_TTM_DEBT },
+    'profitability.roic': { value: 2.2123035886147857, unit: '%', priceDate: null, ...S23 },
     // operating margin = 6,566,976,000,000 x 100 / 258,935,494,000,000 = 2.536143615753196
-    'profitability.operatingMargin': { value: 2.536143615753196, unit: '%', priceDate: null, ...S23, todo: TODO.KR_TTM },
+    'profitability.operatingMargin': { value: 2.536143615753196, unit: '%', priceDate: null, ...S23 },
     // revenue YoY = (258,935,494,000,000 - 302,231,360,000,000) / 302,231,360,000,000 x 100 = -14.325404881875926
-    'growth.revenueYoy': { value: -14.325404881875926, unit: '%', priceDate: null, ...S23, todo: TODO.KR_TTM },
+    'growth.revenueYoy': { value: -14.325404881875926, unit: '%', priceDate: null, ...S23 },
     // EPS YoY: no share count in the data: null, the reason naming shares.
-    'growth.epsYoy': { value: null, reason: /share/i, unit: '%', todo: TODO.KR_TTM_REASON },
+    'growth.epsYoy': { value: null, reason: /share/i, unit: '%' },
     // net-debt ratio = (12,685,944,000,000 - 69,080,893,000,000) x 100 / 353,233,775,000,000 = -15.965333156491052
-    'stability.netDebtRatio': { value: -15.965333156491052, unit: '%', priceDate: null, ...S23, todo: TODO.KR_DEBT },
-    'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x', todo: TODO.KR_TTM_REASON },
+    'stability.netDebtRatio': { value: -15.965333156491052, unit: '%', priceDate: null, ...S23 },
+    'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x' },
     // current ratio = 195,936,557,000,000 x 100 / 75,719,452,000,000 = 258.76647522488673
     'stability.currentRatio': { value: 258.76647522488673, unit: '%', priceDate: null, ...S23 },
     // OCF = CF ord 34 = 44,137,427,000,000 KRW
-    'cashGeneration.operatingCashFlow': { value: 44_137_427_000_000, unit: 'KRW', priceDate: null, ...S23, todo: TODO.KR_TTM },
-    'cashGeneration.fcfYield': noPrice('%', TODO.KR_TTM_REASON),
+    'cashGeneration.operatingCashFlow': { value: 44_137_427_000_000, unit: 'KRW', priceDate: null, ...S23 },
+    'cashGeneration.fcfYield': noPrice('%'),
     // CF/NI = 44,137,427,000,000 / 14,473,401,000,000 = 3.049554627830736
-    'earningsQuality.cfToNi': { value: 3.049554627830736, unit: 'x', priceDate: null, ...S23, todo: TODO.KR_TTM },
+    'earningsQuality.cfToNi': { value: 3.049554627830736, unit: 'x', priceDate: null, ...S23 },
     // CCC = 36,647,393 x 365 / 258,935,494 + 51,625,874 x 365 / 180,388,580 - 11,319,824 x 365 / 180,388,580 = 133.21445794746893 days
-    'earningsQuality.ccc': { value: 133.21445794746893, unit: 'days', priceDate: null, ...S23, todo: TODO.KR_TTM },
+    'earningsQuality.ccc': { value: 133.21445794746893, unit: 'days', priceDate: null, ...S23 },
   },
   raw: {
     psr: { value: null, reason: /price/i, unit: 'x' },
     // net margin = 14,473,401,000,000 x 100 / 258,935,494,000,000 = 5.589577842889319
-    netMargin: { value: 5.589577842889319, unit: '%', todo: TODO.KR_TTM },
+    netMargin: { value: 5.589577842889319, unit: '%' },
     // operating income YoY = (6,566,976,000,000 - 43,376,630,000,000) / 43,376,630,000,000 x 100 = -84.86056662308712
-    operatingIncomeYoy: { value: -84.86056662308712, unit: '%', todo: TODO.KR_TTM },
+    operatingIncomeYoy: { value: -84.86056662308712, unit: '%' },
   },
 });
 
@@ -426,11 +408,11 @@ runCase({
     // PBR = 5,007,296,419,800 / 88,190,000,000 = 56.77850572400499
     'valuation.pbr': { value: 56.77850572400499, unit: 'x', priceDate: A_PRICE, ...A },
     // EV/EBIT = (5,007,296,419,800 + 90,509,000,000 - 45,317,000,000) / 141,070,000,000 = 35.81547047423265
-    'valuation.evEbit': { value: 35.81547047423265, unit: 'x', priceDate: A_PRICE, ...A, todo: TODO.US_DEBT_APPLE },
+    'valuation.evEbit': { value: 35.81547047423265, unit: 'x', priceDate: A_PRICE, ...A },
     // ROE = 117,777 x 100 / 88,190 = 133.5491552330196
     'profitability.roe': { value: 133.5491552330196, unit: '%', priceDate: null, ...A },
     // ROIC = 141,070 x 100 / (88,190 + 90,509 - 45,317 = 133,382) = 105.76389617789506
-    'profitability.roic': { value: 105.76389617789506, unit: '%', priceDate: null, ...A, todo: TODO.US_DEBT_APPLE },
+    'profitability.roic': { value: 105.76389617789506, unit: '%', priceDate: null, ...A },
     // operating margin = 141,070 x 100 / 435,617 = 32.38395195779779
     'profitability.operatingMargin': { value: 32.38395195779779, unit: '%', priceDate: null, ...A },
     // revenue YoY = (435,617 - 395,760) / 395,760 x 100 = 10.071002627855266
@@ -439,7 +421,7 @@ runCase({
     //   (8.022333415524953 - 6.400581331218401) / 6.400581331218401 x 100 = 25.337574829282556
     'growth.epsYoy': { value: 25.337574829282556, unit: '%', priceDate: null, ...A },
     // net-debt ratio = (90,509 - 45,317) x 100 / 88,190 = 51.243905204671734
-    'stability.netDebtRatio': { value: 51.243905204671734, unit: '%', priceDate: null, ...A, todo: TODO.US_DEBT_APPLE },
+    'stability.netDebtRatio': { value: 51.243905204671734, unit: '%', priceDate: null, ...A },
     // interest coverage: interest expense not reported in these filings (absent, not 0).
     'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x' },
     // current ratio = 158,104 x 100 / 162,367 = 97.37446648641658
@@ -508,16 +490,16 @@ runCase({
     // ROE = 11,190 x 100 / 39,851 = 28.079596496951144
     'profitability.roe': { value: 28.079596496951144, unit: '%', priceDate: null, ...T22 },
     // ROIC = 12,368 x 100 / (39,851 + 2,397 - 19,532 = 22,716) = 54.446205317837645
-    'profitability.roic': { value: 54.446205317837645, unit: '%', priceDate: null, ...T22, todo: TODO.US_DEBT_TESLA },
+    'profitability.roic': { value: 54.446205317837645, unit: '%', priceDate: null, ...T22 },
     // operating margin = 12,368 x 100 / 74,863 = 16.520844743063996
     'profitability.operatingMargin': { value: 16.520844743063996, unit: '%', priceDate: null, ...T22 },
     // revenue YoY = (74,863 - 46,848) / 46,848 x 100 = 59.799778005464475
     'growth.revenueYoy': { value: 59.799778005464475, unit: '%', priceDate: null, ...T22 },
     // EPS YoY: 11,190,000,000 / 3,157,752,449 = 3.5436596695677203 vs 3,468,000,000 / 3,012,794,556 = 1.1510907682349119
     //   (3.5436596695677203 - 1.1510907682349119) / 1.1510907682349119 x 100 = 207.8523229755013
-    'growth.epsYoy': { value: 207.8523229755013, unit: '%', priceDate: null, ...T22, todo: TODO.US_SPLIT },
+    'growth.epsYoy': { value: 207.8523229755013, unit: '%', priceDate: null, ...T22 },
     // net-debt ratio = (2,397 - 19,532) x 100 / 39,851 = -42.99766630699355
-    'stability.netDebtRatio': { value: -42.99766630699355, unit: '%', priceDate: null, ...T22, todo: TODO.US_DEBT_TESLA },
+    'stability.netDebtRatio': { value: -42.99766630699355, unit: '%', priceDate: null, ...T22 },
     // interest coverage = 12,368 / 229 = 54.00873362445415
     'stability.interestCoverage': { value: 54.00873362445415, unit: 'x', priceDate: null, ...T22 },
     // current ratio = 35,990 x 100 / 24,611 = 146.23542318475478
@@ -593,16 +575,16 @@ runCase({
     // ROE = 556 x 100 / 16,031 = 3.468280207098746
     'profitability.roe': { value: 3.468280207098746, unit: '%', priceDate: null, ...T20 },
     // ROIC = 1,778 x 100 / (16,031 + 12,194 - 14,531 = 13,694) = 12.983788520519935
-    'profitability.roic': { value: 12.983788520519935, unit: '%', priceDate: null, ...T20, todo: TODO.US_DEBT_TESLA },
+    'profitability.roic': { value: 12.983788520519935, unit: '%', priceDate: null, ...T20 },
     // operating margin = 1,778 x 100 / 28,176 = 6.310335036910846
     'profitability.operatingMargin': { value: 6.310335036910846, unit: '%', priceDate: null, ...T20 },
     // revenue YoY = (28,176,000,000 - 24,419,873,000) / 24,419,873,000 x 100 = 15.381435439897661
     'growth.revenueYoy': { value: 15.381435439897661, unit: '%', priceDate: null, ...T20 },
     // EPS YoY: 556,000,000 / 947,900,733 = 0.5865593101086883 vs -827,517,000 / 901,224,290 = -0.9182142660624472
     //   (0.5865593101086883 - (-0.9182142660624472)) / 0.9182142660624472 x 100 = 163.88043965206666
-    'growth.epsYoy': { value: 163.88043965206666, unit: '%', priceDate: null, ...T20, todo: TODO.US_SPLIT },
+    'growth.epsYoy': { value: 163.88043965206666, unit: '%', priceDate: null, ...T20 },
     // net-debt ratio = (12,194 - 14,531) x 100 / 16,031 = -14.578005115089514
-    'stability.netDebtRatio': { value: -14.578005115089514, unit: '%', priceDate: null, ...T20, todo: TODO.US_DEBT_TESLA },
+    'stability.netDebtRatio': { value: -14.578005115089514, unit: '%', priceDate: null, ...T20 },
     // interest coverage = 1,778 / 672 = 2.6458333333333335
     'stability.interestCoverage': { value: 2.6458333333333335, unit: 'x', priceDate: null, ...T20 },
     // current ratio = 21,744 x 100 / 13,302 = 163.4641407307172
