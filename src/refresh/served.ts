@@ -46,7 +46,13 @@ export class SnapshotDataset implements ServedDataset {
     const { market, code: normalised } = normaliseCode(code);
     const view = this.computed.views.get(viewKey(market, normalised));
     if (view === undefined) {
-      throw new ApiError('not_found', market === 'KR' ? `no KR stock has the code ${normalised}` : `no US stock has the ticker ${normalised}`);
+      throw new ApiError(
+        'not_found',
+        market === 'KR'
+          ? `no KR stock has the code ${normalised}`
+          : // Foreign private issuers file 20-F/40-F (annual, often not in USD): not covered, and the answer says so.
+            `no US stock has the ticker ${normalised} (covered: companies filing 10-K/10-Q with the SEC; 20-F/40-F filers are not)`,
+      );
     }
     return view;
   }

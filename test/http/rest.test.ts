@@ -121,7 +121,7 @@ describe('REST /api/public/v2', () => {
       assert.deepEqual([(a.body as Json).code, (a.body as Json).detail], ['not_found', 'no KR stock has the code 000001']);
       const b = await get(`${base}/stocks/zzzz-q/snapshot`, key);
       assert.equal(b.status, 404);
-      assert.equal((b.body as Json).detail, 'no US stock has the ticker ZZZZ.Q');
+      assert.equal((b.body as Json).detail, 'no US stock has the ticker ZZZZ.Q (covered: companies filing 10-K/10-Q with the SEC; 20-F/40-F filers are not)');
       const c = await get(`${base}/stocks/${encodeURIComponent('<script>')}/score`, key);
       assert.equal(c.status, 400);
     });

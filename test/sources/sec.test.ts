@@ -95,9 +95,30 @@ describe('SecSource against recorded responses', () => {
         { market: 'US', code: 'AAPL', name: 'Apple Inc.', exchange: 'NASDAQ', sector: 'Electronic Computers', currency: 'USD', fiscalYearEndMonth: 9, source: 'sec' },
       ]);
       assert.equal(result.cursor, '2024-11-01');
+      assert.deepEqual(result.skipped, { 'company without XBRL financials (companyfacts 404)': 1 });
       const paths = server.requests.map((r) => r.url.pathname);
       assert.ok(!paths.some((p) => p.includes('CIK0001067983')), 'Berkshire only filed an 8-K');
       assert.ok(paths.includes('/api/xbrl/companyfacts/CIK0000789019.json'));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a foreign private issuer (20-F only) is skipped with its reason, not mistaken for a company without reports', async () => {
+    // Edge case made from the hand-written DOW document: every fact re-tagged as filed on a 20-F.
+    const foreign = fixtureJson('sec/companyfacts_CIK0001751788.json') as { facts: Record<string, Record<string, { units: Record<string, { form: string }[]> }>> };
+    for (const taxonomy of Object.values(foreign.facts)) for (const c of Object.values(taxonomy)) for (const l of Object.values(c.units)) for (const f of l) f.form = '20-F';
+    const server = await loopback((req) => {
+      const p = req.url.pathname;
+      if (p === '/files/company_tickers.json') return { body: fixture('sec/company_tickers.json') };
+      if (p === '/api/xbrl/companyfacts/CIK0001751788.json') return { body: JSON.stringify(foreign) };
+      return { status: 404, body: 'Not Found' };
+    });
+    try {
+      const source = new SecSource({ userAgent: 'Example Research admin@example.com', dataBaseUrl: server.base, wwwBaseUrl: server.base, requestsPerSecond: 10, tickers: ['DOW'] });
+      const result = await source.ingest(context({ asOf: '2024-11-01', cursor: null }));
+      assert.deepEqual([result.data.securities, result.data.reports], [[], []]);
+      assert.deepEqual(result.skipped, { 'foreign private issuer (20-F/40-F filings only): not covered': 1 });
     } finally {
       await server.close();
     }

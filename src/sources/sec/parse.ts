@@ -157,6 +157,32 @@ export interface CompanyFactsResult {
   skipped: Record<string, number>;
   /** Stock splits found between filings: the first filing in the new basis and the factor. */
   splits: { filed: string; factor: number }[];
+  /** Files 20-F/40-F (a foreign private issuer) and no 10-K/10-Q: not covered. */
+  foreignPrivateIssuer: boolean;
+}
+
+const FOREIGN_FORMS = new Set(['20-F', '20-F/A', '40-F', '40-F/A']);
+
+/** Whether the document's facts come from 20-F/40-F filings only (any taxonomy, any unit). */
+function isForeignPrivateIssuer(body: Record<string, unknown>): boolean {
+  let foreign = false;
+  const taxonomies = body['facts'];
+  if (!isRecord(taxonomies)) return false;
+  for (const taxonomy of Object.values(taxonomies)) {
+    if (!isRecord(taxonomy)) continue;
+    for (const concept of Object.values(taxonomy)) {
+      if (!isRecord(concept) || !isRecord(concept['units'])) continue;
+      for (const list of Object.values(concept['units'])) {
+        if (!Array.isArray(list)) continue;
+        for (const f of list) {
+          const form = isRecord(f) ? str(f, 'form') : '';
+          if (FORMS.has(form)) return false;
+          if (FOREIGN_FORMS.has(form)) foreign = true;
+        }
+      }
+    }
+  }
+  return foreign;
 }
 
 /**
@@ -328,7 +354,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     for (const split of splits) if (split.filed > r.disclosedOn) factor *= split.factor;
     r.shares = Math.round(raw * factor);
   });
-  return { reports, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits };
+  return { reports, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, foreignPrivateIssuer: reports.length === 0 && isForeignPrivateIssuer(body) };
 }
 
 /**

@@ -86,13 +86,14 @@ export class SecSource implements Source {
   async company(
     http: HttpClient,
     entry: TickerEntry,
-  ): Promise<{ reports: FinancialReport[]; security: Security; skipped: Record<string, number> } | null> {
+  ): Promise<{ reports: FinancialReport[]; security: Security; skipped: Record<string, number> } | 'foreign private issuer' | null> {
     const factsUrl = `${this.dataBase}/api/xbrl/companyfacts/CIK${cik10(entry.cik)}.json`;
     // Companies without XBRL financials (funds, new registrants) have no companyfacts: 404.
     const res = await http.request(factsUrl, { acceptStatus: [404] });
     if (res.status === 404) return null;
     const parsed = parseCompanyFacts(http.parseJson(new TextDecoder().decode(res.body), factsUrl), entry.ticker);
     if (parsed === null) throw http.parseError('companyfacts without facts', factsUrl);
+    if (parsed.foreignPrivateIssuer) return 'foreign private issuer';
     const subUrl = `${this.dataBase}/submissions/CIK${cik10(entry.cik)}.json`;
     // Without submissions the company is still placed (exchange, sector and year end from the facts).
     const subRes = await http.request(subUrl, { acceptStatus: [404] });
@@ -142,6 +143,11 @@ export class SecSource implements Source {
       }
       if (!result) {
         skip('company without XBRL financials (companyfacts 404)');
+        continue;
+      }
+      if (result === 'foreign private issuer') {
+        // 20-F/40-F filers report yearly, often in their own currency: not covered (docs/sources.md).
+        skip('foreign private issuer (20-F/40-F filings only): not covered');
         continue;
       }
       for (const [reason, n] of Object.entries(result.skipped)) skip(reason, n);
