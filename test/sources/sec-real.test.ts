@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { FinancialReport } from '../../src/domain/model.js';
+import { ttmAsOf } from '../../src/domain/ttm.js';
 import { debtOf, parseCompanyFacts } from '../../src/sources/sec/parse.js';
 
 const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
@@ -30,6 +31,23 @@ describe('SEC companyfacts on real filings', () => {
     // dei:EntityCommonStockSharesOutstanding 2026-01-16 = 14,681,140,000 (after the last split: unchanged).
     assert.equal(q1.shares, 14_681_140_000);
     assert.equal(apple.fiscalYearEndMonth, 9);
+  });
+
+  it('Apple: a 10-K/A restatement (FY2009, filed 2010-01-25 with the Q1 FY2010 10-Q) is a correction from its own date on', () => {
+    // 10-K 2009-10-27: SalesRevenueNet FY2009 36,537, NetIncomeLoss 5,704; 10-K/A 2010-01-25 (new revenue
+    // recognition, restated): 42,905 and 8,235. The 10-Q of the same day is Q1 FY2010 (period end 2009-12-26).
+    const fy2009 = at(apple.reports, 2009, 4).map((r) => [r.disclosedOn, r.revenue, r.netIncome]);
+    assert.deepEqual(fy2009, [
+      ['2009-10-27', 36_537 * M, 5_704 * M],
+      ['2010-01-25', 42_905 * M, 8_235 * M],
+    ]);
+    assert.deepEqual(at(apple.reports, 2010, 1).map((r) => [r.periodEnd, r.disclosedOn]), [['2009-12-26', '2010-01-25']]);
+    // FY2009's TTM is the original 5,704 the day before the amendment and the restated 8,235 from its day on.
+    const upToFy2009 = apple.reports.filter((r) => r.fiscalYear <= 2009);
+    assert.equal(ttmAsOf(upToFy2009, '2010-01-24').current.ttm?.netIncome, 5_704 * M);
+    assert.equal(ttmAsOf(upToFy2009, '2010-01-25').current.ttm?.netIncome, 8_235 * M);
+    // Q1 FY2010's TTM needs the Q1 FY2009 10-Q, which predates these companyfacts (they start mid-2009): no TTM, and why.
+    assert.equal(ttmAsOf(apple.reports, '2010-01-25').current.reason, 'no filing for 2009Q1');
   });
 
   it('Apple: a concept that stopped being filed does not blank the item (capex and revenue before 2013)', () => {
