@@ -674,3 +674,51 @@ runCase({
     operatingIncomeYoy: { value: 567.955615332885, unit: '%' },
   },
 });
+
+// ---------------------------------------------------------------------------------------------
+// One unknown company does not stop the Korean filings. The same FY2023 statements as above,
+// but OpenDART's company.json answers "no data" (status 013) for Samsung Electronics, as it
+// does for some real filers: the filer is placed from the filing list and corpCode.xml
+// (code, name, KOSPI from corp_cls Y; sector unknown), its statements are stored and served
+// with the same figures, the run records the skip with its reason, and when company.json
+// answers on a later run the sector arrives.
+describe('Samsung Electronics when company.json answers 013 (status "no data")', () => {
+  let s: Scenario;
+  const faults = { companyJson013: true };
+  before(async () => {
+    s = await startScenario({
+      at: '2024-03-13T03:00:00Z',
+      faults,
+      sources: (base) => [new OpenDartSource({ apiKey: DUMMY.dartKey, baseUrl: base, requestsPerSecond: 0, firstRunDays: 1000, ...fast })],
+    });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  it('keeps and serves the statements of the placed filer, with the same figures', async () => {
+    const snap = await s.get('/stocks/005930/snapshot');
+    assert.equal(snap.status, 200, JSON.stringify(snap.body));
+    const body = snap.body as Record<string, unknown>;
+    assert.deepEqual([body['name'], body['market'], body['source']], ['삼성전자', 'KR', 'opendart']);
+    // net-debt ratio = (12,685,944,000,000 - 69,080,893,000,000) x 100 / 353,233,775,000,000, as above
+    checkMetric(at('stability.netDebtRatio', body), { value: -15.965333156491052, unit: '%', priceDate: null, referenceQuarter: '2023Q4', disclosedOn: '2024-03-12' }, 'netDebtRatio');
+    const pct = (await s.get('/stocks/005930/percentile')).body;
+    assert.equal(JSON.stringify(pct).includes('"Unclassified"'), true, 'sector unknown until the company record comes');
+  });
+
+  it('records what it skipped, and why, in the run', async () => {
+    const [run] = await s.app.store.refreshRuns(1);
+    const statuses = JSON.parse(run!.detail) as { source: string; ok: boolean; skipped?: Record<string, number> }[];
+    assert.deepEqual(statuses.map((x) => [x.source, x.ok, x.skipped]), [['opendart', true, { 'company.json status 013 (asked again next run)': 1 }]]);
+  });
+
+  it('takes the sector once company.json answers', async () => {
+    faults.companyJson013 = false;
+    s.clock.now = new Date('2024-03-13T04:00:00Z');
+    await s.app.refresher.run();
+    const pct = await s.get('/stocks/005930/percentile');
+    // company.json induty_code 264 (communications equipment): Electronic Components (docs/sources.md).
+    assert.equal(JSON.stringify(pct.body).includes('"Electronic Components"'), true, JSON.stringify(pct.body).slice(0, 300));
+  });
+});

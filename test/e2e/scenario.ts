@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { configuredSources } from '../../src/sources/index.js';
 import type { Source } from '../../src/sources/source.js';
 import { tempDir } from '../support/tmp.js';
-import { startUpstream, type Upstream } from './upstream.js';
+import { startUpstream, type Upstream, type UpstreamFaults } from './upstream.js';
 
 export interface Scenario {
   app: App;
@@ -27,6 +27,8 @@ export interface ScenarioOptions {
   env?: (base: string) => Record<string, string>;
   /** Where earlier runs left off (`cursor:<source>` meta), written before the service starts. */
   cursors?: Record<string, string>;
+  /** Faults of the upstream (the object stays live: a test may flip them between refreshes). */
+  faults?: UpstreamFaults;
 }
 
 /** Dummy credentials: the loopback checks none. */
@@ -38,7 +40,7 @@ export const DUMMY = {
 };
 
 export async function startScenario(options: ScenarioOptions): Promise<Scenario> {
-  const upstream = await startUpstream();
+  const upstream = await startUpstream(options.faults);
   const tmp = tempDir('e2e-real-');
   const clock = { now: new Date(options.at) };
   let app: App | null = null;

@@ -63,7 +63,13 @@ export interface Upstream extends Loopback {
 
 const json = (body: unknown): Reply => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
 
-export async function startUpstream(): Promise<Upstream> {
+/** Switches of the harness a test may flip while it runs. */
+export interface UpstreamFaults {
+  /** company.json answers OpenDART's "no data" (013) for every company, as it does for some real filers. */
+  companyJson013?: boolean;
+}
+
+export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstream> {
   const answered: Upstream['answered'] = [];
   const unanswered: string[] = [];
   const cache = new Map<string, Buffer>();
@@ -215,7 +221,7 @@ export async function startUpstream(): Promise<Upstream> {
     }
     if (p === '/api/company.json') {
       const file = DART_COMPANY[q.get('corp_code') ?? ''];
-      if (file) return { reply: { body: recorded(file) }, constructed: false };
+      if (file && !faults.companyJson013) return { reply: { body: recorded(file) }, constructed: false };
       return { reply: json({ status: '013', message: '조회된 데이타가 없습니다.' }), constructed: true };
     }
     return null;
