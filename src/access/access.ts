@@ -1,6 +1,7 @@
 // Who may call, and how much. Both doors (REST and MCP) call `authenticate` and then
 // `admit` once per counted tool call, so a key's quota is the same whichever door it uses.
 
+import { isOutage } from '../store/outage.js';
 import type { Plan, Store } from '../store/store.js';
 import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
 import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
@@ -45,6 +46,22 @@ export interface Admission {
 
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** The database or Redis did not answer an authentication or a count (a door answers 503). */
+export class DependencyDown extends Error {
+  constructor(readonly dependency: string, options?: { cause?: unknown }) {
+    super(`${dependency} unreachable`, options);
+    this.name = 'DependencyDown';
+  }
+}
+
+async function needing<T>(dependency: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw isOutage(err) ? new DependencyDown(dependency, { cause: err }) : err;
+  }
+}
+
 export class AccessControl {
   private readonly lastTouched = new Map<number, number>();
 
@@ -61,7 +78,7 @@ export class AccessControl {
     const hash = hashKey(token);
     // The lookup is by hash (an index probe); the constant-time comparison guards against
     // the engine's own string comparison leaking how much of the hash matched.
-    const key = await this.store.keyByHash(hash);
+    const key = await needing('database', this.store.keyByHash(hash));
     if (key === null || !sameHash(key.hash, hash)) return { ok: false, why: 'unknown' };
     if (key.revokedAt !== null) return { ok: false, why: 'revoked', prefix: key.prefix };
     return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
@@ -76,6 +93,10 @@ export class AccessControl {
    * call is not counted: the daily increment is conditional on being under the quota.
    */
   async admit(caller: Caller, enforce = true): Promise<Admission> {
+    return needing(this.usage.dependency, this.count(caller, enforce));
+  }
+
+  private async count(caller: Caller, enforce: boolean): Promise<Admission> {
     const now = this.clock();
     const limits = this.plans[caller.plan];
     const { day, reset, resetsAt } = this.calendar(now);

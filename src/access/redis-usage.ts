@@ -25,6 +25,7 @@ return 1`;
 const DAY_KEY_TTL_MS = 2 * 86_400_000;
 
 export class RedisUsageCounter implements UsageCounter {
+  readonly dependency = 'redis';
   readonly redis: Redis;
 
   constructor(url: string, private readonly prefix = 'svc') {

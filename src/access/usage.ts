@@ -9,6 +9,8 @@ export interface BurstDecision {
 }
 
 export interface UsageCounter {
+  /** What the counts live in, named in a 503 when it is away: `database` or `redis`. */
+  readonly dependency: string;
   /** Adds one call if the day's count is below `limit`; returns the new count, or null when full. */
   increment(keyId: number, day: string, limit: number): Promise<number | null>;
   get(keyId: number, day: string): Promise<number>;
@@ -35,6 +37,7 @@ export class MemoryBurstWindow {
 }
 
 export class StoreUsageCounter implements UsageCounter {
+  readonly dependency = 'database';
   private readonly burst = new MemoryBurstWindow();
   constructor(private readonly store: Store) {}
 
@@ -69,6 +72,7 @@ interface DayCount {
  * place every instance counts in.
  */
 export class BufferedUsageCounter implements UsageCounter {
+  readonly dependency = 'database';
   private readonly burst = new MemoryBurstWindow();
   private readonly counts = new Map<string, DayCount | Promise<DayCount>>();
   private readonly timer: NodeJS.Timeout;

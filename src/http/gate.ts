@@ -2,9 +2,10 @@
 // call, and build the account the health tool reports. REST and MCP both call `admitCall`
 // once per tool call, so a key's usage is the same whichever door it comes through.
 
-import type { AccessControl, Admission, AuthResult, Caller, PlanLimits } from '../access/access.js';
+import { DependencyDown, type AccessControl, type Admission, type AuthResult, type Caller, type PlanLimits } from '../access/access.js';
+import { isOutage } from '../store/outage.js';
 import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
-import { ApiError } from '../tools/errors.js';
+import { ApiError, dependencyUnavailable } from '../tools/errors.js';
 import type { Account } from '../tools/tool.js';
 
 export type Gate =
@@ -12,6 +13,16 @@ export type Gate =
   | { ok: false; error: ApiError; caller: Caller | null; admission: Admission | null };
 
 const REASONS = { unknown: 'the key is not known', revoked: 'the key has been revoked' } as const;
+
+/**
+ * A failure that is a dependency being away, as the 503 both doors answer with; null for any
+ * other error. Tools read the database on demand (price history, valuation bands).
+ */
+export function outageError(err: unknown): ApiError | null {
+  if (err instanceof DependencyDown) return dependencyUnavailable(err.dependency);
+  if (isOutage(err)) return dependencyUnavailable('database');
+  return null;
+}
 
 /** `auth` is the request's authentication, done once per HTTP request by the door. */
 export async function admitCall(access: AccessControl, clock: Clock, auth: AuthResult, toolName: string): Promise<Gate> {

@@ -15,7 +15,7 @@ import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import { parseArgs } from '../tools/params.js';
 import { TOOLS, toolByName } from '../tools/registry.js';
-import { admitCall, rateLimitHeaders, type Gate } from './gate.js';
+import { admitCall, outageError, rateLimitHeaders, type Gate } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { jsonSchema } from './openapi.js';
 
@@ -34,6 +34,8 @@ export const MCP_ERRORS = {
   forbidden: -32003,
   quota: -32029,
   dataUnavailable: -32004,
+  /** The database or Redis is away: HTTP 503 with Retry-After (docs/deploy.md). */
+  serviceUnavailable: -32053,
 } as const;
 
 type Id = string | number | null;
@@ -112,7 +114,14 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
 
     // Every request carries a key. A well-formed unknown or revoked key may still ask health
     // (DESIGN.md 4); anything else with it is refused like a missing key.
-    const auth = await deps.access.authenticate(request.headers.authorization);
+    let auth: AuthResult;
+    try {
+      auth = await deps.access.authenticate(request.headers.authorization);
+    } catch (err) {
+      const outage = outageError(err);
+      if (outage === null) throw err;
+      return unavailable(reply, null, outage);
+    }
     const onlyHealthCalls = messages.every((m) => isHealthCall(m));
     if (!auth.ok && (auth.why === 'missing' || !onlyHealthCalls)) {
       const detail = auth.why === 'missing' ? 'send a valid API key as Authorization: Bearer <key>' : 'the API key is not accepted';
@@ -126,18 +135,34 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     const answers: Answer[] = [];
     let refusal: ApiError | null = null;
     for (const message of messages) {
-      const outcome = await answer(message, auth, request, reply, deps, toolsList);
+      let outcome: { answer: Answer; refusal: ApiError | null };
+      try {
+        outcome = await answer(message, auth, request, reply, deps, toolsList);
+      } catch (err) {
+        // Counting the call needs the database or Redis: without it nothing is answered.
+        const outage = outageError(err);
+        if (outage === null) throw err;
+        return unavailable(reply, null, outage);
+      }
       answers.push(outcome.answer);
       refusal ??= outcome.refusal;
     }
     const replies = answers.filter((a): a is string => a !== null);
     if (replies.length === 0) return reply.code(202).send();
-    // A single refused call is an HTTP 429 with the JSON-RPC error as its body.
+    // A single refused call is an HTTP 429 (503 when a dependency is away) with the JSON-RPC
+    // error as its body.
     if (!batch && refusal !== null) {
-      reply.code(429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
+      reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
     }
     return reply.send(batch ? `[${replies.join(',')}]` : replies[0]);
   });
+}
+
+function unavailable(reply: FastifyReply, id: Id, error: ApiError): FastifyReply {
+  return reply
+    .code(503)
+    .header('retry-after', String(error.extra.retryAfter ?? 5))
+    .send(errorAnswer(id, MCP_ERRORS.serviceUnavailable, `${error.code}: ${error.detail}`, { code: error.code, retryAfter: error.extra.retryAfter }));
 }
 
 function isHealthCall(m: unknown): boolean {
@@ -236,6 +261,11 @@ async function callTool(
       if (err.code === 'data_unavailable') return { answer: errorAnswer(id, MCP_ERRORS.dataUnavailable, err.detail, { code: err.code }), refusal: null };
       // Bad arguments and unknown codes are the tool's answer, so the model can correct itself.
       return { answer: resultAnswer(id, toolResultError(`${err.code}: ${err.detail}`)), refusal: null };
+    }
+    const outage = outageError(err);
+    if (outage !== null) {
+      request.log.warn({ errName: (err as Error).name }, 'dependency unreachable');
+      return { answer: errorAnswer(id, MCP_ERRORS.serviceUnavailable, `${outage.code}: ${outage.detail}`, { code: outage.code, retryAfter: outage.extra.retryAfter }), refusal: outage };
     }
     request.log.error({ errName: (err as Error).name }, 'tool failed');
     return { answer: errorAnswer(id, ErrorCode.InternalError, `Internal error; quote request id ${request.id}`), refusal: null };

@@ -61,7 +61,7 @@ export function openApiDocument(version: string): Json {
       '400': problem('invalid_parameter: a parameter is malformed or out of range; detail names it and the allowed values'),
       '401': problem('unauthorized: missing, malformed, unknown or revoked key'),
       '429': problem('quota_exceeded or rate_limited; see Retry-After'),
-      '503': problem('data_unavailable: the data has not been loaded yet'),
+      '503': problem('data_unavailable: the data has not been loaded yet; service_unavailable: the database or Redis is not reachable right now (Retry-After)'),
     };
     if (tool.cacheable) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
     if (tool.path.includes('{code}')) responses['404'] = problem('not_found: no stock with that code in the market tried');

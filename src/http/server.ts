@@ -10,6 +10,7 @@ import type { AccessControl } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import type { DatasetHolder } from '../tools/holder.js';
+import { outageError } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';
 import { openApiDocument } from './openapi.js';
@@ -128,8 +129,12 @@ export async function buildServer(deps: ServerDeps) {
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     let apiError: ApiError;
+    const outage = outageError(err);
     if (err instanceof ApiError) apiError = err;
-    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiError = new ApiError('payload_too_large', `request bodies are limited to ${deps.bodyLimit} bytes`);
+    else if (outage !== null) {
+      request.log.warn({ errName: err.name, errCode: (err as FastifyError).code ?? null }, 'dependency unreachable');
+      apiError = outage;
+    } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiError = new ApiError('payload_too_large', `request bodies are limited to ${deps.bodyLimit} bytes`);
     else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') apiError = new ApiError('unsupported_media_type', 'send Content-Type: application/json');
     else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       apiError = new ApiError('invalid_parameter', 'the request could not be read');

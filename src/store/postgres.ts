@@ -16,6 +16,10 @@ export async function openPostgresStore(url: string, poolSize = 10): Promise<Kys
   const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one that is checked out but between queries when the server goes away (a server
+  // shutdown's FATAL arrives as an 'error' event with no query to take it): the query that
+  // follows fails, and the pool drops the client when it comes back (it is no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const store = new KyselyStore(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
   // Instances starting together must not race to create the schema: the migrations run on one
   // connection holding a session advisory lock, so the second instance waits, then finds

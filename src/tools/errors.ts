@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   data_unavailable: 503,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -30,7 +31,22 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   rate_limited: 'Rate limited',
   internal_error: 'Internal error',
   data_unavailable: 'Data unavailable',
+  service_unavailable: 'Service unavailable',
 };
+
+/** Seconds a caller is told to wait when a dependency is down (readiness is checked as often). */
+export const OUTAGE_RETRY_AFTER_S = 5;
+
+/**
+ * A dependency the call needs (the database, Redis) does not answer: 503 with Retry-After.
+ * Not `data_unavailable`, which means the data was never loaded; the data is there, the
+ * service cannot reach it for now, and recovers by itself when the dependency is back.
+ */
+export function dependencyUnavailable(dependency: string): ApiError {
+  return new ApiError('service_unavailable', `the ${dependency} is not reachable right now; try again in ${OUTAGE_RETRY_AFTER_S} s`, {
+    retryAfter: OUTAGE_RETRY_AFTER_S,
+  });
+}
 
 export class ApiError extends Error {
   readonly status: number;

@@ -1,11 +1,14 @@
-// Operations: readiness follows Redis going away and coming back; shutdown finishes the
-// requests in flight before closing pools.
+// Operations: readiness and calls follow Redis and PostgreSQL going away and coming back (the
+// servers are stopped and started: private ones, started by the test); shutdown finishes the
+// requests in flight before closing pools; the first start loads in steps and stops cleanly.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startInstance } from '../support/instance.js';
@@ -49,14 +52,14 @@ describe('readiness follows Redis', { skip: hasRedis ? false : 'redis-server is 
   before(async () => {
     port = await freePort();
     redis = await startRedis(port);
-    t = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    t = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: 'lifecycle' });
   });
   after(async () => {
     await t.close();
     redis.kill('SIGKILL');
   });
 
-  it('is ready with Redis up, 503 while it is down, ready again when it is back', async () => {
+  it('is ready with Redis up, 503 while it is down, ready again when it is back', async (t2) => {
     assert.equal((await get(`${t.url}/readyz`, null)).status, 200);
     const key = await t.newKey('paid');
     assert.equal((await get(`${t.url}/api/public/v2/health`, key)).status, 200);
@@ -65,12 +68,92 @@ describe('readiness follows Redis', { skip: hasRedis ? false : 'redis-server is 
     assert.ok(await until(async () => (await get(`${t.url}/readyz`, null)).status === 503), 'readyz turned 503');
     const down = await get(`${t.url}/readyz`, null);
     assert.match(String((down.body as { detail: string }).detail), /redis unreachable/);
-    const call = await get(`${t.url}/api/public/v2/rankings`, key);
-    assert.ok(call.status >= 500 && call.status < 600 && !call.text.includes('ECONNREFUSED'), 'a clear error without internals');
+    await assertUnavailable(t.url, key, 'redis');
 
     redis = await startRedis(port);
+    const back = Date.now();
     assert.ok(await until(async () => (await get(`${t.url}/readyz`, null)).status === 200), 'readyz back to 200');
+    assert.ok(await until(async () => (await get(`${t.url}/api/public/v2/rankings`, key)).status === 200), 'calls served again');
+    t2.diagnostic(`redis back: ready and serving ${Date.now() - back} ms after it started`);
+  });
+});
+
+/** Both doors answer 503 with Retry-After and the documented code, naming no internals. */
+async function assertUnavailable(url: string, key: string, dependency: string): Promise<void> {
+  const rest = await get(`${url}/api/public/v2/rankings`, key);
+  assert.equal(rest.status, 503, rest.text);
+  assert.equal(rest.headers.get('retry-after'), '5');
+  assert.match(rest.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  const problem = rest.body as { code: string; detail: string };
+  assert.equal(problem.code, 'service_unavailable');
+  assert.match(problem.detail, new RegExp(`the ${dependency} is not reachable`));
+  assert.doesNotMatch(rest.text, /ECONN|at \/|select /i);
+  const mcp = await fetch(`${url}/api/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: {} } }),
+  });
+  assert.equal(mcp.status, 503);
+  assert.equal(mcp.headers.get('retry-after'), '5');
+  const body = (await mcp.json()) as { error: { code: number; data: { code: string } } };
+  assert.equal(body.error.code, -32053);
+  assert.equal(body.error.data.code, 'service_unavailable');
+  const ready = await get(`${url}/readyz`, null);
+  assert.equal(ready.status, 503);
+  assert.match(String((ready.body as { detail: string }).detail), new RegExp(`${dependency} (unreachable|did not answer)`));
+}
+
+// A private PostgreSQL server (initdb as the postgres user), so stopping it disturbs nobody.
+const PG_BIN = (() => {
+  const versions = spawnSync('ls', ['/usr/lib/postgresql']).stdout?.toString().trim().split('\n').filter(Boolean).sort((a, b) => Number(a) - Number(b));
+  const v = versions?.at(-1);
+  return v ? `/usr/lib/postgresql/${v}/bin` : null;
+})();
+const canRunPg = PG_BIN !== null && process.getuid?.() === 0 && spawnSync('id', ['postgres']).status === 0;
+
+function asPostgres(command: string): void {
+  const r = spawnSync('runuser', ['-u', 'postgres', '--', 'sh', '-c', command], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${command}: ${r.stderr}`);
+}
+
+describe('readiness and calls follow PostgreSQL', { skip: canRunPg ? false : 'needs root, the postgres user and PostgreSQL binaries' }, () => {
+  let dir = '';
+  let port = 0;
+  let t: TestServer;
+  const pgStart = () => asPostgres(`${PG_BIN}/pg_ctl -D ${dir}/data -l ${dir}/log -w -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off" start`);
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+    chmodSync(dir, 0o777);
+    port = await freePort();
+    asPostgres(`${PG_BIN}/initdb -D ${dir}/data -U svc --auth=trust -E UTF8 >/dev/null`);
+    pgStart();
+    t = await startTestServer({ DATABASE_URL: `postgres://svc@127.0.0.1:${port}/postgres` });
+  });
+  after(async () => {
+    await t?.close();
+    try {
+      asPostgres(`${PG_BIN}/pg_ctl -D ${dir}/data -m immediate stop`);
+    } catch {
+      // already stopped
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is ready with PostgreSQL up; 503 with Retry-After while it is stopped; serves again when it is back', async (t2) => {
+    const key = await t.newKey('paid');
+    assert.equal((await get(`${t.url}/readyz`, null)).status, 200);
     assert.equal((await get(`${t.url}/api/public/v2/rankings`, key)).status, 200);
+
+    asPostgres(`${PG_BIN}/pg_ctl -D ${dir}/data -m fast stop`);
+    assert.ok(await until(async () => (await get(`${t.url}/readyz`, null)).status === 503), 'readyz turned 503');
+    await assertUnavailable(t.url, key, 'database');
+    assert.equal((await get(`${t.url}/healthz`, null)).status, 200, 'alive meanwhile');
+
+    pgStart();
+    const back = Date.now();
+    assert.ok(await until(async () => (await get(`${t.url}/readyz`, null)).status === 200), 'readyz back to 200');
+    assert.ok(await until(async () => (await get(`${t.url}/api/public/v2/rankings`, key)).status === 200), 'calls served again');
+    t2.diagnostic(`postgresql back: ready and serving ${Date.now() - back} ms after it started`);
   });
 });
 
