@@ -16,7 +16,13 @@ export interface Security {
   market: Market;
   /** KR: six digits. US: upper-case ticker with `.` as the class separator (`BRK.B`). */
   code: string;
+  /** As the exchange lists it: Korean for KR companies (`삼성전자`), English for US ones. */
   name: string;
+  /**
+   * The English name where a source gives one (OpenDART's `corp_name_eng`, the demo's); absent
+   * or null when unknown. US companies' names are English already.
+   */
+  nameEn?: string | null;
   /** KOSPI / KOSDAQ for KR, NYSE / NASDAQ / ... for US. */
   exchange: string;
   sector: string;

@@ -196,6 +196,13 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable('refresh_claims').addColumn('done', 'integer', (c) => c.notNull().defaultTo(0)).execute();
       },
     },
+    '0005_security_name_en': {
+      async up(db: Kysely<unknown>) {
+        // A company's English name beside the name its exchange lists (Korean for KR). Null
+        // until a source that knows it (OpenDART's company record) writes the security again.
+        await db.schema.alterTable('securities').addColumn('name_en', 'text').execute();
+      },
+    },
   };
 }
 

@@ -8,6 +8,8 @@ export interface SecuritiesTable {
   market: string;
   code: string;
   name: string;
+  /** English name; null when no source gave one (migration 0005). */
+  name_en: ColumnType<string | null, string | null | undefined, string | null>;
   exchange: string;
   sector: string;
   currency: string;

@@ -349,6 +349,7 @@ export class KyselyStore implements Store {
         market: s.market,
         code: s.code,
         name: s.name,
+        name_en: s.nameEn ?? null,
         exchange: s.exchange,
         sector: s.sector,
         currency: s.currency,
@@ -357,7 +358,11 @@ export class KyselyStore implements Store {
       })),
       // A source that does not know a company's sector (FSC's price feed) must not erase the one
       // another source found (OpenDART's industry code).
-      { sector: sql`case when excluded.sector = ${UNCLASSIFIED} then securities.sector else excluded.sector end` },
+      // Nor one without an English name (FSC, the filing list) the one OpenDART's company record gave.
+      {
+        sector: sql`case when excluded.sector = ${UNCLASSIFIED} then securities.sector else excluded.sector end`,
+        name_en: sql`coalesce(excluded.name_en, securities.name_en)`,
+      },
     );
   }
 
@@ -378,6 +383,7 @@ export class KyselyStore implements Store {
       market: r.market as Market,
       code: r.code,
       name: r.name,
+      ...(r.name_en !== null ? { nameEn: r.name_en } : {}),
       exchange: r.exchange,
       sector: r.sector,
       currency: r.currency === 'KRW' ? 'KRW' : 'USD',

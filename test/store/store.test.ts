@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import type { DailyBar, Dataset, FinancialReport } from '../../src/domain/model.js';
+import { migrationProvider } from '../../src/store/migrations.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
@@ -41,7 +44,7 @@ const report = (over: Partial<FinancialReport> = {}): FinancialReport => ({
 
 const dataset: Dataset = {
   securities: [
-    { market: 'KR', code: '123450', name: 'Hanseong Test', exchange: 'KOSPI', sector: 'Steel', currency: 'KRW', fiscalYearEndMonth: 12, source: 'demo' },
+    { market: 'KR', code: '123450', name: '한성테스트', nameEn: 'Hanseong Test', exchange: 'KOSPI', sector: 'Steel', currency: 'KRW', fiscalYearEndMonth: 12, source: 'demo' },
     { market: 'US', code: 'ABCD.B', name: 'Abcd Class B', exchange: 'NYSE', sector: 'Software', currency: 'USD', fiscalYearEndMonth: 6, source: 'demo' },
   ],
   bars: [
@@ -99,7 +102,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -210,6 +213,17 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await store.writeDataset({ securities: [known] });
   });
 
+  it('keeps a known English name when a later source has none', async () => {
+    const known = dataset.securities[0]!;
+    const { nameEn: _nameEn, ...withoutEnglish } = known;
+    await store.writeDataset({ securities: [{ ...withoutEnglish, name: '한성테스트우' }] });
+    const stored = (await store.securities()).find((s) => s.code === known.code);
+    assert.deepEqual([stored?.name, stored?.nameEn], ['한성테스트우', 'Hanseong Test']);
+    await store.writeDataset({ securities: [{ ...known, nameEn: 'Hanseong Test Co.' }] });
+    assert.equal((await store.securities()).find((s) => s.code === known.code)?.nameEn, 'Hanseong Test Co.');
+    await store.writeDataset({ securities: [known] });
+  });
+
   it('upserts: a corrected value replaces the stored one', async () => {
     await store.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
     assert.deepEqual((await store.trade())[0]?.exports, 57_600_000_000);
@@ -309,11 +323,52 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 4);
+      assert.equal(applied.rows.length, 5);
       await store.close();
     } finally {
       await other.drop();
       await mine.drop();
+    }
+  });
+});
+
+// Migration 0005 on a database that 0001-0004 made and filled: its securities gain a null
+// English name (read as absent), and a write gives them one.
+for (const engine of engines) describe(`${engine.name} migration 0005 on a filled database`, { skip: engine.skip }, () => {
+  it('adds name_en to the securities already stored', async () => {
+    const at0004 = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
+      const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+      const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
+      const { error } = await migrator.migrateTo('0004_claim_leases');
+      assert.equal(error, undefined);
+      const { nameEn: _nameEn, ...row } = { ...dataset.securities[0]!, fiscal_year_end_month: 12 };
+      await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
+        values (${row.market}, ${row.code}, ${row.name}, ${row.exchange}, ${row.sector}, ${row.currency}, 12, ${row.source})`.execute(db);
+      await db.destroy();
+    };
+    let store: KyselyStore;
+    let cleanup: () => Promise<void>;
+    if (engine.name === 'SQLite') {
+      const tmp = tempDir();
+      const file = join(tmp.dir, 'db.sqlite');
+      await at0004(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
+      store = await openSqliteStore(file);
+      cleanup = async () => tmp.cleanup();
+    } else {
+      const schema = await freshSchema();
+      await at0004(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
+      store = await openPostgresStore(schema.url, 2);
+      cleanup = schema.drop;
+    }
+    try {
+      const [before] = await store.securities();
+      assert.equal(before?.name, '한성테스트');
+      assert.equal(before?.nameEn, undefined);
+      await store.writeDataset({ securities: [dataset.securities[0]!] });
+      assert.equal((await store.securities())[0]?.nameEn, 'Hanseong Test');
+    } finally {
+      await store.close();
+      await cleanup();
     }
   });
 });
