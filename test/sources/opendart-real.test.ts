@@ -71,6 +71,20 @@ describe('OpenDART main accounts on real filings (SK hynix 2024 Q3 and FY, label
   });
 });
 
+describe('OpenDART main accounts on real filings (Samsung Electronics 2024 Q3)', () => {
+  it('takes the nine-month figures, not the quarter alone', () => {
+    const body = read('fnlttSinglAcnt_00126380_2024_11014.json') as { list: { fs_div: string }[] };
+    const envelope = parseDartEnvelope({ ...body, list: body.list.filter((r) => r.fs_div === 'CFS') })!;
+    const q3 = parseFinancialStatements(envelope, { code: '005930', fiscalYear: 2024, fiscalQuarter: 3, periodEnd: '2024-09-30', fsDiv: 'CFS' })!;
+    // rcept_no 20241114002642, CFS: 매출액 thstrm_add_amount 225,082,634m (Q3 alone 79,098,731m); 영업이익 26,233,258m;
+    // 당기순이익(손실) 26,696,957m; 자산총계 491,307,317m; 유동자산 219,235,111m; 유동부채 87,031,889m; 자본총계 386,281,363m.
+    assert.deepEqual(
+      [q3.revenue, q3.operatingIncome, q3.netIncome, q3.totalAssets, q3.currentAssets, q3.currentLiabilities, q3.equity, q3.disclosedOn],
+      [225_082_634 * M, 26_233_258 * M, 26_696_957 * M, 491_307_317 * M, 219_235_111 * M, 87_031_889 * M, 386_281_363 * M, '2024-11-14'],
+    );
+  });
+});
+
 describe('OpenDART filing list on real answers', () => {
   it('reads no periodic report out of rows that are not one (trailing spaces, corrections, an auditor filing)', () => {
     const rows = [...(read('list_all_20240913_page1.json') as { list: Record<string, unknown>[] }).list, ...(read('list_00126380_20241031_page1.json') as { list: Record<string, unknown>[] }).list];

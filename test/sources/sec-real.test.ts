@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { ttmAsOf } from '../../src/domain/ttm.js';
-import { debtOf, parseCompanyFacts } from '../../src/sources/sec/parse.js';
+import { debtOf, parseCompanyFacts, parseSubmissions } from '../../src/sources/sec/parse.js';
 
 const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
 const M = 1_000_000;
@@ -131,5 +131,18 @@ describe('SEC debt components (edge cases, hand-made balances)', () => {
     // Apple files LongTermDebt (total term debt) beside LongTermDebtCurrent: 88,500 - 11,827 + 11,827 + CP 1,997.
     assert.equal(of({ LongTermDebt: 88_500, LongTermDebtCurrent: 11_827, CommercialPaper: 1_997 }), 90_497);
     assert.equal(of({ ConvertibleDebtNoncurrent: 700, ConvertibleDebtCurrent: 40 }), 740);
+  });
+});
+
+describe('SEC submissions on real answers', () => {
+  const plain = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url), 'utf8'));
+
+  it('reads exchange, SIC description and year end, and an empty SIC as Unclassified', () => {
+    // Siemens Energy AG/ADR: exchanges ["OTC"], sicDescription "", fiscalYearEnd "1231"
+    assert.deepEqual(parseSubmissions(plain('submissions_CIK0001830056_SiemensEnergyADR.json')), { exchange: 'OTC', sector: 'Unclassified', fiscalYearEndMonth: 12 });
+    // SIEMENS AG (an investor filer): no exchange at all, sicDescription "American Depositary Receipts"
+    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'American Depositary Receipts', fiscalYearEndMonth: 12 });
+    // Apple: exchanges ["Nasdaq"], fiscalYearEnd "0927"
+    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz'))?.fiscalYearEndMonth, 9);
   });
 });
