@@ -2,12 +2,14 @@
 // The command line: serve, keys, refresh, backfill. `npm start` runs `serve`;
 // `npm run cli -- <command>` runs the others.
 
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seoulDay, systemClock } from '../access/clock.js';
 import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
 import { loadConfig } from '../config.js';
 import { Refresher } from '../refresh/pipeline.js';
 import { configuredSources } from '../sources/index.js';
+import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/store.js';
 import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
@@ -22,6 +24,8 @@ const USAGE = `usage:
   refresh                                 run one refresh now (ingest, recompute)
   backfill --from YYYY-MM-DD --to YYYY-MM-DD   load history from the configured sources
   sources [--runs N]                      per source, what the latest N refresh runs took and skipped (default 5)
+  backup <file>                           a consistent copy of the SQLite store, safe while serving
+  restore <file>                          replace the SQLite store with a backup (a running service picks it up)
   version`;
 
 function fail(message: string): never {
@@ -190,6 +194,21 @@ switch (command) {
       process.stdout.write(formatSourceRuns(await store.refreshRuns(runs)));
     } finally {
       await store.close();
+    }
+    break;
+  }
+  case 'backup':
+  case 'restore': {
+    const file = rest[0] ?? fail(`usage: ${command} <file>`);
+    const config = loadConfig();
+    if (config.DATABASE_URL) fail(`${command}: the store is PostgreSQL; use pg_dump / pg_restore (docs/deploy.md)`);
+    const storeFile = join(config.DATA_DIR, 'service.sqlite');
+    try {
+      const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file));
+      process.stdout.write(`${command === 'backup' ? 'backed up to' : 'restored from'} ${summary.file}: ${JSON.stringify(summary)}\n`);
+    } catch (err) {
+      process.stderr.write(`${command} failed: ${(err as Error).message}\n`);
+      process.exitCode = 1;
     }
     break;
   }
