@@ -143,6 +143,22 @@ describe('demo universe: securities', () => {
     assert.equal(new Set(universe.securities.map((s) => s.name)).size, universe.securities.length);
   });
 
+  it('names KR companies in Korean as their exchange would, with an English name beside it', () => {
+    const kr = universe.securities.filter((s) => s.market === 'KR');
+    for (const s of kr) {
+      assert.match(s.name, /^[가-힣]+[0-9]*$/, s.name);
+      assert.match(s.nameEn ?? '', /^[A-Z][A-Za-z&.\- ]+( \d+)?$/, `${s.name}: ${s.nameEn}`);
+    }
+    assert.equal(new Set(kr.map((s) => s.nameEn)).size, kr.length);
+    // The Korean name is the English one's syllables in Hangul and the sector word in Korean.
+    const byEnglish = new Map(kr.map((s) => [s.nameEn, s.name]));
+    for (const [english, korean] of byEnglish) {
+      if (english?.endsWith(' Electronics') && /^[가-힣]+$/.test(korean)) assert.ok(korean.endsWith('전자'), `${english} = ${korean}`);
+      if (english?.startsWith('Han')) assert.ok(korean.startsWith('한'), `${english} = ${korean}`);
+    }
+    for (const s of universe.securities.filter((x) => x.market === 'US')) assert.equal(s.nameEn, s.name);
+  });
+
   it('has at least 20 sectors per market and some non-December US fiscal years', () => {
     for (const market of ['KR', 'US'] as const) {
       const sectors = new Set(universe.securities.filter((s) => s.market === market).map((s) => s.sector));
