@@ -66,7 +66,7 @@ const KOGAS_H1_2024_OFS: FinancialReport = {
 
 // company.json for 삼성전자: induty_code 264 (통신 및 방송 장비 제조업) falls under 26.
 const SAMSUNG_SECURITY: Security = {
-  market: 'KR', code: '005930', name: '삼성전자', exchange: 'KOSPI', sector: 'Electronic Components',
+  market: 'KR', code: '005930', name: '삼성전자', nameEn: 'SAMSUNG ELECTRONICS CO,.LTD', exchange: 'KOSPI', sector: 'Electronic Components',
   currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart',
 };
 
@@ -77,8 +77,8 @@ const companyReply = (corpCode: string | null): { body: string } =>
 describe('OpenDART parsers', () => {
   it('keeps listed companies from corpCode.xml (stock_code blank or a space = unlisted)', () => {
     assert.deepEqual(parseCorpCodeXml(fixture('opendart/CORPCODE.xml')), [
-      { corpCode: '00126380', corpName: '삼성전자', stockCode: '005930', modifyDate: '2024-06-21' },
-      { corpCode: '00113526', corpName: '한국가스공사', stockCode: '036460', modifyDate: '2024-07-02' },
+      { corpCode: '00126380', corpName: '삼성전자', corpNameEn: 'SAMSUNG ELECTRONICS CO,.LTD', stockCode: '005930', modifyDate: '2024-06-21' },
+      { corpCode: '00113526', corpName: '한국가스공사', corpNameEn: 'KOREA GAS CORPORATION', stockCode: '036460', modifyDate: '2024-07-02' },
     ]);
   });
 
@@ -162,6 +162,7 @@ describe('OpenDART parsers', () => {
     });
     assert.equal(parseCompany({ ...samsung, acc_mt: '', stock_code: ' ' }, '005930')?.fiscalYearEndMonth, 12);
     assert.equal(parseCompany({ ...samsung, stock_code: ' ' }), null);
+    assert.equal(parseCompany({ ...samsung, corp_name_eng: ' ' })?.nameEn, null);
     // KONEX (N) and other (E) companies are outside the service's exchanges.
     assert.equal(parseCompany({ ...samsung, corp_cls: 'N' }), null);
   });
@@ -236,7 +237,7 @@ describe('OpenDartSource against recorded responses', () => {
       // company.json is asked again next run. 다코 (corp_cls E, no stock code) is skipped, counted.
       assert.deepEqual(result.data.securities, [
         SAMSUNG_SECURITY,
-        { market: 'KR', code: '036460', name: '한국가스공사', exchange: 'KOSPI', sector: 'Unclassified', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' },
+        { market: 'KR', code: '036460', name: '한국가스공사', nameEn: 'KOREA GAS CORPORATION', exchange: 'KOSPI', sector: 'Unclassified', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' },
       ]);
       assert.deepEqual(result.skipped, { 'filing of a non-KOSPI/KOSDAQ filer': 1, 'company.json status 013 (asked again next run)': 1 });
       assert.equal(result.cursor, '{"date":"2024-08-15","known":["00126380"]}');

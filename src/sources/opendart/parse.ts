@@ -12,6 +12,8 @@ export const SOURCE_NAME = 'opendart';
 export interface CorpCode {
   corpCode: string;
   corpName: string;
+  /** `corp_eng_name`; empty when the list gives none. */
+  corpNameEn: string;
   stockCode: string;
   modifyDate: string;
 }
@@ -27,6 +29,7 @@ export function parseCorpCodeXml(xml: string): CorpCode[] {
     .map((r) => ({
       corpCode: r['corp_code'] ?? '',
       corpName: r['corp_name'] ?? '',
+      corpNameEn: (r['corp_eng_name'] ?? '').trim(),
       stockCode: r['stock_code'] ?? '',
       modifyDate: toIsoDate(r['modify_date'] ?? '') ?? '',
     }))
@@ -343,6 +346,7 @@ export function placedFiler(filing: PeriodicFiling, corp: CorpCode | undefined):
     market: 'KR',
     code,
     name: filing.corpName || corp?.corpName || code,
+    nameEn: corp?.corpNameEn || null,
     exchange,
     sector: UNCLASSIFIED,
     currency: 'KRW',
@@ -354,7 +358,8 @@ export function placedFiler(filing: PeriodicFiling, corp: CorpCode | undefined):
 /**
  * company.json (기업개황): `{status, message, corp_code, corp_name, corp_name_eng, stock_name,
  * stock_code, ceo_nm, corp_cls, jurir_no, bizr_no, adres, hm_url, ir_url, phn_no, fax_no,
- * induty_code, est_dt, acc_mt}`, every value a string. Gives the Security with its sector
+ * induty_code, est_dt, acc_mt}`, every value a string. Gives the Security with its English
+ * name (`corp_name_eng`, null when blank), sector
  * (KSIC `induty_code` by longest prefix) and fiscal year-end month (`acc_mt`, default 12).
  * Null for a non-000 answer, a company outside KOSPI/KOSDAQ, or no six-digit stock code
  * (`fallbackStockCode` is corpCode.xml's, used when the answer's own is blank).
@@ -370,6 +375,8 @@ export function parseCompany(body: unknown, fallbackStockCode = ''): Security | 
     market: 'KR',
     code,
     name: str(body, 'stock_name').trim() || str(body, 'corp_name').trim(),
+    // As OpenDART spells it (`SAMSUNG ELECTRONICS CO,.LTD`); search ignores case and punctuation.
+    nameEn: str(body, 'corp_name_eng').trim() || null,
     exchange,
     sector: sectorForKsic(str(body, 'induty_code')),
     currency: 'KRW',
