@@ -32,6 +32,9 @@ export interface Security {
   source: SourceName;
 }
 
+/** A company's English name: the one a source gave, else (US) its listed name; null when unknown. */
+export const englishNameOf = (s: Pick<Security, 'market' | 'name' | 'nameEn'>): string | null => s.nameEn ?? (s.market === 'US' ? s.name : null);
+
 export interface DailyBar {
   market: Market;
   code: string;

@@ -40,6 +40,8 @@ export interface V3Result {
 export interface RankingRow {
   ticker: string;
   name: string;
+  /** English name where known (KR: the source's; US: the name); null when unknown. */
+  nameEn?: string | null;
   market: Market;
   currency: 'KRW' | 'USD';
   band: BandKey;

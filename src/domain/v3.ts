@@ -4,7 +4,7 @@
 
 import { ascendingByDate, lastIndexAsOf } from './bars.js';
 import { changePct, changeRatio } from './change.js';
-import { currencyOf } from './model.js';
+import { currencyOf, englishNameOf } from './model.js';
 import type { DailyBar, FinancialReport, FlowDay, FxRate, Market, SnapshotBar, Security } from './model.js';
 import type { BandKey, Formula, RankingRow, V3Inputs, V3Result } from './results.js';
 import { ttmAsOf, type TtmView } from './ttm.js';
@@ -232,7 +232,7 @@ export type RankingRowOrReason =
   | { row: null; inputs?: undefined; details?: undefined; reason: string };
 
 /** One stock's ranking row as of `asOf` (inputs, V3 result, band, target price). */
-export function rankingRowAsOf(security: Pick<Security, 'market' | 'code' | 'name'>, input: Omit<V3AsOfInput, 'market'>): RankingRowOrReason {
+export function rankingRowAsOf(security: Pick<Security, 'market' | 'code' | 'name' | 'nameEn'>, input: Omit<V3AsOfInput, 'market'>): RankingRowOrReason {
   const market = security.market;
   const assembled = v3InputsAsOf({ ...input, market });
   if (!assembled.inputs) return { row: null, reason: assembled.reason };
@@ -242,6 +242,7 @@ export function rankingRowAsOf(security: Pick<Security, 'market' | 'code' | 'nam
     row: {
       ticker: security.code,
       name: security.name,
+      nameEn: englishNameOf(security),
       market,
       currency: currencyOf(market),
       band: marketCapBand(market, details.marketCap),

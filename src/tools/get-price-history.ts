@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { englishNameOf } from '../domain/model.js';
 import { resampleBars } from '../domain/bars.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
@@ -45,6 +46,7 @@ export const getPriceHistory = defineTool({
       code: s.code,
       market: s.market,
       name: s.name,
+      nameEn: englishNameOf(s),
       currency: s.currency,
       interval: args.interval,
       from: args.from ?? null,

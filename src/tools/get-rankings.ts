@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Market } from '../domain/model.js';
 import { BAND_KEYS, type BandKey } from '../domain/results.js';
 import { V3_FORMULA } from '../domain/v3.js';
-import { bandKey, meta } from './shapes.js';
+import { bandKey, englishName, meta } from './shapes.js';
 import { defineTool } from './tool.js';
 
 export const DISCLAIMER =
@@ -23,7 +23,8 @@ const input = z.strictObject({
 
 const row = z.object({
   ticker: z.string(),
-  name: z.string(),
+  name: z.string().describe('As the exchange lists it: Korean for KR companies, English for US ones'),
+  nameEn: englishName,
   market: z.enum(['KR', 'US']),
   currency: z.enum(['KRW', 'USD']),
   band: bandKey,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { englishNameOf } from '../domain/model.js';
 import { codeParam } from './params.js';
 import { meta, percentileEntry, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -35,6 +36,7 @@ export const getSectorPercentile = defineTool({
       code: s.code,
       market: s.market,
       name: s.name,
+      nameEn: englishNameOf(s),
       currency: s.currency,
       cohort: args.cohort,
       cohortName: cohort.name,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { englishNameOf } from '../domain/model.js';
 import { gradeOf } from '../domain/score.js';
 import { codeParam } from './params.js';
 import { bandKey, meta, stockIdentity } from './shapes.js';
@@ -48,6 +49,7 @@ export const getStockScore = defineTool({
       code: s.code,
       market: s.market,
       name: s.name,
+      nameEn: englishNameOf(s),
       currency: s.currency,
       currentPrice: price?.close ?? null,
       marketCap: price?.marketCap ?? null,

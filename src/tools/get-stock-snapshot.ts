@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { englishNameOf } from '../domain/model.js';
 import { codeParam } from './params.js';
 import { meta, snapshotMetric, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -35,6 +36,7 @@ export const getStockSnapshot = defineTool({
       code: s.code,
       market: s.market,
       name: s.name,
+      nameEn: englishNameOf(s),
       currency: s.currency,
       price: price ? { date: price.date, close: price.close, marketCap: price.marketCap } : null,
       ...view.snapshot,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { englishNameOf } from '../domain/model.js';
 import { valuationBand } from '../domain/valuationBand.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
@@ -60,6 +61,7 @@ export const getValuationBand = defineTool({
       code: s.code,
       market: s.market,
       name: s.name,
+      nameEn: englishNameOf(s),
       currency: s.currency,
       ...band,
       updatedAt: data.updatedAt,

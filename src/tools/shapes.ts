@@ -10,10 +10,18 @@ export const meta = {
   source: z.string().describe('`demo` for the embedded demo universe, else the upstream sources'),
 };
 
+/** Optional so that the seed's result shapes stay valid; every result carries it. */
+export const englishName = z
+  .string()
+  .nullable()
+  .optional()
+  .describe('English name where known (KR: as the company registers it; US: the name); null when unknown');
+
 export const stockIdentity = {
   code: z.string().describe('The stock code as stored: six digits (KR) or upper-case ticker (US)'),
   market: z.enum(['KR', 'US']),
-  name: z.string(),
+  name: z.string().describe('As the exchange lists it: Korean for KR companies, English for US ones'),
+  nameEn: englishName,
   currency: z.enum(['KRW', 'USD']).describe('Currency of prices and amounts of this stock'),
 };
 
