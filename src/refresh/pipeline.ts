@@ -218,7 +218,12 @@ export class Refresher {
       ]);
       // One transaction per source: what can be placed lands whole or not at all; a record for
       // a company no source has placed is skipped and counted, not a reason to lose the rest.
-      const written = await this.store.writeDataset(result.data);
+      const written = await this.store.writeDataset(result.data).catch((err: unknown) => {
+        // The database's own message (a constraint, a column) is for the log, not for health
+        // and /readyz, which callers see.
+        this.logger.warn({ source: source.name, err }, 'store refused the source\'s records; none of them kept');
+        throw new Error('the store refused the records of this run (none kept; details in the log)');
+      });
       // A backfill reads an explicit older range: the incremental cursor stays where the
       // hourly runs left it, or the next run would fetch everything since the range again.
       if (!this.options.range) await this.store.setMeta(cursorKey, result.cursor);
@@ -275,7 +280,7 @@ export class Refresher {
     const computed = await computeSnapshotYielding(universe, asOf);
     const t3 = performance.now();
     this.lastStatus = statuses;
-    this.holder.swap(
+    const swapped = this.holder.swap(
       new SnapshotDataset(
         computed,
         // health and /readyz keep their shape; what was skipped is in refresh_runs and the CLI.
@@ -290,7 +295,8 @@ export class Refresher {
       timings: { ingestMs: Math.round(ingestMs), loadMs: Math.round(t2 - t1), computeMs: Math.round(t3 - t2) },
       counts: computed.counts,
     };
-    this.logger.info({ version, ...report.timings, ...computed.counts }, 'dataset swapped');
+    if (swapped) this.logger.info({ version, ...report.timings, ...computed.counts }, 'dataset swapped');
+    else this.logger.info({ version, served: this.holder.current?.version }, 'a newer dataset was served meanwhile; this one is dropped');
     return report;
   }
 }

@@ -12,9 +12,16 @@ export class DatasetHolder {
     return this.dataset;
   }
 
-  swap(next: ServedDataset): void {
+  /**
+   * Serves `next`, unless a newer version is already served: two recomputes can finish out of
+   * order (a follower's catch-up of version n still running when this instance's own refresh
+   * publishes n + 1), and the older one must not replace the newer. Returns whether it swapped.
+   */
+  swap(next: ServedDataset): boolean {
+    if (this.dataset !== null && next.version < this.dataset.version) return false;
     this.dataset = next;
     for (const listener of this.listeners) listener(next);
+    return true;
   }
 
   onSwap(listener: (d: ServedDataset) => void): void {
