@@ -37,8 +37,10 @@ export function rankingIndex(rows: readonly RankingRow[]): RankingIndex {
 export interface RankingQuery {
   markets: readonly Market[];
   bands: readonly BandKey[];
-  /** How many rows to return (the top `limit`). */
+  /** How many rows to return. */
   limit: number;
+  /** Rows to skip first: the answer is rows [offset, offset + limit) of the whole sorted list. */
+  offset?: number;
 }
 
 export interface Rankings {
@@ -47,10 +49,15 @@ export interface Rankings {
   totalCount: number;
 }
 
-/** The top `limit` rows of the requested markets and bands, and how many passed the filter. */
+/**
+ * Rows [offset, offset + limit) of the requested markets and bands in ranking order, and how
+ * many passed the filter. Paging walks one order: the same snapshot gives every row exactly once.
+ */
 export function rankings(index: RankingIndex, query: RankingQuery): Rankings {
   const bands = new Set(query.bands);
-  const limit = Math.max(0, query.limit);
+  const offset = Math.max(0, query.offset ?? 0);
+  // The first offset + limit rows of the merged order come from each market's first offset + limit.
+  const limit = offset + Math.max(0, query.limit);
   let totalCount = 0;
   const tops: RankingRow[][] = [];
   for (const market of new Set(query.markets)) {
@@ -63,7 +70,7 @@ export function rankings(index: RankingIndex, query: RankingQuery): Rankings {
     }
     tops.push(top);
   }
-  return { rows: mergeRanked(tops, limit), totalCount };
+  return { rows: mergeRanked(tops, limit).slice(offset), totalCount };
 }
 
 /** Merges lists already in ranking order, keeping the first `limit`. */

@@ -57,8 +57,8 @@ export class SnapshotDataset implements ServedDataset {
     return view;
   }
 
-  rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number): { rows: RankingRow[]; totalCount: number } {
-    return rankings(this.computed.rankings, { markets, bands, limit });
+  rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset = 0): { rows: RankingRow[]; totalCount: number } {
+    return rankings(this.computed.rankings, { markets, bands, limit, offset });
   }
 
   trade() {

@@ -63,7 +63,8 @@ export interface ServedDataset {
   readonly sources: readonly SourceState[];
   /** Finds a stock by code: six digits are KR, anything else a US ticker. Throws not_found. */
   stock(code: string): StockView;
-  rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number): { rows: RankingRow[]; totalCount: number };
+  /** Rows [offset, offset + limit) of the sorted, filtered rankings, and how many passed the filter. */
+  rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset?: number): { rows: RankingRow[]; totalCount: number };
   trade(): readonly TradeMonth[];
   sectorExports(): readonly SectorExportMonth[];
   dailyBars(view: StockView): Promise<DailyBar[]>;

@@ -19,6 +19,12 @@ const input = z.strictObject({
     .default('mega,xlarge,large')
     .describe(`comma-separated market-cap bands from ${BAND_KEYS.join(', ')}`),
   limit: z.number().int().min(1).max(100).default(10).describe('rows to return'),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('rows to skip: the answer is rows [offset, offset + limit) of the sorted list; walk every row with offset += limit until offset >= totalCount'),
 });
 
 const row = z.object({
@@ -43,7 +49,7 @@ const output = z.object({
   market: z.string(),
   bands: z.array(z.string()),
   rows: z.array(row).describe('Sorted by gapPct descending; ties by score, then ticker'),
-  totalCount: z.number().int().describe('Stocks that pass the market and band filter'),
+  totalCount: z.number().int().describe('Stocks that pass the market and band filter (all pages)'),
   formula: z.object({ score: z.string(), expectedReturn: z.string(), targetPrice: z.string(), gap: z.string(), backtest: z.string() }),
   updatedAt: meta.updatedAt,
   disclaimer: z.string(),
@@ -65,7 +71,7 @@ export const getRankings = defineTool({
   async handler(args, { data }) {
     const markets: Market[] = args.market === 'KR,US' ? ['KR', 'US'] : [args.market];
     const bands = [...new Set(args.bands.split(','))] as BandKey[];
-    const { rows, totalCount } = data.rankings(markets, bands, args.limit);
+    const { rows, totalCount } = data.rankings(markets, bands, args.limit, args.offset);
     return {
       market: args.market,
       bands,

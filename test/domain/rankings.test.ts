@@ -58,6 +58,21 @@ void describe('rankings', () => {
     assert.equal(r.totalCount, 6);
   });
 
+  void it('pages: offset skips rows of the merged order, and the pages together are the whole list once', () => {
+    const all = ['US:AAPL', 'KR:000030', 'KR:000010', 'US:000010', 'KR:000020', 'KR:000050'];
+    const page = (offset: number, limit: number) => rankings(index, { markets: ['KR', 'US'], bands: ['mega', 'xlarge', 'large'], limit, offset });
+    assert.deepEqual(tickers(page(2, 3).rows), ['KR:000010', 'US:000010', 'KR:000020']);
+    assert.equal(page(2, 3).totalCount, 6);
+    for (const limit of [1, 2, 4, 6, 7]) {
+      const walked: string[] = [];
+      for (let offset = 0; offset < 6; offset += limit) walked.push(...tickers(page(offset, limit).rows));
+      assert.deepEqual(walked, all, `limit ${limit}`);
+    }
+    // Past the end: no rows, the count unchanged.
+    assert.deepEqual(page(6, 10), { rows: [], totalCount: 6 });
+    assert.deepEqual(page(1_000_000, 10), { rows: [], totalCount: 6 });
+  });
+
   void it('filters by band and market', () => {
     assert.deepEqual(rankings(index, { markets: ['KR'], bands: ['small'], limit: 10 }), { rows: [rows[3]], totalCount: 1 });
     const us = rankings(index, { markets: ['US'], bands: ['mega'], limit: 10 });
