@@ -12,6 +12,7 @@ import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
+import { mcpToolResult } from '../tools/budget.js';
 import { ApiError } from '../tools/errors.js';
 import { parseArgs } from '../tools/params.js';
 import { TOOLS, toolByName } from '../tools/registry.js';
@@ -252,9 +253,13 @@ async function callTool(
     };
   }
   try {
-    const args = parseArgs(tool.input, params.arguments ?? {}) as Record<string, unknown>;
+    const given = params.arguments ?? {};
+    // The tool's MCP defaults (the compact form of long series) under the caller's own arguments.
+    const withDefaults = tool.mcpDefaults && typeof given === 'object' && given !== null && !Array.isArray(given) ? { ...tool.mcpDefaults, ...given } : given;
+    const args = parseArgs(tool.input, withDefaults) as Record<string, unknown>;
     const { entry } = await deps.runner.run(tool, args, gate.account);
-    entry.mcpResult ??= `{"content":[{"type":"text","text":${JSON.stringify(entry.body)}}],"structuredContent":${entry.body}}`;
+    // Within the size budget: a long series over it is cut to its latest rows, and says so.
+    entry.mcpResult ??= mcpToolResult(tool, entry.body);
     return { answer: resultAnswer(id, entry.mcpResult), refusal: null };
   } catch (err) {
     if (err instanceof ApiError) {

@@ -4,7 +4,10 @@ import { resampleBars } from '../domain/bars.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
+import { columnsOf, formatParam, inFormat, truncationFields } from './series.js';
 import { defineTool } from './tool.js';
+
+const BAR_COLUMNS = ['date', 'open', 'high', 'low', 'close', 'volume', 'tradedValue'] as const;
 
 const output = z.object({
   ...stockIdentity,
@@ -12,7 +15,10 @@ const output = z.object({
   from: z.string().nullable(),
   to: z.string().nullable(),
   count: z.number().int(),
-  bars: z.array(priceBar).describe('Ascending by date; week = ISO week, month = calendar month, dated by the last trading day'),
+  bars: z
+    .union([z.array(priceBar), columnsOf(BAR_COLUMNS)])
+    .describe('Ascending by date; week = ISO week, month = calendar month, dated by the last trading day'),
+  ...truncationFields,
   ...meta,
 });
 
@@ -28,10 +34,13 @@ export const getPriceHistory = defineTool({
     from: dateParam('first').optional(),
     to: dateParam('last').optional(),
     limit: z.number().int().min(1).max(2600).default(260).describe('latest N bars within the window'),
+    format: formatParam,
   }),
   output,
   path: '/stocks/{code}/prices',
   cacheable: true,
+  mcpDefaults: { format: 'columns' },
+  series: { field: 'bars', key: 'date', endParam: 'to' },
   async handler(args, { data }) {
     if (args.from !== undefined && args.to !== undefined && args.from > args.to) {
       throw new ApiError('invalid_parameter', `parameter 'from' (${args.from}) is after 'to' (${args.to}); allowed: from <= to`, {
@@ -52,7 +61,7 @@ export const getPriceHistory = defineTool({
       from: args.from ?? null,
       to: args.to ?? null,
       count: bars.length,
-      bars,
+      bars: inFormat(args.format, bars, BAR_COLUMNS),
       updatedAt: data.updatedAt,
       source: data.source,
     };

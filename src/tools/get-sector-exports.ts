@@ -3,7 +3,10 @@ import { latestMonthOf, sectorExports } from '../domain/trade.js';
 import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
+import { columnsOf, formatParam, inFormat, truncationFields } from './series.js';
 import { defineTool } from './tool.js';
+
+const SECTOR_COLUMNS = ['month', 'exports', 'yoyPct'] as const;
 
 const output = z.object({
   from: z.string(),
@@ -16,9 +19,12 @@ const output = z.object({
       rank: z.number().int(),
       sector: z.string(),
       cumulative24m: z.number().describe('Exports over the 24 months ending at `to`'),
-      series: z.array(z.object({ month: z.string(), exports: z.number(), yoyPct: z.number().nullable() })),
+      series: z
+        .union([z.array(z.object({ month: z.string(), exports: z.number(), yoyPct: z.number().nullable() })), columnsOf(SECTOR_COLUMNS)])
+        .describe('Ascending by month'),
     }),
   ),
+  ...truncationFields,
   ...meta,
 });
 
@@ -32,10 +38,13 @@ export const getSectorExports = defineTool({
     from: monthParam('first').optional(),
     to: monthParam('last').optional(),
     top: z.number().int().min(1).max(50).default(10).describe('number of sectors'),
+    format: formatParam,
   }),
   output,
   path: '/exports/sectors',
   cacheable: true,
+  mcpDefaults: { format: 'columns' },
+  series: { field: 'series', within: 'sectors', key: 'month', endParam: 'to' },
   async handler(args, { data }) {
     const rows = data.sectorExports();
     const { from, to } = monthWindow(args, latestMonthOf(rows));
@@ -45,7 +54,7 @@ export const getSectorExports = defineTool({
       top: args.top,
       unit: 'USD' as const,
       basis: `exports summed over the 24 months ending ${to}`,
-      sectors: sectorExports(rows, from, to, args.top),
+      sectors: sectorExports(rows, from, to, args.top).map((s) => ({ ...s, series: inFormat(args.format, s.series, SECTOR_COLUMNS) })),
       updatedAt: data.updatedAt,
       source: data.source,
     };

@@ -3,22 +3,25 @@ import { latestMonthOf, tradeTotals } from '../domain/trade.js';
 import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
+import { columnsOf, formatParam, inFormat, truncationFields } from './series.js';
 import { defineTool } from './tool.js';
+
+const tradeRow = z.object({
+  month: z.string(),
+  exports: z.number(),
+  imports: z.number(),
+  balance: z.number().describe('exports - imports'),
+  exportsYoyPct: z.number().nullable(),
+  importsYoyPct: z.number().nullable(),
+});
+const TRADE_COLUMNS = ['month', 'exports', 'imports', 'balance', 'exportsYoyPct', 'importsYoyPct'] as const;
 
 const output = z.object({
   from: z.string(),
   to: z.string(),
   unit: z.literal('USD'),
-  rows: z.array(
-    z.object({
-      month: z.string(),
-      exports: z.number(),
-      imports: z.number(),
-      balance: z.number().describe('exports - imports'),
-      exportsYoyPct: z.number().nullable(),
-      importsYoyPct: z.number().nullable(),
-    }),
-  ),
+  rows: z.union([z.array(tradeRow), columnsOf(TRADE_COLUMNS)]).describe('Ascending by month'),
+  ...truncationFields,
   ...meta,
 });
 
@@ -28,13 +31,15 @@ export const getTradeTotal = defineTool({
   description:
     'Monthly Korean exports, imports and trade balance in US dollars (customs statistics; data from 1990-01), with year-over-year ' +
     'change. Without from/to, the latest 60 months.',
-  input: z.strictObject({ from: monthParam('first').optional(), to: monthParam('last').optional() }),
+  input: z.strictObject({ from: monthParam('first').optional(), to: monthParam('last').optional(), format: formatParam }),
   output,
   path: '/exports/total',
   cacheable: true,
+  mcpDefaults: { format: 'columns' },
+  series: { field: 'rows', key: 'month', endParam: 'to' },
   async handler(args, { data }) {
     const months = data.trade();
     const { from, to } = monthWindow(args, latestMonthOf(months));
-    return { from, to, unit: 'USD' as const, rows: tradeTotals(months, from, to), updatedAt: data.updatedAt, source: data.source };
+    return { from, to, unit: 'USD' as const, rows: inFormat(args.format, tradeTotals(months, from, to), TRADE_COLUMNS), updatedAt: data.updatedAt, source: data.source };
   },
 });

@@ -4,6 +4,7 @@
 
 import type { z } from 'zod';
 import type { ServedDataset } from './dataset.js';
+import type { SeriesSpec } from './budget.js';
 import type { ObjectSchema } from './params.js';
 
 /** What the door knows about the caller's key; health reports it. */
@@ -34,6 +35,13 @@ export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends
   path: string;
   /** Market-data results are cacheable per dataset version; account results are not. */
   cacheable: boolean;
+  /**
+   * Arguments the MCP door applies under the caller's own (e.g. `{ format: 'columns' }`: a model
+   * gets long series in the compact form unless it asks otherwise). REST keeps the schema's defaults.
+   */
+  mcpDefaults?: Record<string, unknown>;
+  /** The tool's long series, which an MCP answer over the size budget is cut to (src/tools/budget.ts). */
+  series?: SeriesSpec;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
 }
 

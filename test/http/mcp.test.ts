@@ -73,12 +73,14 @@ describe('MCP /api/mcp', () => {
       const calls: [string, Json, string][] = [
         ['get_stock_score', { code: kr }, `/stocks/${kr}/score`],
         ['get_rankings', { market: 'KR,US', bands: 'mega,xlarge,large,mid,small', limit: 100 }, '/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=100'],
-        ['get_trade_total', { from: '2020-01', to: '2020-12' }, '/exports/total?from=2020-01&to=2020-12'],
-        ['get_sector_exports', { top: 5 }, '/exports/sectors?top=5'],
+        // Long series come over MCP in the compact form by default, as REST gives them with format=columns.
+        ['get_trade_total', { from: '2020-01', to: '2020-12' }, '/exports/total?from=2020-01&to=2020-12&format=columns'],
+        ['get_sector_exports', { top: 5 }, '/exports/sectors?top=5&format=columns'],
         ['get_stock_snapshot', { code: us }, `/stocks/${us}/snapshot`],
         ['get_valuation_band', { code: us, type: 'pbr', from: '2018-01-01' }, `/stocks/${us}/valuation-band?type=pbr&from=2018-01-01`],
         ['get_sector_percentile', { code: kr, cohort: 'market' }, `/stocks/${kr}/percentile?cohort=market`],
-        ['get_price_history', { code: kr, interval: 'month', limit: 24 }, `/stocks/${kr}/prices?interval=month&limit=24`],
+        ['get_price_history', { code: kr, interval: 'month', limit: 24 }, `/stocks/${kr}/prices?interval=month&limit=24&format=columns`],
+        ['get_price_history', { code: kr, interval: 'week', limit: 10, format: 'rows' }, `/stocks/${kr}/prices?interval=week&limit=10`],
         ['health', {}, '/health'],
       ];
       for (const [name, args, restPath] of calls) {
