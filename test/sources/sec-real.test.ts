@@ -97,6 +97,15 @@ describe('SEC companyfacts on real filings', () => {
     assert.deepEqual(marvell.splits, []);
   });
 
+  it('a multi-class issuer (cover shares only per class, which companyfacts leaves out) falls back to balance-sheet shares', () => {
+    // Edge case made from the real document: the dei cover counts removed, as for a company that files them per class.
+    const body = real('companyfacts_CIK0000320193_AAPL.json.gz') as { facts: { dei: Record<string, unknown> } };
+    delete body.facts.dei['EntityCommonStockSharesOutstanding'];
+    const [q1] = at(parseCompanyFacts(body, 'AAPL')!.reports, 2026, 1);
+    // us-gaap CommonStockSharesOutstanding at 2025-12-27 (accn 0000320193-26-000006) = 14,702,703,000
+    assert.equal(q1?.shares, 14_702_703_000);
+  });
+
   it("ignores the filing's fy/fp tags: a 10-Q tagged fp FY with the wrong fy gives the same report", () => {
     // Edge case made from the real document: the Q1 FY2026 10-Q's facts re-tagged fy 2025, fp FY.
     const body = real('companyfacts_CIK0000320193_AAPL.json.gz') as { facts: Record<string, Record<string, { units: Record<string, { accn: string; fy: number; fp: string }[]> }>> };
