@@ -11,6 +11,8 @@ export interface ToolOutcome {
   dataset: ServedDataset;
   /** The cache entry itself (shared by later identical calls). */
   entry: CachedBody;
+  /** True when the body came from the response cache (REST says so in `X-Cache`). */
+  cached: boolean;
 }
 
 export class ToolRunner {
@@ -26,17 +28,20 @@ export class ToolRunner {
     return data;
   }
 
-  /** `args` must already be validated against the tool's schema. */
-  async run(tool: ToolDefinition, args: Record<string, unknown>, account: Account): Promise<ToolOutcome> {
+  /**
+   * `args` must already be validated against the tool's schema. `fresh`: compute the answer
+   * even when the cache holds it (a request's `Cache-Control: no-cache`), and cache the result.
+   */
+  async run(tool: ToolDefinition, args: Record<string, unknown>, account: Account, options: { fresh?: boolean } = {}): Promise<ToolOutcome> {
     const dataset = this.dataset();
     if (!tool.cacheable) {
       const result = await tool.handler(args, { data: dataset, account });
-      return { dataset, entry: ResponseCache.entry(JSON.stringify(result)) };
+      return { dataset, entry: ResponseCache.entry(JSON.stringify(result)), cached: false };
     }
     const key = ResponseCache.key(dataset.version, tool.name, args);
-    const hit = this.cache.get(key);
-    if (hit !== undefined) return { dataset, entry: hit };
+    const hit = options.fresh === true ? undefined : this.cache.get(key);
+    if (hit !== undefined) return { dataset, entry: hit, cached: true };
     const result = await tool.handler(args, { data: dataset, account });
-    return { dataset, entry: this.cache.put(key, JSON.stringify(result)) };
+    return { dataset, entry: this.cache.put(key, JSON.stringify(result)), cached: false };
   }
 }

@@ -54,7 +54,12 @@ export function openApiDocument(version: string): Json {
       '200': {
         description: 'OK',
         headers: tool.cacheable
-          ? { ...rateLimitHeaderDocs, ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } }
+          ? {
+              ...rateLimitHeaderDocs,
+              ETag: { schema: { type: 'string' } },
+              'Cache-Control': { schema: { type: 'string' } },
+              'X-Cache': { description: 'hit: served from the response cache; miss: computed for this request (send Cache-Control: no-cache to ask for that)', schema: { type: 'string', enum: ['hit', 'miss'] } },
+            }
           : rateLimitHeaderDocs,
         content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },
       },

@@ -40,7 +40,10 @@ async function handle(tool: ToolDefinition, request: FastifyRequest, reply: Fast
     if (name in query) throw new ApiError('invalid_parameter', `parameter '${name}' is part of the path; do not repeat it in the query`, { parameter: name });
   }
   const args = parseArgs(schema, { ...coerceQuery(schema, query), ...params }) as Record<string, unknown>;
-  const { dataset, entry } = await deps.runner.run(tool, args, gate.account);
+  // A request's `Cache-Control: no-cache` asks for an answer computed now (RFC 9111 5.2.1.4);
+  // `X-Cache` says which one was sent, so a caller (and the bench) can tell.
+  const fresh = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(request.headers['cache-control'] ?? '');
+  const { dataset, entry, cached } = await deps.runner.run(tool, args, gate.account, { fresh });
 
   reply.header('content-type', 'application/json; charset=utf-8');
   if (!tool.cacheable) {
@@ -48,6 +51,7 @@ async function handle(tool: ToolDefinition, request: FastifyRequest, reply: Fast
     return entry.body;
   }
   const maxAge = Math.max(0, Math.floor((dataset.nextRefreshAt.getTime() - deps.clock().getTime()) / 1000));
+  reply.header('x-cache', cached ? 'hit' : 'miss');
   reply.header('etag', entry.etag);
   reply.header('cache-control', `private, max-age=${maxAge}`);
   reply.header('vary', 'Authorization');

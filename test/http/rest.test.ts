@@ -216,6 +216,19 @@ describe('REST /api/public/v2', () => {
       assert.equal(other.status, 200);
     });
 
+    it('X-Cache says hit or miss; Cache-Control: no-cache computes the answer anew, with the same body', async () => {
+      const path = `${base}/rankings?limit=7`;
+      const first = await get(path, key);
+      assert.equal(first.headers.get('x-cache'), 'miss');
+      const second = await get(path, key);
+      assert.equal(second.headers.get('x-cache'), 'hit');
+      const fresh = await get(path, key, { 'cache-control': 'no-cache' });
+      assert.equal(fresh.headers.get('x-cache'), 'miss');
+      assert.equal(fresh.text, first.text);
+      assert.equal(fresh.headers.get('etag'), first.headers.get('etag'));
+      assert.equal((await get(path, key, { 'cache-control': 'max-age=0' })).headers.get('x-cache'), 'hit');
+    });
+
     it('health is never cached', async () => {
       const res = await get(`${base}/health`, key);
       assert.equal(res.headers.get('cache-control'), 'no-store');
