@@ -3,6 +3,7 @@
 // response time (its histogram keeps whole milliseconds only), so p50 and p99 are exact.
 
 import autocannon from 'autocannon';
+import type { IncomingHttpHeaders } from 'node:http';
 import { percentile, round } from './util.js';
 
 export interface LoadTarget {
@@ -12,6 +13,8 @@ export interface LoadTarget {
   body?: string;
   /** When set, every request takes its path from here (a rotation over many stocks). */
   nextPath?: () => string;
+  /** Count the service's `X-Cache: hit|miss` answers (costs the load generator a little). */
+  countCache?: boolean;
 }
 
 export interface LoadResult {
@@ -26,11 +29,20 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   seconds: number;
+  /** Responses with `X-Cache: hit` and `miss` (when counted; null otherwise). */
+  cacheHits: number | null;
+  cacheMisses: number | null;
 }
 
 export function runLoad(target: LoadTarget, seconds: number, connections: number): Promise<LoadResult> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
+  const cache = { hit: 0, miss: 0 };
+  const onResponse = (_status: number, _body: string, _context: object, headers: IncomingHttpHeaders | undefined) => {
+    const value = headers?.['x-cache'] ?? (headers as Record<string, string> | undefined)?.['X-Cache'];
+    if (value === 'hit') cache.hit++;
+    else if (value === 'miss') cache.miss++;
+  };
   const options: autocannon.Options = {
     url: target.url,
     method: target.method,
@@ -40,11 +52,12 @@ export function runLoad(target: LoadTarget, seconds: number, connections: number
     pipelining: 1,
     timeout: 30,
     ...(target.body !== undefined ? { body: target.body } : {}),
-    ...(target.nextPath
+    ...(target.nextPath || target.countCache
       ? {
           requests: [
             {
-              setupRequest: (request: autocannon.Request) => ({ ...request, path: (target.nextPath as () => string)() }),
+              ...(target.nextPath ? { setupRequest: (request: autocannon.Request) => ({ ...request, path: (target.nextPath as () => string)() }) } : {}),
+              ...(target.countCache ? { onResponse } : {}),
             },
           ],
         }
@@ -68,6 +81,8 @@ export function runLoad(target: LoadTarget, seconds: number, connections: number
         errors: result.errors,
         timeouts: result.timeouts,
         seconds: result.duration,
+        cacheHits: target.countCache ? cache.hit : null,
+        cacheMisses: target.countCache ? cache.miss : null,
       });
     });
     instance.on('response', (_client: autocannon.Client, statusCode: number, _bytes: number, responseTime: number) => {
