@@ -17,7 +17,7 @@ import type { TtmStep } from './ttm.js';
  * Fan's type 7, the default of R, NumPy and Excel's PERCENTILE.INC): h = (n - 1) p,
  * Q = x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]) with 0-based x. Null when empty.
  */
-export function quantile(sorted: readonly number[], p: number): number | null {
+export function quantile(sorted: ArrayLike<number>, p: number): number | null {
   const n = sorted.length;
   if (n === 0) return null;
   const h = (n - 1) * p;

@@ -1,7 +1,8 @@
 // The store: one interface over the database, one Kysely implementation for both engines.
 // It stores and reads normalised records; it computes nothing.
 
-import { Migrator, sql, type Compilable, type CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { Migrator, sql, type Compilable, type CompiledQuery, type Insertable, type Kysely, type SelectExpression, type Transaction } from 'kysely';
+import { dayNumber } from '../domain/calendar.js';
 import type {
   DailyBar,
   Dataset,
@@ -16,6 +17,7 @@ import type {
   Security,
   TradeMonth,
 } from '../domain/model.js';
+import type { BarSeries, CloseSeries } from '../domain/series.js';
 import { createBarsDateIndex, migrationProvider, type Engine } from './migrations.js';
 import type { DB, ReportsTable } from './schema.js';
 
@@ -70,6 +72,13 @@ export interface WriteReport {
   examples: string[];
 }
 
+/** A range of one stock's bars: dated in [from, to], the last `last` of them when given. */
+export interface SeriesRange {
+  from?: string;
+  to: string;
+  last?: number;
+}
+
 export interface Store {
   readonly engine: Engine;
   migrate(): Promise<void>;
@@ -92,6 +101,13 @@ export interface Store {
   securities(): Promise<StoredSecurity[]>;
   reports(securityId?: number): Promise<FinancialReport[]>;
   bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]>;
+  /**
+   * One stock's bars dated in [`from`, `to`] as columns (the last `last` of them when given),
+   * ascending: the per-request history reads, with no object per bar.
+   */
+  barSeries(securityId: number, range: SeriesRange): Promise<BarSeries>;
+  /** `barSeries` with only what the valuation band reads (date, close, shares). */
+  closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries>;
   /**
    * Per stock, the filings a snapshot as of `asOf` can draw on: those disclosed on or before
    * `asOf` whose fiscal quarter is at most `quarters - 1` quarters before the latest such one.
@@ -450,6 +466,68 @@ export class KyselyStore implements Store {
     return (await this.arrays(q.orderBy('bars.date'))).map(toBar);
   }
 
+  async barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
+    const rows = await this.seriesRows('barSeries', ['bars.date', 'bars.open', 'bars.high', 'bars.low', 'bars.close', 'bars.volume', 'bars.traded_value', 'bars.shares'], securityId, range);
+    const n = rows.length;
+    const series = {
+      days: new Int32Array(n),
+      open: new Float64Array(n),
+      high: new Float64Array(n),
+      low: new Float64Array(n),
+      close: new Float64Array(n),
+      volume: new Float64Array(n),
+      tradedValue: new Float64Array(n),
+      shares: new Float64Array(n),
+    };
+    const reversed = range.last !== undefined;
+    for (let k = 0; k < n; k++) {
+      const r = rows[reversed ? n - 1 - k : k] as unknown[];
+      series.days[k] = dayNumber(r[0] as string);
+      series.open[k] = Number(r[1]);
+      series.high[k] = Number(r[2]);
+      series.low[k] = Number(r[3]);
+      series.close[k] = Number(r[4]);
+      series.volume[k] = Number(r[5]);
+      series.tradedValue[k] = Number(r[6]);
+      series.shares[k] = Number(r[7]);
+    }
+    return series;
+  }
+
+  async closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
+    const rows = await this.seriesRows('closeSeries', ['bars.date', 'bars.close', 'bars.shares'], securityId, range);
+    const n = rows.length;
+    const series = { days: new Int32Array(n), close: new Float64Array(n), shares: new Float64Array(n) };
+    const reversed = range.last !== undefined;
+    for (let k = 0; k < n; k++) {
+      const r = rows[reversed ? n - 1 - k : k] as unknown[];
+      series.days[k] = dayNumber(r[0] as string);
+      series.close[k] = Number(r[1]);
+      series.shares[k] = Number(r[2]);
+    }
+    return series;
+  }
+
+  /**
+   * One key range of `bars` as row arrays, newest first when `last` is given. Compiled once per
+   * shape (building and compiling with Kysely cost ~4% of an uncached history call).
+   */
+  private seriesRows(name: string, columns: readonly SelectExpression<DB, 'bars'>[], securityId: number, range: SeriesRange): Promise<unknown[][]> {
+    const limited = range.last !== undefined;
+    const run = this.hotArrays(`${name}${limited ? 'Last' : ''}`, (p) => {
+      const q = this.db
+        .selectFrom('bars')
+        .select(columns)
+        .where('bars.security_id', '=', p.number(0))
+        .where('bars.date', '>=', p.text(1))
+        .where('bars.date', '<=', p.text(2));
+      return limited ? q.orderBy('bars.date', 'desc').limit(p.number(3)) : q.orderBy('bars.date');
+    });
+    const values: unknown[] = [securityId, range.from ?? '', range.to];
+    if (limited) values.push(range.last);
+    return run(values);
+  }
+
   /**
    * Each stock's window start: the date of its `count`-th last bar in [`from`, `asOf`], or
    * `from` when it has fewer (a correlated probe of the (security, date) key), as the CTE
@@ -708,6 +786,19 @@ export class KyselyStore implements Store {
   }
 
   private readonly hotQueries = new Map<string, { sql: CompiledQuery; slots: number[] }>();
+
+  /** `hot` whose rows come as arrays of column values in select order (see `arrays`). */
+  private hotArrays(name: string, build: (p: Placeholders) => Compilable<unknown>): (values: readonly unknown[]) => Promise<unknown[][]> {
+    const run = this.hot<object>(name, build);
+    const compiled = this.hotQueries.get(name) as { sql: CompiledQuery; slots: number[] };
+    const raw = this.rawRows;
+    if (raw === undefined) return async (values) => (await run(values)).map((row) => Object.values(row) as unknown[]);
+    return async (values) => {
+      const parameters = [...compiled.sql.parameters];
+      compiled.slots.forEach((slot, i) => (parameters[slot] = values[i]));
+      return raw(compiled.sql.sql, parameters);
+    };
+  }
 
   /**
    * A query run on every request (key lookup, usage count), built and compiled by Kysely once

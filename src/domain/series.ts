@@ -1,0 +1,238 @@
+// One stock's daily bars held as columns (typed arrays) rather than one object per bar: ~60
+// bytes a bar instead of ~190, nothing for the garbage collector to trace, and the answers are
+// built straight from the columns. Dates are day numbers (days since 1970-01-01); a date's
+// `YYYY-MM-DD` text is made once per day for the whole process (`dateOfDay`).
+//
+// `resampleSeries` and `valuationBandOfSeries` give exactly what `resampleBars` and
+// `valuationBand` give on the same bars (the same arithmetic in the same order;
+// test/refresh/history.test.ts compares the serialised answers).
+
+import { dateOfDayNumber, dayNumber } from './calendar.js';
+import type { BandType, Interval, PriceBar, ValuationBandResult, ValuationBandYear } from './results.js';
+import { countBelow } from './score.js';
+import type { TtmStep } from './ttm.js';
+import { quantile } from './valuationBand.js';
+
+/** What the valuation band reads of a bar. */
+export interface CloseSeries {
+  /** Day numbers, ascending, one per bar. */
+  readonly days: Int32Array;
+  readonly close: Float64Array;
+  /** Listed shares at the close. */
+  readonly shares: Float64Array;
+}
+
+/** Every field a price history answers with. */
+export interface BarSeries extends CloseSeries {
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly volume: Float64Array;
+  readonly tradedValue: Float64Array;
+}
+
+/** Bytes a series holds (what a history cache sized in bytes counts). */
+export function seriesBytes(series: CloseSeries | BarSeries): number {
+  let bytes = 0;
+  for (const column of Object.values(series) as ArrayLike<number>[]) bytes += (column as Float64Array).byteLength ?? 0;
+  return bytes;
+}
+
+const dayTexts = new Map<number, string>();
+
+/** `YYYY-MM-DD` of a day number, made once per day for the process (~260 trading days a year). */
+export function dateOfDay(day: number): string {
+  let text = dayTexts.get(day);
+  if (text === undefined) {
+    text = dateOfDayNumber(day);
+    dayTexts.set(day, text);
+  }
+  return text;
+}
+
+/** Index of the first day >= `day` in ascending `days`. */
+export function firstIndexFrom(days: Int32Array, day: number): number {
+  let lo = 0;
+  let hi = days.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((days[mid] as number) < day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** ISO week (keyed by its Monday) or calendar month (year * 12 + month) of a day number. */
+function periodOf(day: number, interval: Exclude<Interval, 'day'>): number {
+  if (interval === 'week') return day - ((((day + 3) % 7) + 7) % 7); // 1970-01-01 was a Thursday
+  const date = dateOfDay(day);
+  return Number(date.slice(0, 4)) * 12 + Number(date.slice(5, 7));
+}
+
+export interface SeriesWindow {
+  interval: Interval;
+  from?: string | undefined;
+  to?: string | undefined;
+  limit?: number | undefined;
+}
+
+/**
+ * `resampleBars` on a series: periods aggregated from the whole series given, then the bars
+ * dated in [from, to], then the latest `limit` of those. Days need no aggregation, so they are
+ * cut from the columns directly; a series holding only the days a day-interval call keeps (a
+ * windowed read) gives the same answer as the whole history.
+ */
+export function resampleSeries(series: BarSeries, window: SeriesWindow): PriceBar[] {
+  const { days } = series;
+  const fromDay = window.from === undefined ? -Infinity : dayNumber(window.from);
+  const toDay = window.to === undefined ? Infinity : dayNumber(window.to);
+  const out: PriceBar[] = [];
+  if (window.interval === 'day') {
+    const start = firstIndexFrom(days, fromDay);
+    let end = firstIndexFrom(days, toDay + 1);
+    if (end < start) end = start;
+    const first = window.limit === undefined ? start : Math.max(start, end - window.limit);
+    for (let i = first; i < end; i++) out.push(barAt(series, i));
+    return out;
+  }
+  const interval = window.interval;
+  let key = Number.NaN;
+  let cur: PriceBar | undefined;
+  let curDay = 0;
+  const kept = (d: number) => d >= fromDay && d <= toDay;
+  for (let i = 0; i < days.length; i++) {
+    const day = days[i] as number;
+    const k = periodOf(day, interval);
+    if (cur && k === key) {
+      curDay = day;
+      cur.high = Math.max(cur.high, series.high[i] as number);
+      cur.low = Math.min(cur.low, series.low[i] as number);
+      cur.close = series.close[i] as number;
+      cur.volume += series.volume[i] as number;
+      cur.tradedValue += series.tradedValue[i] as number;
+    } else {
+      if (cur && kept(curDay)) out.push(dated(cur, curDay));
+      key = k;
+      curDay = day;
+      cur = barAt(series, i);
+    }
+  }
+  if (cur && kept(curDay)) out.push(dated(cur, curDay));
+  return window.limit === undefined ? out : out.slice(Math.max(0, out.length - window.limit));
+}
+
+function barAt(s: BarSeries, i: number): PriceBar {
+  return {
+    date: dateOfDay(s.days[i] as number),
+    open: s.open[i] as number,
+    high: s.high[i] as number,
+    low: s.low[i] as number,
+    close: s.close[i] as number,
+    volume: s.volume[i] as number,
+    tradedValue: s.tradedValue[i] as number,
+  };
+}
+
+function dated(bar: PriceBar, day: number): PriceBar {
+  bar.date = dateOfDay(day);
+  return bar;
+}
+
+const DENOMINATOR: Record<BandType, { of: (s: TtmStep) => number | null; name: string }> = {
+  per: { of: (s) => s.netIncome, name: 'TTM net income' },
+  pbr: { of: (s) => s.equity, name: 'equity' },
+  psr: { of: (s) => s.revenue, name: 'TTM revenue' },
+};
+
+export interface SeriesBandInput {
+  type: BandType;
+  /** The stock's bars, at least those dated in [from, to]. */
+  series: CloseSeries;
+  /** `ttmTimeline` of the stock's filings. */
+  steps: readonly TtmStep[];
+  from: string;
+  to: string;
+}
+
+/**
+ * `valuationBand` on a series and a TTM timeline: the same daily multiples (close x shares /
+ * the denominator in force, a filing counting from its disclosure date on), the same exclusions
+ * and reasons, the same quantiles. One pass over the days of the window, the TTM step advanced
+ * as the days pass it; the values kept in a Float64Array and sorted numerically.
+ */
+export function valuationBandOfSeries(input: SeriesBandInput): ValuationBandResult {
+  const { type, from, to, steps, series } = input;
+  const denominator = DENOMINATOR[type];
+  const { days, close, shares } = series;
+  const start = firstIndexFrom(days, dayNumber(from));
+  const end = firstIndexFrom(days, dayNumber(to) + 1);
+  const stepDays = steps.map((s) => dayNumber(s.effectiveFrom));
+
+  const used = new Float64Array(Math.max(0, end - start));
+  let n = 0;
+  const yearStarts: { year: number; start: number }[] = [];
+  let daysExcluded = 0;
+  let lastDay = Number.NaN;
+  let lastValue: number | null = null;
+  let lastReason: string | undefined;
+  let s = -1;
+  for (let i = start; i < end; i++) {
+    const day = days[i] as number;
+    while (s + 1 < steps.length && (stepDays[s + 1] as number) <= day) s++;
+    const step = steps[s];
+    const d = step ? denominator.of(step) : null;
+    const marketCap = (close[i] as number) * (shares[i] as number);
+    let reason: string | undefined;
+    if (!step) reason = 'no report disclosed by this date';
+    else if (d === null) reason = `${denominator.name} not available for ${step.referenceQuarter}`;
+    else if (d <= 0) reason = `${denominator.name} is not positive for ${step.referenceQuarter}`;
+    else if (!(marketCap > 0)) reason = 'market cap is not positive';
+    lastDay = day;
+    if (reason !== undefined || d === null) {
+      daysExcluded++;
+      lastValue = null;
+      lastReason = reason;
+      continue;
+    }
+    const value = marketCap / d;
+    const year = Number(dateOfDay(day).slice(0, 4));
+    if (yearStarts.length === 0 || (yearStarts[yearStarts.length - 1] as { year: number }).year !== year) yearStarts.push({ year, start: n });
+    used[n++] = value;
+    lastValue = value;
+    lastReason = undefined;
+  }
+
+  // Days are ascending, so each year's values are one run of `used`.
+  const years: ValuationBandYear[] = yearStarts.map(({ year, start: from0 }, k) => {
+    const ys = used.slice(from0, k + 1 < yearStarts.length ? (yearStarts[k + 1] as { start: number }).start : n).sort();
+    return { year, days: ys.length, min: ys[0] as number, median: quantile(ys, 0.5) as number, max: ys[ys.length - 1] as number };
+  });
+  const sorted = used.subarray(0, n).sort();
+
+  let current: ValuationBandResult['current'] = null;
+  if (!Number.isNaN(lastDay)) {
+    const date = dateOfDay(lastDay);
+    current =
+      lastValue === null
+        ? { date, value: null, percentile: null, reason: lastReason ?? 'excluded' }
+        : { date, value: lastValue, percentile: n === 1 ? 100 : Math.min(100, (100 * countBelow(sorted, lastValue)) / (n - 1)) };
+  }
+
+  const result: ValuationBandResult = {
+    type,
+    from,
+    to,
+    daysUsed: n,
+    daysExcluded,
+    p5: quantile(sorted, 0.05),
+    median: quantile(sorted, 0.5),
+    p95: quantile(sorted, 0.95),
+    min: n > 0 ? (sorted[0] as number) : null,
+    max: n > 0 ? (sorted[n - 1] as number) : null,
+    current,
+    years,
+  };
+  if (Number.isNaN(lastDay)) result.reason = 'no trading day in the window';
+  else if (n === 0) result.reason = `no day in the window with a positive ${denominator.name}`;
+  return result;
+}

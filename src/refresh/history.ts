@@ -1,0 +1,125 @@
+// One snapshot's per-stock histories, read from the store on demand: daily bars as columns
+// (src/domain/series.ts) and filings with their TTM timeline, in one LRU sized in bytes.
+//
+// Policy: a stock's whole history is read and kept while the cache has room for it (the
+// default universe fits whole: ~0.2 MB a stock). Once it is full, a call that needs only a
+// window (the last N days of prices, a band from a date) reads just that window and keeps
+// nothing, rather than evicting another stock's history for one that may not be asked for
+// again (a caller walking a large universe); calls that need the whole history (weeks, months)
+// still read and keep it, evicting the least recently used.
+
+import { LRUCache } from 'lru-cache';
+import type { FinancialReport } from '../domain/model.js';
+import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
+import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type CloseSeries, type SeriesWindow } from '../domain/series.js';
+import { ttmTimeline, type TtmStep } from '../domain/ttm.js';
+import type { Store } from '../store/store.js';
+
+/** The history cache's default budget; with the response cache (128 MiB) and the snapshot, RSS stays under 1 GiB at full size. */
+export const HISTORY_CACHE_BYTES = 192 * 1024 * 1024;
+
+/** A filing as held in memory, for the cache's byte count (30-odd fields, numbers boxed). */
+const REPORT_BYTES = 700;
+const STEP_BYTES = 160;
+
+export interface Filings {
+  reports: FinancialReport[];
+  /** `ttmTimeline(reports)`, made on first use. */
+  readonly steps: readonly TtmStep[];
+}
+
+type Held = { kind: 'bars'; series: BarSeries; bytes: number } | { kind: 'filings'; filings: Filings; bytes: number };
+
+export class StockHistories {
+  private readonly lru: LRUCache<string, Held>;
+  private heldSeries = 0;
+  private heldSeriesBytes = 0;
+
+  constructor(
+    private readonly store: Store,
+    /** Bars dated after this day are not served (the snapshot's as-of date). */
+    private readonly asOf: string,
+    private readonly maxBytes = HISTORY_CACHE_BYTES,
+  ) {
+    this.lru = new LRUCache<string, Held>({
+      maxSize: maxBytes,
+      sizeCalculation: (held) => Math.max(1, held.bytes),
+      dispose: (held) => {
+        if (held.kind === 'bars') {
+          this.heldSeries--;
+          this.heldSeriesBytes -= held.bytes;
+        }
+      },
+    });
+  }
+
+  /** Bytes held now. */
+  get bytes(): number {
+    return this.lru.calculatedSize;
+  }
+
+  /**
+   * The stock's bars up to the as-of date: the whole history when held or when there is room to
+   * keep it, else (with `window`) only the bars in `window`, which must then be all the caller uses.
+   */
+  async bars(securityId: number, window?: { from?: string | undefined; to?: string | undefined; last?: number | undefined }): Promise<BarSeries> {
+    const held = this.lru.get(`b${securityId}`);
+    if (held?.kind === 'bars') return held.series;
+    if (window !== undefined && !this.hasRoom()) {
+      const to = window.to !== undefined && window.to < this.asOf ? window.to : this.asOf;
+      return this.store.barSeries(securityId, { to, ...(window.from !== undefined ? { from: window.from } : {}), ...(window.last !== undefined ? { last: window.last } : {}) });
+    }
+    const series = await this.store.barSeries(securityId, { to: this.asOf });
+    const bytes = seriesBytes(series);
+    this.lru.set(`b${securityId}`, { kind: 'bars', series, bytes });
+    if (this.lru.has(`b${securityId}`)) {
+      this.heldSeries++;
+      this.heldSeriesBytes += bytes;
+    }
+    return series;
+  }
+
+  /** Date, close and shares of the stock's bars from `from` to the as-of date (or more). */
+  async closes(securityId: number, from: string): Promise<CloseSeries> {
+    const held = this.lru.get(`b${securityId}`);
+    if (held?.kind === 'bars') return held.series;
+    if (!this.hasRoom()) return this.store.closeSeries(securityId, { from, to: this.asOf });
+    return this.bars(securityId);
+  }
+
+  /** Every filing of the stock and its TTM timeline; always kept (a few KB). */
+  async filings(securityId: number): Promise<Filings> {
+    const held = this.lru.get(`f${securityId}`);
+    if (held?.kind === 'filings') return held.filings;
+    const reports = await this.store.reports(securityId);
+    let steps: TtmStep[] | undefined;
+    const filings: Filings = {
+      reports,
+      get steps() {
+        return (steps ??= ttmTimeline(reports));
+      },
+    };
+    // Sized with its timeline (about one step per filing) so the count does not change later.
+    this.lru.set(`f${securityId}`, { kind: 'filings', filings, bytes: reports.length * (REPORT_BYTES + STEP_BYTES) });
+    return filings;
+  }
+
+  /** A price history answer's bars (`resampleBars` on the whole history). */
+  async priceBars(securityId: number, window: SeriesWindow): Promise<PriceBar[]> {
+    // Days need no aggregation: the last `limit` in [from, to] are all a day call reads.
+    const range = window.interval === 'day' ? { from: window.from, to: window.to, last: window.limit } : undefined;
+    return resampleSeries(await this.bars(securityId, range), window);
+  }
+
+  /** A valuation band answer's figures (`valuationBand` on every bar and filing) from `from` to the as-of date. */
+  async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
+    const [series, filings] = await Promise.all([this.closes(securityId, from), this.filings(securityId)]);
+    return valuationBandOfSeries({ type, series, steps: filings.steps, from, to: this.asOf });
+  }
+
+  /** Room for one more whole history (the mean of those held, 0.2 MB before any). */
+  private hasRoom(): boolean {
+    const expected = this.heldSeries > 0 ? this.heldSeriesBytes / this.heldSeries : 200_000;
+    return this.lru.calculatedSize + expected <= this.maxBytes;
+  }
+}

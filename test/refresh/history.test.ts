@@ -1,0 +1,93 @@
+// The per-stock history fast path (typed-array columns, windowed reads, the band from the TTM
+// timeline) must answer byte for byte what the object path answered: `resampleBars` and
+// `valuationBand` on every bar and filing of the stock, serialised. Every stock of a demo
+// universe, many argument sets, with a cache that holds everything and one that holds nothing
+// (every windowed call then reads only its window).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { resampleBars, type ResampleOptions } from '../../src/domain/bars.js';
+import type { BandType } from '../../src/domain/results.js';
+import { valuationBand } from '../../src/domain/valuationBand.js';
+import { loadDemo } from '../../src/refresh/demo-load.js';
+import { StockHistories } from '../../src/refresh/history.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { KyselyStore, StoredSecurity } from '../../src/store/store.js';
+import { tempDir } from '../support/tmp.js';
+
+const AS_OF = '2026-11-20';
+
+const PRICE_CASES: ResampleOptions[] = [
+  { interval: 'day', limit: 260 },
+  { interval: 'day', limit: 2600 },
+  { interval: 'day', limit: 1 },
+  { interval: 'day', from: '2020-03-01', to: '2021-06-30', limit: 50 },
+  { interval: 'day', from: '2019-12-31', to: '2020-01-06' },
+  { interval: 'day', to: '2014-02-01', limit: 260 },
+  { interval: 'day', from: '2026-11-21', limit: 260 },
+  { interval: 'day', to: '2030-01-01', limit: 7 },
+  { interval: 'week', limit: 260 },
+  { interval: 'week', from: '2020-01-01', to: '2020-03-04', limit: 2600 },
+  { interval: 'month', limit: 260 },
+  { interval: 'month', from: '2016-02-01', to: '2018-07-15', limit: 5 },
+];
+const BAND_FROM = ['2020-01-01', '2014-01-01', '2023-06-15', '2026-11-01', AS_OF];
+const TYPES: BandType[] = ['per', 'pbr', 'psr'];
+
+describe('per-stock histories as columns answer what the object path answered', () => {
+  const tmp = tempDir();
+  let store: KyselyStore;
+  let securities: StoredSecurity[];
+  before(async () => {
+    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+    await loadDemo(store, { asOf: AS_OF, scale: 0.1 });
+    securities = await store.securities();
+  });
+  after(async () => {
+    await store.close();
+    tmp.cleanup();
+  });
+
+  for (const [name, budget] of [
+    ['a cache that holds every stock', undefined],
+    ['a cache that holds nothing (windowed reads)', 1],
+  ] as const) {
+    it(`price history and valuation band, every stock, ${name}`, async () => {
+      const histories = new StockHistories(store, AS_OF, budget);
+      assert.ok(securities.length >= 60, `${securities.length} stocks`);
+      let compared = 0;
+      for (const security of securities) {
+        const bars = await store.bars(security.id, undefined, AS_OF);
+        const reports = await store.reports(security.id);
+        for (const options of PRICE_CASES) {
+          const old = JSON.stringify(resampleBars(bars, options));
+          const now = JSON.stringify(await histories.priceBars(security.id, options));
+          assert.equal(now, old, `${security.code} prices ${JSON.stringify(options)}`);
+          compared++;
+        }
+        for (const type of TYPES) {
+          for (const from of BAND_FROM) {
+            const old = JSON.stringify(valuationBand({ type, bars, reports, from, to: AS_OF }));
+            const now = JSON.stringify(await histories.band(security.id, type, from));
+            assert.equal(now, old, `${security.code} band ${type} from ${from}`);
+            compared++;
+          }
+        }
+      }
+      assert.ok(compared > 1000);
+      if (budget === undefined) assert.ok(histories.bytes > 0);
+      else assert.equal(histories.bytes, 0);
+    });
+  }
+
+  it('a stock with no bars or filings answers as before', async () => {
+    await store.writeDataset({ securities: [{ ...securities[0]!, code: '999990', name: 'Empty' }] });
+    const empty = (await store.securities()).find((s) => s.code === '999990')!;
+    const histories = new StockHistories(store, AS_OF);
+    for (const options of PRICE_CASES) assert.equal(JSON.stringify(await histories.priceBars(empty.id, options)), '[]');
+    for (const type of TYPES) {
+      assert.equal(JSON.stringify(await histories.band(empty.id, type, '2020-01-01')), JSON.stringify(valuationBand({ type, bars: [], reports: [], from: '2020-01-01', to: AS_OF })));
+    }
+  });
+});
