@@ -4,7 +4,9 @@
 
 import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { PercentileEntry, RankingRow } from '../domain/results.js';
+import { englishNameOf } from '../domain/model.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
+import { searchIndex, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
@@ -43,6 +45,8 @@ export interface ComputedSnapshot {
   /** Keyed `${market}:${code}`. */
   views: Map<string, StockView>;
   rankings: RankingIndex;
+  /** search_stocks' index over every stock's names and code, built once per snapshot. */
+  search: SearchIndex;
   trade: readonly TradeMonth[];
   sectorExports: readonly SectorExportMonth[];
   usdKrw: FxRate | null;
@@ -185,10 +189,28 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     });
   }
 
+  // search_stocks' index: its own step (~40 ms at full size, docs/performance.md).
+  yield;
+  const search = searchIndex(
+    [...views.values()].map(({ security: s, band, price }) => ({
+      market: s.market,
+      code: s.code,
+      name: s.name,
+      nameEn: englishNameOf(s),
+      exchange: s.exchange,
+      sector: s.sector,
+      currency: s.currency,
+      band,
+      marketCap: price?.marketCap ?? null,
+    })),
+    fx?.usdKrw ?? null,
+  );
+
   return {
     asOf,
     views,
     rankings: rankingIndex(rows),
+    search,
     trade: universe.trade,
     sectorExports: universe.sectorExports,
     usdKrw: fx,

@@ -6,6 +6,7 @@ import { addDays } from '../domain/calendar.js';
 import type { DailyBar, FinancialReport, Market } from '../domain/model.js';
 import type { BandKey, RankingRow } from '../domain/results.js';
 import { rankings } from '../domain/rankings.js';
+import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { Store } from '../store/store.js';
 import { normaliseCode, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
@@ -59,6 +60,10 @@ export class SnapshotDataset implements ServedDataset {
 
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset = 0): { rows: RankingRow[]; totalCount: number } {
     return rankings(this.computed.rankings, { markets, bands, limit, offset });
+  }
+
+  search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number } {
+    return searchStocks(this.computed.search, query);
   }
 
   trade() {

@@ -4,6 +4,7 @@
 
 import type { DailyBar, FinancialReport, Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { BandKey, PercentileEntry, RankingRow, SnapshotGroups, V3Inputs, V3Result } from '../domain/results.js';
+import type { SearchMatch, SearchQuery } from '../domain/search.js';
 import type { StoredSecurity } from '../store/store.js';
 
 export interface PriceRef {
@@ -65,6 +66,8 @@ export interface ServedDataset {
   stock(code: string): StockView;
   /** Rows [offset, offset + limit) of the sorted, filtered rankings, and how many passed the filter. */
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset?: number): { rows: RankingRow[]; totalCount: number };
+  /** Stocks by name, English name, code or ticker, best first (src/domain/search.ts): an index lookup. */
+  search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number };
   trade(): readonly TradeMonth[];
   sectorExports(): readonly SectorExportMonth[];
   dailyBars(view: StockView): Promise<DailyBar[]>;

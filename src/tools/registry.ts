@@ -10,9 +10,12 @@ import { getStockSnapshot } from './get-stock-snapshot.js';
 import { getTradeTotal } from './get-trade-total.js';
 import { getValuationBand } from './get-valuation-band.js';
 import { health } from './health.js';
+import { searchStocks } from './search-stocks.js';
 import type { ToolDefinition } from './tool.js';
 
 export const TOOLS: readonly ToolDefinition[] = [
+  // First: an assistant that knows a company by name calls it before any other.
+  searchStocks,
   getStockScore,
   getRankings,
   getTradeTotal,

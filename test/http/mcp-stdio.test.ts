@@ -28,9 +28,9 @@ describe('stdio MCP bridge', () => {
     await t.close();
   });
 
-  it('lists the nine tools and forwards calls to the service', async () => {
+  it('lists the ten tools and forwards calls to the service', async () => {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 9);
+    assert.equal(tools.length, 10);
     const result = await client.callTool({ name: 'get_trade_total', arguments: { from: '2025-01', to: '2025-03' } });
     const rest = (await get(`${t.url}/api/public/v2/exports/total?from=2025-01&to=2025-03`, key)).body;
     assert.deepEqual(result.structuredContent, rest);

@@ -50,13 +50,13 @@ describe('MCP /api/mcp', () => {
     });
     after(() => client.close());
 
-    it('initializes and lists the nine tools with input and output schemas', async () => {
+    it('initializes and lists the ten tools with input and output schemas', async () => {
       assert.equal(client.getServerVersion()?.name, 'stock-data-service');
       assert.ok(client.getServerCapabilities()?.tools);
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((x) => x.name).sort(),
-        ['get_price_history', 'get_rankings', 'get_sector_exports', 'get_sector_percentile', 'get_stock_score', 'get_stock_snapshot', 'get_trade_total', 'get_valuation_band', 'health'],
+        ['get_price_history', 'get_rankings', 'get_sector_exports', 'get_sector_percentile', 'get_stock_score', 'get_stock_snapshot', 'get_trade_total', 'get_valuation_band', 'health', 'search_stocks'],
       );
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, 'object');
@@ -82,6 +82,7 @@ describe('MCP /api/mcp', () => {
         ['get_price_history', { code: kr, interval: 'month', limit: 24 }, `/stocks/${kr}/prices?interval=month&limit=24&format=columns`],
         ['get_price_history', { code: kr, interval: 'week', limit: 10, format: 'rows' }, `/stocks/${kr}/prices?interval=week&limit=10`],
         ['health', {}, '/health'],
+        ['search_stocks', { q: 'a', limit: 50 }, '/stocks?q=a&limit=50'],
       ];
       for (const [name, args, restPath] of calls) {
         const result = await client.callTool({ name, arguments: args });

@@ -323,11 +323,11 @@ describe('REST /api/public/v2', () => {
       const doc = (await get(`${base}/openapi.json`, null)).body as { openapi: string; paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: object }> }> } }> };
       assert.equal(doc.openapi, '3.1.0');
       const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/api/public/v2/'));
-      assert.equal(ops.length, 9);
+      assert.equal(ops.length, 10);
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       for (const [path, { get: op }] of ops) {
         for (const code of [kr, us]) {
-          const url = `${t.url}${path.replace('{code}', code)}`;
+          const url = `${t.url}${path.replace('{code}', code)}${op.operationId === 'search_stocks' ? '?q=a' : ''}`;
           const res = await get(url, key);
           assert.equal(res.status, 200, `${op.operationId} ${res.text.slice(0, 200)}`);
           const schema = op.responses['200']?.content?.['application/json']?.schema;

@@ -37,7 +37,7 @@ describe('authentication attacks', () => {
     revoked = await t.newKey('paid');
     secrets.push(paid, revoked);
     code = (await t.app.store.securities()).find((s) => s.market === 'KR')?.code ?? '';
-    for (const tool of TOOLS) restPaths.push(`${BASE}${tool.path.replace('{code}', code)}`);
+    for (const tool of TOOLS) restPaths.push(`${BASE}${tool.path.replace('{code}', code)}${tool.name === 'search_stocks' ? '?q=a' : ''}`);
   });
   after(async () => {
     client.close();

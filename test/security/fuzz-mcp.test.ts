@@ -66,7 +66,7 @@ function validArgs(codes: { kr: string[]; us: string[] }): Record<string, fc.Arb
   const opt = { requiredKeys: [] as never[] };
   return {
     get_stock_score: fc.record({ code }),
-    get_rankings: fc.record({ market: fc.constantFrom('KR', 'US', 'KR,US'), bands: fc.subarray([...BAND_KEYS], { minLength: 1 }).map((b) => b.join(',')), limit: fc.integer({ min: 1, max: 100 }) }, opt),
+    get_rankings: fc.record({ market: fc.constantFrom('KR', 'US', 'KR,US'), bands: fc.subarray([...BAND_KEYS], { minLength: 1 }).map((b) => b.join(',')), limit: fc.integer({ min: 1, max: 100 }), offset: fc.nat({ max: 1000 }) }, opt),
     get_trade_total: fc.record({ from: month, to: month }, opt),
     get_sector_exports: fc.record({ from: month, to: month, top: fc.integer({ min: 1, max: 50 }) }, opt),
     get_stock_snapshot: fc.record({ code }),
@@ -77,6 +77,7 @@ function validArgs(codes: { kr: string[]; us: string[] }): Record<string, fc.Arb
       { requiredKeys: ['code'] },
     ),
     health: fc.constant({}),
+    search_stocks: fc.record({ q: fc.oneof(code, fc.string({ minLength: 1, maxLength: 50 }), fc.constantFrom('ㅎㅅ', '한ㅅ', 'ＨＡＮ', 'brk-b')), market: fc.constantFrom('KR', 'US'), limit: fc.integer({ min: 1, max: 50 }) }, { requiredKeys: ['q'] }),
   };
 }
 

@@ -121,7 +121,8 @@ function endpoints(): Endpoint[] {
   const one = (...v: string[]) => fc.constantFrom(...v);
   return [
     stock('score', {}, {}),
-    fixed('/rankings', { market: enumArb(['KR', 'US', 'KR,US']), bands: bandsArb, limit: intArb }, { market: one('KR', 'US', 'KR,US'), bands: fc.subarray([...BAND_KEYS], { minLength: 1 }).map((b) => b.join(',')), limit: n(1, 200) }),
+    fixed('/rankings', { market: enumArb(['KR', 'US', 'KR,US']), bands: bandsArb, limit: intArb, offset: intArb }, { market: one('KR', 'US', 'KR,US'), bands: fc.subarray([...BAND_KEYS], { minLength: 1 }).map((b) => b.join(',')), limit: n(1, 200), offset: n(0, 1000) }),
+    fixed('/stocks', { q: junk, market: enumArb(['KR', 'US']), limit: intArb }, { q: fc.oneof(fc.string({ minLength: 1, maxLength: 50 }), one('ㅎㅅ', '한ㅅ', 'ＨＡＮ', 'brk-b', '00')), market: one('KR', 'US'), limit: n(1, 50) }),
     fixed('/exports/total', { from: monthArb, to: monthArb }, { from: validMonth, to: validMonth }),
     fixed('/exports/sectors', { from: monthArb, to: monthArb, top: intArb }, { from: validMonth, to: validMonth, top: n(1, 50) }),
     stock('snapshot', {}, {}),
