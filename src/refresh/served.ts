@@ -1,16 +1,17 @@
 // The served dataset: a computed snapshot plus on-demand reads of one stock's history
-// (price bars and filings) from the store, kept in a small per-stock cache.
+// (price bars and filings) from the store, kept in a cache sized in bytes (./history.ts).
 
-import { LRUCache } from 'lru-cache';
 import { addDays } from '../domain/calendar.js';
-import type { DailyBar, FinancialReport, Market } from '../domain/model.js';
-import type { BandKey, RankingRow } from '../domain/results.js';
+import type { Market } from '../domain/model.js';
+import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } from '../domain/results.js';
+import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { Store } from '../store/store.js';
 import { normaliseCode, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
+import { StockHistories } from './history.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 export interface ServedMeta {
@@ -28,7 +29,7 @@ export class SnapshotDataset implements ServedDataset {
   readonly nextRefreshAt: Date;
   readonly asOf: string;
   readonly sources: readonly SourceState[];
-  private readonly histories = new LRUCache<number, { bars: Promise<DailyBar[]>; reports: Promise<FinancialReport[]> }>({ max: 128 });
+  private readonly histories: StockHistories;
 
   constructor(
     readonly computed: ComputedSnapshot,
@@ -41,6 +42,7 @@ export class SnapshotDataset implements ServedDataset {
     this.nextRefreshAt = meta.nextRefreshAt;
     this.sources = meta.sources;
     this.asOf = computed.asOf;
+    this.histories = new StockHistories(store, computed.asOf);
   }
 
   stock(code: string): StockView {
@@ -74,25 +76,12 @@ export class SnapshotDataset implements ServedDataset {
     return this.computed.sectorExports;
   }
 
-  private history(view: StockView) {
-    const id = view.security.id;
-    let h = this.histories.get(id);
-    if (h === undefined) {
-      h = { bars: this.store.bars(id, undefined, this.asOf), reports: this.store.reports(id) };
-      // A failed read is not cached: the next request tries again.
-      h.bars.catch(() => this.histories.delete(id));
-      h.reports.catch(() => this.histories.delete(id));
-      this.histories.set(id, h);
-    }
-    return h;
+  priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]> {
+    return this.histories.priceBars(view.security.id, window);
   }
 
-  dailyBars(view: StockView): Promise<DailyBar[]> {
-    return this.history(view).bars;
-  }
-
-  reports(view: StockView): Promise<FinancialReport[]> {
-    return this.history(view).reports;
+  valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {
+    return this.histories.band(view.security.id, type, from);
   }
 }
 

@@ -2,8 +2,9 @@
 // whole universe at refresh time and swapped atomically. Tools only look things up here;
 // the per-stock histories (price bars, filings) are read through it on demand.
 
-import type { DailyBar, FinancialReport, Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
-import type { BandKey, PercentileEntry, RankingRow, SnapshotGroups, V3Inputs, V3Result } from '../domain/results.js';
+import type { Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
+import type { SeriesWindow } from '../domain/series.js';
+import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
 import type { StoredSecurity } from '../store/store.js';
 
@@ -70,8 +71,10 @@ export interface ServedDataset {
   search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number };
   trade(): readonly TradeMonth[];
   sectorExports(): readonly SectorExportMonth[];
-  dailyBars(view: StockView): Promise<DailyBar[]>;
-  reports(view: StockView): Promise<FinancialReport[]>;
+  /** The stock's bars by day, week or month in a window (`resampleBars` on its whole daily history). */
+  priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]>;
+  /** The stock's valuation band from `from` to `asOf` (`valuationBand` on its bars and filings). */
+  valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult>;
 }
 
 /** `BRK.B`, `brk-b` and `Brk.b` are one ticker; KR codes are six digits. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { englishNameOf } from '../domain/model.js';
-import { resampleBars } from '../domain/bars.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
@@ -48,8 +47,7 @@ export const getPriceHistory = defineTool({
       });
     }
     const view = data.stock(args.code);
-    const daily = await data.dailyBars(view);
-    const bars = resampleBars(daily, { interval: args.interval, from: args.from, to: args.to, limit: args.limit });
+    const bars = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit });
     const { security: s } = view;
     return {
       code: s.code,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { englishNameOf } from '../domain/model.js';
-import { valuationBand } from '../domain/valuationBand.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, stockIdentity } from './shapes.js';
@@ -54,8 +53,7 @@ export const getValuationBand = defineTool({
       });
     }
     const view = data.stock(args.code);
-    const [bars, reports] = await Promise.all([data.dailyBars(view), data.reports(view)]);
-    const band = valuationBand({ type: args.type, bars, reports, from: args.from, to: data.asOf });
+    const band = await data.valuationBand(view, args.type, args.from);
     const { security: s } = view;
     return {
       code: s.code,
