@@ -123,7 +123,7 @@ describe('MCP /api/mcp', () => {
       const list = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth);
       assert.equal(list.status, 200);
       assert.match(String(list.headers.get('content-type')), /^application\/json/);
-      assert.equal(((list.body as Json).result as { tools: unknown[] }).tools.length, 9);
+      assert.equal(((list.body as Json).result as { tools: unknown[] }).tools.length, 10);
       const call = await rpc(mcp, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 3 } } }, auth);
       assert.equal(call.status, 200);
       const body = call.body as { id: number; result: { structuredContent: { rows: unknown[] }; content: unknown[] } };
