@@ -17,6 +17,7 @@ import { cpus, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad, type LoadResult, type LoadTarget } from './lib/load.js';
+import { rotateTools, type RotationRow } from './lib/rotation.js';
 import {
   buildService,
   createPaidKey,
@@ -231,6 +232,8 @@ interface UniverseRun {
   peakRssBytes: number | null;
   http: HttpRow[];
   rotating: { prices: Measured; band: Measured; prices1: Measured; band1: Measured } | null;
+  /** Every per-stock tool at its default arguments, uncached (X-Cache counted). */
+  tools: RotationRow[] | null;
   rankings: (Measured) | null;
   securities: number;
 }
@@ -284,7 +287,7 @@ async function benchUniverse(spec: StoreSpec, what: { http: boolean; rotating: b
     peakRssAfterStartBytes: peakRss(server.pid),
     load1,
   };
-  const run: UniverseRun = { cold, peakRssBytes: null, http: [], rotating: null, rankings: null, securities: codes.length };
+  const run: UniverseRun = { cold, peakRssBytes: null, http: [], rotating: null, tools: null, rankings: null, securities: codes.length };
   try {
     if (what.http) {
       // A KR stock from the top of the rankings: it has a score, a band and a full history.
@@ -333,6 +336,7 @@ async function benchUniverse(spec: StoreSpec, what: { http: boolean; rotating: b
       const prices1 = await measure({ url: server.url, method: 'GET', headers, nextPath: rotation(codes, (c, p) => pricesUncached(c, p + 500)) }, 1);
       const band1 = await measure({ url: server.url, method: 'GET', headers, nextPath: rotation(codes, (c, p) => bandUncached(c, p + 500)) }, 1);
       run.rotating = { prices, band, prices1, band1 };
+      run.tools = await rotateTools(server, key, codes, settings.connections);
     }
     run.peakRssBytes = peakRss(server.pid);
   } finally {
@@ -432,6 +436,7 @@ async function main(): Promise<void> {
     recompute: [...recomputes.values()],
     scaling,
     full: fullRun ? { rankings: fullRun.rankings, rotating: fullRun.rotating, peakRssBytes: fullRun.peakRssBytes, cold: fullRun.cold } : null,
+    uncachedTools: [...universeRuns.entries()].filter(([, r]) => r.tools !== null).map(([universe, r]) => ({ universe, securities: r.securities, rows: r.tools })),
     coldStart: [...universeRuns.values()].map((r) => r.cold),
     firstStart: firstStarts,
   };
@@ -488,6 +493,14 @@ async function main(): Promise<void> {
       mib(s.peakRssBytes),
     ]),
   );
+  for (const [universe, r] of universeRuns) {
+    if (r.tools === null) continue;
+    process.stdout.write(`\nUncached rotation, ${universe} (${r.securities} stocks): every per-stock tool at its default arguments, Cache-Control: no-cache, X-Cache counted\n`);
+    printTable(
+      ['tool', `req/s (${settings.connections})`, 'p50', 'p99', 'req/s (1)', 'p50', 'p99', 'hit/miss', 'RSS MiB after', 'load1'],
+      r.tools.map((t) => [t.tool, t.at50.requestsPerSecond, t.at50.p50Ms, t.at50.p99Ms, t.at1.requestsPerSecond, t.at1.p50Ms, t.at1.p99Ms, `${(t.at50.cacheHits ?? 0) + (t.at1.cacheHits ?? 0)}/${(t.at50.cacheMisses ?? 0) + (t.at1.cacheMisses ?? 0)}`, mib(t.at1.rssBytes), t.at1.load1]),
+    );
+  }
   if (fullRun?.rankings) process.stdout.write(`full-x1 cached REST rankings: ${fullRun.rankings.requestsPerSecond} req/s, p50 ${fullRun.rankings.p50Ms} ms, p99 ${fullRun.rankings.p99Ms} ms\n`);
   process.stdout.write('\nStart-up: cold start on an existing store (spawn to /readyz 200) and first start with the demo load (empty DATA_DIR)\n');
   printTable(
