@@ -249,6 +249,22 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     await shot('stock-kr');
   });
 
+  it('stock: search finds a KR stock by its Korean name and by its initial consonants (search_stocks)', async () => {
+    const kr = (await api<Rankings>('/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=200')).rows[1]!;
+    assert.match(kr.name, /^[가-힣]+\d*$/);
+    await page.goto(`${t.url}/#/stock`);
+    await page.fill('#stock-search', kr.name);
+    const byName = page.locator(`#search-results a[data-ticker="${kr.ticker}"]`);
+    await byName.waitFor();
+    assert.match((await byName.textContent()) ?? '', new RegExp(`^${kr.name} `));
+    // As a Korean keyboard types them: compatibility jamo, one per syllable (한성전자 -> ㅎㅅㅈㅈ).
+    const initials = [...kr.name].map((c) => (/[가-힣]/.test(c) ? INITIALS[Math.floor((c.charCodeAt(0) - 0xac00) / 588)] : c)).join('');
+    await page.fill('#stock-search', initials);
+    await page.locator(`#search-results a[data-ticker="${kr.ticker}"]`).click();
+    await page.waitForURL((url) => url.hash === `#/stock/${kr.ticker}`);
+    await page.locator('#score-value').waitFor();
+  });
+
   it('stock: looks a US ticker up directly, with dollar formatting; an unknown code shows the API error', async () => {
     const us = (await api<Rankings>('/rankings?market=US&bands=mega,xlarge,large,mid,small&limit=1')).rows[0]!;
     await page.goto(`${t.url}/#/stock`);
@@ -295,3 +311,6 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   });
 });
+
+/** The 19 initial consonants in syllable order, as compatibility jamo (what a keyboard types). */
+const INITIALS = ['ㄱ', 'ㄲ', 'ㄴ', 'ㄷ', 'ㄸ', 'ㄹ', 'ㅁ', 'ㅂ', 'ㅃ', 'ㅅ', 'ㅆ', 'ㅇ', 'ㅈ', 'ㅉ', 'ㅊ', 'ㅋ', 'ㅌ', 'ㅍ', 'ㅎ'];

@@ -56,14 +56,13 @@ const LABELS = {
   band_mid: ['중형', 'Mid'],
   band_small: ['소형', 'Small'],
   // stock
-  searchPlaceholder: ['종목명, 6자리 코드 또는 티커', 'Name, 6-digit code or ticker'],
+  searchPlaceholder: ['종목명, 초성, 6자리 코드 또는 티커', 'Name, 6-digit code or ticker'],
   search: ['검색', 'Search'],
   searchNoMatch: ['일치하는 종목이 없습니다. 코드나 티커로 직접 조회해 보세요.', 'No match. Try the code or ticker directly.'],
-  searchLimit: [
-    '이름 검색은 순위 목록(시장·구간별 최대 200종목)에 있는 종목만 찾습니다. 그 밖의 종목은 코드나 티커로 조회하세요.',
-    'Name search covers the stocks in the rankings (up to 200 per market and band). Look others up by code or ticker.',
+  searchHint: [
+    '한글·영문 종목명의 일부, 초성(ㅅㅅㅈㅈ), 코드 또는 티커로 모든 종목을 찾습니다.',
+    'Finds every stock by part of its Korean or English name, its Korean initials (ㅅㅅㅈㅈ), its code or ticker.',
   ],
-  searchIndexLoading: ['이름 목록을 불러오는 중…', 'Loading names…'],
   stockPrompt: ['종목을 검색하세요.', 'Search for a stock.'],
   grade: ['등급', 'Grade'],
   scoreNote: ['점수 = 같은 시장 안에서 V3 점수의 백분위 (0–100)', 'Score = percentile of the V3 score within the market (0–100)'],

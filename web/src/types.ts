@@ -21,6 +21,27 @@ interface StockIdentity {
   currency: Currency;
 }
 
+/** One match of search_stocks. */
+export interface StockMatch {
+  code: string;
+  market: Market;
+  name: string;
+  nameEn?: string | null;
+  exchange: string;
+  sector: string;
+  band: BandKey | null;
+  currency: Currency;
+  matchedOn: 'code' | 'name' | 'nameEn' | 'initials';
+  matchType: 'exact' | 'prefix' | 'contains';
+}
+
+export interface StockSearch extends Meta {
+  q: string;
+  market: Market | null;
+  matches: StockMatch[];
+  totalCount: number;
+}
+
 export interface Rankings extends Meta {
   market: string;
   bands: string[];

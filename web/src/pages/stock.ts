@@ -8,7 +8,7 @@ import { h, note } from '../dom.js';
 import { eok, inUnit, money, num, pct, price, volume } from '../format.js';
 import { metricLabel, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
-import { CODE_PATTERN, findStocks, nameIndex } from '../search.js';
+import { CODE_PATTERN, findStocks } from '../search.js';
 import {
   SNAPSHOT_GROUPS,
   type BandType,
@@ -76,22 +76,29 @@ function searchBox(ctx: PageContext, code: string): HTMLElement {
   const input = h('input', { type: 'search', id: 'stock-search', placeholder: t('searchPlaceholder'), value: code, autocomplete: 'off', 'aria-label': t('search') });
   const results = h('ul', { class: 'search-results', id: 'search-results' });
   const show = (text: string) =>
-    nameIndex().then((rows) => {
+    findStocks(text).then((matches) => {
       if (input.value !== text) return;
-      const matches = findStocks(rows, text);
       results.replaceChildren(
-        ...matches.map((row) =>
+        ...matches.map((m) =>
           h(
             'li',
             {},
-            h('a', { href: `#/stock/${encodeURIComponent(row.ticker)}`, 'data-ticker': row.ticker }, `${row.name} `, h('span', { class: 'code' }, `${row.ticker} · ${row.market}`)),
+            h(
+              'a',
+              { href: `#/stock/${encodeURIComponent(m.code)}`, 'data-ticker': m.code },
+              `${m.name} `,
+              m.nameEn && m.nameEn !== m.name ? h('span', { class: 'name-en' }, `${m.nameEn} `) : '',
+              h('span', { class: 'code' }, `${m.code} · ${m.market}`),
+            ),
           ),
         ),
       );
-      return matches;
     });
+  // Each search is a counted API call: ask once the typing pauses, not on every key.
+  let typing: ReturnType<typeof setTimeout> | undefined;
   input.addEventListener('input', () => {
-    if (input.value.trim().length >= 1) show(input.value).catch(() => results.replaceChildren());
+    clearTimeout(typing);
+    if (input.value.trim().length >= 1) typing = setTimeout(() => void show(input.value).catch(() => results.replaceChildren()), 200);
     else results.replaceChildren();
   });
   const form = h(
@@ -105,13 +112,13 @@ function searchBox(ctx: PageContext, code: string): HTMLElement {
         if (text === '') return;
         // A name match wins (typing "Apple" looks for the name, not the ticker APPLE); with
         // no match, a code-shaped text is looked up directly.
-        void nameIndex()
-          .then((rows) => findStocks(rows, text))
+        clearTimeout(typing);
+        void findStocks(text)
           .catch(() => [])
           .then((matches) => {
-            const exact = matches.find((m) => m.ticker.toLowerCase() === text.toLowerCase());
+            const exact = matches.find((m) => m.matchedOn === 'code' && m.matchType === 'exact');
             const only = matches.length === 1 ? matches[0] : undefined;
-            const target = exact?.ticker ?? only?.ticker ?? (matches.length === 0 && CODE_PATTERN.test(text) ? text.toUpperCase() : undefined);
+            const target = exact?.code ?? only?.code ?? (matches.length === 0 && CODE_PATTERN.test(text) ? text.toUpperCase() : undefined);
             if (target !== undefined) ctx.navigate(`#/stock/${encodeURIComponent(target)}`);
             else if (matches.length === 0) results.replaceChildren(h('li', { class: 'note' }, t('searchNoMatch')));
             else void show(text);
@@ -121,7 +128,7 @@ function searchBox(ctx: PageContext, code: string): HTMLElement {
     input,
     h('button', { type: 'submit' }, t('search')),
   );
-  return h('div', { class: 'card search-card' }, form, results, h('p', { class: 'hint' }, t('searchLimit')));
+  return h('div', { class: 'card search-card' }, form, results, h('p', { class: 'hint' }, t('searchHint')));
 }
 
 function stockHeader(score: StockScore): HTMLElement {
