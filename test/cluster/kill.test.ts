@@ -64,9 +64,12 @@ function buildService(dir: string): string {
 }
 
 let main = '';
+/** Every process started, so a failed round leaves none running. */
+const spawned = new Set<ChildProcess>();
 
 function spawnService(env: Record<string, string>): Run {
   const child = spawn(process.execPath, [main, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned.add(child);
   const run: Run = { child, output: [], url: null, readyMs: null, readyAt: null, phase: 'before listening', exited: new Promise((r) => child.on('exit', (code) => r(code))) };
   const started = Date.now();
   child.stdout?.on('data', (c: Buffer) => {
@@ -172,7 +175,10 @@ describe('killed at random moments', () => {
   before(() => {
     main = buildService(join(tmp.dir, 'build'));
   });
-  after(() => tmp.cleanup());
+  after(() => {
+    for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    tmp.cleanup();
+  });
 
   it(`SQLite: ${SQLITE_ROUNDS} stops and kills, all or nothing, ready again after each`, { timeout: 600_000 }, async (t) => {
     const dir = join(tmp.dir, 'sqlite');
