@@ -1,12 +1,13 @@
 // One snapshot's per-stock histories, read from the store on demand: daily bars as columns
 // (src/domain/series.ts) and filings with their TTM timeline, in one LRU sized in bytes.
 //
-// Policy: a stock's whole history is read and kept while the cache has room for it (the
-// default universe fits whole: ~0.2 MB a stock). Once it is full, a call that needs only a
-// window (the last N days of prices, a band from a date) reads just that window and keeps
-// nothing, rather than evicting another stock's history for one that may not be asked for
-// again (a caller walking a large universe); calls that need the whole history (weeks, months)
-// still read and keep it, evicting the least recently used.
+// Policy: a call that needs only a window (the last N days of prices, a band from a date) reads
+// just that window the first time its stock is asked for: a tenth to a quarter of reading the
+// whole history, and one pass over a universe may never come back. From the second time on the
+// stock's whole history is read and kept while the cache has room for it (the default universe
+// fits whole: ~0.2 MB a stock). Once the cache is full, windowed calls keep reading their
+// windows rather than evicting another stock's history; calls that need the whole history
+// (weeks, months) read and keep it, evicting the least recently used.
 
 import { LRUCache } from 'lru-cache';
 import type { FinancialReport } from '../domain/model.js';
@@ -34,6 +35,8 @@ export class StockHistories {
   private readonly lru: LRUCache<string, Held>;
   private heldSeries = 0;
   private heldSeriesBytes = 0;
+  /** Stocks asked for at least once (one small integer each). */
+  private readonly seen = new Set<number>();
 
   constructor(
     private readonly store: Store,
@@ -65,7 +68,7 @@ export class StockHistories {
   async bars(securityId: number, window?: { from?: string | undefined; to?: string | undefined; last?: number | undefined }): Promise<BarSeries> {
     const held = this.lru.get(`b${securityId}`);
     if (held?.kind === 'bars') return held.series;
-    if (window !== undefined && !this.hasRoom()) {
+    if (window !== undefined && !this.admits(securityId)) {
       const to = window.to !== undefined && window.to < this.asOf ? window.to : this.asOf;
       return this.store.barSeries(securityId, { to, ...(window.from !== undefined ? { from: window.from } : {}), ...(window.last !== undefined ? { last: window.last } : {}) });
     }
@@ -83,7 +86,7 @@ export class StockHistories {
   async closes(securityId: number, from: string): Promise<CloseSeries> {
     const held = this.lru.get(`b${securityId}`);
     if (held?.kind === 'bars') return held.series;
-    if (!this.hasRoom()) return this.store.closeSeries(securityId, { from, to: this.asOf });
+    if (!this.admits(securityId)) return this.store.closeSeries(securityId, { from, to: this.asOf });
     return this.bars(securityId);
   }
 
@@ -115,6 +118,15 @@ export class StockHistories {
   async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
     const [series, filings] = await Promise.all([this.closes(securityId, from), this.filings(securityId)]);
     return valuationBandOfSeries({ type, series, steps: filings.steps, from, to: this.asOf });
+  }
+
+  /** Whether a windowed call reads and keeps the stock's whole history: asked for before, and room for it. */
+  private admits(securityId: number): boolean {
+    if (!this.seen.has(securityId)) {
+      this.seen.add(securityId);
+      return false;
+    }
+    return this.hasRoom();
   }
 
   /** Room for one more whole history (the mean of those held, 0.2 MB before any). */
