@@ -51,14 +51,19 @@ export function percentileRanks(values: readonly number[]): number[] {
   return values.map((v) => rank(v) as number);
 }
 
+/** Grades by the lowest 0..100 score that earns them, bounds inclusive (DESIGN.md section 5); below the last, D. */
+export const GRADE_BOUNDS: readonly { grade: Grade; min: number }[] = [
+  { grade: 'A+', min: 90 },
+  { grade: 'A', min: 80 },
+  { grade: 'B+', min: 70 },
+  { grade: 'B', min: 60 },
+  { grade: 'C+', min: 50 },
+  { grade: 'C', min: 40 },
+];
+
 /** Grade of a 0..100 score; lower bounds inclusive (DESIGN.md section 5). */
 export function gradeOf(score: number): Grade {
-  if (score >= 90) return 'A+';
-  if (score >= 80) return 'A';
-  if (score >= 70) return 'B+';
-  if (score >= 60) return 'B';
-  if (score >= 50) return 'C+';
-  if (score >= 40) return 'C';
+  for (const { grade, min } of GRADE_BOUNDS) if (score >= min) return grade;
   return 'D';
 }
 

@@ -81,12 +81,17 @@ export function ttmNiEokOf(market: Market, ttmNetIncome: number, usdKrw: number 
 }
 
 /**
- * Market-cap band, lower bounds inclusive (spec section 2). KR in won: mega >= 20 trillion,
- * xlarge >= 5 trillion, large >= 1 trillion, mid >= 300 billion. US in dollars: mega >= $200B,
- * xlarge >= $50B, large >= $10B, mid >= $3B. Everything below is small.
+ * Market-cap bands, lower bounds inclusive, in the market's currency (spec section 2). KR in
+ * won: mega >= 20 trillion, xlarge >= 5 trillion, large >= 1 trillion, mid >= 300 billion. US
+ * in dollars: mega >= $200B, xlarge >= $50B, large >= $10B, mid >= $3B. Everything below is small.
  */
+export const MARKET_CAP_BANDS: Readonly<Record<Market, Readonly<Record<Exclude<BandKey, 'small'>, number>>>> = {
+  KR: { mega: 20e12, xlarge: 5e12, large: 1e12, mid: 3e11 },
+  US: { mega: 200e9, xlarge: 50e9, large: 10e9, mid: 3e9 },
+};
+
 export function marketCapBand(market: Market, marketCap: number): BandKey {
-  const [mega, xlarge, large, mid] = market === 'KR' ? [20e12, 5e12, 1e12, 3e11] : [200e9, 50e9, 10e9, 3e9];
+  const { mega, xlarge, large, mid } = MARKET_CAP_BANDS[market];
   if (marketCap >= mega) return 'mega';
   if (marketCap >= xlarge) return 'xlarge';
   if (marketCap >= large) return 'large';

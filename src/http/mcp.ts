@@ -1,24 +1,27 @@
-// The JSON-RPC 2.0 / MCP door: POST /api/mcp, Streamable HTTP in stateless JSON-response
-// mode over the same tool registry as REST.
+// The JSON-RPC 2.0 / MCP door: POST /api/mcp, Streamable HTTP in stateless JSON-response mode.
 //
-// Protocol constants and error codes come from the official SDK. The dispatch is our own,
-// because the SDK's server transport is stricter than the spec this service publishes: a bare
-// `curl` call (no Accept header, no initialize first) must get a plain JSON answer, JSON-RPC
-// batches must be answered as arrays, and every tools/call must pass the same key, quota and
-// response cache as a REST call. Real MCP clients (the SDK's StreamableHTTPClientTransport,
-// MCP Inspector) are proven against this endpoint in test/http/mcp.test.ts.
+// The protocol is the official SDK's McpServer (mcp-server.ts). This file is the thin HTTP
+// adapter in front of it, for what the contract (DESIGN.md 2) promises and the SDK's own
+// Streamable HTTP transport refuses: a bare curl call (no Accept header, no initialize first)
+// gets a plain JSON answer; batches are answered as arrays; notifications get 202; malformed
+// JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour: the Origin
+// allow-list, one key check per HTTP request (401 with WWW-Authenticate), and a lone tools/call
+// refused for quota or by an outage answered with HTTP 429 or 503 and Retry-After. Each message
+// goes into the server through an in-process transport under an id of its own and comes back
+// with the caller's.
 
-import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, isJSONRPCRequest, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
-import { mcpToolResult } from '../tools/budget.js';
-import { ApiError } from '../tools/errors.js';
-import { parseArgs } from '../tools/params.js';
-import { TOOLS, toolByName } from '../tools/registry.js';
-import { admitCall, outageError, rateLimitHeaders, type Gate } from './gate.js';
+import type { ApiError } from '../tools/errors.js';
+import { TOOLS } from '../tools/registry.js';
+import { outageError } from './gate.js';
 import type { ToolRunner } from './invoke.js';
-import { jsonSchema } from './openapi.js';
+import { MCP_ERRORS, RpcError } from './mcp-errors.js';
+import { createMcpServer, type McpCall } from './mcp-server.js';
+
+export { MCP_ERRORS } from './mcp-errors.js';
 
 export interface McpDeps {
   access: AccessControl;
@@ -28,16 +31,6 @@ export interface McpDeps {
   allowedOrigins: readonly string[];
   version: string;
 }
-
-/** Server-defined JSON-RPC error codes (the -32000..-32099 range). */
-export const MCP_ERRORS = {
-  unauthorized: -32001,
-  forbidden: -32003,
-  quota: -32029,
-  dataUnavailable: -32004,
-  /** The database or Redis is away: HTTP 503 with Retry-After (docs/deploy.md). */
-  serviceUnavailable: -32053,
-} as const;
 
 type Id = string | number | null;
 
@@ -55,12 +48,13 @@ type Answer = string | null;
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 
+/** Answers that never change while the process runs (the registry is fixed at start), kept serialised. */
+const CONSTANT_METHODS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']);
+
 const encodeId = (id: Id): string => JSON.stringify(id);
 const errorAnswer = (id: Id, code: number, message: string, data?: unknown): string =>
   `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify({ code, message, ...(data === undefined ? {} : { data }) })}}`;
 const resultAnswer = (id: Id, result: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${result}}`;
-
-const toolResultError = (message: string): string => JSON.stringify({ content: [{ type: 'text', text: message }], isError: true });
 
 function validId(id: unknown): id is string | number {
   return (typeof id === 'string' && id.length <= 200) || (typeof id === 'number' && Number.isFinite(id));
@@ -72,16 +66,17 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  const toolsList = JSON.stringify({
-    tools: TOOLS.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: jsonSchema(t.input, 'input'),
-      outputSchema: jsonSchema(t.output, 'output'),
-      annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    })),
+  const { server, transport, callToolDirect } = createMcpServer({
+    access: deps.access,
+    runner: deps.runner,
+    clock: deps.clock,
+    version: deps.version,
+    tools: TOOLS,
+    onError: (err) => app.log.warn({ errName: err.name }, 'mcp server error'),
   });
+  await server.connect(transport);
+  app.addHook('onClose', async () => server.close());
+  const constant = new Map<string, string>();
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply
@@ -121,7 +116,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     } catch (err) {
       const outage = outageError(err);
       if (outage === null) throw err;
-      return unavailable(reply, null, outage);
+      return unavailable(reply, outage);
     }
     const onlyHealthCalls = messages.every((m) => isHealthCall(m));
     if (!auth.ok && (auth.why === 'missing' || !onlyHealthCalls)) {
@@ -133,20 +128,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
     if (auth.ok) request.keyPrefix = auth.caller.prefix;
 
+    // One message at a time, in order, so a batch counts its calls in the order they were sent.
     const answers: Answer[] = [];
     let refusal: ApiError | null = null;
     for (const message of messages) {
-      let outcome: { answer: Answer; refusal: ApiError | null };
-      try {
-        outcome = await answer(message, auth, request, reply, deps, toolsList);
-      } catch (err) {
-        // Counting the call needs the database or Redis: without it nothing is answered.
-        const outage = outageError(err);
-        if (outage === null) throw err;
-        return unavailable(reply, null, outage);
-      }
-      answers.push(outcome.answer);
-      refusal ??= outcome.refusal;
+      const call: McpCall = { auth, request, reply, refusal: null, outage: null, raw: null };
+      const answer = await answerMessage(message, call);
+      // Counting the call needs the database or Redis: without it nothing is answered.
+      if (call.outage !== null) return unavailable(reply, call.outage);
+      answers.push(answer);
+      refusal ??= call.refusal;
     }
     const replies = answers.filter((a): a is string => a !== null);
     if (replies.length === 0) return reply.code(202).send();
@@ -157,13 +148,90 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
     return reply.send(batch ? `[${replies.join(',')}]` : replies[0]);
   });
+
+  /** Checks what the SDK would drop or misread, then hands the request to the server. */
+  async function answerMessage(message: unknown, call: McpCall): Promise<Answer> {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      return errorAnswer(null, ErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object');
+    }
+    const msg = message as Incoming;
+    const hasId = 'id' in msg;
+    const id: Id = hasId && validId(msg.id) ? msg.id : null;
+    // A client's response to a server request: we never send requests, so there is nothing to do.
+    if (!('method' in msg) && ('result' in msg || 'error' in msg) && msg.jsonrpc === '2.0') return null;
+    if (msg.jsonrpc !== '2.0' || typeof msg.method !== 'string' || (hasId && !validId(msg.id))) {
+      return errorAnswer(id, ErrorCode.InvalidRequest, 'Invalid Request: expected {"jsonrpc":"2.0","method":string,"id":number|string}');
+    }
+    if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))) {
+      return hasId ? errorAnswer(id, ErrorCode.InvalidParams, 'Invalid params: params must be an object') : null;
+    }
+    // Notifications (no id) are never answered with a body. None is passed on: initialized and
+    // cancelled are about a session or an in-flight request, and a stateless server has neither.
+    if (!hasId) return null;
+    const params = msg.params as Record<string, unknown> | undefined;
+    const method = msg.method;
+
+    if (method === 'tools/call' && typeof params?.name !== 'string') {
+      const shown = params?.name === undefined ? 'none given' : typeof params.name;
+      return errorAnswer(id, ErrorCode.InvalidParams, `Unknown tool: ${shown}; available: ${TOOLS.map((t) => t.name).join(', ')}`);
+    }
+    const cacheable = CONSTANT_METHODS.has(method) && (params === undefined || Object.keys(params).length === 0);
+    const known = cacheable ? constant.get(method) : undefined;
+    if (known !== undefined) return resultAnswer(id, known);
+
+    const forwarded = method === 'initialize' ? bareInitialize(params ?? {}) : params;
+    const request = { jsonrpc: '2.0', id: 0, method, ...(forwarded === undefined ? {} : { params: forwarded }) };
+    // The SDK drops a message it cannot classify without answering. What is checked above leaves
+    // one way to that: a malformed params._meta.
+    if (forwarded !== undefined && '_meta' in forwarded && !isJSONRPCRequest(request)) {
+      return errorAnswer(id, ErrorCode.InvalidRequest, 'Invalid Request: malformed params._meta');
+    }
+    if (method === 'tools/call' && !('_meta' in forwarded!) && !('task' in forwarded!)) {
+      try {
+        const result = await callToolDirect(request as JSONRPCRequest, call);
+        return resultAnswer(id, call.raw ?? JSON.stringify(result));
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        return errorAnswer(id, err.code, err.message, err.data);
+      }
+    }
+    const response = await transport.exchange(request as JSONRPCRequest, call);
+    if ('error' in response) return errorAnswer(id, response.error.code, response.error.message, response.error.data);
+    if (call.raw !== null) return resultAnswer(id, call.raw);
+    const result = JSON.stringify(method === 'tools/list' ? inDefaultDialect(response.result) : response.result);
+    if (cacheable) constant.set(method, result);
+    return resultAnswer(id, result);
+  }
 }
 
-function unavailable(reply: FastifyReply, id: Id, error: ApiError): FastifyReply {
+/**
+ * The SDK renders each tool's zod schemas as JSON Schema draft-07 and says so in `$schema`. For
+ * these schemas the draft-07 and 2020-12 renderings are the same JSON (test/http/mcp.test.ts
+ * compares them with the OpenAPI document's), so the label is dropped and the schemas are in
+ * MCP's default dialect, 2020-12, like the OpenAPI 3.1 document generated from the same zod.
+ */
+function inDefaultDialect(result: Record<string, unknown>): Record<string, unknown> {
+  const tools = (result.tools as { inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> }[] | undefined) ?? [];
+  for (const tool of tools) {
+    delete tool.inputSchema.$schema;
+    if (tool.outputSchema) delete tool.outputSchema.$schema;
+  }
+  return result;
+}
+
+/**
+ * initialize as curl sends it: MCP requires `capabilities` and `clientInfo`, which a bare call
+ * leaves out; the server uses neither (it never calls the client back), so they default.
+ */
+function bareInitialize(params: Record<string, unknown>): Record<string, unknown> {
+  return { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'unnamed', version: '0' }, ...params };
+}
+
+function unavailable(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply
     .code(503)
     .header('retry-after', String(error.extra.retryAfter ?? 5))
-    .send(errorAnswer(id, MCP_ERRORS.serviceUnavailable, `${error.code}: ${error.detail}`, { code: error.code, retryAfter: error.extra.retryAfter }));
+    .send(errorAnswer(null, MCP_ERRORS.serviceUnavailable, `${error.code}: ${error.detail}`, { code: error.code, retryAfter: error.extra.retryAfter }));
 }
 
 function isHealthCall(m: unknown): boolean {
@@ -171,108 +239,4 @@ function isHealthCall(m: unknown): boolean {
   const msg = m as Incoming;
   if (msg.method === 'notifications/initialized') return true;
   return msg.method === 'tools/call' && typeof msg.params === 'object' && msg.params !== null && (msg.params as { name?: unknown }).name === 'health';
-}
-
-async function answer(
-  message: unknown,
-  auth: AuthResult,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: McpDeps,
-  toolsList: string,
-): Promise<{ answer: Answer; refusal: ApiError | null }> {
-  const none = { refusal: null };
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-    return { answer: errorAnswer(null, ErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object'), ...none };
-  }
-  const msg = message as Incoming;
-  const hasId = 'id' in msg;
-  const id: Id = hasId && validId(msg.id) ? msg.id : null;
-  // A client's response to a server request: we never send requests, so there is nothing to do.
-  if (!('method' in msg) && ('result' in msg || 'error' in msg) && msg.jsonrpc === '2.0') return { answer: null, ...none };
-  if (msg.jsonrpc !== '2.0' || typeof msg.method !== 'string' || (hasId && !validId(msg.id))) {
-    return { answer: errorAnswer(id, ErrorCode.InvalidRequest, 'Invalid Request: expected {"jsonrpc":"2.0","method":string,"id":number|string}'), ...none };
-  }
-  if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object')) {
-    return { answer: hasId ? errorAnswer(id, ErrorCode.InvalidParams, 'Invalid params: params must be an object') : null, ...none };
-  }
-  const params = (msg.params ?? {}) as Record<string, unknown>;
-  // Notifications (no id) are never answered with a body.
-  if (!hasId) return { answer: null, ...none };
-
-  switch (msg.method) {
-    case 'initialize': {
-      const asked = params.protocolVersion;
-      const protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-      const result = {
-        protocolVersion,
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { name: 'stock-data-service', title: 'Stock scoring and export data', version: deps.version },
-        instructions:
-          'Read-only data on Korean (6-digit codes) and US (tickers) listed stocks and Korean exports. get_rankings and ' +
-          'get_stock_score are formula results; snapshot, valuation band, percentile and price history are raw material without verdicts.',
-      };
-      return { answer: resultAnswer(id, JSON.stringify(result)), ...none };
-    }
-    case 'ping':
-      return { answer: resultAnswer(id, '{}'), ...none };
-    case 'tools/list':
-      return { answer: resultAnswer(id, toolsList), ...none };
-    case 'tools/call':
-      return callTool(id, params, auth, request, reply, deps);
-    default:
-      return { answer: errorAnswer(id, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 60)}`), ...none };
-  }
-}
-
-async function callTool(
-  id: Id,
-  params: Record<string, unknown>,
-  auth: AuthResult,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: McpDeps,
-): Promise<{ answer: Answer; refusal: ApiError | null }> {
-  const name = params.name;
-  const tool = typeof name === 'string' ? toolByName(name) : undefined;
-  if (tool === undefined) {
-    const shown = typeof name === 'string' ? name.slice(0, 60) : String(typeof name);
-    return {
-      answer: errorAnswer(id, ErrorCode.InvalidParams, `Unknown tool: ${shown}; available: ${TOOLS.map((t) => t.name).join(', ')}`),
-      refusal: null,
-    };
-  }
-  const gate: Gate = await admitCall(deps.access, deps.clock, auth, tool.name);
-  if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
-  if (!gate.ok) {
-    const e = gate.error;
-    const code = e.code === 'unauthorized' ? MCP_ERRORS.unauthorized : MCP_ERRORS.quota;
-    return {
-      answer: errorAnswer(id, code, `${e.code}: ${e.detail}`, { code: e.code, retryAfter: e.extra.retryAfter }),
-      refusal: e.code === 'unauthorized' ? null : e,
-    };
-  }
-  try {
-    const given = params.arguments ?? {};
-    // The tool's MCP defaults (the compact form of long series) under the caller's own arguments.
-    const withDefaults = tool.mcpDefaults && typeof given === 'object' && given !== null && !Array.isArray(given) ? { ...tool.mcpDefaults, ...given } : given;
-    const args = parseArgs(tool.input, withDefaults) as Record<string, unknown>;
-    const { entry } = await deps.runner.run(tool, args, gate.account);
-    // Within the size budget: a long series over it is cut to its latest rows, and says so.
-    entry.mcpResult ??= mcpToolResult(tool, entry.body);
-    return { answer: resultAnswer(id, entry.mcpResult), refusal: null };
-  } catch (err) {
-    if (err instanceof ApiError) {
-      if (err.code === 'data_unavailable') return { answer: errorAnswer(id, MCP_ERRORS.dataUnavailable, err.detail, { code: err.code }), refusal: null };
-      // Bad arguments and unknown codes are the tool's answer, so the model can correct itself.
-      return { answer: resultAnswer(id, toolResultError(`${err.code}: ${err.detail}`)), refusal: null };
-    }
-    const outage = outageError(err);
-    if (outage !== null) {
-      request.log.warn({ errName: (err as Error).name }, 'dependency unreachable');
-      return { answer: errorAnswer(id, MCP_ERRORS.serviceUnavailable, `${outage.code}: ${outage.detail}`, { code: outage.code, retryAfter: outage.extra.retryAfter }), refusal: outage };
-    }
-    request.log.error({ errName: (err as Error).name }, 'tool failed');
-    return { answer: errorAnswer(id, ErrorCode.InternalError, `Internal error; quote request id ${request.id}`), refusal: null };
-  }
 }

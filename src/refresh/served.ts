@@ -8,7 +8,7 @@ import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { Store } from '../store/store.js';
-import { normaliseCode, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
+import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
@@ -74,6 +74,21 @@ export class SnapshotDataset implements ServedDataset {
 
   sectorExports() {
     return this.computed.sectorExports;
+  }
+
+  private sectorCounts: SectorCount[] | null = null;
+  sectors(): readonly SectorCount[] {
+    if (this.sectorCounts === null) {
+      const counts = new Map<string, SectorCount>();
+      for (const { security } of this.computed.views.values()) {
+        const key = `${security.market}\u0000${security.sector}`;
+        const entry = counts.get(key);
+        if (entry === undefined) counts.set(key, { market: security.market, sector: security.sector, stocks: 1 });
+        else entry.stocks++;
+      }
+      this.sectorCounts = [...counts.values()].sort((a, b) => (a.market === b.market ? (a.sector < b.sector ? -1 : a.sector > b.sector ? 1 : 0) : a.market < b.market ? -1 : 1));
+    }
+    return this.sectorCounts;
   }
 
   priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]> {

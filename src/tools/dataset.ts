@@ -50,6 +50,12 @@ export interface SourceState {
   records?: number;
 }
 
+export interface SectorCount {
+  market: Market;
+  sector: string;
+  stocks: number;
+}
+
 export interface ServedDataset {
   /** Increases with every swap; part of every ETag. */
   readonly version: number;
@@ -71,6 +77,8 @@ export interface ServedDataset {
   search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number };
   trade(): readonly TradeMonth[];
   sectorExports(): readonly SectorExportMonth[];
+  /** Every sector of the served stocks with how many it has, by market then name. */
+  sectors(): readonly SectorCount[];
   /** The stock's bars by day, week or month in a window (`resampleBars` on its whole daily history). */
   priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]>;
   /** The stock's valuation band from `from` to `asOf` (`valuationBand` on its bars and filings). */

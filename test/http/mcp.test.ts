@@ -135,7 +135,7 @@ describe('MCP /api/mcp', () => {
       const init = await rpc(mcp, { jsonrpc: '2.0', id: 'a', method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'curl', version: '0' } } }, auth);
       const result = (init.body as { result: Json }).result;
       assert.equal(result.protocolVersion, '2025-03-26');
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false } });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
       const future = await rpc(mcp, { jsonrpc: '2.0', id: 'b', method: 'initialize', params: { protocolVersion: '2099-01-01' } }, auth);
       assert.equal(((future.body as { result: Json }).result as Json).protocolVersion, '2025-11-25');
       const ping = await rpc(mcp, { jsonrpc: '2.0', id: 3, method: 'ping' }, auth);
@@ -143,7 +143,7 @@ describe('MCP /api/mcp', () => {
     });
 
     it('errors: unknown method -32601, malformed JSON -32700, invalid request -32600', async () => {
-      const m = await rpc(mcp, { jsonrpc: '2.0', id: 4, method: 'resources/list' }, auth);
+      const m = await rpc(mcp, { jsonrpc: '2.0', id: 4, method: 'resources/subscribe', params: { uri: 'stock-data://metrics' } }, auth);
       assert.equal((m.body as { error: { code: number } }).error.code, -32601);
       const parse = await rpc(mcp, '{"jsonrpc":"2.0",', auth);
       assert.equal(parse.status, 400);

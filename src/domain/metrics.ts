@@ -1,0 +1,41 @@
+// What the 17 percentile metrics are (docs/calculations.md section 5), for a reader who wants
+// to know before asking: a name, the unit the results carry and the definition. The results
+// themselves are computed in snapshot.ts; test/http/mcp.test.ts checks that the units here are
+// the ones a get_sector_percentile answer carries.
+
+import type { PercentileMetricKey } from './results.js';
+
+export interface MetricDefinition {
+  name: string;
+  /** `x` (a multiple), `%` (percent, x 100) or `days`. */
+  unit: 'x' | '%' | 'days';
+  definition: string;
+}
+
+export const PERCENTILE_METRIC_DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = {
+  per: { name: 'PER', unit: 'x', definition: 'market cap / TTM net income (controlling); null when net income <= 0' },
+  pbr: { name: 'PBR', unit: 'x', definition: 'market cap / equity of the latest filed quarter; null when equity <= 0' },
+  psr: { name: 'PSR', unit: 'x', definition: 'market cap / TTM revenue; null when revenue <= 0' },
+  evEbit: { name: 'EV/EBIT', unit: 'x', definition: '(market cap + debt - cash) / TTM operating income; null when operating income <= 0' },
+  roe: { name: 'ROE', unit: '%', definition: 'TTM net income / equity; null when equity <= 0' },
+  roic: { name: 'ROIC (pre-tax)', unit: '%', definition: 'TTM operating income / (equity + debt - cash); null when invested capital <= 0' },
+  operatingMargin: { name: 'Operating margin', unit: '%', definition: 'TTM operating income / TTM revenue; null when revenue <= 0' },
+  netMargin: { name: 'Net margin', unit: '%', definition: 'TTM net income / TTM revenue; null when revenue <= 0' },
+  revenueYoy: { name: 'Revenue YoY', unit: '%', definition: 'TTM revenue vs the TTM four quarters earlier; null when the base is 0 or missing' },
+  operatingIncomeYoy: { name: 'Operating income YoY', unit: '%', definition: 'TTM operating income vs the TTM four quarters earlier; null when the base is 0 or missing' },
+  epsYoy: {
+    name: 'EPS YoY',
+    unit: '%',
+    definition: 'EPS (TTM net income / split-consistent shares at the TTM\'s last quarter) vs EPS four quarters earlier; null for KR stocks (no share count in the statements)',
+  },
+  netDebtRatio: { name: 'Net-debt ratio', unit: '%', definition: '(debt - cash) / equity; null when equity <= 0 or debt is not reported' },
+  interestCoverage: { name: 'Interest coverage', unit: 'x', definition: 'TTM operating income / TTM interest expense; null when there is no interest expense' },
+  currentRatio: { name: 'Current ratio', unit: '%', definition: 'current assets / current liabilities; null when current liabilities <= 0' },
+  fcfYield: { name: 'FCF yield', unit: '%', definition: '(TTM operating cash flow - TTM capex) / market cap' },
+  cfToNi: { name: 'CF/NI', unit: 'x', definition: 'TTM operating cash flow / TTM net income; null when net income <= 0' },
+  ccc: {
+    name: 'Cash conversion cycle',
+    unit: 'days',
+    definition: 'DSO + DIO - DPO: receivables / TTM revenue x 365 + inventory / TTM cost of sales x 365 - payables / TTM cost of sales x 365',
+  },
+};

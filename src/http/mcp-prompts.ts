@@ -1,0 +1,107 @@
+// MCP prompts for the common jobs. Each names the tools it uses, read from the one registry,
+// so a prompt never points at a tool the server does not have (search_stocks is used where it
+// is registered; without it the prompt asks for a code instead).
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ToolDefinition } from '../tools/tool.js';
+
+export interface McpPrompt {
+  name: string;
+  title: string;
+  description: string;
+  /** Prompt arguments are strings (MCP); each is described for the client's form. */
+  args: Record<string, { description: string; optional?: boolean }>;
+  /** The tools the prompt's text tells the assistant to call, in order. */
+  tools: string[];
+  text(args: Record<string, string | undefined>): string;
+}
+
+const FIND = 'search_stocks';
+
+/** The prompts, built over the tools that `has` says are registered. */
+export function buildPrompts(tools: readonly ToolDefinition[]): McpPrompt[] {
+  const has = (name: string) => tools.some((t) => t.name === name);
+  const canSearch = has(FIND);
+  const findStep = (what: string) =>
+    canSearch
+      ? `If ${what} is not already a 6-digit KR code or a US ticker, call ${FIND} with q set to it and use the best match's code (say which company you picked when several match).`
+      : `The tools take a 6-digit KR code or a US ticker; if ${what} is a company name, ask the user for its code.`;
+  const prompts: McpPrompt[] = [
+    {
+      name: 'explain_stock',
+      title: 'Look up and explain one stock',
+      description: 'Find a stock by name or code and explain its figures: snapshot, V3 score and grade, and where its valuation sits in its own history.',
+      args: { stock: { description: 'Company name (Korean or English) or code: 삼성전자, Samsung Electronics, 005930, AAPL' } },
+      tools: [...(canSearch ? [FIND] : []), 'get_stock_snapshot', 'get_stock_score', 'get_valuation_band'],
+      text: ({ stock }) =>
+        [
+          `Look up the stock "${stock ?? ''}" with the stock-data tools and explain it to me.`,
+          '',
+          `1. ${findStep(`"${stock ?? ''}"`)}`,
+          '2. Call get_stock_snapshot with the code: price, market cap, TTM figures and the metrics, each with its unit and reference quarter.',
+          '3. Call get_stock_score with the code: the V3 score, its percentile in the market (score) and grade, and the inputs behind them.',
+          '4. Call get_valuation_band with the code (type per, then pbr if PER is null): where the current multiple sits in its own history.',
+          '',
+          'Explain in plain words what the numbers say, quote the units and the as-of dates (updatedAt, referenceQuarter), and name any figure that is null with its reason.',
+          'The formula is in the resource stock-data://formula/v3 and the metric definitions in stock-data://metrics. This is information, not investment advice.',
+        ].join('\n'),
+    },
+    {
+      name: 'compare_stocks',
+      title: 'Compare stocks',
+      description: 'Put two or more stocks side by side: V3 score and grade, valuation and profitability, and their percentiles in their sectors.',
+      args: { codes: { description: 'Codes or names separated by commas: 005930, 000660, AAPL' } },
+      tools: [...(canSearch ? [FIND] : []), 'get_stock_score', 'get_stock_snapshot', 'get_sector_percentile'],
+      text: ({ codes }) =>
+        [
+          `Compare these stocks with the stock-data tools: ${codes ?? ''}.`,
+          '',
+          `1. For each one: ${findStep('it')}`,
+          '2. For each code call get_stock_score (V3 score, percentile score, grade) and get_stock_snapshot (market cap, PER, PBR, ROE, margins, growth).',
+          '3. For each code call get_sector_percentile (cohort sector) to see where each metric ranks among its sector peers.',
+          '',
+          'Answer with one table (a row per stock, with currency and units) and a short comparison. KR figures are in KRW and US figures in USD; ttmNiEok is on one scale for both.',
+          'Definitions: stock-data://metrics; formula: stock-data://formula/v3. This is information, not investment advice.',
+        ].join('\n'),
+    },
+    {
+      name: 'korea_export_brief',
+      title: "Brief on Korea's export trend",
+      description: "Summarise Korea's export trend: the total over recent months with year-on-year change, and which sectors lead and lag.",
+      args: { months: { description: 'How many recent months to cover (default 12)', optional: true } },
+      tools: ['get_trade_total', 'get_sector_exports'],
+      text: ({ months }) => {
+        const n = months !== undefined && /^\d{1,3}$/.test(months.trim()) ? Number(months.trim()) : 12;
+        return [
+          `Brief me on Korea's export trend over the last ${n} months with the stock-data tools.`,
+          '',
+          `1. Call get_trade_total with from set to the month ${n - 1} months before the latest one (call it once without arguments first to see the latest month): exports, imports and balance per month with year-on-year changes.`,
+          '2. Call get_sector_exports over the same window (top 10): which sectors carry the exports and how each moved year on year.',
+          '',
+          'Write a short brief: the direction and size of the change, the months that stand out, the leading and lagging sectors, and the latest month covered. Amounts are in US dollars as the customs statistics give them.',
+        ].join('\n');
+      },
+    },
+  ];
+  for (const prompt of prompts) {
+    const missing = prompt.tools.filter((name) => !has(name));
+    if (missing.length > 0) throw new Error(`prompt ${prompt.name} names tools that are not registered: ${missing.join(', ')}`);
+  }
+  return prompts;
+}
+
+export function registerPrompts(server: McpServer, tools: readonly ToolDefinition[]): void {
+  for (const prompt of buildPrompts(tools)) {
+    const argsSchema = Object.fromEntries(
+      Object.entries(prompt.args).map(([name, arg]) => {
+        const field = z.string().max(500).describe(arg.description);
+        return [name, arg.optional === true ? field.optional() : field];
+      }),
+    );
+    server.registerPrompt(prompt.name, { title: prompt.title, description: `${prompt.description} Uses ${prompt.tools.join(', ')}.`, argsSchema }, (args: Record<string, string | undefined>) => ({
+      description: prompt.description,
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text(args) } }],
+    }));
+  }
+}

@@ -1,0 +1,121 @@
+// MCP resources: what an assistant reads before calling a tool. Each has a stable URI and is
+// built from the same constants and the same served dataset the tools answer from, so it
+// cannot say something the answers contradict. Reading one is free, like tools/list.
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
+import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
+import { GRADE_BOUNDS } from '../domain/score.js';
+import { MARKET_CAP_BANDS, V3_FORMULA } from '../domain/v3.js';
+import type { ServedDataset } from '../tools/dataset.js';
+import { ApiError } from '../tools/errors.js';
+import { MCP_ERRORS, RpcError } from './mcp-errors.js';
+
+export interface McpResource {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: 'text/markdown' | 'application/json';
+  /** The text of the resource; `dataset()` throws data_unavailable while nothing is loaded. */
+  read(dataset: () => ServedDataset): string;
+}
+
+const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+function formulaMarkdown(): string {
+  const won = (n: number) => `${n / 1e12} trillion won`;
+  const usd = (n: number) => `$${n / 1e9}B`;
+  const bands = BAND_KEYS.map((band) =>
+    band === 'small'
+      ? `| small | below mid | below mid |`
+      : `| ${band} | >= ${won(MARKET_CAP_BANDS.KR[band])} | >= ${usd(MARKET_CAP_BANDS.US[band])} |`,
+  );
+  const grades = [...GRADE_BOUNDS.map((g) => `${g.grade} >= ${g.min}`), 'D below'].join(', ');
+  return [
+    '# V3 formula',
+    '',
+    'The rankings and get_stock_score are the output of this published formula; it is information, not investment advice.',
+    '',
+    `- **Score.** ${V3_FORMULA.score}`,
+    `- **Expected return.** ${V3_FORMULA.expectedReturn}`,
+    `- **Gap.** ${V3_FORMULA.gap}`,
+    `- **Target price.** ${V3_FORMULA.targetPrice}`,
+    `- **Backtest.** ${V3_FORMULA.backtest}`,
+    '',
+    '## get_stock_score',
+    '',
+    `score (0..100) is the stock's percentile of the V3 score among the stocks of its market that have one. Grades (inclusive lower bounds): ${grades}.`,
+    '',
+    '## Market-cap bands',
+    '',
+    'Lower bounds inclusive, in the market\'s own currency (market cap = close x shares). `bands` in get_rankings filters by these keys.',
+    '',
+    '| band | KR | US |',
+    '|---|---|---|',
+    ...bands,
+    '',
+  ].join('\n');
+}
+
+export const RESOURCES: readonly McpResource[] = [
+  {
+    uri: 'stock-data://formula/v3',
+    name: 'formula-v3',
+    title: 'V3 formula, grades and market-cap bands',
+    description: 'How get_rankings and get_stock_score are computed: the V3 score, expected return, gap and target price, the score grades, and the market-cap band bounds per market.',
+    mimeType: 'text/markdown',
+    read: formulaMarkdown,
+  },
+  {
+    uri: 'stock-data://metrics',
+    name: 'metrics',
+    title: 'The 17 percentile metrics',
+    description: 'The metrics get_sector_percentile ranks (and get_stock_snapshot reports): key, name, unit and definition. A percentile ranks the raw value, higher value higher percentile, with no verdict.',
+    mimeType: 'application/json',
+    read: () =>
+      json({
+        percentile:
+          'percentile = 100 x (stocks with a value strictly below) / (cohort stocks with a value - 1); ties share the lowest rank; no verdict (a high PER percentile is not "bad")',
+        metrics: PERCENTILE_METRICS.map((key) => ({ key, ...PERCENTILE_METRIC_DEFINITIONS[key] })),
+      }),
+  },
+  {
+    uri: 'stock-data://sectors',
+    name: 'sectors',
+    title: 'Sectors per market',
+    description: 'Every sector of the served stocks per market with its number of stocks: the cohorts of get_sector_percentile (cohort=sector).',
+    mimeType: 'application/json',
+    read: (dataset) => {
+      const data = dataset();
+      const markets: Record<string, { sector: string; stocks: number }[]> = {};
+      for (const { market, sector, stocks } of data.sectors()) (markets[market] ??= []).push({ sector, stocks });
+      return json({ updatedAt: data.updatedAt, source: data.source, markets });
+    },
+  },
+  {
+    uri: 'stock-data://sources',
+    name: 'sources',
+    title: 'Data sources and refresh times',
+    description: 'Where the served data comes from (`demo` or the real sources), when the served snapshot was computed, when the next refresh is due, and how the last refresh went per source.',
+    mimeType: 'application/json',
+    read: (dataset) => {
+      const data = dataset();
+      return json({ source: data.source, updatedAt: data.updatedAt, asOf: data.asOf, nextRefreshAt: data.nextRefreshAt.toISOString(), sources: data.sources });
+    },
+  },
+];
+
+export function registerResources(server: McpServer, dataset: () => ServedDataset): void {
+  for (const resource of RESOURCES) {
+    const { uri, name, title, description, mimeType } = resource;
+    server.registerResource(name, uri, { title, description, mimeType }, () => {
+      try {
+        return { contents: [{ uri, mimeType, text: resource.read(dataset) }] };
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'data_unavailable') throw new RpcError(MCP_ERRORS.dataUnavailable, err.detail, { code: err.code });
+        throw err;
+      }
+    });
+  }
+}
