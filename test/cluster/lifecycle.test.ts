@@ -162,11 +162,12 @@ describe('graceful shutdown', () => {
     const t = await startTestServer();
     const key = await t.newKey('paid');
     const codes = ((await get(`${t.url}/api/public/v2/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=30`, key)).body as { rows: { ticker: string }[] }).rows.map((r) => r.ticker);
-    // Slow the real store's bar read so every request is inside its handler when shutdown starts.
-    const store = t.app.store as { bars: (...args: never[]) => Promise<unknown> };
-    const bars = store.bars.bind(t.app.store);
+    // Slow the real store's bar read (price history reads a stock's bar series) so every
+    // request is inside its handler when shutdown starts.
+    const store = t.app.store as unknown as { barSeries: (...args: never[]) => Promise<unknown> };
+    const bars = store.barSeries.bind(t.app.store);
     let entered = 0;
-    store.bars = async (...args: never[]) => {
+    store.barSeries = async (...args: never[]) => {
       entered++;
       await new Promise((r) => setTimeout(r, 500));
       return bars(...args);
