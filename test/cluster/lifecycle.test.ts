@@ -173,7 +173,11 @@ describe('graceful shutdown', () => {
       return bars(...args);
     };
     const inFlight = codes.map((code) => get(`${t.url}/api/public/v2/stocks/${code}/prices?limit=2600`, key));
-    assert.ok(await until(async () => entered === codes.length, 5_000), 'all requests are in their handlers');
+    if (!(await until(async () => entered === codes.length, 5_000))) {
+      // Close anyway: a server left open would keep this file's process (and the suite) alive.
+      await t.close();
+      assert.fail(`all requests are in their handlers (${entered} of ${codes.length})`);
+    }
     const closing = t.close();
     const results = await Promise.all(inFlight);
     await closing;
@@ -185,9 +189,10 @@ describe('graceful shutdown', () => {
 describe('the first start loads in steps and stops cleanly', () => {
   it('answers /healthz while the demo universe loads; SIGTERM rolls the load back and exits 0 within 10 s', { timeout: 120_000 }, async (t) => {
     const tmp = tempDir();
+    let instance: Awaited<ReturnType<typeof startInstance>> | undefined;
     try {
       const env = { DATA_DIR: tmp.dir, PORT: '0', DEMO_SCALE: '0.3', REFRESH_SCHEDULE: 'off', LOG_LEVEL: 'warn' };
-      const instance = await startInstance(env);
+      instance = await startInstance(env);
       const latencies: number[] = [];
       let loading = 0;
       const deadline = Date.now() + 60_000;
@@ -222,6 +227,8 @@ describe('the first start loads in steps and stops cleanly', () => {
       assert.deepEqual([count('securities'), count('bars'), count('reports'), count('refresh_claims')], [0, 0, 0, 0], 'nothing of the load is kept, nor its claim');
       db.close();
     } finally {
+      // A failed check must not leave the service running (it would keep this file alive).
+      if (instance && instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill('SIGKILL');
       tmp.cleanup();
     }
   });
