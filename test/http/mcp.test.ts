@@ -6,6 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { buildPrompts } from '../../src/http/mcp-prompts.js';
+import { jsonSchema } from '../../src/http/openapi.js';
+import { TOOLS } from '../../src/tools/registry.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
@@ -231,6 +234,180 @@ describe('MCP /api/mcp', () => {
       const res = await fetch(mcp, { headers: auth });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get('allow'), 'POST');
+    });
+  });
+
+  describe('beyond tools: annotations, resources and prompts (official SDK client)', () => {
+    let client: Client;
+    before(async () => {
+      client = new Client({ name: 'catalog-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { requestInit: { headers: auth } }));
+    });
+    after(() => client.close());
+
+    it('every tool is annotated read-only, idempotent and closed-world; its schemas are the OpenAPI document\'s', async () => {
+      const { tools } = await client.listTools();
+      for (const tool of tools) {
+        assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
+        assert.equal(tool.annotations?.idempotentHint, true, tool.name);
+        assert.equal(tool.annotations?.destructiveHint, false, tool.name);
+        assert.equal(tool.annotations?.openWorldHint, false, tool.name);
+        const def = TOOLS.find((x) => x.name === tool.name)!;
+        assert.deepEqual(tool.inputSchema, jsonSchema(def.input, 'input'), `${tool.name} inputSchema`);
+        assert.deepEqual(tool.outputSchema, jsonSchema(def.output, 'output'), `${tool.name} outputSchema`);
+      }
+    });
+
+    it('lists and reads every resource: the formula and bands, the 17 metrics, the sectors, the sources', async () => {
+      const capabilities = client.getServerCapabilities();
+      assert.ok(capabilities?.resources && capabilities.prompts);
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((r) => r.uri).sort(), ['stock-data://formula/v3', 'stock-data://metrics', 'stock-data://sectors', 'stock-data://sources']);
+      const text: Record<string, string> = {};
+      for (const resource of resources) {
+        assert.ok(resource.description && resource.description.length > 40, resource.uri);
+        const { contents } = await client.readResource({ uri: resource.uri });
+        assert.equal(contents.length, 1);
+        assert.equal(contents[0]!.uri, resource.uri);
+        assert.equal(contents[0]!.mimeType, resource.mimeType);
+        text[resource.uri] = (contents[0] as { text: string }).text;
+      }
+      // The formula as get_rankings publishes it, and the bands and grades as computed.
+      const rankings = (await get(`${t.url}/api/public/v2/rankings?limit=1`, key)).body as { formula: Record<string, string> };
+      for (const line of Object.values(rankings.formula)) assert.ok(text['stock-data://formula/v3']!.includes(line), line.slice(0, 40));
+      assert.match(text['stock-data://formula/v3']!, /\| mega \| >= 20 trillion won \| >= \$200B \|/);
+      assert.match(text['stock-data://formula/v3']!, /\| mid \| >= 0\.3 trillion won \| >= \$3B \|/);
+      assert.match(text['stock-data://formula/v3']!, /A\+ >= 90, A >= 80, B\+ >= 70, B >= 60, C\+ >= 50, C >= 40, D below/);
+      // The 17 metrics, in the order and with the units a get_sector_percentile answer carries.
+      const metrics = JSON.parse(text['stock-data://metrics']!) as { metrics: { key: string; name: string; unit: string; definition: string }[] };
+      const percentile = (await get(`${t.url}/api/public/v2/stocks/${kr}/percentile`, key)).body as { metrics: { metric: string; unit: string }[] };
+      assert.equal(metrics.metrics.length, 17);
+      assert.deepEqual(metrics.metrics.map((m) => [m.key, m.unit]), percentile.metrics.map((m) => [m.metric, m.unit]));
+      for (const m of metrics.metrics) assert.ok(m.name && m.definition.length > 10, m.key);
+      // The sectors of the served stocks: every stock's sector is listed under its market.
+      const sectors = JSON.parse(text['stock-data://sectors']!) as { updatedAt: string; source: string; markets: Record<string, { sector: string; stocks: number }[]> };
+      assert.deepEqual(Object.keys(sectors.markets).sort(), ['KR', 'US']);
+      const peers = (await get(`${t.url}/api/public/v2/stocks/${us}/percentile?cohort=sector`, key)).body as { cohortName: string; cohortMembers?: number; updatedAt: string };
+      assert.ok(sectors.markets.US!.some((s) => s.sector === peers.cohortName && s.stocks >= 1), peers.cohortName);
+      assert.equal(sectors.updatedAt, peers.updatedAt);
+      const snapshot = { updatedAt: peers.updatedAt };
+      // The sources and refresh times are the served dataset's.
+      const sources = JSON.parse(text['stock-data://sources']!) as Json;
+      assert.equal(sources.source, 'demo');
+      assert.equal(sources.updatedAt, snapshot.updatedAt);
+      assert.ok(Array.isArray(sources.sources));
+      await assert.rejects(client.readResource({ uri: 'stock-data://nothing' }), (err: Error & { code?: number }) => err.code === -32602);
+    });
+
+    it('lists and gets every prompt; each names only registered tools, and the stock prompts find a code by name when search_stocks exists', async () => {
+      const { prompts } = await client.listPrompts();
+      assert.deepEqual(prompts.map((p) => p.name).sort(), ['compare_stocks', 'explain_stock', 'korea_export_brief']);
+      const { tools } = await client.listTools();
+      const names = new Set(tools.map((x) => x.name));
+      const args: Record<string, Record<string, string>> = { explain_stock: { stock: '삼성전자' }, compare_stocks: { codes: `${kr}, ${us}` }, korea_export_brief: {} };
+      const uses: Record<string, string[]> = {
+        explain_stock: ['get_stock_snapshot', 'get_stock_score', 'get_valuation_band'],
+        compare_stocks: ['get_stock_score', 'get_stock_snapshot', 'get_sector_percentile'],
+        korea_export_brief: ['get_trade_total', 'get_sector_exports'],
+      };
+      for (const prompt of prompts) {
+        assert.ok(prompt.description && prompt.title, prompt.name);
+        const { messages } = await client.getPrompt({ name: prompt.name, arguments: args[prompt.name]! });
+        assert.equal(messages.length, 1);
+        assert.equal(messages[0]!.role, 'user');
+        const text = (messages[0]!.content as { type: string; text: string }).text;
+        for (const tool of uses[prompt.name]!) assert.ok(text.includes(tool) && names.has(tool), `${prompt.name} uses ${tool}`);
+        for (const mentioned of text.match(/\b(get_[a-z_]+|search_stocks|health)\b/g) ?? []) assert.ok(names.has(mentioned), `${prompt.name} names ${mentioned}`);
+        for (const value of Object.values(args[prompt.name]!)) assert.ok(text.includes(value), `${prompt.name} quotes its argument`);
+      }
+      const explain = await client.getPrompt({ name: 'explain_stock', arguments: { stock: 'Apple' } });
+      const explainText = (explain.messages[0]!.content as { text: string }).text;
+      assert.equal(explainText.includes('search_stocks'), names.has('search_stocks'));
+      await assert.rejects(client.getPrompt({ name: 'explain_stock', arguments: {} }), (err: Error & { code?: number }) => err.code === -32602);
+      await assert.rejects(client.getPrompt({ name: 'nope' }), (err: Error & { code?: number }) => err.code === -32602);
+    });
+
+    it('prompts are built from the registry: without search_stocks they ask for a code and never name it', async () => {
+      const without = buildPrompts(TOOLS.filter((x) => x.name !== 'search_stocks'));
+      for (const prompt of without) {
+        const text = prompt.text({ stock: 'Apple', codes: 'Apple, 005930' });
+        assert.ok(!text.includes('search_stocks'), prompt.name);
+        assert.ok(!prompt.tools.includes('search_stocks'), prompt.name);
+      }
+      assert.match(without.find((p) => p.name === 'explain_stock')!.text({ stock: 'Apple' }), /ask the user for its code/);
+    });
+  });
+
+  describe('resources and prompts over bare JSON-RPC', () => {
+    it('need a key but are not counted; batches mix them with calls', async () => {
+      const none = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'stock-data://sources' } });
+      assert.equal(none.status, 401);
+      assert.equal((none.body as { error: { code: number } }).error.code, -32001);
+      const free = await t.newKey('free'); // quota 2/day in this server
+      const h = { authorization: `Bearer ${free}` };
+      for (let i = 0; i < 3; i++) {
+        const list = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'resources/list' }, h);
+        assert.equal(((list.body as { result: { resources: unknown[] } }).result.resources).length, 4);
+        const read = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'resources/read', params: { uri: 'stock-data://formula/v3' } }, h);
+        assert.equal(read.status, 200);
+        assert.match((read.body as { result: { contents: { text: string }[] } }).result.contents[0]!.text, /^# V3 formula/);
+        const prompt = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'prompts/get', params: { name: 'korea_export_brief' } }, h);
+        assert.equal(prompt.status, 200);
+      }
+      const batch = await rpc(
+        mcp,
+        [
+          { jsonrpc: '2.0', id: 'p', method: 'prompts/list' },
+          { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'health' } },
+          { jsonrpc: '2.0', id: 'r', method: 'resources/read', params: { uri: 'stock-data://metrics' } },
+        ],
+        h,
+      );
+      const answers = batch.body as { id: string; result: Json }[];
+      assert.deepEqual(answers.map((a) => a.id), ['p', 'c', 'r']);
+      assert.equal((answers[1]!.result.structuredContent as Json).callsToday, 1, 'only the health call counted');
+    });
+
+    it('initialize without capabilities or clientInfo (curl) answers; malformed params of a known method are an error, not silence', async () => {
+      const bare = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'initialize' }, auth);
+      const result = (bare.body as { result: Json }).result;
+      assert.equal(result.protocolVersion, '2025-11-25');
+      assert.equal((result.serverInfo as Json).name, 'stock-data-service');
+      assert.match(String(result.instructions), /Resources explain the formula/);
+      for (const [message, code] of [
+        [{ jsonrpc: '2.0', id: 2, method: 'resources/read', params: {} }, -32603],
+        [{ jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: 5 } }, -32603],
+        [{ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: { progressToken: { x: 1 } } } }, -32600],
+        [{ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_rankings', arguments: 5 } }, -32602],
+        [{ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 7 } }, -32602],
+      ] as const) {
+        const res = await rpc(mcp, message, auth);
+        assert.equal(res.status, 200, JSON.stringify(message));
+        assert.equal((res.body as Json).id, message.id);
+        assert.equal((res.body as { error: { code: number } }).error.code, code, JSON.stringify(message));
+      }
+    });
+
+    it('a tools/call carrying _meta goes through the SDK Protocol and answers exactly as the direct path', async () => {
+      const plain = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 2 } } }, auth);
+      const meta = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 2 }, _meta: { progressToken: 'p1' } } }, auth);
+      assert.equal(meta.text, plain.text);
+      const badPlain = await rpc(mcp, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 0 } } }, auth);
+      const badMeta = await rpc(mcp, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 0 }, _meta: {} } }, auth);
+      assert.equal(badMeta.text, badPlain.text);
+      const unknown = await rpc(mcp, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', _meta: {} } }, auth);
+      assert.equal((unknown.body as { error: { code: number } }).error.code, -32602);
+    });
+
+    it('concurrent calls with the same id each get their own answer', async () => {
+      const limits = [1, 2, 3, 4, 5, 6, 7, 8];
+      const answers = await Promise.all(limits.map((limit) => rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit } } }, auth)));
+      assert.deepEqual(
+        answers.map((a) => ((a.body as { result: { structuredContent: { rows: unknown[] } } }).result.structuredContent.rows).length),
+        limits,
+      );
+      const pings = await Promise.all(limits.map((i) => rpc(mcp, { jsonrpc: '2.0', id: 1, method: i % 2 ? 'ping' : 'prompts/list' }, auth)));
+      for (const p of pings) assert.equal((p.body as Json).id, 1);
     });
   });
 });
