@@ -1,11 +1,18 @@
-// The stdio bridge: an MCP client speaking stdio sees the same nine tools and gets the
-// service's own answers (forwarded with the configured key).
+// The stdio bridge, started as the README's client set-up starts it (node and the launcher's
+// absolute path, from another working directory, no build): an MCP client speaking stdio sees
+// the service's own tools, resources and prompts and gets its answers (forwarded with the
+// configured key).
 
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { TOOLS } from '../../src/tools/registry.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
+
+const LAUNCHER = resolve(import.meta.dirname, '..', '..', 'bin', 'mcp-stdio.mjs');
 
 describe('stdio MCP bridge', () => {
   let t: TestServer;
@@ -15,28 +22,48 @@ describe('stdio MCP bridge', () => {
     t = await startTestServer();
     key = await t.newKey('paid');
     client = new Client({ name: 'stdio-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ['--import', 'tsx', 'src/cli/mcp-stdio.ts'],
-        env: { ...(process.env as Record<string, string>), SERVICE_URL: t.url, SERVICE_API_KEY: key },
-      }),
-    );
+    // What an assistant's config gives: a command, its arguments and the environment; the
+    // launcher must not depend on the working directory (assistants start it elsewhere).
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', SERVICE_URL: t.url, SERVICE_API_KEY: key };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [LAUNCHER], env, cwd: tmpdir() }));
   });
   after(async () => {
     await client.close();
     await t.close();
   });
 
-  it('lists the ten tools and forwards calls to the service', async () => {
+  it('lists the service\'s tools with their annotations and forwards calls', async () => {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 10);
+    assert.deepEqual(tools.map((x) => x.name).sort(), TOOLS.map((x) => x.name).sort());
+    assert.ok(tools.every((x) => x.annotations?.readOnlyHint === true && x.outputSchema?.type === 'object'));
     const result = await client.callTool({ name: 'get_trade_total', arguments: { from: '2025-01', to: '2025-03' } });
-    // Long series come over MCP in the compact form by default, as REST gives them with format=columns.
+    // MCP gets long series in the compact form (the tool's MCP default); REST on request.
     const rest = (await get(`${t.url}/api/public/v2/exports/total?from=2025-01&to=2025-03&format=columns`, key)).body;
     assert.deepEqual(result.structuredContent, rest);
     const bad = await client.callTool({ name: 'get_rankings', arguments: { limit: 0 } });
     assert.equal(bad.isError, true);
     assert.match((bad.content as { text: string }[])[0]!.text, /parameter 'limit'/);
+  });
+
+  it('lists and reads the resources and lists and gets the prompts', async () => {
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((r) => r.uri === 'stock-data://formula/v3'));
+    const formula = await client.readResource({ uri: 'stock-data://formula/v3' });
+    assert.match((formula.contents[0] as { text: string }).text, /^# V3 formula/);
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['compare_stocks', 'explain_stock', 'korea_export_brief']);
+    const prompt = await client.getPrompt({ name: 'korea_export_brief', arguments: { months: '6' } });
+    assert.match((prompt.messages[0]!.content as { text: string }).text, /get_trade_total[\s\S]*get_sector_exports/);
+    // The service's errors come through as they are.
+    await assert.rejects(client.readResource({ uri: 'stock-data://nothing' }), (err: Error & { code?: number }) => err.code === -32602);
+  });
+
+  it('without a key the bridge says what to set and exits', async () => {
+    const bare = new Client({ name: 'no-key', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [LAUNCHER], env: { PATH: process.env.PATH ?? '' }, cwd: join(tmpdir()), stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await assert.rejects(bare.connect(transport));
+    assert.match(stderr, /set SERVICE_API_KEY/);
   });
 });
