@@ -19,6 +19,7 @@ import { tempDir } from '../support/tmp.js';
 
 const SQLITE_ROUNDS = Number(process.env.KILL_TEST_SQLITE ?? 32);
 const PG_ROUNDS = Number(process.env.KILL_TEST_PG ?? 9);
+const BACKFILL_ROUNDS = Number(process.env.KILL_TEST_BACKFILL ?? 4);
 let seed = Number(process.env.KILL_TEST_SEED ?? 20261123);
 /** Deterministic, so a failing sequence of kills can be replayed. */
 function random(): number {
@@ -261,6 +262,25 @@ describe('killed at random moments', () => {
     assert.ok(await until(() => last.readyMs !== null, 90_000), `ready after the last kill\n${last.output.join('').slice(-1500)}`);
     figures.worstReadyAfterKillMs = Math.max(figures.worstReadyAfterKillMs, last.readyMs ?? 0);
     if (takeoverDue) assert.ok(await until(() => last.output.join('').includes('claim taken over from a holder that died'), 3_000));
+    // Backfills killed while the service serves (the demo universe has no upstream to read, so
+    // a backfill claims, recomputes and publishes a version): the store stays whole and sound,
+    // the serving instance stays ready, and its hourly cursor is not moved.
+    for (let round = 0; round < BACKFILL_ROUNDS; round++) {
+      const backfill = spawn(process.execPath, [main, 'backfill', '--from', '2025-01-01', '--to', '2025-12-31'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+      spawned.add(backfill);
+      const exited = new Promise<number | null>((resolve) => backfill.once('exit', (code) => resolve(code)));
+      await new Promise((r) => setTimeout(r, random() * 1_500));
+      const signal: Signal = random() < 0.75 ? 'SIGKILL' : 'SIGTERM';
+      if (backfill.exitCode === null) backfill.kill(signal);
+      const code = await exited;
+      spawned.delete(backfill);
+      figures.add(signal, code === 0 ? 'backfill (had finished)' : 'backfill', 0);
+      const after = counts();
+      assert.equal(after.integrity, 'ok', `backfill round ${round}: integrity`);
+      assert.deepEqual(after.counts, full, `backfill round ${round}: the store is whole`);
+      const ready = await fetch(`${last.url ?? ''}/readyz`);
+      assert.equal(ready.status, 200, `backfill round ${round}: the serving instance is still ready`);
+    }
     await stop(last, 'SIGTERM');
     t.diagnostic(`sqlite kill figures: ${JSON.stringify({ rounds: SQLITE_ROUNDS, signals: figures.total(), seconds: Math.round((Date.now() - started) / 1000), ...figures })}`);
   });
