@@ -132,7 +132,7 @@ function quarterOfDuration(days: number): FiscalQuarter | null {
   return null;
 }
 
-/** The month a period end belongs to, as `YYYY-MM` (52/53-week ends in a month's first week count for the previous month). */
+/** The year and month a period end belongs to (52/53-week ends in a month's first week count for the previous month). */
 function fiscalMonthKey(iso: string): { year: number; month: number } {
   const year = Number(iso.slice(0, 4));
   const month = fiscalMonthOf(iso);
@@ -206,6 +206,23 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     }
     return f;
   };
+  // A concept's facts by filing, indexed once: every lookup below is for one filing, and
+  // scanning a concept's whole history per filing made a long filer's document quadratic.
+  const byFiling = new Map<string, Map<string, Fact[]>>();
+  const inFiling = (concept: string, accn: string, unit = 'USD'): readonly Fact[] => {
+    const key = `${concept}|${unit}`;
+    let index = byFiling.get(key);
+    if (!index) {
+      index = new Map();
+      for (const f of gaap(concept, unit)) {
+        const list = index.get(f.accn);
+        if (list) list.push(f);
+        else index.set(f.accn, [f]);
+      }
+      byFiling.set(key, index);
+    }
+    return index.get(accn) ?? [];
+  };
   const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
   const periodConcepts = [...flowConcepts, ...Object.values(BALANCE_CONCEPTS).flat(), ...DEBT_CONCEPTS];
   const skipped: Record<string, number> = {};
@@ -235,8 +252,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   for (const [accn, { form, filed, end }] of ends) {
     let ytdStart: string | undefined;
     for (const concept of flowConcepts) {
-      for (const f of gaap(concept)) {
-        if (f.accn !== accn || f.end !== end || f.start === undefined) continue;
+      for (const f of inFiling(concept, accn)) {
+        if (f.end !== end || f.start === undefined) continue;
         const q = quarterOfDuration(daysBetween(f.start, f.end));
         if (q !== null && (ytdStart === undefined || f.start < ytdStart)) ytdStart = f.start;
       }
@@ -266,8 +283,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     const [lo, hi] = YTD_DAYS[filing.quarter];
     for (const concept of concepts ?? []) {
       let best: Fact | undefined;
-      for (const f of gaap(concept)) {
-        if (f.accn !== filing.accn || f.end !== filing.periodEnd || f.start === undefined) continue;
+      for (const f of inFiling(concept, filing.accn)) {
+        if (f.end !== filing.periodEnd || f.start === undefined) continue;
         const days = daysBetween(f.start, f.end);
         if (days >= lo && days <= hi && (!best || days > daysBetween(best.start ?? best.end, best.end))) best = f;
       }
@@ -277,7 +294,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   };
   const balance = (filing: Filing, concepts: readonly string[], unit = 'USD'): number | null => {
     for (const concept of concepts) {
-      const f = gaap(concept, unit).find((x) => x.accn === filing.accn && x.end === filing.periodEnd && x.start === undefined);
+      const f = inFiling(concept, filing.accn, unit).find((x) => x.end === filing.periodEnd && x.start === undefined);
       if (f) return f.val;
     }
     return null;
@@ -293,8 +310,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     const outstanding = balance(filing, [SHARE_CONCEPTS[0]], 'shares');
     if (outstanding !== null) return outstanding;
     let best: Fact | undefined;
-    for (const f of gaap(SHARE_CONCEPTS[1], 'shares')) {
-      if (f.accn === filing.accn && f.end === filing.periodEnd && f.start !== undefined && (!best || f.start < (best.start ?? ''))) best = f;
+    for (const f of inFiling(SHARE_CONCEPTS[1], filing.accn, 'shares')) {
+      if (f.end === filing.periodEnd && f.start !== undefined && (!best || f.start < (best.start ?? ''))) best = f;
     }
     return best?.val ?? null;
   };
@@ -404,15 +421,15 @@ export function detectSplits(observations: readonly { filed: string; shares: num
     const n = Math.round(ratio);
     return n >= 2 && Math.abs(ratio - n) / n <= 0.03 ? n : null;
   };
+  const byPeriod = new Map<string, Fact[]>();
+  for (const f of eps) {
+    const key = `${f.start ?? ''}|${f.end}`;
+    const list = byPeriod.get(key);
+    if (list) list.push(f);
+    else byPeriod.set(key, [f]);
+  }
   const restated = (before: string, after: string, factor: number): boolean => {
     if (eps.length === 0) return true;
-    const byPeriod = new Map<string, Fact[]>();
-    for (const f of eps) {
-      const key = `${f.start ?? ''}|${f.end}`;
-      const list = byPeriod.get(key);
-      if (list) list.push(f);
-      else byPeriod.set(key, [f]);
-    }
     for (const list of byPeriod.values()) {
       const old = list.find((f) => f.filed <= before && f.val !== 0);
       const next = list.find((f) => f.filed >= after && f.val !== 0);
