@@ -286,14 +286,16 @@ export class KyselyStore implements Store {
     // "one bad record never stops the rest"): it is left out and counted.
     const idOf = (row: { market: Market; code: string }): number => ids.get(`${row.market}:${row.code}`) as number;
     const known = <T extends { market: Market; code: string }>(kind: string, rows: readonly T[] | undefined): readonly T[] => {
-      if (rows === undefined) return [];
-      const out = rows.every((row) => ids.has(`${row.market}:${row.code}`)) ? rows : rows.filter((row) => ids.has(`${row.market}:${row.code}`));
-      for (const row of out === rows ? [] : rows) {
-        if (ids.has(`${row.market}:${row.code}`)) continue;
+      const out: T[] = [];
+      for (const row of rows ?? []) {
+        const key = `${row.market}:${row.code}`;
+        if (ids.has(key)) {
+          out.push(row);
+          continue;
+        }
         const reason = `${kind}: unknown security`;
         report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
-        const example = `${row.market}:${row.code}`;
-        if (report.examples.length < 10 && !report.examples.includes(example)) report.examples.push(example);
+        if (report.examples.length < 10 && !report.examples.includes(key)) report.examples.push(key);
       }
       report.written += out.length;
       return out;
