@@ -366,10 +366,10 @@ export function placedFiler(filing: PeriodicFiling, corp: CorpCode | undefined):
  */
 export function parseCompany(body: unknown, fallbackStockCode = ''): Security | null {
   if (!isRecord(body) || body['status'] !== DART_STATUS.OK) return null;
-  const exchange = EXCHANGE_BY_CORP_CLS[str(body, 'corp_cls').trim()];
+  const exchange = exchangeOfCorpCls(str(body, 'corp_cls'));
   const own = str(body, 'stock_code').trim();
   const code = /^\d{6}$/.test(own) ? own : fallbackStockCode;
-  if (exchange === undefined || !/^\d{6}$/.test(code)) return null;
+  if (exchange === null || !/^\d{6}$/.test(code)) return null;
   const month = Number(str(body, 'acc_mt').trim());
   return {
     market: 'KR',
