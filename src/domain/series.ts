@@ -144,6 +144,18 @@ const DENOMINATOR: Record<BandType, { of: (s: TtmStep) => number | null; name: s
   psr: { of: (s) => s.revenue, name: 'TTM revenue' },
 };
 
+const stepDayCache = new WeakMap<readonly TtmStep[], Int32Array>();
+
+/** Day numbers of the steps' `effectiveFrom`, made once per timeline (a held stock's is reused). */
+function stepDaysOf(steps: readonly TtmStep[]): Int32Array {
+  let out = stepDayCache.get(steps);
+  if (out === undefined) {
+    out = Int32Array.from(steps, (step) => dayNumber(step.effectiveFrom));
+    stepDayCache.set(steps, out);
+  }
+  return out;
+}
+
 export interface SeriesBandInput {
   type: BandType;
   /** The stock's bars, at least those dated in [from, to]. */
@@ -166,7 +178,7 @@ export function valuationBandOfSeries(input: SeriesBandInput): ValuationBandResu
   const { days, close, shares } = series;
   const start = firstIndexFrom(days, dayNumber(from));
   const end = firstIndexFrom(days, dayNumber(to) + 1);
-  const stepDays = steps.map((s) => dayNumber(s.effectiveFrom));
+  const stepDays = stepDaysOf(steps);
 
   const used = new Float64Array(Math.max(0, end - start));
   let n = 0;
@@ -175,28 +187,41 @@ export function valuationBandOfSeries(input: SeriesBandInput): ValuationBandResu
   let lastDay = Number.NaN;
   let lastValue: number | null = null;
   let lastReason: string | undefined;
+  // The step in force and what it means for every day it covers: worked out when the days pass
+  // into a new step, not day by day (a step covers ~60 trading days).
   let s = -1;
+  let nextStepDay = steps.length > 0 ? (stepDays[0] as number) : Infinity;
+  let stepReason: string | undefined = 'no report disclosed by this date';
+  let d = 0;
+  // The calendar year of the days being used changes at most once a year: its first day is known.
+  let nextYearDay = -Infinity;
   for (let i = start; i < end; i++) {
     const day = days[i] as number;
-    while (s + 1 < steps.length && (stepDays[s + 1] as number) <= day) s++;
-    const step = steps[s];
-    const d = step ? denominator.of(step) : null;
-    const marketCap = (close[i] as number) * (shares[i] as number);
-    let reason: string | undefined;
-    if (!step) reason = 'no report disclosed by this date';
-    else if (d === null) reason = `${denominator.name} not available for ${step.referenceQuarter}`;
-    else if (d <= 0) reason = `${denominator.name} is not positive for ${step.referenceQuarter}`;
-    else if (!(marketCap > 0)) reason = 'market cap is not positive';
+    if (day >= nextStepDay) {
+      while (s + 1 < steps.length && (stepDays[s + 1] as number) <= day) s++;
+      nextStepDay = s + 1 < steps.length ? (stepDays[s + 1] as number) : Infinity;
+      const step = steps[s] as TtmStep;
+      const of = denominator.of(step);
+      if (of === null) stepReason = `${denominator.name} not available for ${step.referenceQuarter}`;
+      else if (of <= 0) stepReason = `${denominator.name} is not positive for ${step.referenceQuarter}`;
+      else stepReason = undefined;
+      d = of ?? 0;
+    }
     lastDay = day;
-    if (reason !== undefined || d === null) {
+    const marketCap = (close[i] as number) * (shares[i] as number);
+    const reason = stepReason ?? (marketCap > 0 ? undefined : 'market cap is not positive');
+    if (reason !== undefined) {
       daysExcluded++;
       lastValue = null;
       lastReason = reason;
       continue;
     }
     const value = marketCap / d;
-    const year = Number(dateOfDay(day).slice(0, 4));
-    if (yearStarts.length === 0 || (yearStarts[yearStarts.length - 1] as { year: number }).year !== year) yearStarts.push({ year, start: n });
+    if (day >= nextYearDay) {
+      const year = Number(dateOfDay(day).slice(0, 4));
+      nextYearDay = dayNumber(`${year + 1}-01-01`);
+      yearStarts.push({ year, start: n });
+    }
     used[n++] = value;
     lastValue = value;
     lastReason = undefined;
