@@ -20,6 +20,10 @@ export interface BenchSettings {
   logLevel: string;
   /** Cached stores older than this many days (demo as-of date) are regenerated. */
   maxStoreAgeDays: number;
+  /** Seconds of the mixed uncached load with a refresh in the middle, on every rotated universe. */
+  refreshLoadSeconds: number;
+  /** Seconds of the long mixed uncached load (RSS at start, middle, end; two refreshes), on the largest universe. */
+  soakSeconds: number;
 }
 
 function numberEnv(name: string, fallback: number): number {
@@ -43,6 +47,8 @@ export function settingsFromEnv(): BenchSettings {
     recomputeRepeats: numberEnv('BENCH_RECOMPUTE_REPEATS', quick ? 1 : 3),
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
     maxStoreAgeDays: numberEnv('BENCH_MAX_STORE_AGE_DAYS', 14),
+    refreshLoadSeconds: numberEnv('BENCH_REFRESH_LOAD_SECONDS', quick ? 10 : 20),
+    soakSeconds: numberEnv('BENCH_SOAK_SECONDS', quick ? 30 : 600),
   };
 }
 

@@ -11,6 +11,7 @@
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
@@ -36,7 +37,11 @@ export interface RefreshReport {
   ran: boolean;
   version: number | null;
   sources: SourceStatus[];
-  timings: { ingestMs: number; loadMs: number; computeMs: number };
+  /**
+   * `maxStallMs`: the longest the event loop was held while this instance recomputed (its
+   * requests waited at most that long on the recompute), to 10 ms.
+   */
+  timings: { ingestMs: number; loadMs: number; computeMs: number; maxStallMs: number };
   counts?: { securities: number; scored: number; unscored: number };
 }
 
@@ -274,11 +279,19 @@ export class Refresher {
   private async recompute(version: number, statuses: SourceStatus[], ingestMs: number): Promise<RefreshReport> {
     const now = this.clock();
     const asOf = seoulDay(now);
+    // What serving requests feel of the recompute: it shares their event loop.
+    const stalls = monitorEventLoopDelay({ resolution: 10 });
+    stalls.enable();
     const t1 = performance.now();
-    const universe = await loadUniverse(this.store, asOf);
-    const t2 = performance.now();
-    const computed = await computeSnapshotYielding(universe, asOf);
-    const t3 = performance.now();
+    let t2: number, t3: number, computed: Awaited<ReturnType<typeof computeSnapshotYielding>>;
+    try {
+      const universe = await loadUniverse(this.store, asOf);
+      t2 = performance.now();
+      computed = await computeSnapshotYielding(universe, asOf);
+      t3 = performance.now();
+    } finally {
+      stalls.disable();
+    }
     this.lastStatus = statuses;
     const swapped = this.holder.swap(
       new SnapshotDataset(
@@ -292,7 +305,7 @@ export class Refresher {
       ran: true,
       version,
       sources: statuses,
-      timings: { ingestMs: Math.round(ingestMs), loadMs: Math.round(t2 - t1), computeMs: Math.round(t3 - t2) },
+      timings: { ingestMs: Math.round(ingestMs), loadMs: Math.round(t2 - t1), computeMs: Math.round(t3 - t2), maxStallMs: Math.round(stalls.max / 1e6) },
       counts: computed.counts,
     };
     if (swapped) this.logger.info({ version, ...report.timings, ...computed.counts }, 'dataset swapped');
