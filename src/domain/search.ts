@@ -86,16 +86,34 @@ export function initialsOf(key: string): string {
  * the tie-break (as the rankings convert US figures); without it US caps count one to one.
  */
 export function searchIndex(list: readonly SearchEntry[], usdKrw: number | null): SearchIndex {
+  return searchIndexOfKeyed(list.map(keyedEntry), usdKrw);
+}
+
+/** An entry with its search keys, made once (the costly part of an index: NFKC of three strings). */
+export interface KeyedSearchEntry {
+  entry: SearchEntry;
+  code: string;
+  name: string;
+  nameEn: string;
+  initials: string;
+}
+
+export function keyedEntry(entry: SearchEntry): KeyedSearchEntry {
+  const name = searchKey(entry.name);
+  return { entry, code: searchKey(entry.code), name, nameEn: entry.nameEn === null ? '' : searchKey(entry.nameEn), initials: initialsOf(name) };
+}
+
+/** `searchIndex` of entries keyed beforehand (the recompute keys them stock by stock, between pauses). */
+export function searchIndexOfKeyed(list: readonly KeyedSearchEntry[], usdKrw: number | null): SearchIndex {
   const order = (e: SearchEntry): number => (e.marketCap === null ? -1 : e.market === 'US' ? e.marketCap * (usdKrw ?? 1) : e.marketCap);
   const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  const entries = [...list].sort((a, b) => order(b) - order(a) || byCodeUnit(a.market, b.market) || byCodeUnit(a.code, b.code));
-  const names = entries.map((e) => searchKey(e.name));
+  const keyed = [...list].sort(({ entry: a }, { entry: b }) => order(b) - order(a) || byCodeUnit(a.market, b.market) || byCodeUnit(a.code, b.code));
   return {
-    entries,
-    code: haystack(entries.map((e) => searchKey(e.code))),
-    name: haystack(names),
-    nameEn: haystack(entries.map((e) => (e.nameEn === null ? '' : searchKey(e.nameEn)))),
-    initials: haystack(names.map(initialsOf)),
+    entries: keyed.map((k) => k.entry),
+    code: haystack(keyed.map((k) => k.code)),
+    name: haystack(keyed.map((k) => k.name)),
+    nameEn: haystack(keyed.map((k) => k.nameEn)),
+    initials: haystack(keyed.map((k) => k.initials)),
   };
 }
 

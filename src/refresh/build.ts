@@ -6,7 +6,7 @@ import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExpor
 import type { PercentileEntry, RankingRow } from '../domain/results.js';
 import { englishNameOf } from '../domain/model.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
-import { searchIndex, type SearchIndex } from '../domain/search.js';
+import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
@@ -87,6 +87,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
   const metricValues = new Map<string, PercentileValues>();
   const sectorMembers = new Map<string, string[]>();
   const marketMembers: Record<Market, string[]> = { KR: [], US: [] };
+  const searchEntries: KeyedSearchEntry[] = [];
 
   let sinceStep = 0;
   for (const security of universe.securities) {
@@ -128,10 +129,25 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     else sectorMembers.set(sectorKey, [key]);
     marketMembers[security.market].push(key);
 
+    const band = price ? marketCapBand(security.market, price.marketCap) : null;
+    // search_stocks' keys (NFKC of three strings) with the stock, so the index is only a sort.
+    searchEntries.push(
+      keyedEntry({
+        market: security.market,
+        code: security.code,
+        name: security.name,
+        nameEn: englishNameOf(security),
+        exchange: security.exchange,
+        sector: security.sector,
+        currency: security.currency,
+        band,
+        marketCap: price?.marketCap ?? null,
+      }),
+    );
     views.set(key, {
       security,
       price,
-      band: price ? marketCapBand(security.market, price.marketCap) : null,
+      band,
       v3,
       scorePercentile: null,
       scoreCohortSize: 0,
@@ -164,20 +180,20 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
   // The 17 metrics' percentiles, per sector cohort and per market cohort: each cohort's
   // metrics are sorted here, and a stock's 34 entries are made the first time it is asked for
   // (most stocks never are between two refreshes; making them all was a quarter of the compute).
+  // One cohort per step: a market's (up to ~4,400 stocks at full size) sorts 17 arrays.
   const rankers = new Map<string, { members: number; rank: (v: PercentileValues) => PercentileEntry[] }>();
-  const rankerOf = (cohortKey: string, members: readonly string[]) => {
-    let r = rankers.get(cohortKey);
-    if (r === undefined) {
-      r = { members: members.length, rank: cohortRanker(members.map((k) => metricValues.get(k) as PercentileValues)) };
-      rankers.set(cohortKey, r);
-    }
-    return r;
-  };
+  const cohorts: [string, readonly string[]][] = [...sectorMembers, ...(['KR', 'US'] as const).map((m): [string, readonly string[]] => [m, marketMembers[m]])];
+  for (const [cohortKey, members] of cohorts) {
+    yield;
+    rankers.set(cohortKey, { members: members.length, rank: cohortRanker(members.map((k) => metricValues.get(k) as PercentileValues)) });
+  }
+  const rankerOf = (cohortKey: string) => rankers.get(cohortKey) ?? { members: 0, rank: cohortRanker([]) };
+  yield;
   for (const [key, view] of views) {
     const values = metricValues.get(key) as PercentileValues;
     const sectorKey = `${view.security.market}:${view.security.sector}`;
-    const sector = rankerOf(sectorKey, sectorMembers.get(sectorKey) ?? []);
-    const market = rankerOf(view.security.market, marketMembers[view.security.market]);
+    const sector = rankerOf(sectorKey);
+    const market = rankerOf(view.security.market);
     let made: StockView['percentiles'] | undefined;
     Object.defineProperty(view, 'percentiles', {
       enumerable: true,
@@ -189,27 +205,15 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     });
   }
 
-  // search_stocks' index: its own step (~40 ms at full size, docs/performance.md).
   yield;
-  const search = searchIndex(
-    [...views.values()].map(({ security: s, band, price }) => ({
-      market: s.market,
-      code: s.code,
-      name: s.name,
-      nameEn: englishNameOf(s),
-      exchange: s.exchange,
-      sector: s.sector,
-      currency: s.currency,
-      band,
-      marketCap: price?.marketCap ?? null,
-    })),
-    fx?.usdKrw ?? null,
-  );
+  const search = searchIndexOfKeyed(searchEntries, fx?.usdKrw ?? null);
+  yield;
+  const rankingsIndex = rankingIndex(rows);
 
   return {
     asOf,
     views,
-    rankings: rankingIndex(rows),
+    rankings: rankingsIndex,
     search,
     trade: universe.trade,
     sectorExports: universe.sectorExports,

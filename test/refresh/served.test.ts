@@ -91,8 +91,11 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     let pauses = 0;
     let step = steps.next();
     for (; !step.done; step = steps.next()) pauses++;
-    // One pause before each chunk of 10 after the first, one before the ranks and one before the search index.
-    assert.equal(pauses, Math.ceil(n / 10) - 1 + 1 + 1);
+    // One pause before each chunk of 10 after the first, one before the score ranks, one before
+    // each cohort's ranker (every sector of each market, and the two markets), one before the
+    // lazy percentile entries, one before the search index and one before the rankings index.
+    const cohorts = new Set(universe.securities.map((s) => `${s.market}:${s.sector}`)).size + 2;
+    assert.equal(pauses, Math.ceil(n / 10) - 1 + 1 + cohorts + 1 + 1 + 1);
     // Other work runs between the steps of the yielding version.
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 0);
