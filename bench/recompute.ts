@@ -42,7 +42,7 @@ try {
     const stalls = monitorEventLoopDelay({ resolution: 1 });
     stalls.enable();
     const t0 = performance.now();
-    const universe = await loadUniverse(store, asOf);
+    const universe = await loadUniverse(store.market, asOf);
     const t1 = performance.now();
     const computed = await computeSnapshotYielding(universe, asOf);
     const t2 = performance.now();

@@ -17,7 +17,8 @@ import { Refresher } from './refresh/pipeline.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
-import type { Plan, Store } from './store/store.js';
+import type { AccessStore, Plan } from './store/access-store.js';
+import type { Store } from './store/store.js';
 import { DatasetHolder } from './tools/holder.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -61,10 +62,10 @@ export async function openUsageCounter(
   logger?: Logger,
 ): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
   if (!config.REDIS_URL && store.engine === 'sqlite') {
-    const buffered = new BufferedUsageCounter(store, 1_000, (err: unknown) => logger?.warn({ errName: (err as Error).name }, 'usage counts not written yet; retrying'));
+    const buffered = new BufferedUsageCounter(store.access, 1_000, (err: unknown) => logger?.warn({ errName: (err as Error).name }, 'usage counts not written yet; retrying'));
     return { usage: buffered, close: () => buffered.close(), check: null };
   }
-  if (!config.REDIS_URL) return { usage: new StoreUsageCounter(store), close: async () => undefined, check: null };
+  if (!config.REDIS_URL) return { usage: new StoreUsageCounter(store.access), close: async () => undefined, check: null };
   const redis = new RedisUsageCounter(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   await redis.connect();
   return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
@@ -97,7 +98,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function createKey(store: Store, plan: Plan, name: string, clock: Clock = systemClock): Promise<string> {
+export async function createKey(store: AccessStore, plan: Plan, name: string, clock: Clock = systemClock): Promise<string> {
   const { key, prefix, hash } = generateKey();
   await store.insertKey({ prefix, hash, name, plan, createdAt: clock().toISOString() });
   return key;
@@ -113,10 +114,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'stock-data' } }, destination ?? undefined);
   const store = await openStore(config);
   const counter = await openUsageCounter(config, store, logger);
-  const access = new AccessControl(store, counter.usage, config.plans, clock);
+  const access = new AccessControl(store.access, counter.usage, config.plans, clock);
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];
-  const claims = new Claims(store, logger);
+  const claims = new Claims(store.refresh, logger);
   const refresher = new Refresher(store, holder, sources, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
     cron: config.REFRESH_CRON,
@@ -127,8 +128,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   /** What start-up is doing until the first dataset is served (/readyz says it). */
   let phase = 'starting';
 
-  if ((await store.countKeys()) === 0) {
-    const key = await createKey(store, 'free', 'demo', clock);
+  if ((await store.access.countKeys()) === 0) {
+    const key = await createKey(store.access, 'free', 'demo', clock);
     options.onDemoKey?.(key);
   }
 
@@ -161,7 +162,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const signal = stopping.signal;
     // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
     // transaction; the others wait, and take the claim over if its holder dies first.
-    while (!signal.aborted && (await store.datasetVersion()) === 0 && !(await store.hasMarketData())) {
+    while (!signal.aborted && (await store.refresh.datasetVersion()) === 0 && !(await store.market.hasMarketData())) {
       const lease = await claims.acquire('bootstrap');
       if (lease === null) {
         phase = 'waiting for another instance to load the first dataset';
@@ -184,7 +185,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
             },
           );
           logger.info({ ...loaded, asOf }, 'demo universe loaded');
-          await store.bumpDatasetVersion();
+          await store.refresh.bumpDatasetVersion();
         }
         await lease.finish();
       } catch (err) {

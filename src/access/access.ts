@@ -2,7 +2,7 @@
 // `admit` once per counted tool call, so a key's quota is the same whichever door it uses.
 
 import { isOutage } from '../store/outage.js';
-import type { Plan, Store } from '../store/store.js';
+import type { AccessStore, Plan } from '../store/access-store.js';
 import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
 import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
 import type { UsageCounter } from './usage.js';
@@ -66,7 +66,7 @@ export class AccessControl {
   private readonly lastTouched = new Map<number, number>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AccessStore,
     private readonly usage: UsageCounter,
     private readonly plans: PlanTable,
     private readonly clock: Clock,

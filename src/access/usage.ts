@@ -1,7 +1,7 @@
 // Usage counters behind one interface: the database by default (one instance or several on
 // one PostgreSQL), Redis when configured. Burst windows are per process unless Redis is used.
 
-import type { Store } from '../store/store.js';
+import type { AccessStore } from '../store/access-store.js';
 
 export interface BurstDecision {
   allowed: boolean;
@@ -39,7 +39,7 @@ export class MemoryBurstWindow {
 export class StoreUsageCounter implements UsageCounter {
   readonly dependency = 'database';
   private readonly burst = new MemoryBurstWindow();
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: AccessStore) {}
 
   increment(keyId: number, day: string, limit: number): Promise<number | null> {
     return this.store.incrementUsage(keyId, day, limit);
@@ -79,7 +79,7 @@ export class BufferedUsageCounter implements UsageCounter {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AccessStore,
     flushIntervalMs = 1_000,
     /** Told when a timed flush fails (its counts stay pending and go with the next one). */
     onFlushError: (error: unknown) => void = () => undefined,

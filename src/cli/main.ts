@@ -10,7 +10,7 @@ import { loadConfig } from '../config.js';
 import { Refresher } from '../refresh/pipeline.js';
 import { configuredSources } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
-import type { Plan } from '../store/store.js';
+import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
 import { formatSourceRuns } from './sources.js';
@@ -105,13 +105,13 @@ async function keys(args: string[]): Promise<void> {
       case 'create': {
         const { values } = parseArgs({ args: rest, options: { plan: { type: 'string', default: 'free' }, name: { type: 'string', default: '' } } });
         if (!isPlan(values.plan)) fail('--plan must be free or paid');
-        const key = await createKey(store, values.plan, values.name ?? '');
+        const key = await createKey(store.access, values.plan, values.name ?? '');
         process.stdout.write(`Created a ${values.plan} key. It is shown only now; store it safely:\n${key}\n`);
         break;
       }
       case 'list': {
         const day = seoulDay(systemClock());
-        const rows = await store.listKeys(day);
+        const rows = await store.access.listKeys(day);
         if (config.REDIS_URL) {
           // With Redis the day's counts live there, not in the database.
           const counter = await openUsageCounter(config, store);
@@ -128,14 +128,14 @@ async function keys(args: string[]): Promise<void> {
       }
       case 'revoke': {
         const prefix = rest[0] ?? fail('usage: keys revoke <prefix>');
-        if (!(await store.revokeKey(prefix, new Date().toISOString()))) fail(`no active key with prefix ${prefix}`);
+        if (!(await store.access.revokeKey(prefix, new Date().toISOString()))) fail(`no active key with prefix ${prefix}`);
         process.stdout.write(`revoked ${prefix}\n`);
         break;
       }
       case 'plan': {
         const [prefix, plan] = rest;
         if (prefix === undefined || !isPlan(plan)) fail('usage: keys plan <prefix> free|paid');
-        if (!(await store.setKeyPlan(prefix, plan))) fail(`no key with prefix ${prefix}`);
+        if (!(await store.access.setKeyPlan(prefix, plan))) fail(`no key with prefix ${prefix}`);
         process.stdout.write(`${prefix} is now on the ${plan} plan\n`);
         break;
       }
@@ -191,7 +191,7 @@ switch (command) {
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('usage: sources [--runs N] (1..1000)');
     const store = await openStore(loadConfig());
     try {
-      process.stdout.write(formatSourceRuns(await store.refreshRuns(runs)));
+      process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(runs)));
     } finally {
       await store.close();
     }

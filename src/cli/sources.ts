@@ -2,7 +2,7 @@
 // from the refresh_runs table (the pipeline writes each run's per-source statuses there).
 
 import type { SourceStatus } from '../refresh/pipeline.js';
-import type { RefreshRun } from '../store/store.js';
+import type { RefreshRun } from '../store/refresh-store.js';
 
 /** The per-source statuses of a run; a run that failed before its statuses were written has none. */
 export function runStatuses(run: RefreshRun): SourceStatus[] {

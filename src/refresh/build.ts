@@ -11,7 +11,7 @@ import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
-import type { StoredSecurity } from '../store/store.js';
+import type { StoredSecurity } from '../store/market-data.js';
 import type { StockView, V3Outcome } from '../tools/dataset.js';
 
 /** Calendar days back the builder looks for bars: the 20-trading-day supply window plus slack. */

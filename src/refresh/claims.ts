@@ -13,7 +13,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { ClaimHolder, SlotClaim, Store } from '../store/store.js';
+import type { ClaimHolder, RefreshStore, SlotClaim } from '../store/refresh-store.js';
 
 export const DEFAULT_LEASE_MS = 15_000;
 
@@ -64,7 +64,7 @@ export class Claims {
   readonly holder: ClaimHolder;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: RefreshStore,
     private readonly logger: Logger,
     options: { instance?: string; leaseMs?: number } = {},
   ) {

@@ -21,7 +21,7 @@ export interface DemoLoadProgress {
 }
 
 export async function loadDemo(
-  store: Store,
+  store: Pick<Store, 'market' | 'refresh'>,
   options: DemoOptions,
   control: { signal?: AbortSignal; onProgress?: (p: DemoLoadProgress) => void } = {},
 ): Promise<{ securities: number; ms: number }> {
@@ -43,8 +43,8 @@ export async function loadDemo(
       control.onProgress?.({ securities: Math.min(total, i + SECURITIES_PER_PART), total });
     }
   }
-  await store.writeDatasets(parts(), { bulk: true });
-  await store.setMeta('demo_as_of', options.asOf);
+  await store.market.writeDatasets(parts(), { bulk: true });
+  await store.refresh.setMeta('demo_as_of', options.asOf);
   return { securities: total, ms: Math.round(performance.now() - started) };
 }
 

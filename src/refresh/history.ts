@@ -14,7 +14,7 @@ import type { FinancialReport } from '../domain/model.js';
 import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
 import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type CloseSeries, type SeriesWindow } from '../domain/series.js';
 import { ttmTimeline, type TtmStep } from '../domain/ttm.js';
-import type { Store } from '../store/store.js';
+import type { MarketDataStore } from '../store/market-data.js';
 
 /** The history cache's default budget; with the response cache (128 MiB) and the snapshot, RSS stays under 1 GiB at full size. */
 export const HISTORY_CACHE_BYTES = 192 * 1024 * 1024;
@@ -39,7 +39,7 @@ export class StockHistories {
   private readonly seen = new Set<number>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: MarketDataStore,
     /** Bars dated after this day are not served (the snapshot's as-of date). */
     private readonly asOf: string,
     private readonly maxBytes = HISTORY_CACHE_BYTES,

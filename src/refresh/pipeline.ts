@@ -86,7 +86,8 @@ export class Refresher {
   private readonly options: Required<Omit<RefresherOptions, 'range'>> & Pick<RefresherOptions, 'range'>;
 
   constructor(
-    private readonly store: Store,
+    /** Writes market data; keeps the refresh bookkeeping (cursors, runs, the dataset version). */
+    private readonly store: Pick<Store, 'market' | 'refresh'>,
     private readonly holder: DatasetHolder,
     private readonly sources: readonly Source[],
     private readonly clock: Clock,
@@ -94,7 +95,7 @@ export class Refresher {
     options: RefresherOptions,
   ) {
     this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), cron: HOURLY, ...options };
-    this.claims = new Claims(store, logger, { instance: this.options.instance });
+    this.claims = new Claims(store.refresh, logger, { instance: this.options.instance });
   }
 
   private readonly claims: Claims;
@@ -165,15 +166,15 @@ export class Refresher {
 
   /** Serves the store's current dataset version, computing it (start-up, or a follower). */
   async rebuild(): Promise<RefreshReport> {
-    let version = await this.store.datasetVersion();
-    if (version === 0) version = await this.store.bumpDatasetVersion();
+    let version = await this.store.refresh.datasetVersion();
+    if (version === 0) version = await this.store.refresh.bumpDatasetVersion();
     return this.recompute(version, this.lastStatus, 0);
   }
 
   /** Recomputes if the database holds a newer dataset version than the one served. */
   async catchUp(): Promise<boolean> {
     if (this.running || this.rebuilding) return false;
-    const version = await this.store.datasetVersion();
+    const version = await this.store.refresh.datasetVersion();
     const served = this.holder.current?.version ?? 0;
     if (version <= served) return false;
     this.rebuilding = this.recompute(version, this.lastStatus, 0).then(
@@ -192,7 +193,7 @@ export class Refresher {
     let timer: NodeJS.Timeout | undefined;
     let onStop = (): void => undefined;
     try {
-      const cursor = await this.store.getMeta(cursorKey);
+      const cursor = await this.store.refresh.getMeta(cursorKey);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           controller.abort();
@@ -223,7 +224,7 @@ export class Refresher {
       ]);
       // One transaction per source: what can be placed lands whole or not at all; a record for
       // a company no source has placed is skipped and counted, not a reason to lose the rest.
-      const written = await this.store.writeDataset(result.data).catch((err: unknown) => {
+      const written = await this.store.market.writeDataset(result.data).catch((err: unknown) => {
         // The database's own message (a constraint, a column) is for the log, not for health
         // and /readyz, which callers see.
         this.logger.warn({ source: source.name, err }, 'store refused the source\'s records; none of them kept');
@@ -231,7 +232,7 @@ export class Refresher {
       });
       // A backfill reads an explicit older range: the incremental cursor stays where the
       // hourly runs left it, or the next run would fetch everything since the range again.
-      if (!this.options.range) await this.store.setMeta(cursorKey, result.cursor);
+      if (!this.options.range) await this.store.refresh.setMeta(cursorKey, result.cursor);
       const skipped = { ...result.skipped };
       for (const [reason, n] of Object.entries(written.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
       const status: SourceStatus = { source: source.name, ok: true, at, records: written.written };
@@ -252,7 +253,7 @@ export class Refresher {
   }
 
   private async runOnce(): Promise<RefreshReport> {
-    const runId = await this.store.startRefreshRun(this.clock().toISOString());
+    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString());
     const t0 = performance.now();
     const statuses: SourceStatus[] = [];
     for (const source of this.sources) statuses.push(await this.ingest(source));
@@ -260,18 +261,18 @@ export class Refresher {
     if (this.stopping.signal.aborted) {
       // Sources that finished before the stop landed whole; no version is published for them
       // until the next run, which finds them stored.
-      await this.store.finishRefreshRun(runId, this.clock().toISOString(), 'stopped', JSON.stringify(statuses));
+      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'stopped', JSON.stringify(statuses));
       throw new Error('refresh stopped: the service is shutting down');
     }
     try {
       // Every completed run publishes a new version (new data, or at least a new as-of date
       // and updatedAt); follower instances recompute when they see it.
-      const version = await this.store.bumpDatasetVersion();
+      const version = await this.store.refresh.bumpDatasetVersion();
       const report = await this.recompute(version, statuses, ingestMs);
-      await this.store.finishRefreshRun(runId, this.clock().toISOString(), statuses.every((s) => s.ok) ? 'ok' : 'partial', JSON.stringify(statuses));
+      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), statuses.every((s) => s.ok) ? 'ok' : 'partial', JSON.stringify(statuses));
       return report;
     } catch (err) {
-      await this.store.finishRefreshRun(runId, this.clock().toISOString(), 'failed', (err as Error).name);
+      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'failed', (err as Error).name);
       throw err;
     }
   }
@@ -285,7 +286,7 @@ export class Refresher {
     const t1 = performance.now();
     let t2: number, t3: number, computed: Awaited<ReturnType<typeof computeSnapshotYielding>>;
     try {
-      const universe = await loadUniverse(this.store, asOf);
+      const universe = await loadUniverse(this.store.market, asOf);
       t2 = performance.now();
       computed = await computeSnapshotYielding(universe, asOf);
       t3 = performance.now();
@@ -298,7 +299,7 @@ export class Refresher {
         computed,
         // health and /readyz keep their shape; what was skipped is in refresh_runs and the CLI.
         { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: nextHour(now), sources: statuses.map(servedState) },
-        this.store,
+        this.store.market,
       ),
     );
     const report: RefreshReport = {

@@ -7,7 +7,7 @@ import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } fro
 import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
-import type { Store } from '../store/store.js';
+import type { MarketDataStore } from '../store/market-data.js';
 import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
@@ -34,7 +34,7 @@ export class SnapshotDataset implements ServedDataset {
   constructor(
     readonly computed: ComputedSnapshot,
     meta: ServedMeta,
-    private readonly store: Store,
+    private readonly store: MarketDataStore,
   ) {
     this.version = meta.version;
     this.updatedAt = meta.updatedAt;
@@ -106,7 +106,7 @@ export class SnapshotDataset implements ServedDataset {
  * (with the flows of their dates). `computeSnapshot` gives the same result on this as on every
  * filing and bar: it uses nothing older (test/refresh/served.test.ts checks it).
  */
-export async function loadUniverse(store: Store, asOf: string): Promise<UniverseData> {
+export async function loadUniverse(store: MarketDataStore, asOf: string): Promise<UniverseData> {
   const since = addDays(asOf, -RECENT_DAYS);
   // One read after another with a turn of the event loop between them: on SQLite each read is
   // synchronous, and run back to back they would hold a serving instance for all of them.

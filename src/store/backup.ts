@@ -89,7 +89,7 @@ export async function restoreSqlite(storeFile: string, file: string): Promise<Ba
   const store = await openSqliteStore(storeFile);
   try {
     const version = Math.max(previousVersion, summary.datasetVersion) + 1;
-    await store.setMeta('dataset_version', String(version));
+    await store.refresh.setMeta('dataset_version', String(version));
     return { file, bytes: statSync(file).size, ...summary, datasetVersion: version, previousVersion };
   } finally {
     await store.close();

@@ -1,7 +1,8 @@
 // Versioned, forward-only migrations written with Kysely's schema builder so the same code
 // runs on SQLite and PostgreSQL. Never edit a migration that has shipped; add the next one.
 
-import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { DB } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -216,4 +217,19 @@ export const migrationProvider = (engine: Engine): MigrationProvider => ({
  */
 export async function createBarsDateIndex(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('bars_date').on('bars').columns(['date', 'security_id']).execute();
+}
+
+/** Applies every pending migration in order; a no-op when the schema is current. */
+export async function runMigrations(db: Kysely<DB>, engine: Engine): Promise<void> {
+  // PostgreSQL: pin Kysely's own bookkeeping tables to the connection's schema. Left unset,
+  // the migrator takes a kysely_migration_lock table in ANY schema of the database as its own
+  // (another application's, or another deployment's) and then fails to find it on its path.
+  const schema =
+    engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider(engine), ...(schema ? { migrationTableSchema: schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

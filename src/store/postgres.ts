@@ -4,7 +4,8 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
-import { KyselyStore, runMigrations } from './store.js';
+import { runMigrations } from './migrations.js';
+import { KyselyStore } from './store.js';
 
 // float8 and int4 already parse to numbers; COUNT(*) and other int8 values come back as text.
 // Every int8 we read (counts) is far below 2^53, so parsing it to a number is exact.

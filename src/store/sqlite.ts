@@ -6,7 +6,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DB } from './schema.js';
-import { KyselyStore, type RowRunner } from './store.js';
+import type { RowRunner } from './queries.js';
+import { KyselyStore } from './store.js';
 
 export async function openSqliteStore(file: string): Promise<KyselyStore> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -6,7 +6,7 @@ import type { Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { SeriesWindow } from '../domain/series.js';
 import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
-import type { StoredSecurity } from '../store/store.js';
+import type { StoredSecurity } from '../store/market-data.js';
 
 export interface PriceRef {
   date: string;

@@ -55,9 +55,9 @@ describe('AccessControl', () => {
   let key: string;
   before(async () => {
     store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
-    access = new AccessControl(store, new StoreUsageCounter(store), { free: { daily: 3, burst: 2 }, paid: { daily: 10, burst: 5 } }, clock);
+    access = new AccessControl(store.access, new StoreUsageCounter(store.access), { free: { daily: 3, burst: 2 }, paid: { daily: 10, burst: 5 } }, clock);
     const k = generateKey();
-    await store.insertKey({ prefix: k.prefix, hash: k.hash, name: 't', plan: 'free', createdAt: now.toISOString() });
+    await store.access.insertKey({ prefix: k.prefix, hash: k.hash, name: 't', plan: 'free', createdAt: now.toISOString() });
     key = k.key;
   });
   after(async () => {
@@ -95,7 +95,7 @@ describe('AccessControl', () => {
 
   it('limits bursts within one second', async () => {
     const k = generateKey();
-    await store.insertKey({ prefix: k.prefix, hash: k.hash, name: 'b', plan: 'paid', createdAt: now.toISOString() });
+    await store.access.insertKey({ prefix: k.prefix, hash: k.hash, name: 'b', plan: 'paid', createdAt: now.toISOString() });
     const auth = await access.authenticate(`Bearer ${k.key}`);
     assert.ok(auth.ok);
     now = new Date('2026-11-24T01:00:00.100Z');
@@ -109,9 +109,9 @@ describe('AccessControl', () => {
 
   it('refuses a revoked key on its next request', async () => {
     const k = generateKey();
-    await store.insertKey({ prefix: k.prefix, hash: k.hash, name: 'r', plan: 'free', createdAt: now.toISOString() });
+    await store.access.insertKey({ prefix: k.prefix, hash: k.hash, name: 'r', plan: 'free', createdAt: now.toISOString() });
     assert.ok((await access.authenticate(`Bearer ${k.key}`)).ok);
-    await store.revokeKey(k.prefix, now.toISOString());
+    await store.access.revokeKey(k.prefix, now.toISOString());
     assert.deepEqual(await access.authenticate(`Bearer ${k.key}`), { ok: false, why: 'revoked', prefix: k.prefix });
   });
 });

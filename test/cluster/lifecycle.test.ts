@@ -164,8 +164,8 @@ describe('graceful shutdown', () => {
     const codes = ((await get(`${t.url}/api/public/v2/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=30`, key)).body as { rows: { ticker: string }[] }).rows.map((r) => r.ticker);
     // Slow the real store's bar read (price history reads a stock's bar series) so every
     // request is inside its handler when shutdown starts.
-    const store = t.app.store as unknown as { barSeries: (...args: never[]) => Promise<unknown> };
-    const bars = store.barSeries.bind(t.app.store);
+    const store = t.app.store.market as unknown as { barSeries: (...args: never[]) => Promise<unknown> };
+    const bars = store.barSeries.bind(t.app.store.market);
     let entered = 0;
     store.barSeries = async (...args: never[]) => {
       entered++;

@@ -708,7 +708,7 @@ describe('Samsung Electronics when company.json answers 013 (status "no data")',
   });
 
   it('records what it skipped, and why, in the run', async () => {
-    const [run] = await s.app.store.refreshRuns(1);
+    const [run] = await s.app.store.refresh.refreshRuns(1);
     const statuses = JSON.parse(run!.detail) as { source: string; ok: boolean; skipped?: Record<string, number> }[];
     assert.deepEqual(statuses.map((x) => [x.source, x.ok, x.skipped]), [['opendart', true, { 'company.json status 013 (asked again next run)': 1 }]]);
   });

@@ -48,13 +48,13 @@ export async function startScenario(options: ScenarioOptions): Promise<Scenario>
     const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: 'silent', PAID_BURST_PER_SECOND: '100000' });
     if (options.cursors) {
       const store = await openStore(config);
-      for (const [source, cursor] of Object.entries(options.cursors)) await store.setMeta(`cursor:${source}`, cursor);
+      for (const [source, cursor] of Object.entries(options.cursors)) await store.refresh.setMeta(`cursor:${source}`, cursor);
       await store.close();
     }
     const sources = options.sources ? options.sources(upstream.base) : configuredSources(options.env?.(upstream.base) ?? {});
     app = await startApp(config, { clock: () => clock.now, logger: pino({ level: 'silent' }), sources });
     await app.ready;
-    const key = await createKey(app.store, 'paid', 'e2e', () => clock.now);
+    const key = await createKey(app.store.access, 'paid', 'e2e', () => clock.now);
     const started = app;
     return {
       app: started,

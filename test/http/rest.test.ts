@@ -240,7 +240,7 @@ describe('REST /api/public/v2', () => {
     it('401 with WWW-Authenticate for missing, malformed, unknown and revoked keys', async () => {
       const revoked = await t.newKey('paid');
       assert.equal((await get(`${base}/rankings`, revoked)).status, 200);
-      await t.app.store.revokeKey(revoked.slice(0, 16), t.clock.now.toISOString());
+      await t.app.store.access.revokeKey(revoked.slice(0, 16), t.clock.now.toISOString());
       for (const k of [null, 'nope', 'sk_live_' + 'A'.repeat(43), revoked]) {
         const res = await get(`${base}/rankings`, k);
         assert.equal(res.status, 401, String(k));
@@ -369,11 +369,11 @@ describe('REST before data is loaded', () => {
     const tmp = tempDir();
     const store = await openSqliteStore(`${tmp.dir}/db.sqlite`);
     const clock = () => new Date('2026-11-20T03:00:00Z');
-    const access = new AccessControl(store, new StoreUsageCounter(store), { free: { daily: 10, burst: 10 }, paid: { daily: 10, burst: 10 } }, clock);
+    const access = new AccessControl(store.access, new StoreUsageCounter(store.access), { free: { daily: 10, burst: 10 }, paid: { daily: 10, burst: 10 } }, clock);
     const app = await buildServer({ access, holder: new DatasetHolder(), clock, logger: pino({ level: 'silent' }), version: 't', bodyLimit: 1000, maxBatch: 5, allowedOrigins: [] });
     try {
       const url = await app.listen({ host: '127.0.0.1', port: 0 });
-      const key = await createKey(store, 'free', 't', clock);
+      const key = await createKey(store.access, 'free', 't', clock);
       const res = await get(`${url}/api/public/v2/rankings`, key);
       assert.equal(res.status, 503);
       assert.equal((res.body as Json).code, 'data_unavailable');

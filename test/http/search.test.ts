@@ -24,7 +24,7 @@ describe('search_stocks and rankings paging', () => {
     t = await startTestServer();
     key = await t.newKey('paid');
     base = `${t.url}/api/public/v2`;
-    const securities = await t.app.store.securities();
+    const securities = await t.app.store.market.securities();
     const s = securities.find((x) => x.market === 'KR')!;
     kr = { code: s.code, name: s.name, nameEn: s.nameEn ?? null, sector: s.sector, exchange: s.exchange };
     client = new Client({ name: 'search-test', version: '1.0.0' });
@@ -72,7 +72,7 @@ describe('search_stocks and rankings paging', () => {
     });
 
     it('finds a US class share by its ticker written either way; market and limit bound the answer', async () => {
-      const classShare = (await t.app.store.securities()).find((s) => s.code.includes('.'));
+      const classShare = (await t.app.store.market.securities()).find((s) => s.code.includes('.'));
       if (classShare) {
         const dashed = await search(`q=${classShare.code.toLowerCase().replace('.', '-')}`);
         assert.deepEqual([dashed.body.matches[0]?.code, dashed.body.matches[0]?.nameEn], [classShare.code, classShare.name]);

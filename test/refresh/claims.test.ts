@@ -43,18 +43,18 @@ describe('claims', () => {
   it("takes over a claim whose holder's process is gone, and logs it", async () => {
     const at = new Date().toISOString();
     // A far lease: only the process check can free it.
-    assert.ok(await store.claimSlot('bootstrap', { instance: 'gone', host: processHost(), pid: deadPid() }, at, '2999-01-01T00:00:00.000Z'));
-    const claims = new Claims(store, logger);
+    assert.ok(await store.refresh.claimSlot('bootstrap', { instance: 'gone', host: processHost(), pid: deadPid() }, at, '2999-01-01T00:00:00.000Z'));
+    const claims = new Claims(store.refresh, logger);
     const lease = await claims.acquire('bootstrap');
     assert.ok(lease, 'taken over');
-    assert.equal((await store.slotClaim('bootstrap'))?.instance, claims.holder.instance);
+    assert.equal((await store.refresh.slotClaim('bootstrap'))?.instance, claims.holder.instance);
     const line = logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'claim taken over from a holder that died');
     assert.equal(line?.previousInstance, 'gone');
     assert.equal(line?.reason, 'holder process gone');
     // Held by a live process (this one): the next claimant waits.
-    assert.equal(await new Claims(store, logger).acquire('bootstrap'), null);
+    assert.equal(await new Claims(store.refresh, logger).acquire('bootstrap'), null);
     await lease.finish();
-    assert.equal(await new Claims(store, logger).acquire('bootstrap'), null, 'done: never again');
+    assert.equal(await new Claims(store.refresh, logger).acquire('bootstrap'), null, 'done: never again');
   });
 
   it("judges another host's holder by its lease", () => {
@@ -70,9 +70,9 @@ describe('claims', () => {
   });
 
   it('a released claim goes to the next claimant at once', async () => {
-    const first = await new Claims(store, logger).acquire('run:x');
+    const first = await new Claims(store.refresh, logger).acquire('run:x');
     assert.ok(first);
     await first.release();
-    assert.ok(await new Claims(store, logger).acquire('run:x'));
+    assert.ok(await new Claims(store.refresh, logger).acquire('run:x'));
   });
 });

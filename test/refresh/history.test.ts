@@ -13,7 +13,8 @@ import { valuationBand } from '../../src/domain/valuationBand.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { StockHistories } from '../../src/refresh/history.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import type { KyselyStore, StoredSecurity } from '../../src/store/store.js';
+import type { StoredSecurity } from '../../src/store/market-data.js';
+import type { KyselyStore } from '../../src/store/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const AS_OF = '2026-11-20';
@@ -42,7 +43,7 @@ describe('per-stock histories as columns answer what the object path answered', 
   before(async () => {
     store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
     await loadDemo(store, { asOf: AS_OF, scale: 0.1 });
-    securities = await store.securities();
+    securities = await store.market.securities();
   });
   after(async () => {
     await store.close();
@@ -54,12 +55,12 @@ describe('per-stock histories as columns answer what the object path answered', 
     ['a cache that holds nothing (windowed reads)', 1],
   ] as const) {
     it(`price history and valuation band, every stock, ${name}`, async () => {
-      const histories = new StockHistories(store, AS_OF, budget);
+      const histories = new StockHistories(store.market, AS_OF, budget);
       assert.ok(securities.length >= 60, `${securities.length} stocks`);
       let compared = 0;
       for (const security of securities) {
-        const bars = await store.bars(security.id, undefined, AS_OF);
-        const reports = await store.reports(security.id);
+        const bars = await store.market.bars(security.id, undefined, AS_OF);
+        const reports = await store.market.reports(security.id);
         for (const options of PRICE_CASES) {
           const old = JSON.stringify(resampleBars(bars, options));
           const now = JSON.stringify(await histories.priceBars(security.id, options));
@@ -82,9 +83,9 @@ describe('per-stock histories as columns answer what the object path answered', 
   }
 
   it('a stock with no bars or filings answers as before', async () => {
-    await store.writeDataset({ securities: [{ ...securities[0]!, code: '999990', name: 'Empty' }] });
-    const empty = (await store.securities()).find((s) => s.code === '999990')!;
-    const histories = new StockHistories(store, AS_OF);
+    await store.market.writeDataset({ securities: [{ ...securities[0]!, code: '999990', name: 'Empty' }] });
+    const empty = (await store.market.securities()).find((s) => s.code === '999990')!;
+    const histories = new StockHistories(store.market, AS_OF);
     for (const options of PRICE_CASES) assert.equal(JSON.stringify(await histories.priceBars(empty.id, options)), '[]');
     for (const type of TYPES) {
       assert.equal(JSON.stringify(await histories.band(empty.id, type, '2020-01-01')), JSON.stringify(valuationBand({ type, bars: [], reports: [], from: '2020-01-01', to: AS_OF })));

@@ -45,22 +45,22 @@ describe('refresh pipeline', () => {
     key = await t.newKey('paid');
     const rows = (await get(`${t.url}/api/public/v2/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=1`, key)).body as { rows: { ticker: string }[] };
     code = rows.rows[0]!.ticker;
-    const security = (await t.app.store.securities()).find((s) => s.code === code)!;
-    const bars = await t.app.store.bars(security.id);
+    const security = (await t.app.store.market.securities()).find((s) => s.code === code)!;
+    const bars = await t.app.store.market.bars(security.id);
     source = new PriceBumpSource(bars.at(-1)!);
     refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'scripted' });
   });
   after(() => t.close());
 
   it('hands the last cursor back and stores a source run idempotently', async () => {
-    const security = (await t.app.store.securities()).find((s) => s.code === code)!;
-    const countBefore = (await t.app.store.bars(security.id)).length;
+    const security = (await t.app.store.market.securities()).find((s) => s.code === code)!;
+    const countBefore = (await t.app.store.market.bars(security.id)).length;
     const first = await refresher.run();
     assert.deepEqual(first.sources.map((s) => [s.source, s.ok, s.records]), [['scripted', true, 1]]);
     const second = await refresher.run();
     assert.equal(second.version, (first.version ?? 0) + 1);
     assert.deepEqual(source.cursors, [null, 'run-1']);
-    const after = await t.app.store.bars(security.id);
+    const after = await t.app.store.market.bars(security.id);
     assert.equal(after.length, countBefore, 'the re-issued bar replaced the stored one; no duplicate row');
     assert.equal(after.at(-1)?.close, source['bar'].close + 2);
   });
@@ -120,8 +120,8 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
 
   before(async () => {
     t = await startTestServer();
-    const security = (await t.app.store.securities()).find((s) => s.market === 'KR')!;
-    bar = (await t.app.store.bars(security.id)).at(-1)!;
+    const security = (await t.app.store.market.securities()).find((s) => s.market === 'KR')!;
+    bar = (await t.app.store.market.bars(security.id)).at(-1)!;
   });
   after(() => t.close());
 
@@ -134,10 +134,10 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
       { ok: status?.ok, records: status?.records, skipped: status?.skipped, examples: status?.skippedExamples },
       { ok: true, records: 1, skipped: { 'company.json status 013': 3, 'bars: unknown security': 2 }, examples: ['KR:000001'] },
     );
-    assert.equal(await t.app.store.getMeta('cursor:partial'), `hourly-${seoulDayOf(t.clock.now)}`, 'the cursor moves past what succeeded');
+    assert.equal(await t.app.store.refresh.getMeta('cursor:partial'), `hourly-${seoulDayOf(t.clock.now)}`, 'the cursor moves past what succeeded');
     // health keeps its shape: no skipped counts there.
     assert.deepEqual(Object.keys(t.app.holder.current!.sources[0]!).sort(), ['at', 'ok', 'records', 'source']);
-    const [latest] = await t.app.store.refreshRuns(1);
+    const [latest] = await t.app.store.refresh.refreshRuns(1);
     assert.equal(latest?.status, 'ok');
     const printed = formatSourceRuns([latest!]);
     assert.match(printed, /partial {3}ok {5}taken 1, skipped 5\n {6} {6}3 {2}company\.json status 013\n {6} {6}2 {2}bars: unknown security\n {6}e\.g\. KR:000001\n$/);
@@ -147,14 +147,14 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
     const source = new PartlyUnplacedSource(bar);
     const hourly = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'partial' });
     await hourly.run();
-    const cursor = await t.app.store.getMeta('cursor:partial');
+    const cursor = await t.app.store.refresh.getMeta('cursor:partial');
     const backfill = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), {
       sourceLabel: 'partial',
       range: { from: '2010-01-01', to: '2010-12-31' },
     });
     const report = await backfill.run();
     assert.equal(report.sources[0]?.ok, true);
-    assert.equal(await t.app.store.getMeta('cursor:partial'), cursor);
+    assert.equal(await t.app.store.refresh.getMeta('cursor:partial'), cursor);
     await hourly.run();
     assert.equal(source.cursors[1], cursor, 'the backfill was handed the hourly cursor');
     assert.equal(source.cursors.at(-1), cursor, 'the next hourly run continues from the hourly cursor, not the backfill');

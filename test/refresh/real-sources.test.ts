@@ -44,8 +44,8 @@ describe('refresh through real adapters against recorded responses', () => {
     });
     store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
     // Where earlier runs left off: only a few requests are needed per run.
-    await store.setMeta('cursor:ecos', '2024-11-17');
-    await store.setMeta('cursor:customs', '2024-02');
+    await store.refresh.setMeta('cursor:ecos', '2024-11-17');
+    await store.refresh.setMeta('cursor:customs', '2024-02');
     const sources = [
       new EcosSource({ apiKey: ECOS_KEY, baseUrl: server.base, requestsPerSecond: 0, timeoutMs: 300, retries: 1, backoffMs: 10 }),
       new CustomsSource({ serviceKey: CUSTOMS_KEY, baseUrl: server.base, requestsPerSecond: 0, timeoutMs: 300, retries: 1, backoffMs: 10 }),
@@ -61,23 +61,23 @@ describe('refresh through real adapters against recorded responses', () => {
   it('ingests, stores and serves what the adapters parsed', async () => {
     const report = await refresher.run();
     assert.deepEqual(report.sources.map((s) => [s.source, s.ok]), [['ecos', true], ['customs', true]]);
-    assert.deepEqual((await store.fx()).map((r) => [r.date, r.usdKrw]), [
+    assert.deepEqual((await store.market.fx()).map((r) => [r.date, r.usdKrw]), [
       ['2024-11-18', 1396.3],
       ['2024-11-19', 1394.9],
       ['2024-11-20', 1395.5],
       ['2024-11-21', 1398],
     ]);
-    assert.ok((await store.trade()).length >= 3);
-    assert.ok((await store.sectorExports()).some((r) => r.sector === 'Semiconductors' && r.month === '2024-03'));
-    assert.equal(await store.getMeta('cursor:ecos'), '2024-11-21');
+    assert.ok((await store.market.trade()).length >= 3);
+    assert.ok((await store.market.sectorExports()).some((r) => r.sector === 'Semiconductors' && r.month === '2024-03'));
+    assert.equal(await store.refresh.getMeta('cursor:ecos'), '2024-11-21');
     assert.equal(holder.current?.source, 'ecos,customs');
     assert.ok(holder.current?.trade().some((m) => m.month === '2024-03'));
   });
 
   for (const f of ['500', 'hang', 'malformed', '429'] as const) {
     it(`a ${f} from one source keeps its previous data served and reports the failure`, async () => {
-      const fxBefore = await store.fx();
-      const cursorBefore = await store.getMeta('cursor:ecos');
+      const fxBefore = await store.market.fx();
+      const cursorBefore = await store.refresh.getMeta('cursor:ecos');
       fault = f;
       try {
         const report = await refresher.run();
@@ -86,10 +86,10 @@ describe('refresh through real adapters against recorded responses', () => {
         assert.equal(ecos?.ok, false);
         assert.ok(ecos?.error && !ecos.error.includes(ECOS_KEY), `the error is reported without the key: ${ecos?.error}`);
         assert.equal(customs?.ok, true, 'the other source still refreshed');
-        assert.deepEqual(await store.fx(), fxBefore, 'nothing half-written');
-        assert.equal(await store.getMeta('cursor:ecos'), cursorBefore, 'the cursor did not move');
+        assert.deepEqual(await store.market.fx(), fxBefore, 'nothing half-written');
+        assert.equal(await store.refresh.getMeta('cursor:ecos'), cursorBefore, 'the cursor did not move');
         assert.deepEqual(holder.current?.sources.find((s) => s.source === 'ecos')?.ok, false, 'health and readyz show it');
-        const [last] = await store.refreshRuns(1);
+        const [last] = await store.refresh.refreshRuns(1);
         assert.equal(last?.status, 'partial');
       } finally {
         fault = 'none';

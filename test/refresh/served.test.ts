@@ -23,13 +23,13 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
     await loadDemo(store, { asOf: AS_OF, scale: 0.1 });
     // Corner cases the demo lacks, made from copies of one demo stock's rows.
-    const [base] = (await store.securities()).filter((s) => s.market === 'KR');
+    const [base] = (await store.market.securities()).filter((s) => s.market === 'KR');
     assert.ok(base);
-    const reports = await store.reports(base.id);
-    const bars = await store.bars(base.id);
-    const flows = await store.flows(base.id);
+    const reports = await store.market.reports(base.id);
+    const bars = await store.market.bars(base.id);
+    const flows = await store.market.flows(base.id);
     const copy = (code: string, keep: { reports: (r: FinancialReport) => boolean; bars: (b: DailyBar, i: number) => boolean; flows: (f: InvestorFlow, i: number) => boolean }) =>
-      store.writeDataset({
+      store.market.writeDataset({
         securities: [{ ...base, code, name: `Window case ${code}` }],
         reports: reports.filter(keep.reports).map((r) => ({ ...r, code })),
         bars: bars.filter(keep.bars).map((b) => ({ ...b, code })),
@@ -57,15 +57,15 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
   });
 
   it('computes the same snapshot as from every filing, bar and flow', async () => {
-    const windowed = await loadUniverse(store, AS_OF);
+    const windowed = await loadUniverse(store.market, AS_OF);
     const since = addDays(AS_OF, -RECENT_DAYS);
     const everything: UniverseData = { ...windowed, reports: new Map(), recentBars: new Map(), recentFlows: new Map() };
     for (const s of windowed.securities) {
-      (everything.reports as Map<number, readonly FinancialReport[]>).set(s.id, await store.reports(s.id));
-      (everything.recentBars as Map<number, readonly DailyBar[]>).set(s.id, await store.bars(s.id, since, AS_OF));
+      (everything.reports as Map<number, readonly FinancialReport[]>).set(s.id, await store.market.reports(s.id));
+      (everything.recentBars as Map<number, readonly DailyBar[]>).set(s.id, await store.market.bars(s.id, since, AS_OF));
       (everything.recentFlows as Map<number, readonly InvestorFlow[]>).set(
         s.id,
-        (await store.flows(s.id)).filter((f) => f.date >= since && f.date <= AS_OF),
+        (await store.market.flows(s.id)).filter((f) => f.date >= since && f.date <= AS_OF),
       );
     }
     const count = (m: ReadonlyMap<number, readonly unknown[]>) => [...m.values()].reduce((n, l) => n + l.length, 0);
@@ -85,7 +85,7 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
   });
 
   it('computes the same snapshot in steps, pausing every chunk of stocks and before the ranks', async () => {
-    const universe = await loadUniverse(store, AS_OF);
+    const universe = await loadUniverse(store.market, AS_OF);
     const n = universe.securities.length;
     const steps = snapshotSteps(universe, AS_OF, 10);
     let pauses = 0;

@@ -36,7 +36,7 @@ describe('authentication attacks', () => {
     paid = await t.newKey('paid');
     revoked = await t.newKey('paid');
     secrets.push(paid, revoked);
-    code = (await t.app.store.securities()).find((s) => s.market === 'KR')?.code ?? '';
+    code = (await t.app.store.market.securities()).find((s) => s.market === 'KR')?.code ?? '';
     for (const tool of TOOLS) restPaths.push(`${BASE}${tool.path.replace('{code}', code)}${tool.name === 'search_stocks' ? '?q=a' : ''}`);
   });
   after(async () => {
@@ -114,7 +114,7 @@ describe('authentication attacks', () => {
 
   it('a revoked key stops working at once, on both doors', async () => {
     assert.equal((await client.request('GET', restPaths[1] ?? '', { authorization: `Bearer ${revoked}` })).status, 200);
-    assert.ok(await t.app.store.revokeKey(revoked.slice(0, PREFIX_LENGTH), t.clock.now.toISOString()));
+    assert.ok(await t.app.store.access.revokeKey(revoked.slice(0, PREFIX_LENGTH), t.clock.now.toISOString()));
     for (const path of restPaths) {
       const res = await client.request('GET', path, { authorization: `Bearer ${revoked}` });
       if (path.endsWith('/health')) {

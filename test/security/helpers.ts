@@ -136,7 +136,7 @@ export function assertProblem(res: RawResponse, validate: ValidateFunction, cont
 
 /** The demo universe's codes: KR six digits and US tickers. */
 export async function universeCodes(t: TestServer): Promise<{ kr: string[]; us: string[] }> {
-  const securities = await t.app.store.securities();
+  const securities = await t.app.store.market.securities();
   return {
     kr: securities.filter((s) => s.market === 'KR').map((s) => s.code),
     us: securities.filter((s) => s.market === 'US').map((s) => s.code),

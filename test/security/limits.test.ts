@@ -41,7 +41,7 @@ describe('resource limits', () => {
     key = await t.newKey('paid');
     client = new RawClient(t.url, 4);
     problems = await openApiValidators(t);
-    const securities = await t.app.store.securities();
+    const securities = await t.app.store.market.securities();
     kr = securities.find((s) => s.market === 'KR')?.code ?? '';
     us = securities.find((s) => s.market === 'US')?.code ?? '';
   });

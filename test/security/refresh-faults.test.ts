@@ -130,10 +130,10 @@ describe('refresh faults', () => {
     // swap of the same version: one process runs one Refresher, so stop the app's.
     t.app.refresher.stop();
     key = await t.newKey('paid');
-    const security = (await t.app.store.securities()).find((s) => s.market === 'KR')!;
+    const security = (await t.app.store.market.securities()).find((s) => s.market === 'KR')!;
     code = security.code;
     securityId = security.id;
-    lastBar = (await t.app.store.bars(securityId)).at(-1)!;
+    lastBar = (await t.app.store.market.bars(securityId)).at(-1)!;
     // On success the upstream moves the latest close up by 7%: a visible change.
     upstream = new Upstream(() => ({ bars: [{ ...lastBar, close: Math.round(lastBar.close * 1.07), high: Math.round(lastBar.close * 1.07), source: 'faulty' }] }));
     url = await upstream.listen();
@@ -148,8 +148,8 @@ describe('refresh faults', () => {
       const refresher = new Refresher(t.app.store, t.app.holder, [new HttpBarsSource(url)], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: 400 });
       const before = await served();
       const versionBefore = t.app.holder.current?.version ?? 0;
-      const barsBefore = await t.app.store.bars(securityId);
-      const cursorBefore = await t.app.store.getMeta('cursor:faulty');
+      const barsBefore = await t.app.store.market.bars(securityId);
+      const cursorBefore = await t.app.store.refresh.getMeta('cursor:faulty');
       const closesBefore = upstream.closes;
       upstream.fault = fault;
       tick();
@@ -161,7 +161,7 @@ describe('refresh faults', () => {
       assert.equal(status?.ok, false, `${fault}: reported as failed`);
       assert.match(status?.error ?? '', { '500': /500/, hang: /timed out|abort/i, truncated: /JSON|Unexpected|Unterminated/i, 'wrong-shape': /malformed/, '429': /429/ }[fault]);
       assert.deepEqual(refresher.sourceStatus, report.sources);
-      const [run] = await t.app.store.refreshRuns(1);
+      const [run] = await t.app.store.refresh.refreshRuns(1);
       assert.equal(run?.status, 'partial');
       assert.match(run?.detail ?? '', /"ok":false/);
       if (fault === 'hang') {
@@ -173,8 +173,8 @@ describe('refresh faults', () => {
       // A new version with the same data; nothing written; the cursor did not move.
       assert.ok((t.app.holder.current?.version ?? 0) > versionBefore);
       assert.equal(await served(), before);
-      assert.deepEqual(await t.app.store.bars(securityId), barsBefore);
-      assert.equal(await t.app.store.getMeta('cursor:faulty'), cursorBefore);
+      assert.deepEqual(await t.app.store.market.bars(securityId), barsBefore);
+      assert.equal(await t.app.store.refresh.getMeta('cursor:faulty'), cursorBefore);
       const health = (await get(`${t.url}/api/public/v2/health`, key)).body as { sources: { source: string; ok: boolean }[] };
       assert.deepEqual(health.sources.map((s) => [s.source, s.ok]), [['faulty', false]]);
       const ready = (await get(`${t.url}/readyz`, null)).body as { status: string };
@@ -192,21 +192,21 @@ describe('refresh faults', () => {
     assert.equal(report.sources[0]?.ok, false);
     assert.match(report.sources[0]?.error ?? '', /timed out after 300 ms/);
     assert.equal(await served(), before);
-    assert.equal((await t.app.store.refreshRuns(1))[0]?.status, 'partial');
+    assert.equal((await t.app.store.refresh.refreshRuns(1))[0]?.status, 'partial');
   });
 
   it("a record the store refuses rolls back the source's whole write", async () => {
-    const bars = (await t.app.store.bars(securityId)).slice(-30).map((b) => ({ ...b, close: b.close * 3, high: b.high * 3, source: 'poison' }));
+    const bars = (await t.app.store.market.bars(securityId)).slice(-30).map((b) => ({ ...b, close: b.close * 3, high: b.high * 3, source: 'poison' }));
     const refresher = new Refresher(t.app.store, t.app.holder, [new PoisonSource(bars)], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: 5_000 });
     const before = await served();
-    const stored = await t.app.store.bars(securityId);
+    const stored = await t.app.store.market.bars(securityId);
     tick();
     const report = await refresher.run();
     assert.equal(report.sources[0]?.ok, false);
     assert.equal(report.sources[0]?.error, 'the store refused the records of this run (none kept; details in the log)');
-    assert.deepEqual(await t.app.store.bars(securityId), stored, 'none of the 30 valid bars landed');
+    assert.deepEqual(await t.app.store.market.bars(securityId), stored, 'none of the 30 valid bars landed');
     assert.equal(await served(), before);
-    assert.equal(await t.app.store.getMeta('cursor:poison'), null);
+    assert.equal(await t.app.store.refresh.getMeta('cursor:poison'), null);
   });
 
   it('after the faults, a healthy upstream refreshes (the checks above can see a change)', async () => {
@@ -217,8 +217,8 @@ describe('refresh faults', () => {
     const report = await refresher.run();
     assert.deepEqual(report.sources.map((s) => [s.ok, s.records]), [[true, 1]]);
     assert.notEqual(await served(), before);
-    assert.equal((await t.app.store.bars(securityId)).at(-1)?.close, Math.round(lastBar.close * 1.07));
-    assert.equal((await t.app.store.refreshRuns(1))[0]?.status, 'ok');
+    assert.equal((await t.app.store.market.bars(securityId)).at(-1)?.close, Math.round(lastBar.close * 1.07));
+    assert.equal((await t.app.store.refresh.refreshRuns(1))[0]?.status, 'ok');
     assert.equal(((await get(`${t.url}/readyz`, null)).body as { status: string }).status, 'ready');
   });
 });
@@ -262,14 +262,14 @@ describe('SIGKILL in the middle of a large ingest', () => {
   async function counts(file: string): Promise<{ securities: number; killtest: number; killBars: number; version: number }> {
     const store = await openSqliteStore(file); // opens and migrates
     try {
-      const securities = await store.securities();
+      const securities = await store.market.securities();
       const kill = securities.filter((s) => s.source === 'killtest');
       const first = kill[0];
       return {
         securities: securities.length,
         killtest: kill.length,
-        killBars: first === undefined ? 0 : (await store.bars(first.id)).length + (kill.length > 1 ? (await store.bars(kill.at(-1)!.id)).length : 0),
-        version: await store.datasetVersion(),
+        killBars: first === undefined ? 0 : (await store.market.bars(first.id)).length + (kill.length > 1 ? (await store.market.bars(kill.at(-1)!.id)).length : 0),
+        version: await store.refresh.datasetVersion(),
       };
     } finally {
       await store.close();

@@ -106,8 +106,8 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   });
 
   it('round-trips every market-data table exactly', async () => {
-    await store.writeDataset(dataset);
-    const securities = await store.securities();
+    await store.market.writeDataset(dataset);
+    const securities = await store.market.securities();
     assert.deepEqual(
       securities.map(({ id: _id, ...s }) => s),
       [...dataset.securities].sort((a, b) => a.market.localeCompare(b.market)),
@@ -115,36 +115,36 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     const kr = securities.find((s) => s.market === 'KR');
     const us = securities.find((s) => s.market === 'US');
     assert.ok(kr && us);
-    assert.deepEqual(await store.bars(kr.id), [dataset.bars[0]]);
-    assert.deepEqual(await store.bars(us.id), [dataset.bars[1]]);
+    assert.deepEqual(await store.market.bars(kr.id), [dataset.bars[0]]);
+    assert.deepEqual(await store.market.bars(us.id), [dataset.bars[1]]);
     assert.deepEqual(
-      await store.lastBars('2024-11-20', '2024-11-20', 21),
+      await store.market.lastBars('2024-11-20', '2024-11-20', 21),
       new Map([
         [kr.id, [snapshotBar(dataset.bars[0]!)]],
         [us.id, [snapshotBar(dataset.bars[1]!)]],
       ]),
     );
-    assert.deepEqual(await store.lastBars('2024-11-21', '2024-12-31', 21), new Map());
-    assert.deepEqual(await store.reports(kr.id), dataset.reports.slice(0, 2).sort((a, b) => a.disclosedOn.localeCompare(b.disclosedOn)));
-    assert.deepEqual(await store.reports(us.id), [dataset.reports[2]]);
-    assert.deepEqual(await store.flows(kr.id), dataset.flows);
-    assert.deepEqual(await store.flowsOfLastBars('2024-01-01', '2024-12-31', 20), new Map([[kr.id, dataset.flows.map(({ date, foreignNet, institutionNet }) => ({ date, foreignNet, institutionNet }))]]));
-    assert.deepEqual(await store.fx(), dataset.fx);
-    assert.deepEqual(await store.trade(), dataset.trade);
-    assert.deepEqual(await store.sectorExports(), dataset.sectorExports);
-    assert.deepEqual(await store.tradingDates('KR'), ['2024-11-20']);
+    assert.deepEqual(await store.market.lastBars('2024-11-21', '2024-12-31', 21), new Map());
+    assert.deepEqual(await store.market.reports(kr.id), dataset.reports.slice(0, 2).sort((a, b) => a.disclosedOn.localeCompare(b.disclosedOn)));
+    assert.deepEqual(await store.market.reports(us.id), [dataset.reports[2]]);
+    assert.deepEqual(await store.market.flows(kr.id), dataset.flows);
+    assert.deepEqual(await store.market.flowsOfLastBars('2024-01-01', '2024-12-31', 20), new Map([[kr.id, dataset.flows.map(({ date, foreignNet, institutionNet }) => ({ date, foreignNet, institutionNet }))]]));
+    assert.deepEqual(await store.market.fx(), dataset.fx);
+    assert.deepEqual(await store.market.trade(), dataset.trade);
+    assert.deepEqual(await store.market.sectorExports(), dataset.sectorExports);
+    assert.deepEqual(await store.market.tradingDates('KR'), ['2024-11-20']);
   });
 
   it('is idempotent: writing the same data twice stores the same rows', async () => {
-    await store.writeDataset(dataset);
-    assert.equal((await store.securities()).length, 2);
-    assert.equal((await store.reports()).length, 3);
-    assert.equal([...(await store.lastBars('2000-01-01', '2100-01-01', 21)).values()].flat().length, 2);
+    await store.market.writeDataset(dataset);
+    assert.equal((await store.market.securities()).length, 2);
+    assert.equal((await store.market.reports()).length, 3);
+    assert.equal([...(await store.market.lastBars('2000-01-01', '2100-01-01', 21)).values()].flat().length, 2);
   });
 
   it("reads each stock's recent window: its last quarters' filings, its last bars and their flows", async () => {
     const code = '223450';
-    await store.writeDataset({ securities: [{ ...dataset.securities[0]!, code, name: 'Window Test' }] });
+    await store.market.writeDataset({ securities: [{ ...dataset.securities[0]!, code, name: 'Window Test' }] });
     // Filings 2019Q1..2024Q3, each disclosed on the 14th two months after its quarter (Q4 in
     // March), and a correction of 2022Q3 disclosed in 2023.
     const periodEnd = ['03-31', '06-30', '09-30', '12-31'];
@@ -158,39 +158,39 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     filings.push(report({ code, fiscalYear: 2022, fiscalQuarter: 3, periodEnd: '2022-09-30', disclosedOn: '2023-01-20', netIncome: 1 }));
     const bars = Array.from({ length: 30 }, (_, i) => ({ ...dataset.bars[0]!, code, date: `2024-10-${String(i + 1).padStart(2, '0')}`, close: 1_000 + i }));
     const flows = bars.map((b) => ({ ...dataset.flows[0]!, code, date: b.date }));
-    await store.writeDataset({ reports: filings, bars, flows });
-    const id = (await store.securities()).find((x) => x.code === code)?.id ?? -1;
+    await store.market.writeDataset({ reports: filings, bars, flows });
+    const id = (await store.market.securities()).find((x) => x.code === code)?.id ?? -1;
 
     // As of 2024-11-30 the latest quarter is 2024Q3: the window is 2022Q3..2024Q3 with the
     // correction, in key order.
-    const mine = (await store.recentReports('2024-11-30', 9)).get(id) ?? [];
+    const mine = (await store.market.recentReports('2024-11-30', 9)).get(id) ?? [];
     assert.deepEqual(
       mine.map((r) => `${r.fiscalYear}Q${r.fiscalQuarter}@${r.disclosedOn}`),
       ['2022Q3@2022-11-14', '2022Q3@2023-01-20', '2022Q4@2023-03-14', '2023Q1@2023-05-14', '2023Q2@2023-08-14', '2023Q3@2023-11-14', '2023Q4@2024-03-14', '2024Q1@2024-05-14', '2024Q2@2024-08-14', '2024Q3@2024-11-14'],
     );
     assert.deepEqual(mine[1], filings[filings.length - 1]);
     // The day before 2024Q3's disclosure the latest is 2024Q2, the window 2022Q2..2024Q2.
-    const earlier = (await store.recentReports('2024-11-13', 9)).get(id) ?? [];
+    const earlier = (await store.market.recentReports('2024-11-13', 9)).get(id) ?? [];
     assert.deepEqual(
       earlier.map((r) => `${r.fiscalYear}Q${r.fiscalQuarter}`),
       ['2022Q2', '2022Q3', '2022Q3', '2022Q4', '2023Q1', '2023Q2', '2023Q3', '2023Q4', '2024Q1', '2024Q2'],
     );
 
-    const tail = (await store.lastBars('2024-09-01', '2024-10-25', 21)).get(id);
+    const tail = (await store.market.lastBars('2024-09-01', '2024-10-25', 21)).get(id);
     assert.deepEqual(tail, bars.slice(4, 25).map(snapshotBar));
     // Fewer than 21 bars since `from`: all of them.
-    assert.deepEqual((await store.lastBars('2024-10-20', '2024-10-25', 21)).get(id)?.map((b) => b.date), bars.slice(19, 25).map((b) => b.date));
+    assert.deepEqual((await store.market.lastBars('2024-10-20', '2024-10-25', 21)).get(id)?.map((b) => b.date), bars.slice(19, 25).map((b) => b.date));
     // Flows from the 20th last bar's date.
-    const f = (await store.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).get(id) ?? [];
+    const f = (await store.market.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).get(id) ?? [];
     assert.deepEqual(f.map((x) => x.date), flows.slice(5, 25).map((x) => x.date));
   });
 
   it('a bulk load writes the same rows and rebuilds the bars-by-date index', async () => {
     const code = '323450';
     const bars = Array.from({ length: 5 }, (_, i) => ({ ...dataset.bars[0]!, code, date: `2024-12-0${i + 1}`, close: 2_000 + i }));
-    await store.writeDatasets([{ securities: [{ ...dataset.securities[0]!, code, name: 'Bulk Test' }] }, { bars }], { bulk: true });
-    const id = (await store.securities()).find((x) => x.code === code)?.id ?? -1;
-    assert.deepEqual(await store.bars(id), bars);
+    await store.market.writeDatasets([{ securities: [{ ...dataset.securities[0]!, code, name: 'Bulk Test' }] }, { bars }], { bulk: true });
+    const id = (await store.market.securities()).find((x) => x.code === code)?.id ?? -1;
+    assert.deepEqual(await store.market.bars(id), bars);
     const barsDateIndexes = async () =>
       (engine.name === 'SQLite'
         ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name = 'bars_date'`.execute(store.db)
@@ -198,52 +198,52 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
       ).rows.length;
     assert.equal(await barsDateIndexes(), 1);
     // A failed bulk load leaves nothing behind, the index included.
-    await assert.rejects(store.writeDatasets([{ bars: [{ ...bars[0]!, date: '2024-12-09' }] }, { bars: [{ ...bars[0]!, volume: null as unknown as number }] }], { bulk: true }));
+    await assert.rejects(store.market.writeDatasets([{ bars: [{ ...bars[0]!, date: '2024-12-09' }] }, { bars: [{ ...bars[0]!, volume: null as unknown as number }] }], { bulk: true }));
     assert.equal(Number((await sql<{ n: number }>`select count(*) as n from bars where security_id = ${id}`.execute(store.db)).rows[0]?.n), 5);
     assert.equal(await barsDateIndexes(), 1);
   });
 
   it("keeps a known sector when a later source says 'Unclassified'", async () => {
     const known = dataset.securities[0]!;
-    await store.writeDataset({ securities: [{ ...known, sector: 'Unclassified', name: 'Renamed' }] });
-    const stored = (await store.securities()).find((s) => s.code === known.code);
+    await store.market.writeDataset({ securities: [{ ...known, sector: 'Unclassified', name: 'Renamed' }] });
+    const stored = (await store.market.securities()).find((s) => s.code === known.code);
     assert.deepEqual([stored?.sector, stored?.name], ['Steel', 'Renamed']);
-    await store.writeDataset({ securities: [{ ...known, sector: 'Chemicals' }] });
-    assert.equal((await store.securities()).find((s) => s.code === known.code)?.sector, 'Chemicals');
-    await store.writeDataset({ securities: [known] });
+    await store.market.writeDataset({ securities: [{ ...known, sector: 'Chemicals' }] });
+    assert.equal((await store.market.securities()).find((s) => s.code === known.code)?.sector, 'Chemicals');
+    await store.market.writeDataset({ securities: [known] });
   });
 
   it('keeps a known English name when a later source has none', async () => {
     const known = dataset.securities[0]!;
     const { nameEn: _nameEn, ...withoutEnglish } = known;
-    await store.writeDataset({ securities: [{ ...withoutEnglish, name: '한성테스트우' }] });
-    const stored = (await store.securities()).find((s) => s.code === known.code);
+    await store.market.writeDataset({ securities: [{ ...withoutEnglish, name: '한성테스트우' }] });
+    const stored = (await store.market.securities()).find((s) => s.code === known.code);
     assert.deepEqual([stored?.name, stored?.nameEn], ['한성테스트우', 'Hanseong Test']);
-    await store.writeDataset({ securities: [{ ...known, nameEn: 'Hanseong Test Co.' }] });
-    assert.equal((await store.securities()).find((s) => s.code === known.code)?.nameEn, 'Hanseong Test Co.');
-    await store.writeDataset({ securities: [known] });
+    await store.market.writeDataset({ securities: [{ ...known, nameEn: 'Hanseong Test Co.' }] });
+    assert.equal((await store.market.securities()).find((s) => s.code === known.code)?.nameEn, 'Hanseong Test Co.');
+    await store.market.writeDataset({ securities: [known] });
   });
 
   it('upserts: a corrected value replaces the stored one', async () => {
-    await store.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
-    assert.deepEqual((await store.trade())[0]?.exports, 57_600_000_000);
+    await store.market.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
+    assert.deepEqual((await store.market.trade())[0]?.exports, 57_600_000_000);
   });
 
   it('writes nothing when any part of a write fails (one transaction)', async () => {
-    const before = (await store.fx()).length;
+    const before = (await store.market.fx()).length;
     await assert.rejects(
-      store.writeDataset({
+      store.market.writeDataset({
         fx: [{ date: '2024-11-21', usdKrw: 1_400, source: 'demo' }],
         bars: [{ ...dataset.bars[0]!, volume: null as unknown as number }], // NOT NULL column
       }),
     );
-    assert.equal((await store.fx()).length, before);
+    assert.equal((await store.market.fx()).length, before);
   });
 
   it('skips and counts records for a security nobody placed, and writes the rest', async () => {
-    const fxBefore = (await store.fx()).length;
+    const fxBefore = (await store.market.fx()).length;
     const bar = dataset.bars[0]!;
-    const report = await store.writeDataset({
+    const report = await store.market.writeDataset({
       fx: [{ date: '2024-11-22', usdKrw: 1_401, source: 'demo' }],
       bars: [{ ...bar, date: '2024-12-20', close: 1_234 }, { ...bar, code: '999998' }, { ...bar, code: '999997' }],
       reports: [{ ...dataset.reports[0]!, code: '999998' }],
@@ -251,38 +251,38 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.deepEqual(report.skipped, { 'bars: unknown security': 2, 'reports: unknown security': 1 });
     assert.deepEqual(report.examples, ['KR:999998', 'KR:999997']);
     assert.equal(report.written, 2, 'one fx row and the known bar');
-    assert.equal((await store.fx()).length, fxBefore + 1);
-    const id = (await store.securities()).find((s) => s.market === bar.market && s.code === bar.code)!.id;
-    assert.equal((await store.bars(id)).find((b) => b.date === '2024-12-20')?.close, 1_234);
+    assert.equal((await store.market.fx()).length, fxBefore + 1);
+    const id = (await store.market.securities()).find((s) => s.market === bar.market && s.code === bar.code)!.id;
+    assert.equal((await store.market.bars(id)).find((b) => b.date === '2024-12-20')?.close, 1_234);
     // The same write again is idempotent and skips the same records.
-    assert.deepEqual((await store.writeDataset({ bars: [{ ...bar, code: '999998' }] })).skipped, { 'bars: unknown security': 1 });
+    assert.deepEqual((await store.market.writeDataset({ bars: [{ ...bar, code: '999998' }] })).skipped, { 'bars: unknown security': 1 });
   });
 
   it('keeps meta, keys, usage and refresh runs', async () => {
-    await store.setMeta('k', 'v1');
-    await store.setMeta('k', 'v2');
-    assert.equal(await store.getMeta('k'), 'v2');
-    assert.equal(await store.getMeta('missing'), null);
+    await store.refresh.setMeta('k', 'v1');
+    await store.refresh.setMeta('k', 'v2');
+    assert.equal(await store.refresh.getMeta('k'), 'v2');
+    assert.equal(await store.refresh.getMeta('missing'), null);
 
-    const key = await store.insertKey({ prefix: 'sk_live_abcdefgh', hash: 'ab'.repeat(32), name: 'n', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' });
-    assert.deepEqual(await store.keyByHash('ab'.repeat(32)), key);
-    assert.equal(await store.incrementUsage(key.id, '2026-01-01', 2), 1);
-    assert.equal(await store.incrementUsage(key.id, '2026-01-01', 2), 2);
-    assert.equal(await store.incrementUsage(key.id, '2026-01-01', 2), null, 'full day: nothing added');
-    assert.equal(await store.usage(key.id, '2026-01-01'), 2);
-    assert.equal(await store.incrementUsage(key.id, '2026-01-01'), 3, 'no limit: always counted');
-    assert.equal((await store.listKeys('2026-01-01'))[0]?.callsToday, 3);
-    assert.equal(await store.setKeyPlan('sk_live_abcdefgh', 'paid'), true);
-    assert.equal(await store.revokeKey('sk_live_abcdefgh', '2026-01-02T00:00:00.000Z'), true);
-    assert.equal(await store.revokeKey('sk_live_abcdefgh', '2026-01-02T00:00:00.000Z'), false, 'already revoked');
-    const stored = await store.keyByHash('ab'.repeat(32));
+    const key = await store.access.insertKey({ prefix: 'sk_live_abcdefgh', hash: 'ab'.repeat(32), name: 'n', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' });
+    assert.deepEqual(await store.access.keyByHash('ab'.repeat(32)), key);
+    assert.equal(await store.access.incrementUsage(key.id, '2026-01-01', 2), 1);
+    assert.equal(await store.access.incrementUsage(key.id, '2026-01-01', 2), 2);
+    assert.equal(await store.access.incrementUsage(key.id, '2026-01-01', 2), null, 'full day: nothing added');
+    assert.equal(await store.access.usage(key.id, '2026-01-01'), 2);
+    assert.equal(await store.access.incrementUsage(key.id, '2026-01-01'), 3, 'no limit: always counted');
+    assert.equal((await store.access.listKeys('2026-01-01'))[0]?.callsToday, 3);
+    assert.equal(await store.access.setKeyPlan('sk_live_abcdefgh', 'paid'), true);
+    assert.equal(await store.access.revokeKey('sk_live_abcdefgh', '2026-01-02T00:00:00.000Z'), true);
+    assert.equal(await store.access.revokeKey('sk_live_abcdefgh', '2026-01-02T00:00:00.000Z'), false, 'already revoked');
+    const stored = await store.access.keyByHash('ab'.repeat(32));
     assert.equal(stored?.plan, 'paid');
     assert.equal(stored?.revokedAt, '2026-01-02T00:00:00.000Z');
-    assert.equal(await store.countKeys(), 0);
+    assert.equal(await store.access.countKeys(), 0);
 
-    const run = await store.startRefreshRun('2026-01-01T00:00:00.000Z');
-    await store.finishRefreshRun(run, '2026-01-01T00:00:05.000Z', 'ok', '[]');
-    assert.deepEqual(await store.refreshRuns(1), [{ id: run, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z', status: 'ok', detail: '[]' }]);
+    const run = await store.refresh.startRefreshRun('2026-01-01T00:00:00.000Z');
+    await store.refresh.finishRefreshRun(run, '2026-01-01T00:00:05.000Z', 'ok', '[]');
+    assert.deepEqual(await store.refresh.refreshRuns(1), [{ id: run, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z', status: 'ok', detail: '[]' }]);
   });
 
   it('claims a slot for one holder; a dead holder is taken over, a finished claim never', async () => {
@@ -291,25 +291,25 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     const c = { instance: 'c', host: 'h', pid: 13 };
     const at = '2026-01-01T00:00:00.000Z';
     const until = '2026-01-01T00:00:15.000Z';
-    assert.equal(await store.claimSlot('s1', a, at, until), true);
-    assert.equal(await store.claimSlot('s1', b, at, until), false, 'held');
-    assert.equal(await store.claimSlot('s1', b, at, until, 'x'), false, 'another dead instance named');
-    assert.deepEqual(await store.slotClaim('s1'), { slot: 's1', ...a, claimedAt: at, expiresAt: until, done: false });
+    assert.equal(await store.refresh.claimSlot('s1', a, at, until), true);
+    assert.equal(await store.refresh.claimSlot('s1', b, at, until), false, 'held');
+    assert.equal(await store.refresh.claimSlot('s1', b, at, until, 'x'), false, 'another dead instance named');
+    assert.deepEqual(await store.refresh.slotClaim('s1'), { slot: 's1', ...a, claimedAt: at, expiresAt: until, done: false });
     // b and c both find a dead: exactly one takes over.
-    const both = await Promise.all([store.claimSlot('s1', b, at, until, 'a'), store.claimSlot('s1', c, at, until, 'a')]);
+    const both = await Promise.all([store.refresh.claimSlot('s1', b, at, until, 'a'), store.refresh.claimSlot('s1', c, at, until, 'a')]);
     assert.deepEqual(both.filter(Boolean).length, 1);
     const winner = both[0] ? b : c;
-    assert.equal((await store.slotClaim('s1'))?.instance, winner.instance);
-    assert.equal(await store.renewClaim('s1', 'a', '2026-01-01T00:01:00.000Z'), false, 'the old holder cannot renew');
-    assert.equal(await store.renewClaim('s1', winner.instance, '2026-01-01T00:01:00.000Z'), true);
-    await store.finishClaim('s1', winner.instance);
-    assert.equal(await store.claimSlot('s1', a, at, until, winner.instance), false, 'done: never taken over');
-    await store.releaseClaim('s1', winner.instance);
-    assert.equal((await store.slotClaim('s1'))?.done, true, 'a finished claim is not released');
+    assert.equal((await store.refresh.slotClaim('s1'))?.instance, winner.instance);
+    assert.equal(await store.refresh.renewClaim('s1', 'a', '2026-01-01T00:01:00.000Z'), false, 'the old holder cannot renew');
+    assert.equal(await store.refresh.renewClaim('s1', winner.instance, '2026-01-01T00:01:00.000Z'), true);
+    await store.refresh.finishClaim('s1', winner.instance);
+    assert.equal(await store.refresh.claimSlot('s1', a, at, until, winner.instance), false, 'done: never taken over');
+    await store.refresh.releaseClaim('s1', winner.instance);
+    assert.equal((await store.refresh.slotClaim('s1'))?.done, true, 'a finished claim is not released');
     // Released unfinished: the next claimant gets it at once.
-    assert.equal(await store.claimSlot('s2', a, at, until), true);
-    await store.releaseClaim('s2', 'a');
-    assert.equal(await store.claimSlot('s2', b, at, until), true);
+    assert.equal(await store.refresh.claimSlot('s2', a, at, until), true);
+    await store.refresh.releaseClaim('s2', 'a');
+    assert.equal(await store.refresh.claimSlot('s2', b, at, until), true);
   });
 });
 
@@ -361,11 +361,11 @@ for (const engine of engines) describe(`${engine.name} migration 0005 on a fille
       cleanup = schema.drop;
     }
     try {
-      const [before] = await store.securities();
+      const [before] = await store.market.securities();
       assert.equal(before?.name, '한성테스트');
       assert.equal(before?.nameEn, undefined);
-      await store.writeDataset({ securities: [dataset.securities[0]!] });
-      assert.equal((await store.securities())[0]?.nameEn, 'Hanseong Test');
+      await store.market.writeDataset({ securities: [dataset.securities[0]!] });
+      assert.equal((await store.market.securities())[0]?.nameEn, 'Hanseong Test');
     } finally {
       await store.close();
       await cleanup();
@@ -392,23 +392,23 @@ describe('SQLite key cache', () => {
   });
 
   it("sees another connection's revocation and plan change on the next lookup", async () => {
-    const created = await b.insertKey({ prefix: 'sk_live_cache1', hash: 'h'.repeat(64), name: 'c', plan: 'free', createdAt: '2026-11-23T00:00:00.000Z' });
-    assert.equal((await a.keyByHash('h'.repeat(64)))?.plan, 'free');
-    assert.equal((await a.keyByHash('h'.repeat(64)))?.revokedAt, null); // a cache hit
-    await b.setKeyPlan('sk_live_cache1', 'paid');
+    const created = await b.access.insertKey({ prefix: 'sk_live_cache1', hash: 'h'.repeat(64), name: 'c', plan: 'free', createdAt: '2026-11-23T00:00:00.000Z' });
+    assert.equal((await a.access.keyByHash('h'.repeat(64)))?.plan, 'free');
+    assert.equal((await a.access.keyByHash('h'.repeat(64)))?.revokedAt, null); // a cache hit
+    await b.access.setKeyPlan('sk_live_cache1', 'paid');
     await settle();
-    assert.equal((await a.keyByHash('h'.repeat(64)))?.plan, 'paid');
-    await b.revokeKey('sk_live_cache1', '2026-11-23T01:00:00.000Z');
+    assert.equal((await a.access.keyByHash('h'.repeat(64)))?.plan, 'paid');
+    await b.access.revokeKey('sk_live_cache1', '2026-11-23T01:00:00.000Z');
     await settle();
-    assert.equal((await a.keyByHash('h'.repeat(64)))?.revokedAt, '2026-11-23T01:00:00.000Z');
-    assert.equal(created.id, (await a.keyByHash('h'.repeat(64)))?.id);
+    assert.equal((await a.access.keyByHash('h'.repeat(64)))?.revokedAt, '2026-11-23T01:00:00.000Z');
+    assert.equal(created.id, (await a.access.keyByHash('h'.repeat(64)))?.id);
   });
 
   it('sees its own revocation at once, and finds a key created after a miss', async () => {
-    assert.equal(await a.keyByHash('g'.repeat(64)), null);
-    await a.insertKey({ prefix: 'sk_live_cache2', hash: 'g'.repeat(64), name: 'c', plan: 'free', createdAt: '2026-11-23T00:00:00.000Z' });
-    assert.equal((await a.keyByHash('g'.repeat(64)))?.revokedAt, null);
-    await a.revokeKey('sk_live_cache2', '2026-11-23T02:00:00.000Z');
-    assert.equal((await a.keyByHash('g'.repeat(64)))?.revokedAt, '2026-11-23T02:00:00.000Z');
+    assert.equal(await a.access.keyByHash('g'.repeat(64)), null);
+    await a.access.insertKey({ prefix: 'sk_live_cache2', hash: 'g'.repeat(64), name: 'c', plan: 'free', createdAt: '2026-11-23T00:00:00.000Z' });
+    assert.equal((await a.access.keyByHash('g'.repeat(64)))?.revokedAt, null);
+    await a.access.revokeKey('sk_live_cache2', '2026-11-23T02:00:00.000Z');
+    assert.equal((await a.access.keyByHash('g'.repeat(64)))?.revokedAt, '2026-11-23T02:00:00.000Z');
   });
 });

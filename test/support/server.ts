@@ -58,7 +58,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     url: app.url,
     logs,
     clock,
-    newKey: (plan = 'paid') => createKey(app.store, plan, 'test', () => clock.now),
+    newKey: (plan = 'paid') => createKey(app.store.access, plan, 'test', () => clock.now),
     async close() {
       await app.close();
       await dropSchema();

@@ -1,0 +1,617 @@
+// Market data: securities, filings, bars, investor flows, FX, trade and sector exports. What the
+// refresh writes from the sources and what the snapshot and the per-stock histories read. It
+// stores and reads normalised records; it computes nothing.
+
+import { sql, type Kysely, type SelectExpression, type Transaction } from 'kysely';
+import { dayNumber } from '../domain/calendar.js';
+import type {
+  DailyBar,
+  Dataset,
+  FinancialReport,
+  FiscalQuarter,
+  FlowDay,
+  FxRate,
+  InvestorFlow,
+  Market,
+  SnapshotBar,
+  SectorExportMonth,
+  Security,
+  TradeMonth,
+} from '../domain/model.js';
+import type { BarSeries, CloseSeries } from '../domain/series.js';
+import { createBarsDateIndex, type Engine } from './migrations.js';
+import { upsert, type QueryRunner, type RowRunner } from './queries.js';
+import type { DB, ReportsTable } from './schema.js';
+
+export interface StoredSecurity extends Security {
+  id: number;
+}
+
+/** What a write took and what it skipped (reason -> count, e.g. `bars: unknown security`). */
+export interface WriteReport {
+  written: number;
+  skipped: Record<string, number>;
+  /** Up to ten skipped records as `KR:123456`, for the log and the run's report. */
+  examples: string[];
+}
+
+/** A range of one stock's bars: dated in [from, to], the last `last` of them when given. */
+export interface SeriesRange {
+  from?: string;
+  to: string;
+  last?: number;
+}
+
+export interface MarketDataStore {
+  /**
+   * Upserts everything in one transaction: all of it lands, or none of it. Idempotent. A record
+   * for a security the store does not know (and the same write does not bring) is not written:
+   * it is skipped and counted in the answer, and the rest lands.
+   */
+  writeDataset(data: Partial<Dataset>): Promise<WriteReport>;
+  /**
+   * Upserts a stream of parts in ONE transaction, so a large load (the demo universe, a
+   * backfill) can be generated piece by piece and still land all or nothing. `bulk`: a large
+   * first load, for which the store may build secondary indexes once at the end.
+   */
+  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: { bulk?: boolean }): Promise<WriteReport>;
+  hasMarketData(): Promise<boolean>;
+
+  securities(): Promise<StoredSecurity[]>;
+  reports(securityId?: number): Promise<FinancialReport[]>;
+  bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]>;
+  /**
+   * One stock's bars dated in [`from`, `to`] as columns (the last `last` of them when given),
+   * ascending: the per-request history reads, with no object per bar.
+   */
+  barSeries(securityId: number, range: SeriesRange): Promise<BarSeries>;
+  /** `barSeries` with only what the valuation band reads (date, close, shares). */
+  closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries>;
+  /**
+   * Per stock, the filings a snapshot as of `asOf` can draw on: those disclosed on or before
+   * `asOf` whose fiscal quarter is at most `quarters - 1` quarters before the latest such one.
+   * Ordered by stock, fiscal year, quarter, disclosure.
+   */
+  recentReports(asOf: string, quarters: number): Promise<Map<number, FinancialReport[]>>;
+  /** Per stock (by security id), its last `count` bars dated in [`from`, `asOf`], ascending. */
+  lastBars(from: string, asOf: string, count: number): Promise<Map<number, SnapshotBar[]>>;
+  /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
+  flowsOfLastBars(from: string, asOf: string, count: number): Promise<Map<number, FlowDay[]>>;
+  flows(securityId: number): Promise<InvestorFlow[]>;
+  /** Distinct trading dates of a market, ascending. */
+  tradingDates(market: Market): Promise<string[]>;
+  fx(): Promise<FxRate[]>;
+  trade(): Promise<TradeMonth[]>;
+  sectorExports(): Promise<SectorExportMonth[]>;
+}
+
+/** The sector a source reports when it does not know one. */
+export const UNCLASSIFIED = 'Unclassified';
+
+const BAR_COLUMNS = [
+  'securities.market',
+  'securities.code',
+  'bars.date',
+  'bars.open',
+  'bars.high',
+  'bars.low',
+  'bars.close',
+  'bars.volume',
+  'bars.traded_value',
+  'bars.shares',
+  'bars.market_cap',
+  'bars.source',
+] as const;
+
+const reportColumns = {
+  revenue: 'revenue',
+  costOfSales: 'cost_of_sales',
+  operatingIncome: 'operating_income',
+  netIncome: 'net_income',
+  operatingCashFlow: 'operating_cash_flow',
+  capex: 'capex',
+  interestExpense: 'interest_expense',
+  totalAssets: 'total_assets',
+  currentAssets: 'current_assets',
+  totalLiabilities: 'total_liabilities',
+  currentLiabilities: 'current_liabilities',
+  equity: 'equity',
+  cash: 'cash',
+  debt: 'debt',
+  receivables: 'receivables',
+  inventory: 'inventory',
+  payables: 'payables',
+  shares: 'shares',
+} as const satisfies Record<string, keyof ReportsTable>;
+
+type ItemKey = keyof typeof reportColumns;
+const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
+const EMPTY_ITEMS = Object.fromEntries(ITEM_KEYS.map((k) => [k, null])) as Record<ItemKey, number | null>;
+/** A filing's own columns, in the order `toReport` reads them. */
+const REPORT_FIGURES = [
+  'reports.fiscal_year',
+  'reports.fiscal_quarter',
+  'reports.period_end',
+  'reports.disclosed_on',
+  'reports.consolidated',
+  ...ITEM_KEYS.map((k) => `reports.${reportColumns[k]}` as const),
+  'reports.source',
+] as const;
+const REPORT_COLUMNS = ['securities.market', 'securities.code', ...REPORT_FIGURES] as const;
+const FLOW_COLUMNS = ['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'] as const;
+
+export class KyselyMarketDataStore implements MarketDataStore {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly engine: Engine,
+    private readonly queries: QueryRunner,
+    /** The engine's prepared single-row writes (SQLite): see `upsert`. */
+    private readonly rowRunner?: RowRunner,
+  ) {}
+
+  async writeDataset(data: Partial<Dataset>): Promise<WriteReport> {
+    return this.writeDatasets([data]);
+  }
+
+  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<WriteReport> {
+    const report: WriteReport = { written: 0, skipped: {}, examples: [] };
+    await this.db.transaction().execute(async (trx) => {
+      // A bulk load (the demo universe into an empty store) builds the bars-by-date index once
+      // at the end instead of row by row; in the same transaction, so a failed load leaves it.
+      if (options.bulk) await sql`drop index bars_date`.execute(trx);
+      let ids: Map<string, number> | null = null;
+      for await (const part of parts) {
+        if (ids === null || (part.securities?.length ?? 0) > 0) {
+          await this.writeSecurities(trx, part.securities ?? []);
+          ids = await this.securityIds(trx);
+        }
+        report.written += part.securities?.length ?? 0;
+        await this.writePart(trx, part, ids, report);
+      }
+      if (options.bulk) await createBarsDateIndex(trx as unknown as Kysely<unknown>);
+    });
+    return report;
+  }
+
+  private async writePart(trx: Transaction<DB>, data: Partial<Dataset>, ids: Map<string, number>, report: WriteReport): Promise<void> {
+    // One record for a company nobody placed must not stop the others (DESIGN.md section 6:
+    // "one bad record never stops the rest"): it is left out and counted.
+    const idOf = (row: { market: Market; code: string }): number => ids.get(`${row.market}:${row.code}`) as number;
+    const known = <T extends { market: Market; code: string }>(kind: string, rows: readonly T[] | undefined): readonly T[] => {
+      const out: T[] = [];
+      for (const row of rows ?? []) {
+        const key = `${row.market}:${row.code}`;
+        if (ids.has(key)) {
+          out.push(row);
+          continue;
+        }
+        const reason = `${kind}: unknown security`;
+        report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
+        if (report.examples.length < 10 && !report.examples.includes(key)) report.examples.push(key);
+      }
+      report.written += out.length;
+      return out;
+    };
+    await upsert(
+      this.rowRunner,
+      trx,
+      'bars',
+      ['security_id', 'date'],
+      known('bars', data.bars).map((b) => ({
+        security_id: idOf(b),
+        date: b.date,
+        open: b.open,
+        high: b.high,
+        low: b.low,
+        close: b.close,
+        volume: b.volume,
+        traded_value: b.tradedValue,
+        shares: b.shares,
+        market_cap: b.marketCap,
+        source: b.source,
+      })),
+    );
+    await upsert(
+      this.rowRunner,
+      trx,
+      'reports',
+      ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
+      known('reports', data.reports).map((r) => reportRow(idOf(r), r)),
+    );
+    await upsert(
+      this.rowRunner,
+      trx,
+      'flows',
+      ['security_id', 'date'],
+      known('flows', data.flows).map((f) => ({
+        security_id: idOf(f),
+        date: f.date,
+        foreign_net: f.foreignNet,
+        institution_net: f.institutionNet,
+        source: f.source,
+      })),
+    );
+    report.written += (data.fx?.length ?? 0) + (data.trade?.length ?? 0) + (data.sectorExports?.length ?? 0);
+    await upsert(this.rowRunner, trx, 'fx', ['date'], (data.fx ?? []).map((f) => ({ date: f.date, usd_krw: f.usdKrw, source: f.source })));
+    await upsert(
+      this.rowRunner,
+      trx,
+      'trade',
+      ['month'],
+      (data.trade ?? []).map((t) => ({ month: t.month, exports: t.exports, imports: t.imports, balance: t.balance, source: t.source })),
+    );
+    await upsert(
+      this.rowRunner,
+      trx,
+      'sector_exports',
+      ['month', 'sector'],
+      (data.sectorExports ?? []).map((x) => ({ month: x.month, sector: x.sector, exports: x.exports, source: x.source })),
+    );
+  }
+
+  private async writeSecurities(trx: Transaction<DB>, securities: readonly Security[]): Promise<void> {
+    await upsert(
+      this.rowRunner,
+      trx,
+      'securities',
+      ['market', 'code'],
+      securities.map((s) => ({
+        market: s.market,
+        code: s.code,
+        name: s.name,
+        name_en: s.nameEn ?? null,
+        exchange: s.exchange,
+        sector: s.sector,
+        currency: s.currency,
+        fiscal_year_end_month: s.fiscalYearEndMonth,
+        source: s.source,
+      })),
+      // A source that does not know a company's sector (FSC's price feed) must not erase the one
+      // another source found (OpenDART's industry code).
+      // Nor one without an English name (FSC, the filing list) the one OpenDART's company record gave.
+      {
+        sector: sql`case when excluded.sector = ${UNCLASSIFIED} then securities.sector else excluded.sector end`,
+        name_en: sql`coalesce(excluded.name_en, securities.name_en)`,
+      },
+    );
+  }
+
+  private async securityIds(db: Kysely<DB>): Promise<Map<string, number>> {
+    const rows = await db.selectFrom('securities').select(['id', 'market', 'code']).execute();
+    return new Map(rows.map((r) => [`${r.market}:${r.code}`, r.id]));
+  }
+
+  async hasMarketData(): Promise<boolean> {
+    const row = await this.db.selectFrom('securities').select('id').limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async securities(): Promise<StoredSecurity[]> {
+    const rows = await this.db.selectFrom('securities').selectAll().orderBy('market').orderBy('code').execute();
+    return rows.map((r) => ({
+      id: r.id,
+      market: r.market as Market,
+      code: r.code,
+      name: r.name,
+      ...(r.name_en !== null ? { nameEn: r.name_en } : {}),
+      exchange: r.exchange,
+      sector: r.sector,
+      currency: r.currency === 'KRW' ? 'KRW' : 'USD',
+      fiscalYearEndMonth: r.fiscal_year_end_month,
+      source: r.source,
+    }));
+  }
+
+  async reports(securityId?: number): Promise<FinancialReport[]> {
+    let q = this.db
+      .selectFrom('reports')
+      .innerJoin('securities', 'securities.id', 'reports.security_id')
+      .select(REPORT_COLUMNS);
+    if (securityId !== undefined) q = q.where('reports.security_id', '=', securityId);
+    const rows = await this.queries.arrays(
+      q.orderBy('reports.security_id').orderBy('reports.fiscal_year').orderBy('reports.fiscal_quarter').orderBy('reports.disclosed_on'),
+    );
+    return rows.map((r) => toReport(r, r[0] as Market, r[1] as string, 2));
+  }
+
+  async recentReports(asOf: string, quarters: number): Promise<Map<number, FinancialReport[]>> {
+    // The latest fiscal quarter per stock (as an ordinal, year * 4 + quarter), then one range
+    // of the (security, fiscal year, ...) key per stock from the first year the window reaches.
+    if (!Number.isInteger(quarters) || quarters < 1) throw new Error(`recentReports: quarters must be a positive integer, not ${quarters}`);
+    const ordinal = sql<number>`reports.fiscal_year * 4 + reports.fiscal_quarter`;
+    // A literal, so both engines divide integers (a bound number is a REAL in SQLite).
+    const back = sql.lit(quarters);
+    const latest = this.db
+      .selectFrom('reports')
+      .where('reports.disclosed_on', '<=', asOf)
+      .groupBy('reports.security_id')
+      .select(['reports.security_id', sql<number>`max(${ordinal})`.as('o')]);
+    const rows = await this.queries.arrays(
+      this.db
+        .with('latest', () => latest)
+        .selectFrom('latest')
+        .crossJoin('reports')
+        .whereRef('reports.security_id', '=', 'latest.security_id')
+        .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
+        .where(ordinal, '>', sql<number>`latest.o - ${back}`)
+        .where('reports.disclosed_on', '<=', asOf)
+        .select(['reports.security_id', ...REPORT_FIGURES])
+        .orderBy('reports.security_id')
+        .orderBy('reports.fiscal_year')
+        .orderBy('reports.fiscal_quarter')
+        .orderBy('reports.disclosed_on'),
+    );
+    // Market and code from the securities (one string each per stock, not per filing).
+    const names = new Map((await this.securities()).map((sec) => [sec.id, sec]));
+    return groupById(rows, (r, id) => {
+      const sec = names.get(id);
+      return sec ? toReport(r, sec.market, sec.code, 1) : null;
+    });
+  }
+
+  private barsQuery() {
+    return this.db.selectFrom('bars').innerJoin('securities', 'securities.id', 'bars.security_id').select(BAR_COLUMNS);
+  }
+
+  async bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]> {
+    let q = this.barsQuery().where('bars.security_id', '=', securityId);
+    if (from !== undefined) q = q.where('bars.date', '>=', from);
+    if (to !== undefined) q = q.where('bars.date', '<=', to);
+    return (await this.queries.arrays(q.orderBy('bars.date'))).map(toBar);
+  }
+
+  async barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
+    const rows = await this.seriesRows('barSeries', ['bars.date', 'bars.open', 'bars.high', 'bars.low', 'bars.close', 'bars.volume', 'bars.traded_value', 'bars.shares'], securityId, range);
+    const n = rows.length;
+    const series = {
+      days: new Int32Array(n),
+      open: new Float64Array(n),
+      high: new Float64Array(n),
+      low: new Float64Array(n),
+      close: new Float64Array(n),
+      volume: new Float64Array(n),
+      tradedValue: new Float64Array(n),
+      shares: new Float64Array(n),
+    };
+    const reversed = range.last !== undefined;
+    for (let k = 0; k < n; k++) {
+      const r = rows[reversed ? n - 1 - k : k] as unknown[];
+      series.days[k] = dayNumber(r[0] as string);
+      series.open[k] = Number(r[1]);
+      series.high[k] = Number(r[2]);
+      series.low[k] = Number(r[3]);
+      series.close[k] = Number(r[4]);
+      series.volume[k] = Number(r[5]);
+      series.tradedValue[k] = Number(r[6]);
+      series.shares[k] = Number(r[7]);
+    }
+    return series;
+  }
+
+  async closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
+    const rows = await this.seriesRows('closeSeries', ['bars.date', 'bars.close', 'bars.shares'], securityId, range);
+    const n = rows.length;
+    const series = { days: new Int32Array(n), close: new Float64Array(n), shares: new Float64Array(n) };
+    const reversed = range.last !== undefined;
+    for (let k = 0; k < n; k++) {
+      const r = rows[reversed ? n - 1 - k : k] as unknown[];
+      series.days[k] = dayNumber(r[0] as string);
+      series.close[k] = Number(r[1]);
+      series.shares[k] = Number(r[2]);
+    }
+    return series;
+  }
+
+  /**
+   * One key range of `bars` as row arrays, newest first when `last` is given. Compiled once per
+   * shape (building and compiling with Kysely cost ~4% of an uncached history call).
+   */
+  private seriesRows(name: string, columns: readonly SelectExpression<DB, 'bars'>[], securityId: number, range: SeriesRange): Promise<unknown[][]> {
+    const limited = range.last !== undefined;
+    const run = this.queries.hotArrays(`${name}${limited ? 'Last' : ''}`, (p) => {
+      const q = this.db
+        .selectFrom('bars')
+        .select(columns)
+        .where('bars.security_id', '=', p.number(0))
+        .where('bars.date', '>=', p.text(1))
+        .where('bars.date', '<=', p.text(2));
+      return limited ? q.orderBy('bars.date', 'desc').limit(p.number(3)) : q.orderBy('bars.date');
+    });
+    const values: unknown[] = [securityId, range.from ?? '', range.to];
+    if (limited) values.push(range.last);
+    return run(values);
+  }
+
+  /**
+   * Each stock's window start: the date of its `count`-th last bar in [`from`, `asOf`], or
+   * `from` when it has fewer (a correlated probe of the (security, date) key), as the CTE
+   * `starts` (security_id, start) that lastBars and flowsOfLastBars read from. PostgreSQL
+   * materialises it, so the probe runs once per stock; left inline it re-ran the probe for every
+   * candidate row (3 s for a 40-stock universe). SQLite keeps it inline: it evaluates the bound
+   * once per stock when it seeks the inner key range, and the rows come out in key order with
+   * no sort.
+   */
+  private withWindowStarts(from: string, asOf: string, count: number) {
+    const probe = this.db
+      .selectFrom('bars as nth')
+      .select('nth.date')
+      .where('nth.security_id', '=', sql.ref<number>('securities.id'))
+      .where('nth.date', '>=', from)
+      .where('nth.date', '<=', asOf)
+      .orderBy('nth.date', 'desc')
+      .limit(1)
+      .offset(count - 1);
+    return this.db.with(
+      (cte) => (this.engine === 'postgres' ? cte('starts').materialized() : cte('starts').notMaterialized()),
+      (db) => db.selectFrom('securities').select(['securities.id as security_id', sql<string>`coalesce((${probe}), ${from})`.as('start')]),
+    );
+  }
+
+  async lastBars(from: string, asOf: string, count: number): Promise<Map<number, SnapshotBar[]>> {
+    // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
+    // SQLite either walks the whole table in key order or makes one key lookup per bar through
+    // bars_date. CROSS JOIN fixes SQLite's join order.
+    const rows = await this.queries.arrays(
+      this.withWindowStarts(from, asOf, count)
+        .selectFrom('starts')
+        .crossJoin('bars')
+        .whereRef('bars.security_id', '=', 'starts.security_id')
+        .whereRef('bars.date', '>=', 'starts.start')
+        .where('bars.date', '<=', asOf)
+        .select(['bars.security_id', 'bars.date', 'bars.close', 'bars.traded_value', 'bars.shares', 'bars.market_cap'])
+        .orderBy('starts.security_id')
+        .orderBy('bars.date'),
+    );
+    return groupById(rows, (r) => ({ date: r[1] as string, close: Number(r[2]), tradedValue: Number(r[3]), shares: Number(r[4]), marketCap: Number(r[5]) }));
+  }
+
+  private flowsQuery() {
+    return this.db
+      .selectFrom('flows')
+      .innerJoin('securities', 'securities.id', 'flows.security_id')
+      .select(FLOW_COLUMNS);
+  }
+
+  async flowsOfLastBars(from: string, asOf: string, count: number): Promise<Map<number, FlowDay[]>> {
+    // As lastBars: one key range per stock.
+    const rows = await this.queries.arrays(
+      this.withWindowStarts(from, asOf, count)
+        .selectFrom('starts')
+        .crossJoin('flows')
+        .whereRef('flows.security_id', '=', 'starts.security_id')
+        .whereRef('flows.date', '>=', 'starts.start')
+        .where('flows.date', '<=', asOf)
+        .select(['flows.security_id', 'flows.date', 'flows.foreign_net', 'flows.institution_net'])
+        .orderBy('starts.security_id')
+        .orderBy('flows.date'),
+    );
+    return groupById(rows, (r) => ({ date: r[1] as string, foreignNet: Number(r[2]), institutionNet: Number(r[3]) }));
+  }
+
+  async flows(securityId: number): Promise<InvestorFlow[]> {
+    const rows = await this.queries.arrays(this.flowsQuery().where('flows.security_id', '=', securityId).orderBy('flows.date'));
+    return rows.map(toFlow);
+  }
+
+  async tradingDates(market: Market): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('bars')
+      .innerJoin('securities', 'securities.id', 'bars.security_id')
+      .where('securities.market', '=', market)
+      .select('bars.date')
+      .distinct()
+      .orderBy('bars.date')
+      .execute();
+    return rows.map((r) => r.date);
+  }
+
+  async fx(): Promise<FxRate[]> {
+    const rows = await this.db.selectFrom('fx').selectAll().orderBy('date').execute();
+    return rows.map((r) => ({ date: r.date, usdKrw: Number(r.usd_krw), source: r.source }));
+  }
+
+  async trade(): Promise<TradeMonth[]> {
+    const rows = await this.db.selectFrom('trade').selectAll().orderBy('month').execute();
+    return rows.map((r) => ({
+      month: r.month,
+      exports: Number(r.exports),
+      imports: Number(r.imports),
+      balance: Number(r.balance),
+      source: r.source,
+    }));
+  }
+
+  async sectorExports(): Promise<SectorExportMonth[]> {
+    const rows = await this.db.selectFrom('sector_exports').selectAll().orderBy('month').orderBy('sector').execute();
+    return rows.map((r) => ({ month: r.month, sector: r.sector, exports: Number(r.exports), source: r.source }));
+  }
+}
+
+function reportRow(securityId: number, r: FinancialReport): ReportsTable {
+  const items = Object.fromEntries(ITEM_KEYS.map((k) => [reportColumns[k], r[k]])) as Pick<ReportsTable, (typeof reportColumns)[ItemKey]>;
+  return {
+    security_id: securityId,
+    fiscal_year: r.fiscalYear,
+    fiscal_quarter: r.fiscalQuarter,
+    consolidated: r.consolidated ? 1 : 0,
+    disclosed_on: r.disclosedOn,
+    period_end: r.periodEnd,
+    ...items,
+    source: r.source,
+  };
+}
+
+// PostgreSQL's driver may hand back numeric columns as strings; SQLite gives numbers.
+function toNumberOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+// The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_FIGURES.
+// Number(): PostgreSQL's driver may hand back numeric columns as strings.
+
+function toBar(r: unknown[]): DailyBar {
+  return {
+    market: r[0] as Market,
+    code: r[1] as string,
+    date: r[2] as string,
+    open: Number(r[3]),
+    high: Number(r[4]),
+    low: Number(r[5]),
+    close: Number(r[6]),
+    volume: Number(r[7]),
+    tradedValue: Number(r[8]),
+    shares: Number(r[9]),
+    marketCap: Number(r[10]),
+    source: r[11] as string,
+  };
+}
+
+function toFlow(r: unknown[]): InvestorFlow {
+  return {
+    market: r[0] as Market,
+    code: r[1] as string,
+    date: r[2] as string,
+    foreignNet: Number(r[3]),
+    institutionNet: Number(r[4]),
+    source: r[5] as string,
+  };
+}
+
+/** A filing from an array row whose REPORT_FIGURES start at `at`. */
+function toReport(r: unknown[], market: Market, code: string, at: number): FinancialReport {
+  // Every key in one order (one hidden class for all reports), then the items in column order.
+  const report = {
+    market,
+    code,
+    fiscalYear: r[at] as number,
+    fiscalQuarter: r[at + 1] as FiscalQuarter,
+    periodEnd: r[at + 2] as string,
+    disclosedOn: r[at + 3] as string,
+    consolidated: Number(r[at + 4]) === 1,
+    ...EMPTY_ITEMS,
+    source: r[at + 5 + ITEM_KEYS.length] as string,
+  };
+  for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[at + 5 + i]);
+  return report;
+}
+
+/**
+ * Array rows ordered by security id (their first column) as lists per id; `map` makes each
+ * row's object (null skips the row).
+ */
+function groupById<T>(rows: readonly unknown[][], map: (row: unknown[], id: number) => T | null): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  let id = Number.NaN;
+  let list: T[] = [];
+  for (const row of rows) {
+    const rowId = Number(row[0]);
+    if (rowId !== id) {
+      id = rowId;
+      list = out.get(id) ?? [];
+      out.set(id, list);
+    }
+    const item = map(row, id);
+    if (item !== null) list.push(item);
+  }
+  return out;
+}
