@@ -106,7 +106,7 @@ export async function mixedLoad(
       pending.shift();
       const at = Date.now();
       bumps.push({ atS: round(s, 1), at });
-      store.bumpDatasetVersion().catch((err: unknown) => log(`bump failed: ${String(err)}`));
+      store.refresh.bumpDatasetVersion().catch((err: unknown) => log(`bump failed: ${String(err)}`));
     }
     readSwaps();
   }, 250);

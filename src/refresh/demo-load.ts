@@ -8,7 +8,7 @@
 // the transaction back; a worker stuck in one long statement is terminated.
 
 import { setImmediate as turn } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import { startWorker } from '../runtime/worker.js';
 import type { Dataset } from '../domain/model.js';
 import { generateDemo, type DemoOptions } from '../sources/demo/index.js';
 import type { Store } from '../store/store.js';
@@ -56,19 +56,6 @@ export type WorkerMessage =
   | { type: 'done'; result: { securities: number; ms: number } }
   | { type: 'failed'; name: string; message: string };
 
-/**
- * Compiled, the worker is `demo-load-worker.js` beside this file. Under tsx (tests, `npm run
- * cli`) it is TypeScript, and Node 20 does not carry tsx's loader into a worker: the worker
- * registers it first.
- */
-function startWorker(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./demo-load-worker.js', import.meta.url), { workerData });
-  const entry = new URL('./demo-load-worker.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
-
 /** How long a stopped worker gets to roll back before it is terminated. */
 const ABORT_GRACE_MS = 3_000;
 
@@ -78,7 +65,7 @@ export function loadDemoInWorker(
   control: { signal?: AbortSignal; onProgress?: (p: DemoLoadProgress) => void } = {},
 ): Promise<{ securities: number; ms: number }> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker({ location, options });
+    const worker = startWorker(new URL('./demo-load-worker', import.meta.url), import.meta.url, { location, options });
     let settled = false;
     let killer: NodeJS.Timeout | undefined;
     const settle = (fn: () => void) => {

@@ -1,0 +1,138 @@
+// Series reader threads for the SQLite store: the per-request history reads (one stock's bars
+// as columns, `barSeries` / `closeSeries`) run on worker threads with their own connections, so
+// that the thread serving requests does not spend an uncached history call handing rows over,
+// and both cores serve. Each reader answers one request at a time, in order; a request goes to
+// the reader with the fewest waiting. A reader that dies fails what it had and is replaced; one
+// that cannot start (the file cannot be opened) is not, and the pool refuses from then on: the
+// store then reads on its own thread (the readers are a speed-up, never the only way).
+
+import type { Worker } from 'node:worker_threads';
+import type { BarSeries, CloseSeries } from '../domain/series.js';
+import { startWorker } from '../runtime/worker.js';
+import type { SeriesRange } from './market-data.js';
+
+/** The columns each kind of read carries after the day, in order, and the series field each fills. */
+export const COLUMNS_OF = {
+  bars: [
+    { column: 'open', field: 'open' },
+    { column: 'high', field: 'high' },
+    { column: 'low', field: 'low' },
+    { column: 'close', field: 'close' },
+    { column: 'volume', field: 'volume' },
+    { column: 'traded_value', field: 'tradedValue' },
+    { column: 'shares', field: 'shares' },
+  ],
+  closes: [
+    { column: 'close', field: 'close' },
+    { column: 'shares', field: 'shares' },
+  ],
+} as const;
+
+export interface SeriesRequest {
+  id: number;
+  kind: keyof typeof COLUMNS_OF;
+  securityId: number;
+  from: string;
+  to: string;
+  /** The last N bars of the range (newest first in SQL), or every bar. */
+  last: number | null;
+}
+
+export type SeriesReply = { id: number; days: Int32Array; values: Float64Array[] } | { id: number; error: string };
+
+interface Pending {
+  kind: SeriesRequest['kind'];
+  resolve: (series: BarSeries | CloseSeries) => void;
+  reject: (err: Error) => void;
+}
+
+interface Reader {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** Its connection is open (it said so); a reader that dies before is not replaced. */
+  ready: boolean;
+}
+
+export class SeriesReaders {
+  private readonly readers: Reader[] = [];
+  private nextId = 1;
+  private closing = false;
+  /** Why the pool no longer reads: a reader could not start. */
+  private broken: Error | null = null;
+
+  constructor(
+    private readonly file: string,
+    count: number,
+  ) {
+    for (let i = 0; i < count; i++) this.readers.push(this.start());
+  }
+
+  barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
+    return this.read('bars', securityId, range) as Promise<BarSeries>;
+  }
+
+  closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
+    return this.read('closes', securityId, range);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.readers.map((r) => r.worker.terminate()));
+  }
+
+  private read(kind: SeriesRequest['kind'], securityId: number, range: SeriesRange): Promise<BarSeries | CloseSeries> {
+    if (this.closing) return Promise.reject(new Error('the series readers are closed'));
+    if (this.broken) return Promise.reject(this.broken);
+    let reader = this.readers[0] as Reader;
+    for (const r of this.readers) if (r.pending.size < reader.pending.size) reader = r;
+    const request: SeriesRequest = { id: this.nextId++, kind, securityId, from: range.from ?? '', to: range.to, last: range.last ?? null };
+    return new Promise((resolve, reject) => {
+      reader.pending.set(request.id, { kind, resolve, reject });
+      reader.worker.postMessage(request);
+    });
+  }
+
+  private start(): Reader {
+    const worker = startWorker(new URL('./series-reader-worker', import.meta.url), import.meta.url, { file: this.file });
+    // Readers never keep the process alive: a stopping service closes them, a killed one has none.
+    worker.unref();
+    const reader: Reader = { worker, pending: new Map(), ready: false };
+    worker.on('message', (reply: SeriesReply | 'ready') => {
+      if (reply === 'ready') {
+        reader.ready = true;
+        return;
+      }
+      const pending = reader.pending.get(reply.id);
+      if (pending === undefined) return;
+      reader.pending.delete(reply.id);
+      if ('error' in reply) pending.reject(new Error(`series read failed: ${reply.error}`));
+      else pending.resolve(seriesOf(pending.kind, reply.days, reply.values));
+    });
+    let failure: Error | null = null;
+    const fail = (err: Error) => {
+      for (const pending of reader.pending.values()) pending.reject(err);
+      reader.pending.clear();
+    };
+    worker.on('error', (err) => {
+      failure = new Error(`series reader failed: ${err.message}`);
+      fail(failure);
+    });
+    worker.on('exit', (code) => {
+      fail(new Error(`series reader exited with ${code}`));
+      if (this.closing) return;
+      if (!reader.ready) {
+        this.broken = failure ?? new Error(`series reader exited with ${code} before it could read`);
+        return;
+      }
+      const at = this.readers.indexOf(reader);
+      if (at >= 0) this.readers[at] = this.start();
+    });
+    return reader;
+  }
+}
+
+function seriesOf(kind: SeriesRequest['kind'], days: Int32Array, values: Float64Array[]): BarSeries | CloseSeries {
+  const series: Record<string, Int32Array | Float64Array> = { days };
+  COLUMNS_OF[kind].forEach(({ field }, i) => (series[field] = values[i] as Float64Array));
+  return series as unknown as BarSeries | CloseSeries;
+}

@@ -1,0 +1,94 @@
+// The series reader threads (src/store/series-readers.ts) answer a stock's bars exactly as the
+// store's own read does, for every stock of a demo universe and every kind of range; a reader
+// that dies fails only what it had in hand and is replaced; a closed pool refuses.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { loadDemo } from '../../src/refresh/demo-load.js';
+import type { SeriesRange, StoredSecurity } from '../../src/store/market-data.js';
+import { SeriesReaders } from '../../src/store/series-readers.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { KyselyStore } from '../../src/store/store.js';
+import { tempDir } from '../support/tmp.js';
+
+const AS_OF = '2026-11-20';
+const RANGES: SeriesRange[] = [
+  { to: AS_OF },
+  { to: AS_OF, last: 260 },
+  { to: AS_OF, last: 1 },
+  { from: '2020-01-01', to: AS_OF },
+  { from: '2019-12-31', to: '2020-01-06' },
+  { from: '2014-01-01', to: '2014-03-01', last: 5 },
+  { from: '2026-11-21', to: AS_OF },
+  { to: '1980-01-01' },
+];
+
+/** Plain arrays of every column, so deepEqual compares values (NaN and -0 included) and lengths. */
+const plain = (series: object): Record<string, number[]> => Object.fromEntries(Object.entries(series).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)]));
+
+describe('series reader threads', () => {
+  const tmp = tempDir();
+  const file = join(tmp.dir, 'db.sqlite');
+  let store: KyselyStore;
+  let securities: StoredSecurity[];
+  let readers: SeriesReaders;
+  before(async () => {
+    store = await openSqliteStore(file);
+    await loadDemo(store, { asOf: AS_OF, scale: 0.1 });
+    securities = await store.market.securities();
+    readers = new SeriesReaders(file, 2);
+  });
+  after(async () => {
+    await readers.close();
+    await store.close();
+    tmp.cleanup();
+  });
+
+  it("answer every stock's bars and closes as the store's own read, for every kind of range", async () => {
+    assert.ok(securities.length >= 60, `${securities.length} stocks`);
+    let bars = 0;
+    for (const security of securities) {
+      for (const range of RANGES) {
+        // Sent together, so both readers work and replies come back out of order.
+        const [own, read, ownCloses, readCloses] = await Promise.all([
+          store.market.barSeries(security.id, range),
+          readers.barSeries(security.id, range),
+          store.market.closeSeries(security.id, range),
+          readers.closeSeries(security.id, range),
+        ]);
+        assert.deepEqual(plain(read), plain(own), `${security.code} ${JSON.stringify(range)}`);
+        assert.deepEqual(plain(readCloses), plain(ownCloses), `${security.code} ${JSON.stringify(range)} closes`);
+        assert.deepEqual(Object.keys(read), Object.keys(own), 'the same fields in the same order');
+        bars += own.days.length;
+      }
+    }
+    assert.ok(bars > 100_000, `${bars} bars compared`);
+  });
+
+  it('a reader that dies fails what it had in hand, and a new one takes its place', async () => {
+    const id = (securities[0] as StoredSecurity).id;
+    const pool = new SeriesReaders(file, 1);
+    try {
+      const whole = await pool.barSeries(id, { to: AS_OF });
+      const [reader] = (pool as unknown as { readers: { worker: { terminate(): Promise<number> } }[] }).readers;
+      const inHand = pool.barSeries(id, { to: AS_OF });
+      await reader?.worker.terminate();
+      await assert.rejects(inHand, /series reader exited/);
+      assert.deepEqual(plain(await pool.barSeries(id, { to: AS_OF })), plain(whole), 'the replacement answers');
+    } finally {
+      await pool.close();
+    }
+    await assert.rejects(pool.barSeries(id, { to: AS_OF }), /closed/);
+  });
+
+  it('a read that fails in the reader is an error, not a hang', async () => {
+    const missing = new SeriesReaders(join(tmp.dir, 'no-such-file.sqlite'), 1);
+    try {
+      await assert.rejects(missing.barSeries(1, { to: AS_OF }), /series reader/);
+      await assert.rejects(missing.barSeries(1, { to: AS_OF }), /series reader/, 'and refuses from then on, without a new thread each time');
+    } finally {
+      await missing.close();
+    }
+  });
+});
