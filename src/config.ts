@@ -2,6 +2,7 @@
 // README's configuration table. Secrets (upstream API keys) are read by the source adapters
 // from the same environment and never logged.
 
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { PlanTable } from './access/access.js';
 
@@ -32,6 +33,11 @@ const schema = z.object({
   DEMO_SIZE: z.enum(['default', 'full']).default('default'),
   /** Multiplies the demo company counts (tests use a small universe, benchmarks 2x and 4x). */
   DEMO_SCALE: z.coerce.number().positive().max(16).default(1),
+  /**
+   * Threads reading one stock's bars for uncached price histories and bands (SQLite only; 0:
+   * on the serving thread). Default: one fewer than the cores, at least 1, at most 4.
+   */
+  SERIES_READERS: z.coerce.number().int().min(0).max(16).default(Math.min(4, Math.max(1, availableParallelism() - 1))),
   /** Turn the hourly refresh off (tests, or an instance that only serves). */
   REFRESH_SCHEDULE: z.enum(['hourly', 'off']).default('hourly'),
   /** The refresh schedule as a cron expression in Asia/Seoul (a seconds field is allowed). */

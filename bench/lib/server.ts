@@ -47,6 +47,8 @@ function childEnv(extra: Record<string, string>): Record<string, string> {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
+  // A comparison run may set the service's reader threads (SERIES_READERS=0: none).
+  if (process.env.SERIES_READERS !== undefined) env.SERIES_READERS = process.env.SERIES_READERS;
   return { ...env, ...extra };
 }
 

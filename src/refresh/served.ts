@@ -2,7 +2,7 @@
 // (price bars and filings) from the store, kept in a cache sized in bytes (./history.ts).
 
 import { addDays } from '../domain/calendar.js';
-import type { Market } from '../domain/model.js';
+import type { FinancialReport, FlowDay, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
 import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } from '../domain/results.js';
 import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
@@ -101,12 +101,20 @@ export class SnapshotDataset implements ServedDataset {
 }
 
 /**
+ * Stocks per slice of the universe's reads: at full size (8,700 stocks) a slice's three reads
+ * take ~10-20 ms together instead of 0.5-0.6 s for the filings alone in one read.
+ */
+export const STOCKS_PER_READ = 250;
+/** Sector exports are read a decade at a time, the first decade taking everything before it. */
+const EXPORTS_FIRST_YEAR = 1990;
+
+/**
  * Reads from the store what the builder needs for the whole universe, and no more: per stock
  * the filings of its last SNAPSHOT_QUARTERS fiscal quarters and its last SNAPSHOT_BARS bars
  * (with the flows of their dates). `computeSnapshot` gives the same result on this as on every
  * filing and bar: it uses nothing older (test/refresh/served.test.ts checks it).
  */
-export async function loadUniverse(store: MarketDataStore, asOf: string): Promise<UniverseData> {
+export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ): Promise<UniverseData> {
   const since = addDays(asOf, -RECENT_DAYS);
   // One read after another with a turn of the event loop between them: on SQLite each read is
   // synchronous, and run back to back they would hold a serving instance for all of them.
@@ -115,12 +123,26 @@ export async function loadUniverse(store: MarketDataStore, asOf: string): Promis
     return read();
   };
   const securities = await step(() => store.securities());
-  const reports = await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS));
-  const recentBars = await step(() => store.lastBars(since, asOf, SNAPSHOT_BARS));
-  const recentFlows = await step(() => store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS));
+  const reports = new Map<number, FinancialReport[]>();
+  const recentBars = new Map<number, SnapshotBar[]>();
+  const recentFlows = new Map<number, FlowDay[]>();
+  const ids = securities.map((s) => s.id).sort((a, b) => a - b);
+  for (let k = 0; k < ids.length; k += stocksPerRead) {
+    const slice = { first: ids[k] as number, last: ids[Math.min(k + stocksPerRead, ids.length) - 1] as number, securities };
+    for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
+    for (const [id, list] of await step(() => store.lastBars(since, asOf, SNAPSHOT_BARS, slice))) recentBars.set(id, list);
+    for (const [id, list] of await step(() => store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS, slice))) recentFlows.set(id, list);
+  }
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
-  const sectorExports = await step(() => store.sectorExports());
+  // Sector exports (55 sectors a month since 1990) a decade at a time.
+  const sectorExports: SectorExportMonth[] = [];
+  const lastYear = Number(asOf.slice(0, 4));
+  for (let year = EXPORTS_FIRST_YEAR; ; year += 10) {
+    const months = { from: year === EXPORTS_FIRST_YEAR ? '0000-00' : `${year}-01`, to: year + 9 >= lastYear ? '9999-99' : `${year + 9}-12` };
+    sectorExports.push(...(await step(() => store.sectorExports(months))));
+    if (year + 9 >= lastYear) break;
+  }
   // A window with fewer than four quarters says "fewer than four quarters disclosed", but a
   // stock with older quarters outside it must say which quarter is missing: those (few) stocks
   // get every filing.

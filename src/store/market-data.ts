@@ -22,6 +22,7 @@ import type { BarSeries, CloseSeries } from '../domain/series.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB, ReportsTable } from './schema.js';
+import type { SeriesReaders } from './series-readers.js';
 
 export interface StoredSecurity extends Security {
   id: number;
@@ -72,17 +73,29 @@ export interface MarketDataStore {
    * `asOf` whose fiscal quarter is at most `quarters - 1` quarters before the latest such one.
    * Ordered by stock, fiscal year, quarter, disclosure.
    */
-  recentReports(asOf: string, quarters: number): Promise<Map<number, FinancialReport[]>>;
+  recentReports(asOf: string, quarters: number, slice?: UniverseSlice): Promise<Map<number, FinancialReport[]>>;
   /** Per stock (by security id), its last `count` bars dated in [`from`, `asOf`], ascending. */
-  lastBars(from: string, asOf: string, count: number): Promise<Map<number, SnapshotBar[]>>;
+  lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>>;
   /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
-  flowsOfLastBars(from: string, asOf: string, count: number): Promise<Map<number, FlowDay[]>>;
+  flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>>;
   flows(securityId: number): Promise<InvestorFlow[]>;
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
   fx(): Promise<FxRate[]>;
   trade(): Promise<TradeMonth[]>;
-  sectorExports(): Promise<SectorExportMonth[]>;
+  /** Every sector's monthly exports, or those of the months in [from, to] (YYYY-MM). */
+  sectorExports(months?: { from: string; to: string }): Promise<SectorExportMonth[]>;
+}
+
+/**
+ * The stocks with ids in [first, last]: the recompute reads the universe a slice at a time, so
+ * that no one read holds a serving instance's event loop for long (SQLite reads are synchronous).
+ * `securities`, when the caller has them, spares a read of the securities list per slice.
+ */
+export interface UniverseSlice {
+  first: number;
+  last: number;
+  securities?: readonly StoredSecurity[];
 }
 
 /** The sector a source reports when it does not know one. */
@@ -147,6 +160,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
     private readonly queries: QueryRunner,
     /** The engine's prepared single-row writes (SQLite): see `upsert`. */
     private readonly rowRunner?: RowRunner,
+    /**
+     * Threads that read one stock's bars (SQLite): `barSeries` and `closeSeries` go to them, and
+     * come back here when they cannot answer.
+     */
+    private readonly seriesReaders?: SeriesReaders,
   ) {}
 
   async writeDataset(data: Partial<Dataset>): Promise<WriteReport> {
@@ -314,21 +332,21 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return rows.map((r) => toReport(r, r[0] as Market, r[1] as string, 2));
   }
 
-  async recentReports(asOf: string, quarters: number): Promise<Map<number, FinancialReport[]>> {
+  async recentReports(asOf: string, quarters: number, slice?: UniverseSlice): Promise<Map<number, FinancialReport[]>> {
     // The latest fiscal quarter per stock (as an ordinal, year * 4 + quarter), then one range
     // of the (security, fiscal year, ...) key per stock from the first year the window reaches.
     if (!Number.isInteger(quarters) || quarters < 1) throw new Error(`recentReports: quarters must be a positive integer, not ${quarters}`);
     const ordinal = sql<number>`reports.fiscal_year * 4 + reports.fiscal_quarter`;
     // A literal, so both engines divide integers (a bound number is a REAL in SQLite).
     const back = sql.lit(quarters);
-    const latest = this.db
-      .selectFrom('reports')
-      .where('reports.disclosed_on', '<=', asOf)
+    let latest = this.db.selectFrom('reports').where('reports.disclosed_on', '<=', asOf);
+    if (slice) latest = latest.where('reports.security_id', '>=', slice.first).where('reports.security_id', '<=', slice.last);
+    const latestOfEach = latest
       .groupBy('reports.security_id')
       .select(['reports.security_id', sql<number>`max(${ordinal})`.as('o')]);
     const rows = await this.queries.arrays(
       this.db
-        .with('latest', () => latest)
+        .with('latest', () => latestOfEach)
         .selectFrom('latest')
         .crossJoin('reports')
         .whereRef('reports.security_id', '=', 'latest.security_id')
@@ -342,7 +360,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
         .orderBy('reports.disclosed_on'),
     );
     // Market and code from the securities (one string each per stock, not per filing).
-    const names = new Map((await this.securities()).map((sec) => [sec.id, sec]));
+    const names = new Map((slice?.securities ?? (await this.securities())).map((sec) => [sec.id, sec]));
     return groupById(rows, (r, id) => {
       const sec = names.get(id);
       return sec ? toReport(r, sec.market, sec.code, 1) : null;
@@ -361,6 +379,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   async barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
+    if (this.seriesReaders) return this.seriesReaders.barSeries(securityId, range).catch(() => this.barSeriesHere(securityId, range));
+    return this.barSeriesHere(securityId, range);
+  }
+
+  private async barSeriesHere(securityId: number, range: SeriesRange): Promise<BarSeries> {
     const rows = await this.seriesRows('barSeries', ['bars.date', 'bars.open', 'bars.high', 'bars.low', 'bars.close', 'bars.volume', 'bars.traded_value', 'bars.shares'], securityId, range);
     const n = rows.length;
     const series = {
@@ -389,6 +412,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   async closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
+    if (this.seriesReaders) return this.seriesReaders.closeSeries(securityId, range).catch(() => this.closeSeriesHere(securityId, range));
+    return this.closeSeriesHere(securityId, range);
+  }
+
+  private async closeSeriesHere(securityId: number, range: SeriesRange): Promise<CloseSeries> {
     const rows = await this.seriesRows('closeSeries', ['bars.date', 'bars.close', 'bars.shares'], securityId, range);
     const n = rows.length;
     const series = { days: new Int32Array(n), close: new Float64Array(n), shares: new Float64Array(n) };
@@ -431,7 +459,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
    * once per stock when it seeks the inner key range, and the rows come out in key order with
    * no sort.
    */
-  private withWindowStarts(from: string, asOf: string, count: number) {
+  private withWindowStarts(from: string, asOf: string, count: number, slice: UniverseSlice | undefined) {
     const probe = this.db
       .selectFrom('bars as nth')
       .select('nth.date')
@@ -443,16 +471,19 @@ export class KyselyMarketDataStore implements MarketDataStore {
       .offset(count - 1);
     return this.db.with(
       (cte) => (this.engine === 'postgres' ? cte('starts').materialized() : cte('starts').notMaterialized()),
-      (db) => db.selectFrom('securities').select(['securities.id as security_id', sql<string>`coalesce((${probe}), ${from})`.as('start')]),
+      (db) => {
+        const starts = db.selectFrom('securities').select(['securities.id as security_id', sql<string>`coalesce((${probe}), ${from})`.as('start')]);
+        return slice ? starts.where('securities.id', '>=', slice.first).where('securities.id', '<=', slice.last) : starts;
+      },
     );
   }
 
-  async lastBars(from: string, asOf: string, count: number): Promise<Map<number, SnapshotBar[]>> {
+  async lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>> {
     // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
     // SQLite either walks the whole table in key order or makes one key lookup per bar through
     // bars_date. CROSS JOIN fixes SQLite's join order.
     const rows = await this.queries.arrays(
-      this.withWindowStarts(from, asOf, count)
+      this.withWindowStarts(from, asOf, count, slice)
         .selectFrom('starts')
         .crossJoin('bars')
         .whereRef('bars.security_id', '=', 'starts.security_id')
@@ -472,10 +503,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
       .select(FLOW_COLUMNS);
   }
 
-  async flowsOfLastBars(from: string, asOf: string, count: number): Promise<Map<number, FlowDay[]>> {
+  async flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>> {
     // As lastBars: one key range per stock.
     const rows = await this.queries.arrays(
-      this.withWindowStarts(from, asOf, count)
+      this.withWindowStarts(from, asOf, count, slice)
         .selectFrom('starts')
         .crossJoin('flows')
         .whereRef('flows.security_id', '=', 'starts.security_id')
@@ -521,8 +552,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
     }));
   }
 
-  async sectorExports(): Promise<SectorExportMonth[]> {
-    const rows = await this.db.selectFrom('sector_exports').selectAll().orderBy('month').orderBy('sector').execute();
+  async sectorExports(months?: { from: string; to: string }): Promise<SectorExportMonth[]> {
+    let q = this.db.selectFrom('sector_exports').selectAll();
+    if (months) q = q.where('month', '>=', months.from).where('month', '<=', months.to);
+    const rows = await q.orderBy('month').orderBy('sector').execute();
     return rows.map((r) => ({ month: r.month, sector: r.sector, exports: Number(r.exports), source: r.source }));
   }
 }

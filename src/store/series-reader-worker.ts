@@ -22,14 +22,21 @@ const statement = (kind: SeriesRequest['kind'], last: boolean) =>
         `WHERE security_id = ? AND date >= ? AND date <= ? ORDER BY date ${last ? 'DESC LIMIT ?' : ''}`,
     )
     .raw();
-const statements = {
-  bars: { all: statement('bars', false), last: statement('bars', true) },
-  closes: { all: statement('closes', false), last: statement('closes', true) },
+// Prepared on first use: the service starts its readers before its first start creates the tables.
+const prepared = new Map<string, Database.Statement>();
+const statementFor = (kind: SeriesRequest['kind'], last: boolean): Database.Statement => {
+  const key = `${kind}${last ? 'Last' : ''}`;
+  let st = prepared.get(key);
+  if (st === undefined) {
+    st = statement(kind, last);
+    prepared.set(key, st);
+  }
+  return st;
 };
 
 function read(request: SeriesRequest): { id: number; days: Int32Array; values: Float64Array[] } {
   const { kind, securityId, from, to, last } = request;
-  const rows = (last === null ? statements[kind].all.all(securityId, from, to) : statements[kind].last.all(securityId, from, to, last)) as number[][];
+  const rows = (last === null ? statementFor(kind, false).all(securityId, from, to) : statementFor(kind, true).all(securityId, from, to, last)) as number[][];
   const n = rows.length;
   const columns = COLUMNS_OF[kind];
   const days = new Int32Array(n);

@@ -57,6 +57,8 @@ export class SeriesReaders {
   private readonly readers: Reader[] = [];
   private nextId = 1;
   private closing = false;
+  /** Reads answered by the threads (not failed, not refused). */
+  answered = 0;
   /** Why the pool no longer reads: a reader could not start. */
   private broken: Error | null = null;
 
@@ -93,7 +95,9 @@ export class SeriesReaders {
   }
 
   private start(): Reader {
-    const worker = startWorker(new URL('./series-reader-worker', import.meta.url), import.meta.url, { file: this.file });
+    // A reader's garbage is one read's rows at a time: a small heap keeps the process's RSS in
+    // its budget (docs/performance.md), and scavenges stay short.
+    const worker = startWorker(new URL('./series-reader-worker', import.meta.url), import.meta.url, { file: this.file }, { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 });
     // Readers never keep the process alive: a stopping service closes them, a killed one has none.
     worker.unref();
     const reader: Reader = { worker, pending: new Map(), ready: false };
@@ -106,7 +110,10 @@ export class SeriesReaders {
       if (pending === undefined) return;
       reader.pending.delete(reply.id);
       if ('error' in reply) pending.reject(new Error(`series read failed: ${reply.error}`));
-      else pending.resolve(seriesOf(pending.kind, reply.days, reply.values));
+      else {
+        this.answered++;
+        pending.resolve(seriesOf(pending.kind, reply.days, reply.values));
+      }
     });
     let failure: Error | null = null;
     const fail = (err: Error) => {

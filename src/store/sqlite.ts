@@ -7,9 +7,19 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DB } from './schema.js';
 import type { RowRunner } from './queries.js';
+import { SeriesReaders } from './series-readers.js';
 import { KyselyStore } from './store.js';
 
-export async function openSqliteStore(file: string): Promise<KyselyStore> {
+export interface SqliteOptions {
+  /**
+   * Threads that read one stock's bars for the per-request histories (./series-readers.ts): 0,
+   * the default, reads them on the calling thread (the CLI, tests, one-off tools); the service
+   * passes SERIES_READERS. Not for ':memory:', which no other connection can open.
+   */
+  seriesReaders?: number;
+}
+
+export async function openSqliteStore(file: string, options: SqliteOptions = {}): Promise<KyselyStore> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
@@ -26,9 +36,12 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
   const store = new KyselyStore(
     new Kysely<DB>({ dialect: new SqliteDialect({ database: { close: () => database.close(), prepare: statements } }) }),
     'sqlite',
-    arrayRows,
-    changeCounter(database),
-    rowRunner(statements),
+    {
+      rawRows: arrayRows,
+      dataVersion: changeCounter(database),
+      rowRunner: rowRunner(statements),
+      ...(file !== ':memory:' && (options.seriesReaders ?? 0) > 0 ? { seriesReaders: new SeriesReaders(file, options.seriesReaders ?? 0) } : {}),
+    },
   );
   // Kysely runs SQLite migrations outside a transaction (its SQLite adapter does not claim
   // transactional DDL, which SQLite has): a process killed between two statements of one

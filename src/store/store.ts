@@ -12,6 +12,7 @@ import { runMigrations, type Engine } from './migrations.js';
 import { QueryRunner, type ArrayRows, type RowRunner } from './queries.js';
 import { KyselyRefreshStore, type RefreshStore } from './refresh-store.js';
 import type { DB } from './schema.js';
+import type { SeriesReaders } from './series-readers.js';
 
 export interface Store {
   readonly engine: Engine;
@@ -24,25 +25,36 @@ export interface Store {
   ping(): Promise<void>;
 }
 
+export interface SqliteExtras {
+  /** The engine's own array-row read: see `QueryRunner.arrays`. */
+  rawRows?: ArrayRows;
+  /** A number that changes whenever another connection commits: see the access part's key cache. */
+  dataVersion?: () => number;
+  /** The engine's prepared single-row writes: see `upsert`. */
+  rowRunner?: RowRunner;
+  /** Threads that read one stock's bars for the histories (./series-readers.ts); closed with the store. */
+  seriesReaders?: SeriesReaders;
+}
+
 /** The three parts over one Kysely instance (one pool, one SQLite connection). */
 export class KyselyStore implements Store {
   readonly market: MarketDataStore;
   readonly access: AccessStore;
   readonly refresh: RefreshStore;
 
+  /** SQLite's series reader threads, when the store was opened with them. */
+  readonly seriesReaders: SeriesReaders | undefined;
+
   constructor(
     readonly db: Kysely<DB>,
     readonly engine: Engine,
-    /** The engine's own array-row read, where it has one (SQLite): see `QueryRunner.arrays`. */
-    rawRows?: ArrayRows,
-    /** A number that changes whenever another connection commits (SQLite): see the access part's key cache. */
-    dataVersion?: () => number,
-    /** The engine's prepared single-row writes (SQLite): see `upsert`. */
-    rowRunner?: RowRunner,
+    /** SQLite's speed-ups; PostgreSQL has none of them. */
+    sqlite: SqliteExtras = {},
   ) {
-    this.market = new KyselyMarketDataStore(db, engine, new QueryRunner(db, rawRows), rowRunner);
+    this.seriesReaders = sqlite.seriesReaders;
+    this.market = new KyselyMarketDataStore(db, engine, new QueryRunner(db, sqlite.rawRows), sqlite.rowRunner, sqlite.seriesReaders);
     // The access part's hot queries return row objects: it needs no array-row read.
-    this.access = new KyselyAccessStore(db, new QueryRunner(db), dataVersion);
+    this.access = new KyselyAccessStore(db, new QueryRunner(db), sqlite.dataVersion);
     this.refresh = new KyselyRefreshStore(db, engine);
   }
 
@@ -51,6 +63,7 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.seriesReaders?.close();
     await this.db.destroy();
   }
 

@@ -50,12 +50,16 @@ describe('per-stock histories as columns answer what the object path answered', 
     tmp.cleanup();
   });
 
-  for (const [name, budget] of [
-    ['a cache that holds every stock', undefined],
-    ['a cache that holds nothing (windowed reads)', 1],
+  for (const [name, budget, readers] of [
+    ['a cache that holds every stock', undefined, 0],
+    ['a cache that holds nothing (windowed reads)', 1, 0],
+    ['read on two series reader threads, a cache that holds nothing', 1, 2],
   ] as const) {
-    it(`price history and valuation band, every stock, ${name}`, async () => {
-      const histories = new StockHistories(store.market, AS_OF, budget);
+    it(`price history and valuation band, every stock, ${name}`, async (t) => {
+      // The service's own store reads bars on reader threads: a second connection to the same file.
+      const reading = readers === 0 ? store : await openSqliteStore(join(tmp.dir, 'db.sqlite'), { seriesReaders: readers });
+      t.after(() => (reading === store ? undefined : reading.close()));
+      const histories = new StockHistories(reading.market, AS_OF, budget);
       assert.ok(securities.length >= 60, `${securities.length} stocks`);
       let compared = 0;
       for (const security of securities) {
@@ -77,6 +81,7 @@ describe('per-stock histories as columns answer what the object path answered', 
         }
       }
       assert.ok(compared > 1000);
+      if (readers > 0) assert.ok((reading.seriesReaders?.answered ?? 0) >= securities.length, `${reading.seriesReaders?.answered} reads answered by the threads`);
       if (budget === undefined) assert.ok(histories.bytes > 0);
       else assert.equal(histories.bytes, 0);
     });

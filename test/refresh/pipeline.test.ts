@@ -160,6 +160,22 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
     assert.equal(source.cursors.at(-1), cursor, 'the next hourly run continues from the hourly cursor, not the backfill');
   });
 
+  it('reports the longest the recompute held the event loop (what requests waited on it)', async () => {
+    // A store whose securities read holds the thread for 120 ms, as a long synchronous SQLite read would.
+    const market = t.app.store.market;
+    const slow = Object.create(market) as typeof market;
+    slow.securities = async () => {
+      const until = performance.now() + 120;
+      while (performance.now() < until);
+      return market.securities();
+    };
+    const store = { market: slow, refresh: t.app.store.refresh };
+    const report = await new Refresher(store, t.app.holder, [], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'stall' }).run();
+    assert.ok(report.timings.maxStallMs >= 100, `stall of ${report.timings.maxStallMs} ms reported`);
+    const quick = await new Refresher(t.app.store, t.app.holder, [], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'stall' }).run();
+    assert.ok(quick.timings.maxStallMs < report.timings.maxStallMs, `${quick.timings.maxStallMs} ms without the slow read`);
+  });
+
   it('prints a failed source and a run without detail', () => {
     const out = formatSourceRuns([
       { id: 7, startedAt: '2026-11-23T01:00:00.000Z', finishedAt: '2026-11-23T01:00:05.000Z', status: 'partial', detail: JSON.stringify([{ source: 'sec', ok: false, at: 'x', error: 'timed out after 600000 ms' }, { source: 'fsc', ok: true, at: 'x', records: 12 }]) },

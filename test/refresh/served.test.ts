@@ -84,6 +84,16 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     assert.ok(a.counts.scored > 50, `${a.counts.scored} scored`);
   });
 
+  it('reads the same universe a slice of stocks at a time, and the sector exports a decade at a time', async () => {
+    const whole = await loadUniverse(store.market, AS_OF, 1_000_000);
+    const sliced = await loadUniverse(store.market, AS_OF, 7);
+    assert.ok(whole.securities.length > 7 * 5, `${whole.securities.length} stocks: several slices`);
+    assert.deepStrictEqual(sliced, whole);
+    assert.deepStrictEqual(sliced.sectorExports, await store.market.sectorExports());
+    const years = new Set(sliced.sectorExports.map((m) => m.month.slice(0, 3)));
+    assert.ok(years.has('199') && years.has('202'), 'the first and the last decade are both read');
+  });
+
   it('computes the same snapshot in steps, pausing every chunk of stocks and before the ranks', async () => {
     const universe = await loadUniverse(store.market, AS_OF);
     const n = universe.securities.length;

@@ -135,6 +135,29 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.deepEqual(await store.market.tradingDates('KR'), ['2024-11-20']);
   });
 
+  it('reads the recent window a slice of security ids at a time, and sector exports by months', async () => {
+    await store.market.writeDataset(dataset);
+    const securities = await store.market.securities();
+    const kr = securities.find((s) => s.market === 'KR');
+    const us = securities.find((s) => s.market === 'US');
+    assert.ok(kr && us);
+    const only = (id: number) => ({ first: id, last: id, securities });
+    const pick = <T>(map: Map<number, T>, id: number) => new Map([...map].filter(([k]) => k === id));
+    for (const s of [kr, us]) {
+      assert.deepEqual(await store.market.recentReports('2024-11-30', 9, only(s.id)), pick(await store.market.recentReports('2024-11-30', 9), s.id));
+      assert.deepEqual(await store.market.lastBars('2024-01-01', '2024-12-31', 21, only(s.id)), pick(await store.market.lastBars('2024-01-01', '2024-12-31', 21), s.id));
+      assert.deepEqual(await store.market.flowsOfLastBars('2024-01-01', '2024-12-31', 20, only(s.id)), pick(await store.market.flowsOfLastBars('2024-01-01', '2024-12-31', 20), s.id));
+    }
+    // Without the securities list the slice reads it itself.
+    assert.deepEqual(await store.market.recentReports('2024-11-30', 9, { first: kr.id, last: kr.id }), pick(await store.market.recentReports('2024-11-30', 9), kr.id));
+    assert.equal((await store.market.recentReports('2024-11-30', 9, { first: kr.id, last: kr.id })).get(kr.id)?.length, 2, 'the KR stock has two filings in its window');
+    const months = dataset.sectorExports.map((m) => m.month).sort();
+    const [first, last] = [months[0] as string, months.at(-1) as string];
+    assert.deepEqual(await store.market.sectorExports({ from: first, to: first }), dataset.sectorExports.filter((m) => m.month === first));
+    assert.deepEqual(await store.market.sectorExports({ from: '0000-00', to: '9999-99' }), await store.market.sectorExports());
+    assert.deepEqual(await store.market.sectorExports({ from: `${last}x`, to: '9999-99' }), []);
+  });
+
   it('is idempotent: writing the same data twice stores the same rows', async () => {
     await store.market.writeDataset(dataset);
     assert.equal((await store.market.securities()).length, 2);
