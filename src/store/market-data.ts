@@ -2,7 +2,7 @@
 // refresh writes from the sources and what the snapshot and the per-stock histories read. It
 // stores and reads normalised records; it computes nothing.
 
-import { sql, type Kysely, type SelectExpression, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import type {
   DailyBar,
@@ -23,6 +23,7 @@ import { createBarsDateIndex, type Engine } from './migrations.js';
 import { upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB, ReportsTable } from './schema.js';
 import type { SeriesReaders } from './series-readers.js';
+import { COLUMNS_OF, columnsOfRows, seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
   id: number;
@@ -379,67 +380,36 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   async barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
-    if (this.seriesReaders) return this.seriesReaders.barSeries(securityId, range).catch(() => this.barSeriesHere(securityId, range));
-    return this.barSeriesHere(securityId, range);
-  }
-
-  private async barSeriesHere(securityId: number, range: SeriesRange): Promise<BarSeries> {
-    const rows = await this.seriesRows('barSeries', ['bars.date', 'bars.open', 'bars.high', 'bars.low', 'bars.close', 'bars.volume', 'bars.traded_value', 'bars.shares'], securityId, range);
-    const n = rows.length;
-    const series = {
-      days: new Int32Array(n),
-      open: new Float64Array(n),
-      high: new Float64Array(n),
-      low: new Float64Array(n),
-      close: new Float64Array(n),
-      volume: new Float64Array(n),
-      tradedValue: new Float64Array(n),
-      shares: new Float64Array(n),
-    };
-    const reversed = range.last !== undefined;
-    for (let k = 0; k < n; k++) {
-      const r = rows[reversed ? n - 1 - k : k] as unknown[];
-      series.days[k] = dayNumber(r[0] as string);
-      series.open[k] = Number(r[1]);
-      series.high[k] = Number(r[2]);
-      series.low[k] = Number(r[3]);
-      series.close[k] = Number(r[4]);
-      series.volume[k] = Number(r[5]);
-      series.tradedValue[k] = Number(r[6]);
-      series.shares[k] = Number(r[7]);
-    }
-    return series;
+    return seriesOf('bars', await this.seriesColumns('bars', securityId, range));
   }
 
   async closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
-    if (this.seriesReaders) return this.seriesReaders.closeSeries(securityId, range).catch(() => this.closeSeriesHere(securityId, range));
-    return this.closeSeriesHere(securityId, range);
+    return seriesOf('closes', await this.seriesColumns('closes', securityId, range));
   }
 
-  private async closeSeriesHere(securityId: number, range: SeriesRange): Promise<CloseSeries> {
-    const rows = await this.seriesRows('closeSeries', ['bars.date', 'bars.close', 'bars.shares'], securityId, range);
-    const n = rows.length;
-    const series = { days: new Int32Array(n), close: new Float64Array(n), shares: new Float64Array(n) };
-    const reversed = range.last !== undefined;
-    for (let k = 0; k < n; k++) {
-      const r = rows[reversed ? n - 1 - k : k] as unknown[];
-      series.days[k] = dayNumber(r[0] as string);
-      series.close[k] = Number(r[1]);
-      series.shares[k] = Number(r[2]);
+  /** On the reader threads when there are any, else (or when they cannot answer) here. */
+  private async seriesColumns(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
+    if (this.seriesReaders) {
+      try {
+        return await this.seriesReaders.columns(kind, securityId, range);
+      } catch {
+        // read here instead
+      }
     }
-    return series;
+    const rows = await this.seriesRows(kind, securityId, range);
+    return columnsOfRows(kind, rows, range.last !== undefined, (day) => dayNumber(day as string));
   }
 
   /**
    * One key range of `bars` as row arrays, newest first when `last` is given. Compiled once per
    * shape (building and compiling with Kysely cost ~4% of an uncached history call).
    */
-  private seriesRows(name: string, columns: readonly SelectExpression<DB, 'bars'>[], securityId: number, range: SeriesRange): Promise<unknown[][]> {
+  private seriesRows(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<unknown[][]> {
     const limited = range.last !== undefined;
-    const run = this.queries.hotArrays(`${name}${limited ? 'Last' : ''}`, (p) => {
+    const run = this.queries.hotArrays(`${kind}Series${limited ? 'Last' : ''}`, (p) => {
       const q = this.db
         .selectFrom('bars')
-        .select(columns)
+        .select(['bars.date', ...COLUMNS_OF[kind].map(({ column }) => `bars.${column}` as const)])
         .where('bars.security_id', '=', p.number(0))
         .where('bars.date', '>=', p.text(1))
         .where('bars.date', '<=', p.text(2));

@@ -5,7 +5,9 @@
 
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { COLUMNS_OF, type SeriesReply, type SeriesRequest } from './series-readers.js';
+import type { SeriesReply, SeriesRequest } from './series-readers.js';
+import { COLUMNS_OF, columnsOfRows, type SeriesColumns, type SeriesKind } from './series-rows.js';
+import { statementCache } from './sqlite-statements.js';
 
 const { file } = workerData as { file: string };
 const db = new Database(file, { fileMustExist: true });
@@ -13,47 +15,24 @@ db.pragma('query_only = ON');
 db.pragma('busy_timeout = 5000');
 
 // The day as its number (days since 1970-01-01) straight from SQLite: parsing 'YYYY-MM-DD' in
-// JavaScript cost as much as the row itself.
-const DAY = 'unixepoch(date) / 86400';
-const statement = (kind: SeriesRequest['kind'], last: boolean) =>
-  db
-    .prepare(
-      `SELECT ${DAY}, ${COLUMNS_OF[kind].map((c) => c.column).join(', ')} FROM bars ` +
-        `WHERE security_id = ? AND date >= ? AND date <= ? ORDER BY date ${last ? 'DESC LIMIT ?' : ''}`,
-    )
-    .raw();
-// Prepared on first use: the service starts its readers before its first start creates the tables.
-const prepared = new Map<string, Database.Statement>();
-const statementFor = (kind: SeriesRequest['kind'], last: boolean): Database.Statement => {
-  const key = `${kind}${last ? 'Last' : ''}`;
-  let st = prepared.get(key);
-  if (st === undefined) {
-    st = statement(kind, last);
-    prepared.set(key, st);
-  }
-  return st;
-};
+// JavaScript cost as much as the row itself. Prepared on first use: the service starts its
+// readers before its first start creates the tables.
+const statements = statementCache(db, 4, true);
+const sqlOf = (kind: SeriesKind, last: boolean): string =>
+  `SELECT unixepoch(date) / 86400, ${COLUMNS_OF[kind].map((c) => c.column).join(', ')} FROM bars ` +
+  `WHERE security_id = ? AND date >= ? AND date <= ? ORDER BY date ${last ? 'DESC LIMIT ?' : ''}`;
 
-function read(request: SeriesRequest): { id: number; days: Int32Array; values: Float64Array[] } {
+function read(request: SeriesRequest): SeriesColumns {
   const { kind, securityId, from, to, last } = request;
-  const rows = (last === null ? statementFor(kind, false).all(securityId, from, to) : statementFor(kind, true).all(securityId, from, to, last)) as number[][];
-  const n = rows.length;
-  const columns = COLUMNS_OF[kind];
-  const days = new Int32Array(n);
-  const values = columns.map(() => new Float64Array(n));
-  const reversed = last !== null;
-  for (let k = 0; k < n; k++) {
-    const row = rows[reversed ? n - 1 - k : k] as number[];
-    days[k] = row[0] as number;
-    for (let c = 0; c < values.length; c++) (values[c] as Float64Array)[k] = Number(row[c + 1]);
-  }
-  return { id: request.id, days, values };
+  const statement = statements(sqlOf(kind, last !== null));
+  const rows = (last === null ? statement.all(securityId, from, to) : statement.all(securityId, from, to, last)) as number[][];
+  return columnsOfRows(kind, rows, last !== null, (day) => day as number);
 }
 
 parentPort?.postMessage('ready');
 parentPort?.on('message', (request: SeriesRequest) => {
   try {
-    const reply = read(request);
+    const reply = { id: request.id, ...read(request) };
     parentPort?.postMessage(reply, [reply.days.buffer as ArrayBuffer, ...reply.values.map((v) => v.buffer as ArrayBuffer)]);
   } catch (err) {
     parentPort?.postMessage({ id: request.id, error: (err as Error).message } satisfies SeriesReply);

@@ -10,27 +10,11 @@ import type { Worker } from 'node:worker_threads';
 import type { BarSeries, CloseSeries } from '../domain/series.js';
 import { startWorker } from '../runtime/worker.js';
 import type { SeriesRange } from './market-data.js';
-
-/** The columns each kind of read carries after the day, in order, and the series field each fills. */
-export const COLUMNS_OF = {
-  bars: [
-    { column: 'open', field: 'open' },
-    { column: 'high', field: 'high' },
-    { column: 'low', field: 'low' },
-    { column: 'close', field: 'close' },
-    { column: 'volume', field: 'volume' },
-    { column: 'traded_value', field: 'tradedValue' },
-    { column: 'shares', field: 'shares' },
-  ],
-  closes: [
-    { column: 'close', field: 'close' },
-    { column: 'shares', field: 'shares' },
-  ],
-} as const;
+import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface SeriesRequest {
   id: number;
-  kind: keyof typeof COLUMNS_OF;
+  kind: SeriesKind;
   securityId: number;
   from: string;
   to: string;
@@ -38,11 +22,10 @@ export interface SeriesRequest {
   last: number | null;
 }
 
-export type SeriesReply = { id: number; days: Int32Array; values: Float64Array[] } | { id: number; error: string };
+export type SeriesReply = ({ id: number } & SeriesColumns) | { id: number; error: string };
 
 interface Pending {
-  kind: SeriesRequest['kind'];
-  resolve: (series: BarSeries | CloseSeries) => void;
+  resolve: (columns: SeriesColumns) => void;
   reject: (err: Error) => void;
 }
 
@@ -69,12 +52,17 @@ export class SeriesReaders {
     for (let i = 0; i < count; i++) this.readers.push(this.start());
   }
 
+  /** One stock's bars of `kind` in `range`, as columns. */
+  columns(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
+    return this.read(kind, securityId, range);
+  }
+
   barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
-    return this.read('bars', securityId, range) as Promise<BarSeries>;
+    return this.read('bars', securityId, range).then((columns) => seriesOf('bars', columns));
   }
 
   closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
-    return this.read('closes', securityId, range);
+    return this.read('closes', securityId, range).then((columns) => seriesOf('closes', columns));
   }
 
   async close(): Promise<void> {
@@ -82,14 +70,14 @@ export class SeriesReaders {
     await Promise.all(this.readers.map((r) => r.worker.terminate()));
   }
 
-  private read(kind: SeriesRequest['kind'], securityId: number, range: SeriesRange): Promise<BarSeries | CloseSeries> {
+  private read(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
     if (this.closing) return Promise.reject(new Error('the series readers are closed'));
     if (this.broken) return Promise.reject(this.broken);
     let reader = this.readers[0] as Reader;
     for (const r of this.readers) if (r.pending.size < reader.pending.size) reader = r;
     const request: SeriesRequest = { id: this.nextId++, kind, securityId, from: range.from ?? '', to: range.to, last: range.last ?? null };
     return new Promise((resolve, reject) => {
-      reader.pending.set(request.id, { kind, resolve, reject });
+      reader.pending.set(request.id, { resolve, reject });
       reader.worker.postMessage(request);
     });
   }
@@ -112,7 +100,7 @@ export class SeriesReaders {
       if ('error' in reply) pending.reject(new Error(`series read failed: ${reply.error}`));
       else {
         this.answered++;
-        pending.resolve(seriesOf(pending.kind, reply.days, reply.values));
+        pending.resolve(reply);
       }
     });
     let failure: Error | null = null;
@@ -136,10 +124,4 @@ export class SeriesReaders {
     });
     return reader;
   }
-}
-
-function seriesOf(kind: SeriesRequest['kind'], days: Int32Array, values: Float64Array[]): BarSeries | CloseSeries {
-  const series: Record<string, Int32Array | Float64Array> = { days };
-  COLUMNS_OF[kind].forEach(({ field }, i) => (series[field] = values[i] as Float64Array));
-  return series as unknown as BarSeries | CloseSeries;
 }

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { DB } from './schema.js';
 import type { RowRunner } from './queries.js';
 import { SeriesReaders } from './series-readers.js';
+import { statementCache } from './sqlite-statements.js';
 import { KyselyStore } from './store.js';
 
 export interface SqliteOptions {
@@ -57,27 +58,6 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     throw err;
   }
   return store;
-}
-
-/**
- * Prepared statements reused by SQL text. Kysely prepares every query anew, and for the small
- * statements of every request (key lookup, usage count) preparing costs as much as running.
- * Bounded, because multi-row inserts vary in row count. Safe because statements are only run
- * with all() and run(), never left open in an iterate(). `raw`: statements that give rows as
- * arrays of column values (the store's bulk reads).
- */
-function statementCache(database: Database.Database, max: number, raw = false): (sql: string) => Database.Statement {
-  const statements = new Map<string, Database.Statement>();
-  return (sql) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = database.prepare(sql);
-      if (raw) statement.raw(true);
-      if (statements.size >= max) statements.clear();
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
 }
 
 /**
