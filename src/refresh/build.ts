@@ -79,6 +79,9 @@ export async function computeSnapshotYielding(universe: UniverseData, asOf: stri
 /** Stocks computed between two pauses of `computeSnapshotYielding` (~2 ms of work). */
 export const STOCKS_PER_STEP = 50;
 
+/** A cohort's size and how to rank one stock's 17 metric values in it. */
+type CohortRanker = { members: number; rank: (v: PercentileValues) => PercentileEntry[] };
+
 /** The computation, pausing (yielding) after every `chunk` stocks and before the cohort ranks. */
 export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STOCKS_PER_STEP): Generator<void, ComputedSnapshot> {
   const fx = fxRateAsOf(universe.fx, asOf);
@@ -181,13 +184,14 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
   // metrics are sorted here, and a stock's 34 entries are made the first time it is asked for
   // (most stocks never are between two refreshes; making them all was a quarter of the compute).
   // One cohort per step: a market's (up to ~4,400 stocks at full size) sorts 17 arrays.
-  const rankers = new Map<string, { members: number; rank: (v: PercentileValues) => PercentileEntry[] }>();
+  const rankers = new Map<string, CohortRanker>();
   const cohorts: [string, readonly string[]][] = [...sectorMembers, ...(['KR', 'US'] as const).map((m): [string, readonly string[]] => [m, marketMembers[m]])];
   for (const [cohortKey, members] of cohorts) {
     yield;
     rankers.set(cohortKey, { members: members.length, rank: cohortRanker(members.map((k) => metricValues.get(k) as PercentileValues)) });
   }
-  const rankerOf = (cohortKey: string) => rankers.get(cohortKey) ?? { members: 0, rank: cohortRanker([]) };
+  // Every stock's sector and market are among the cohorts just ranked.
+  const rankerOf = (cohortKey: string) => rankers.get(cohortKey) as CohortRanker;
   yield;
   for (const [key, view] of views) {
     const values = metricValues.get(key) as PercentileValues;

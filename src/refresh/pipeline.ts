@@ -18,6 +18,7 @@ import type { DatasetHolder } from '../tools/holder.js';
 import { computeSnapshotYielding } from './build.js';
 import { Claims } from './claims.js';
 import { loadUniverse, SnapshotDataset } from './served.js';
+import { stallMonitor } from '../runtime/stalls.js';
 
 export interface SourceStatus {
   source: string;
@@ -69,34 +70,6 @@ function servedState({ source, ok, at, error, records }: SourceStatus): SourceSt
 /** The next top of the hour after `at`. */
 export function nextHour(at: Date): Date {
   return new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000 + 3_600_000);
-}
-
-const STALL_TICK_MS = 10;
-
-/**
- * The longest the event loop went without running a 10 ms timer, less the 10 ms, from start to
- * stop: how long a request that arrived meanwhile could have waited. (`monitorEventLoopDelay`
- * misses a stall before its first sample, and a recompute's first read comes at once.)
- */
-function stallMonitor(): { stop(): void; longestMs(): number } {
-  let last = performance.now();
-  let longest = 0;
-  const tick = () => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last - STALL_TICK_MS);
-    last = now;
-  };
-  const timer = setInterval(tick, STALL_TICK_MS);
-  let stopped = false;
-  return {
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(timer);
-      tick();
-    },
-    longestMs: () => Math.max(0, Math.round(longest)),
-  };
 }
 
 /** The slot of a scheduled run: its scheduled time, the same on every instance. */
