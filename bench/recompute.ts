@@ -4,7 +4,7 @@
 //   node --import tsx bench/recompute.ts <dataDir> <repeats> [asOf]
 // Prints one JSON line.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/access/clock.js';
@@ -12,6 +12,7 @@ import type * as Build from '../src/refresh/build.js';
 import type * as Stalls from '../src/runtime/stalls.js';
 import type * as Served from '../src/refresh/served.js';
 import type * as Sqlite from '../src/store/sqlite.js';
+import { procStatusBytes } from './lib/util.js';
 
 // The compiled service (what `serve` runs) when bench/run.ts has built it, else the sources
 // through tsx (whose name-keeping helpers cost a few percent).
@@ -26,11 +27,6 @@ const [dataDir, repeatsArg, asOfArg] = process.argv.slice(2);
 if (dataDir === undefined) throw new Error('usage: recompute.ts <dataDir> <repeats> [asOf]');
 const repeats = Number(repeatsArg ?? 3);
 const asOf = asOfArg ?? seoulDay(systemClock());
-
-function peakRss(): number | null {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return match ? Number(match[1]) * 1024 : null;
-}
 
 const store = await openSqliteStore(join(dataDir, 'service.sqlite'));
 const loadMs: number[] = [];
@@ -56,4 +52,4 @@ try {
 } finally {
   await store.close();
 }
-process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, counts, peakRssBytes: peakRss(), compiled: existsSync(built) })}\n`);
+process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), compiled: existsSync(built) })}\n`);

@@ -37,7 +37,7 @@ import {
   type RunningServer,
   type StoreSpec,
 } from './lib/server.js';
-import { freePort, log, machineLoad, median, round, settingsFromEnv, sleep } from './lib/util.js';
+import { drained, freePort, log, machineLoad, median, round, settingsFromEnv, sleep } from './lib/util.js';
 import { printTable } from './lib/table.js';
 
 const settings = settingsFromEnv();
@@ -112,14 +112,6 @@ const bandUncached = (code: string, pass: number): string => {
 };
 
 type Measured = LoadResult & { load1: number };
-
-/**
- * Waits for requests still queued in the server when a run stopped (a closed socket does not
- * cancel work already queued): one cheap request answers only after them.
- */
-async function drained(url: string): Promise<void> {
-  await fetch(new URL('/healthz', url)).then((r) => r.arrayBuffer(), () => undefined);
-}
 
 async function measure(target: LoadTarget, connections = settings.connections): Promise<Measured> {
   await runLoad(target, settings.warmupSeconds, connections);

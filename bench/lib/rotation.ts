@@ -3,9 +3,8 @@
 // `Cache-Control: no-cache` so the service computes it anew; the service's `X-Cache` answers are
 // counted, so a run proves it never hit the response cache. At 50 connections and at 1.
 
-import { readFileSync } from 'node:fs';
 import { runLoad, type LoadResult } from './load.js';
-import { log, machineLoad, settingsFromEnv } from './util.js';
+import { drained, log, machineLoad, procStatusBytes, settingsFromEnv } from './util.js';
 
 const REST = '/api/public/v2';
 
@@ -30,12 +29,7 @@ export interface RotationRow {
 
 /** Current resident set size of a process (VmRSS), for start / middle / end readings. */
 export function currentRss(pid: number): number | null {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
+  return procStatusBytes(pid, 'VmRSS');
 }
 
 export async function rotateTools(server: { url: string; pid: number }, key: string, codes: readonly string[], connections: number): Promise<RotationRow[]> {
@@ -52,9 +46,9 @@ export async function rotateTools(server: { url: string; pid: number }, key: str
       nextPath: () => path(encodeURIComponent(codes[i++ % codes.length] as string)),
     };
     await runLoad(target, settings.warmupSeconds, conns);
-    await fetch(new URL('/healthz', server.url)).then((r) => r.arrayBuffer(), () => undefined);
+    await drained(server.url);
     const result = await runLoad(target, settings.seconds, conns);
-    await fetch(new URL('/healthz', server.url)).then((r) => r.arrayBuffer(), () => undefined);
+    await drained(server.url);
     if (result.cacheHits !== 0) throw new Error(`rotation ${path('CODE')}: ${result.cacheHits} responses came from the response cache`);
     return { ...result, load1: machineLoad().load1, rssBytes: currentRss(server.pid) };
   };

@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { daysBetween, freePort, log, machineLoad, round, seoulToday, sleep } from './util.js';
+import { daysBetween, freePort, log, machineLoad, procStatusBytes, round, seoulToday, sleep } from './util.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const DATA_ROOT = join(ROOT, 'bench', '.data');
@@ -148,12 +148,7 @@ export async function stopServer(server: RunningServer): Promise<void> {
 
 /** Peak resident set size of a live process, bytes (Linux /proc VmHWM). */
 export function peakRss(pid: number): number | null {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
+  return procStatusBytes(pid, 'VmHWM');
 }
 
 export interface LogLine {

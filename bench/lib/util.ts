@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmark: settings from the environment, statistics, timing.
 
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 
@@ -100,4 +101,22 @@ export function seoulToday(): string {
 
 export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+}
+
+/** A size field of a process's /proc status (VmRSS now, VmHWM the peak), bytes; null when gone. */
+export function procStatusBytes(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits for requests still queued in the server when a run stopped (a closed socket does not
+ * cancel work already queued): one cheap request answers only after them.
+ */
+export async function drained(url: string): Promise<void> {
+  await fetch(new URL('/healthz', url)).then((r) => r.arrayBuffer(), () => undefined);
 }
