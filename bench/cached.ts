@@ -30,8 +30,8 @@ try {
     });
     process.stdout.write(`\n${universe}, round ${round}, ${settings.seconds} s runs, ${settings.connections} connections, load ${JSON.stringify(machineLoad())}\n`);
     printTable(
-      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'ceiling p99', 'ratio'],
-      rows.map((r) => [r.scenario, r.server.requestsPerSecond, r.server.p50Ms, r.server.p99Ms, r.ceiling.requestsPerSecond, r.ceiling.p99Ms, r.ratio]),
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'ceiling req/s', 'ceiling p99', 'ceiling CPU us/req', 'ratio'],
+      rows.map((r) => [r.scenario, r.server.requestsPerSecond, r.server.p50Ms, r.server.p99Ms, r.server.cpuUsPerRequest ?? null, r.ceiling.requestsPerSecond, r.ceiling.p99Ms, r.ceiling.cpuUsPerRequest ?? null, r.ratio]),
     );
   }
 } finally {

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad, type LoadResult, type LoadTarget } from './load.js';
 import { ROOT, type RunningServer } from './server.js';
-import { drained, freePort, log, machineLoad, round } from './util.js';
+import { drained, freePort, log, machineLoad, procCpuMicros, round } from './util.js';
 
 export interface Scenario {
   name: string;
@@ -43,15 +43,26 @@ export function headersFor(key: string, scenario: { method: 'GET' | 'POST' }): R
   };
 }
 
-export type Measured = LoadResult & { load1: number };
+export type Measured = LoadResult & {
+  load1: number;
+  /**
+   * The server's CPU time (user + system) over the measured run divided by its requests, when
+   * its pid is given: less moved by other work on the machine than req/s, so the figure to
+   * compare two builds by.
+   */
+  cpuUsPerRequest?: number;
+};
 
 /** A warm-up run, the measured run, each followed by a drain. */
-export async function measure(target: LoadTarget, seconds: { warmup: number; measured: number }, connections: number): Promise<Measured> {
+export async function measure(target: LoadTarget, seconds: { warmup: number; measured: number }, connections: number, pid?: number): Promise<Measured> {
   await runLoad(target, seconds.warmup, connections);
   await drained(target.url);
+  const cpuBefore = pid === undefined ? null : procCpuMicros(pid);
   const result = await runLoad(target, seconds.measured, connections);
   await drained(target.url);
-  return { ...result, load1: machineLoad().load1 };
+  const cpuAfter = pid === undefined ? null : procCpuMicros(pid);
+  const cpu = cpuBefore === null || cpuAfter === null || result.requests === 0 ? {} : { cpuUsPerRequest: round((cpuAfter - cpuBefore) / result.requests, 1) };
+  return { ...result, load1: machineLoad().load1, ...cpu };
 }
 
 interface Canned {
@@ -139,8 +150,8 @@ export async function readPaths(server: RunningServer, key: string, fallbackCode
       log(`${label}: ${s.name}`);
       const headers = headersFor(key, s);
       const body = s.body !== undefined ? { body: s.body } : {};
-      const real = await measure({ url: `${server.url}${s.path}`, method: s.method, headers, ...body }, options.seconds, options.connections);
-      const bare = await measure({ url: `${ceiling.url}/ceiling/${i}`, method: s.method, headers, ...body }, options.seconds, options.connections);
+      const real = await measure({ url: `${server.url}${s.path}`, method: s.method, headers, ...body }, options.seconds, options.connections, server.pid);
+      const bare = await measure({ url: `${ceiling.url}/ceiling/${i}`, method: s.method, headers, ...body }, options.seconds, options.connections, ceiling.pid);
       const framework = fastify === null ? null : await measure({ url: `${fastify.url}/ceiling/${i}`, method: s.method, headers, ...body }, options.seconds, options.connections);
       rows.push({
         scenario: s.name,

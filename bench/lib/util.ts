@@ -113,6 +113,18 @@ export function procStatusBytes(pid: number | 'self', field: 'VmRSS' | 'VmHWM'):
   }
 }
 
+/** CPU time a process has used so far (user + system), in microseconds; null when gone. */
+export function procCpuMicros(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing paren).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of stat)
+    return Number.isFinite(ticks) ? (ticks * 1_000_000) / 100 : null; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Waits for requests still queued in the server when a run stopped (a closed socket does not
  * cancel work already queued): one cheap request answers only after them.

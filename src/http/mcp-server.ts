@@ -133,7 +133,7 @@ export function createMcpServer(deps: McpServerDeps): {
   const run = (tool: ToolDefinition) => async (args: Record<string, unknown>, call: McpCall, account?: Account): Promise<CallToolResult> => {
     try {
       const { entry } = await deps.runner.run(tool, args, account ?? (await admit(tool, call)));
-      call.raw = entry.mcpResult ??= mcpToolResult(tool, entry.body);
+      call.raw = entry.mcpResult ??= mcpToolResult(tool, entry.bytes.toString('utf8'));
       return SENT_AS_IS;
     } catch (err) {
       return toolFailure(err, call);

@@ -6,7 +6,11 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 export interface CachedBody {
-  body: string;
+  /**
+   * The serialised answer as UTF-8 bytes. REST sends them as they are: a string body would be
+   * measured (Content-Length) and encoded again on every request.
+   */
+  bytes: Buffer;
   etag: string;
   /** The MCP tools/call result wrapping this body, built once on first use. */
   mcpResult?: string;
@@ -16,7 +20,11 @@ export class ResponseCache {
   private readonly lru: LRUCache<string, CachedBody>;
 
   constructor(maxBytes = 128 * 1024 * 1024) {
-    this.lru = new LRUCache<string, CachedBody>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 64 });
+    this.lru = new LRUCache<string, CachedBody>({
+      maxSize: maxBytes,
+      // The body, and room for its MCP form (about as long), which the first MCP call adds.
+      sizeCalculation: (v, k) => 2 * v.bytes.byteLength + k.length + 64,
+    });
   }
 
   static key(version: number, tool: string, args: Record<string, unknown>): string {
@@ -39,7 +47,8 @@ export class ResponseCache {
 
   /** A body with its strong ETag (a digest of the bytes), not stored. */
   static entry(body: string): CachedBody {
-    return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    const bytes = Buffer.from(body, 'utf8');
+    return { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
   }
 
   clear(): void {

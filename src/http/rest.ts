@@ -26,7 +26,7 @@ export async function restRoutes(api: FastifyInstance, deps: RestDeps): Promise<
   }
 }
 
-async function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<string | FastifyReply> {
+async function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<Buffer | FastifyReply> {
   const auth = await deps.access.authenticate(request.headers.authorization);
   const gate = await admitCall(deps.access, deps.clock, auth, tool.name);
   if (gate.caller) request.keyPrefix = gate.caller.prefix;
@@ -48,7 +48,7 @@ async function handle(tool: ToolDefinition, request: FastifyRequest, reply: Fast
   reply.header('content-type', 'application/json; charset=utf-8');
   if (!tool.cacheable) {
     reply.header('cache-control', 'no-store');
-    return entry.body;
+    return entry.bytes;
   }
   const maxAge = Math.max(0, Math.floor((dataset.nextRefreshAt.getTime() - deps.clock().getTime()) / 1000));
   reply.header('x-cache', cached ? 'hit' : 'miss');
@@ -56,5 +56,5 @@ async function handle(tool: ToolDefinition, request: FastifyRequest, reply: Fast
   reply.header('cache-control', `private, max-age=${maxAge}`);
   reply.header('vary', 'Authorization');
   if (etagMatches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return entry.body;
+  return entry.bytes;
 }
