@@ -64,6 +64,11 @@ async function needing<T>(dependency: string, work: Promise<T>): Promise<T> {
 
 export class AccessControl {
   private readonly lastTouched = new Map<number, number>();
+  /**
+   * SHA-256 of keys seen recently (a pure function of the key, so never stale): a busy key is
+   * hashed once, not on every call. Bounded; wrong guesses are not kept.
+   */
+  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly store: AccessStore,
@@ -75,11 +80,13 @@ export class AccessControl {
   async authenticate(authorization: string | undefined): Promise<AuthResult> {
     const token = bearerToken(authorization);
     if (token === null || !looksLikeKey(token)) return { ok: false, why: 'missing' };
-    const hash = hashKey(token);
+    const hash = this.hashes.get(token) ?? hashKey(token);
     // The lookup is by hash (an index probe); the constant-time comparison guards against
     // the engine's own string comparison leaking how much of the hash matched.
     const key = await needing('database', this.store.keyByHash(hash));
     if (key === null || !sameHash(key.hash, hash)) return { ok: false, why: 'unknown' };
+    if (this.hashes.size >= 10_000) this.hashes.clear();
+    this.hashes.set(token, hash);
     if (key.revokedAt !== null) return { ok: false, why: 'revoked', prefix: key.prefix };
     return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
   }

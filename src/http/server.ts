@@ -95,8 +95,11 @@ export async function buildServer(deps: ServerDeps) {
     if (count > 1) request.headers.authorization = '';
     // Node's requestTimeout stops counting once the headers are in, so a body dribbled a byte
     // at a time (slow POST) could hold a socket open indefinitely: the body gets the same deadline.
+    // Only a request that announces a body can have one (RFC 9112 6.3); a GET is not yet
+    // `complete` here either, but it needs no timer (a timer and two listeners per request showed).
     const raw = request.raw;
-    if (!raw.complete) {
+    const announcesBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    if (announcesBody && !raw.complete) {
       const timer = setTimeout(() => {
         if (!raw.complete) raw.socket.destroy();
       }, requestTimeout);
