@@ -52,7 +52,7 @@ export interface McpCall {
   /** Counting the call needed the database or Redis and it is away: the whole HTTP request is a 503. */
   outage: ApiError | null;
   /** The serialised tools/call result (the response cache's `mcpResult`), sent as it is. */
-  raw: string | null;
+  raw: Buffer | null;
 }
 
 export interface McpServerDeps {
@@ -133,7 +133,7 @@ export function createMcpServer(deps: McpServerDeps): {
   const run = (tool: ToolDefinition) => async (args: Record<string, unknown>, call: McpCall, account?: Account): Promise<CallToolResult> => {
     try {
       const { entry } = await deps.runner.run(tool, args, account ?? (await admit(tool, call)));
-      call.raw = entry.mcpResult ??= mcpToolResult(tool, entry.bytes.toString('utf8'));
+      call.raw = entry.mcpResult ??= Buffer.from(mcpToolResult(tool, entry.bytes.toString('utf8')), 'utf8');
       return SENT_AS_IS;
     } catch (err) {
       return toolFailure(err, call);

@@ -43,8 +43,12 @@ interface Incoming {
   error?: unknown;
 }
 
-/** A serialised JSON-RPC response, or null for a message that gets none (a notification). */
-type Answer = string | null;
+/**
+ * A serialised JSON-RPC response, or null for a message that gets none (a notification). A
+ * cached tool result comes as UTF-8 bytes and is sent as bytes: a string body would be measured
+ * and encoded again on every request.
+ */
+type Answer = string | Buffer | null;
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 
@@ -55,6 +59,21 @@ const encodeId = (id: Id): string => JSON.stringify(id);
 const errorAnswer = (id: Id, code: number, message: string, data?: unknown): string =>
   `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify({ code, message, ...(data === undefined ? {} : { data }) })}}`;
 const resultAnswer = (id: Id, result: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${result}}`;
+const CLOSE = Buffer.from('}');
+const rawResultAnswer = (id: Id, result: Buffer): Buffer => Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${encodeId(id)},"result":`), result, CLOSE]);
+const COMMA = Buffer.from(',');
+const OPEN_BATCH = Buffer.from('[');
+const CLOSE_BATCH = Buffer.from(']');
+
+/** The HTTP body of the answers: one answer as it is, a batch as a JSON array. */
+function bodyOf(replies: readonly (string | Buffer)[], batch: boolean): string | Buffer {
+  if (!batch) return replies[0] as string | Buffer;
+  if (replies.every((r) => typeof r === 'string')) return `[${replies.join(',')}]`;
+  const parts: Buffer[] = [OPEN_BATCH];
+  replies.forEach((r, i) => parts.push(...(i > 0 ? [COMMA] : []), typeof r === 'string' ? Buffer.from(r, 'utf8') : r));
+  parts.push(CLOSE_BATCH);
+  return Buffer.concat(parts);
+}
 
 function validId(id: unknown): id is string | number {
   return (typeof id === 'string' && id.length <= 200) || (typeof id === 'number' && Number.isFinite(id));
@@ -139,14 +158,14 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       answers.push(answer);
       refusal ??= call.refusal;
     }
-    const replies = answers.filter((a): a is string => a !== null);
+    const replies = answers.filter((a): a is string | Buffer => a !== null);
     if (replies.length === 0) return reply.code(202).send();
     // A single refused call is an HTTP 429 (503 when a dependency is away) with the JSON-RPC
     // error as its body.
     if (!batch && refusal !== null) {
       reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
     }
-    return reply.send(batch ? `[${replies.join(',')}]` : replies[0]);
+    return reply.send(bodyOf(replies, batch));
   });
 
   /** Checks what the SDK would drop or misread, then hands the request to the server. */
@@ -189,7 +208,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     if (method === 'tools/call' && !('_meta' in forwarded!) && !('task' in forwarded!)) {
       try {
         const result = await callToolDirect(request as JSONRPCRequest, call);
-        return resultAnswer(id, call.raw ?? JSON.stringify(result));
+        return call.raw !== null ? rawResultAnswer(id, call.raw) : resultAnswer(id, JSON.stringify(result));
       } catch (err) {
         if (!(err instanceof RpcError)) throw err;
         return errorAnswer(id, err.code, err.message, err.data);
@@ -197,7 +216,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
     const response = await transport.exchange(request as JSONRPCRequest, call);
     if ('error' in response) return errorAnswer(id, response.error.code, response.error.message, response.error.data);
-    if (call.raw !== null) return resultAnswer(id, call.raw);
+    if (call.raw !== null) return rawResultAnswer(id, call.raw);
     const result = JSON.stringify(method === 'tools/list' ? inDefaultDialect(response.result) : response.result);
     if (cacheable) constant.set(method, result);
     return resultAnswer(id, result);

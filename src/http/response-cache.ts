@@ -12,8 +12,8 @@ export interface CachedBody {
    */
   bytes: Buffer;
   etag: string;
-  /** The MCP tools/call result wrapping this body, built once on first use. */
-  mcpResult?: string;
+  /** The MCP tools/call result wrapping this body (UTF-8), built once on first use. */
+  mcpResult?: Buffer;
 }
 
 export class ResponseCache {
