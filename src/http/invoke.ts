@@ -30,7 +30,10 @@ export class ToolRunner {
 
   /**
    * `args` must already be validated against the tool's schema. `fresh`: compute the answer
-   * even when the cache holds it (a request's `Cache-Control: no-cache`), and cache the result.
+   * even when the cache holds it (a request's `Cache-Control: no-cache`). Its result replaces an
+   * entry the cache holds but is not added as a new one: a caller walking the universe with
+   * `no-cache` (a screen, the bench) asks for each answer once, and keeping them all only
+   * filled the cache (and the process's memory) with answers nobody asked for again.
    */
   async run(tool: ToolDefinition, args: Record<string, unknown>, account: Account, options: { fresh?: boolean } = {}): Promise<ToolOutcome> {
     const dataset = this.dataset();
@@ -39,9 +42,12 @@ export class ToolRunner {
       return { dataset, entry: ResponseCache.entry(JSON.stringify(result)), cached: false };
     }
     const key = ResponseCache.key(dataset.version, tool.name, args);
-    const hit = options.fresh === true ? undefined : this.cache.get(key);
+    const fresh = options.fresh === true;
+    const hit = fresh ? undefined : this.cache.get(key);
     if (hit !== undefined) return { dataset, entry: hit, cached: true };
     const result = await tool.handler(args, { data: dataset, account });
-    return { dataset, entry: this.cache.put(key, JSON.stringify(result)), cached: false };
+    const body = JSON.stringify(result);
+    const entry = fresh && !this.cache.has(key) ? ResponseCache.entry(body) : this.cache.put(key, body);
+    return { dataset, entry, cached: false };
   }
 }

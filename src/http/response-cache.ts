@@ -39,6 +39,11 @@ export class ResponseCache {
     return this.lru.get(key);
   }
 
+  /** Whether an entry is held (without counting as a use). */
+  has(key: string): boolean {
+    return this.lru.has(key);
+  }
+
   put(key: string, body: string): CachedBody {
     const entry = ResponseCache.entry(body);
     this.lru.set(key, entry);

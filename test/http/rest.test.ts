@@ -229,6 +229,16 @@ describe('REST /api/public/v2', () => {
       assert.equal((await get(path, key, { 'cache-control': 'max-age=0' })).headers.get('x-cache'), 'hit');
     });
 
+    it('a no-cache answer is not kept as a new entry: the next plain call still misses, then hits', async () => {
+      const path = `${base}/rankings?limit=8`;
+      const fresh = await get(path, key, { 'cache-control': 'no-cache' });
+      assert.equal(fresh.headers.get('x-cache'), 'miss');
+      const first = await get(path, key);
+      assert.equal(first.headers.get('x-cache'), 'miss');
+      assert.equal(first.text, fresh.text);
+      assert.equal((await get(path, key)).headers.get('x-cache'), 'hit');
+    });
+
     it('health is never cached', async () => {
       const res = await get(`${base}/health`, key);
       assert.equal(res.headers.get('cache-control'), 'no-store');
