@@ -11,7 +11,7 @@ interface Run {
 }
 interface Results {
   meta: { startedAt: string; finishedAt: string; commit: string; settings: { seconds: number; connections: number } };
-  http: { rows: { scenario: string; bodyBytes: number; server: Run & { load1: number }; ceiling: Run; ratio: number; fastify?: Run }[] };
+  http: { rows: { scenario: string; bodyBytes: number; server: Run & { load1: number; cpuUsPerRequest?: number }; ceiling: Run & { cpuUsPerRequest?: number }; ratio: number; fastify?: Run }[] };
   recompute: { universe: string; securities: number; medianLoadMs: number; medianComputeMs: number; medianTotalMs: number; maxStallMs?: number[]; processPeakRssBytes: number | null }[];
   scaling: {
     universe: string;
@@ -41,9 +41,9 @@ const table = (header: string[], align: string[], rows: string[][]) => {
 
 out.push(`One run, ${r.meta.startedAt.slice(0, 16)}-${r.meta.finishedAt.slice(11, 16)} UTC, commit ${r.meta.commit}, ${r.meta.settings.seconds} s per run, ${r.meta.settings.connections} connections.`, '');
 table(
-  ['scenario', 'body', 'req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'ceiling p50 / p99', 'ratio', 'bare Fastify req/s (of the ceiling)', 'load1'],
+  ['scenario', 'body', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req (service / ceiling)', 'ceiling req/s', 'ceiling p50 / p99', 'ratio', 'bare Fastify req/s (of the ceiling)', 'load1'],
   ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
-  r.http.rows.map((h) => [h.scenario, `${n(h.bodyBytes / 1024, 1)} KB`, n(h.server.requestsPerSecond), n(h.server.p50Ms, 1), n(h.server.p99Ms, 1), n(h.ceiling.requestsPerSecond), `${n(h.ceiling.p50Ms, 1)} / ${n(h.ceiling.p99Ms, 1)}`, `**${n(h.ratio, 2)}**`, h.fastify ? `${n(h.fastify.requestsPerSecond)} (${n(h.fastify.requestsPerSecond / h.ceiling.requestsPerSecond, 2)})` : '-', n(h.server.load1, 2)]),
+  r.http.rows.map((h) => [h.scenario, `${n(h.bodyBytes / 1024, 1)} KB`, n(h.server.requestsPerSecond), n(h.server.p50Ms, 1), n(h.server.p99Ms, 1), h.server.cpuUsPerRequest === undefined ? '-' : `${n(h.server.cpuUsPerRequest)} / ${n(h.ceiling.cpuUsPerRequest ?? Number.NaN)}`, n(h.ceiling.requestsPerSecond), `${n(h.ceiling.p50Ms, 1)} / ${n(h.ceiling.p99Ms, 1)}`, `**${n(h.ratio, 2)}**`, h.fastify ? `${n(h.fastify.requestsPerSecond)} (${n(h.fastify.requestsPerSecond / h.ceiling.requestsPerSecond, 2)})` : '-', n(h.server.load1, 2)]),
 );
 if (r.full?.rankings) out.push(`Full size, cached REST rankings: ${n(r.full.rankings.requestsPerSecond)} req/s, p50 ${n(r.full.rankings.p50Ms, 1)} ms, p99 ${n(r.full.rankings.p99Ms, 1)} ms.`, '');
 table(

@@ -361,16 +361,18 @@ async function main(): Promise<void> {
   // Tables.
   process.stdout.write(`\nRead paths at ${settings.connections} connections, ${settings.seconds} s each (${storeKey(base)}, ${baseRun.securities} stocks); ceiling = bare node:http with the same body\n`);
   printTable(
-    ['scenario', 'body KB', 'req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'ceil p50', 'ceil p99', 'ratio', 'bare fastify req/s', 'fastify/ceiling', 'load1'],
+    ['scenario', 'body KB', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'ceiling req/s', 'ceil p50', 'ceil p99', 'ceil CPU us/req', 'ratio', 'bare fastify req/s', 'fastify/ceiling', 'load1'],
     http.map((r) => [
       r.scenario,
       round(r.bodyBytes / 1024, 1),
       r.server.requestsPerSecond,
       r.server.p50Ms,
       r.server.p99Ms,
+      r.server.cpuUsPerRequest ?? null,
       r.ceiling.requestsPerSecond,
       r.ceiling.p50Ms,
       r.ceiling.p99Ms,
+      r.ceiling.cpuUsPerRequest ?? null,
       r.ratio,
       r.fastify?.requestsPerSecond ?? null,
       r.fastify === null ? null : round(r.fastify.requestsPerSecond / r.ceiling.requestsPerSecond, 2),
