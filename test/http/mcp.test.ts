@@ -187,6 +187,28 @@ describe('MCP /api/mcp', () => {
       assert.equal(tooMany.status, 400);
     });
 
+    it('a cached tools/call answers the REST body byte for byte, alone and inside a batch, with Hangul in it', async () => {
+      const rest = await fetch(`${t.url}/api/public/v2/rankings?limit=3`, { headers: auth });
+      const restText = await rest.text();
+      assert.match(restText, /[\uAC00-\uD7A3]/, 'a Korean name in the body');
+      const call = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 3 } } };
+      type Answer = { id: unknown; result?: { content: { text: string }[] }; error?: { code: number } };
+      // The first call builds the MCP form of the cached answer, the second sends it as kept.
+      for (let round = 0; round < 2; round++) {
+        const one = await rpc(mcp, { ...call, id: 'x"1' }, auth);
+        assert.equal(one.status, 200);
+        assert.equal(Number(one.headers.get('content-length')), Buffer.byteLength(one.text), 'Content-Length counts bytes');
+        assert.equal((one.body as Answer).id, 'x"1');
+        assert.equal((one.body as Answer).result?.content[0]?.text, restText);
+        const batch = await rpc(mcp, [{ ...call, id: 1 }, { jsonrpc: '2.0', id: 2, method: 'nope' }, { ...call, id: 3 }], auth);
+        const answers = batch.body as Answer[];
+        assert.deepEqual(answers.map((a) => a.id), [1, 2, 3]);
+        assert.equal(answers[0]?.result?.content[0]?.text, restText);
+        assert.equal(answers[1]?.error?.code, -32601);
+        assert.equal(answers[2]?.result?.content[0]?.text, restText);
+      }
+    });
+
     it('missing or bad key: HTTP 401, JSON-RPC error with id null, WWW-Authenticate', async () => {
       for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer sk_live_${'C'.repeat(43)}` }] as Record<string, string>[]) {
         const res = await rpc(mcp, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, headers);
