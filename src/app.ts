@@ -14,6 +14,7 @@ import { buildServer } from './http/server.js';
 import { Claims } from './refresh/claims.js';
 import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './refresh/demo-load.js';
 import { Refresher } from './refresh/pipeline.js';
+import { SnapshotDataset } from './refresh/served.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
@@ -128,6 +129,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const stopping = new AbortController();
   /** What start-up is doing until the first dataset is served (/readyz says it). */
   let phase = 'starting';
+  // After each swap the new dataset's history cache fills in the background, largest stocks
+  // first (src/refresh/history.ts `warm`); the next swap, or close(), stops the previous fill.
+  let warming = new AbortController();
+  holder.onSwap((data) => {
+    warming.abort();
+    warming = new AbortController();
+    if (!(data instanceof SnapshotDataset) || stopping.signal.aborted) return;
+    const started = Date.now();
+    const signal = warming.signal;
+    void data.warmHistories(signal).then(
+      (stocks) => logger.info({ version: data.version, stocks, ms: Date.now() - started, stopped: signal.aborted }, 'histories warmed'),
+      () => undefined,
+    );
+  });
 
   if ((await store.access.countKeys()) === 0) {
     const key = await createKey(store.access, 'free', 'demo', clock);
@@ -221,6 +236,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       const deadline = Date.now() + STOP_BUDGET_MS;
       const left = () => Math.max(0, deadline - Date.now());
       stopping.abort(new Error('the service is stopping'));
+      warming.abort();
       refresher.stop();
       const cut = setTimeout(() => server.server.closeAllConnections(), 5_000);
       await within(server.close(), left());

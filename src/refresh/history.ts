@@ -7,7 +7,9 @@
 // stock's whole history is read and kept while the cache has room for it (the default universe
 // fits whole: ~0.2 MB a stock). Once the cache is full, windowed calls keep reading their
 // windows rather than evicting another stock's history; calls that need the whole history
-// (weeks, months) read and keep it, evicting the least recently used.
+// (weeks, months) read and keep it, evicting the least recently used. After a swap the service
+// also fills the cache in the background, largest stocks first (`warm`), so that those answer
+// from memory from their first call: the whole default universe fits.
 
 import { LRUCache } from 'lru-cache';
 import type { FinancialReport } from '../domain/model.js';
@@ -118,6 +120,30 @@ export class StockHistories {
   async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
     const [series, filings] = await Promise.all([this.closes(securityId, from), this.filings(securityId)]);
     return valuationBandOfSeries({ type, series, steps: filings.steps, from, to: this.asOf });
+  }
+
+  /**
+   * Reads and keeps the whole histories (bars and filings) of `ids`, in order, while the cache
+   * has room: the stocks first in the list then answer from memory from their first call. One
+   * stock at a time, so a caller's own read waits behind at most one of these. Stops at the
+   * first stock that does not fit, when `signal` aborts (the dataset was replaced), or at the
+   * first failed read (that call's own read will report it). Returns how many stocks it read.
+   */
+  async warm(ids: readonly number[], signal: AbortSignal): Promise<number> {
+    let read = 0;
+    for (const id of ids) {
+      if (signal.aborted || !this.hasRoom()) break;
+      if (this.lru.has(`b${id}`)) continue;
+      this.seen.add(id);
+      try {
+        await this.bars(id);
+        await this.filings(id);
+      } catch {
+        break;
+      }
+      read++;
+    }
+    return read;
   }
 
   /** Whether a windowed call reads and keeps the stock's whole history: asked for before, and room for it. */

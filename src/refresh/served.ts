@@ -91,6 +91,18 @@ export class SnapshotDataset implements ServedDataset {
     return this.sectorCounts;
   }
 
+  /**
+   * Fills the history cache in the background, largest market cap first (`StockHistories.warm`),
+   * until it is full or `signal` aborts. Returns how many stocks were read.
+   */
+  warmHistories(signal: AbortSignal): Promise<number> {
+    const bySize = [...this.computed.views.values()]
+      .filter((v) => v.price !== null)
+      .sort((a, b) => (b.price?.marketCap ?? 0) - (a.price?.marketCap ?? 0) || a.security.id - b.security.id)
+      .map((v) => v.security.id);
+    return this.histories.warm(bySize, signal);
+  }
+
   priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]> {
     return this.histories.priceBars(view.security.id, window);
   }

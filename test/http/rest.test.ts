@@ -366,6 +366,18 @@ describe('REST /api/public/v2', () => {
       assert.ok(!everything.includes(key), 'the full key never appears in a log line');
       assert.ok(!everything.includes(key.slice(16)), 'nor its secret part');
     });
+
+    it('after the swap the history cache fills in the background: every stock of the test universe fits', async () => {
+      // The line of the dataset served now (an earlier swap's fill stops at the next swap).
+      const version = ((await get(`${t.url}/readyz`, null)).body as Json).dataVersion;
+      const warmed = () => t.logs.map((l) => JSON.parse(l) as Json).find((l) => l.msg === 'histories warmed' && l.version === version);
+      for (let i = 0; i < 300 && warmed() === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+      const line = warmed();
+      assert.ok(line, `a histories warmed line for version ${String(version)}`);
+      assert.equal(line.stopped, false);
+      assert.equal(line.stocks, (await t.app.store.market.securities()).length);
+      assert.equal(typeof line.ms, 'number');
+    });
   });
 });
 

@@ -87,6 +87,35 @@ describe('per-stock histories as columns answer what the object path answered', 
     });
   }
 
+  it('warm reads whole histories in the order given while they fit, and stops when aborted', async () => {
+    const ids = securities.map((s) => s.id);
+    const all = new StockHistories(store.market, AS_OF);
+    assert.equal(await all.warm(ids, new AbortController().signal), ids.length, 'the demo universe fits whole');
+    const held = all.bytes;
+    assert.ok(held > 0);
+    assert.equal(await all.warm(ids, new AbortController().signal), 0, 'nothing read twice');
+    assert.equal(all.bytes, held);
+    // The answers from a warmed cache are the object path's, as above.
+    const first = securities[0]!;
+    const bars = await store.market.bars(first.id, undefined, AS_OF);
+    const reports = await store.market.reports(first.id);
+    assert.equal(JSON.stringify(await all.priceBars(first.id, { interval: 'day', limit: 2600 })), JSON.stringify(resampleBars(bars, { interval: 'day', limit: 2600 })));
+    assert.equal(JSON.stringify(await all.band(first.id, 'pbr', '2014-01-01')), JSON.stringify(valuationBand({ type: 'pbr', bars, reports, from: '2014-01-01', to: AS_OF })));
+
+    // A budget of about three stocks: the first ids in the order given, never over the budget.
+    const perStock = held / ids.length;
+    const small = new StockHistories(store.market, AS_OF, Math.round(3.5 * perStock));
+    const read = await small.warm([...ids].reverse(), new AbortController().signal);
+    assert.ok(read >= 2 && read <= 4, `${read} stocks read`);
+    assert.ok(small.bytes <= 3.5 * perStock, `${small.bytes} bytes held`);
+
+    const stopped = new AbortController();
+    stopped.abort();
+    const none = new StockHistories(store.market, AS_OF);
+    assert.equal(await none.warm(ids, stopped.signal), 0);
+    assert.equal(none.bytes, 0);
+  });
+
   it('a stock with no bars or filings answers as before', async () => {
     await store.market.writeDataset({ securities: [{ ...securities[0]!, code: '999990', name: 'Empty' }] });
     const empty = (await store.market.securities()).find((s) => s.code === '999990')!;
