@@ -7,10 +7,9 @@
 // store then reads on its own thread (the readers are a speed-up, never the only way).
 
 import type { Worker } from 'node:worker_threads';
-import type { BarSeries, CloseSeries } from '../domain/series.js';
 import { startWorker } from '../runtime/worker.js';
 import type { SeriesRange } from './market-data.js';
-import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
+import type { SeriesColumns, SeriesKind } from './series-rows.js';
 
 export interface SeriesRequest {
   id: number;
@@ -52,25 +51,13 @@ export class SeriesReaders {
     for (let i = 0; i < count; i++) this.readers.push(this.start());
   }
 
-  /** One stock's bars of `kind` in `range`, as columns. */
-  columns(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
-    return this.read(kind, securityId, range);
-  }
-
-  barSeries(securityId: number, range: SeriesRange): Promise<BarSeries> {
-    return this.read('bars', securityId, range).then((columns) => seriesOf('bars', columns));
-  }
-
-  closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
-    return this.read('closes', securityId, range).then((columns) => seriesOf('closes', columns));
-  }
-
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(this.readers.map((r) => r.worker.terminate()));
   }
 
-  private read(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
+  /** One stock's bars of `kind` in `range`, as columns (`seriesOf` of ./series-rows.ts makes the series of them). */
+  columns(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
     if (this.closing) return Promise.reject(new Error('the series readers are closed'));
     if (this.broken) return Promise.reject(this.broken);
     let reader = this.readers[0] as Reader;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import type { SeriesRange, StoredSecurity } from '../../src/store/market-data.js';
 import { SeriesReaders } from '../../src/store/series-readers.js';
+import { seriesOf } from '../../src/store/series-rows.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -23,6 +24,10 @@ const RANGES: SeriesRange[] = [
   { from: '2026-11-21', to: AS_OF },
   { to: '1980-01-01' },
 ];
+
+/** A pool's read of a stock's bars or closes as the series the store hands out. */
+const barsOf = (pool: SeriesReaders, id: number, range: SeriesRange) => pool.columns('bars', id, range).then((c) => seriesOf('bars', c));
+const closesOf = (pool: SeriesReaders, id: number, range: SeriesRange) => pool.columns('closes', id, range).then((c) => seriesOf('closes', c));
 
 /** Plain arrays of every column, so deepEqual compares values (NaN and -0 included) and lengths. */
 const plain = (series: object): Record<string, number[]> => Object.fromEntries(Object.entries(series).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)]));
@@ -53,9 +58,9 @@ describe('series reader threads', () => {
         // Sent together, so both readers work and replies come back out of order.
         const [own, read, ownCloses, readCloses] = await Promise.all([
           store.market.barSeries(security.id, range),
-          readers.barSeries(security.id, range),
+          barsOf(readers, security.id, range),
           store.market.closeSeries(security.id, range),
-          readers.closeSeries(security.id, range),
+          closesOf(readers, security.id, range),
         ]);
         assert.deepEqual(plain(read), plain(own), `${security.code} ${JSON.stringify(range)}`);
         assert.deepEqual(plain(readCloses), plain(ownCloses), `${security.code} ${JSON.stringify(range)} closes`);
@@ -70,23 +75,23 @@ describe('series reader threads', () => {
     const id = (securities[0] as StoredSecurity).id;
     const pool = new SeriesReaders(file, 1);
     try {
-      const whole = await pool.barSeries(id, { to: AS_OF });
+      const whole = await barsOf(pool, id, { to: AS_OF });
       const [reader] = (pool as unknown as { readers: { worker: { terminate(): Promise<number> } }[] }).readers;
-      const inHand = pool.barSeries(id, { to: AS_OF });
+      const inHand = barsOf(pool, id, { to: AS_OF });
       await reader?.worker.terminate();
       await assert.rejects(inHand, /series reader exited/);
-      assert.deepEqual(plain(await pool.barSeries(id, { to: AS_OF })), plain(whole), 'the replacement answers');
+      assert.deepEqual(plain(await barsOf(pool, id, { to: AS_OF })), plain(whole), 'the replacement answers');
     } finally {
       await pool.close();
     }
-    await assert.rejects(pool.barSeries(id, { to: AS_OF }), /closed/);
+    await assert.rejects(barsOf(pool, id, { to: AS_OF }), /closed/);
   });
 
   it('a read that fails in the reader is an error, not a hang', async () => {
     const missing = new SeriesReaders(join(tmp.dir, 'no-such-file.sqlite'), 1);
     try {
-      await assert.rejects(missing.barSeries(1, { to: AS_OF }), /series reader/);
-      await assert.rejects(missing.barSeries(1, { to: AS_OF }), /series reader/, 'and refuses from then on, without a new thread each time');
+      await assert.rejects(barsOf(missing, 1, { to: AS_OF }), /series reader/);
+      await assert.rejects(barsOf(missing, 1, { to: AS_OF }), /series reader/, 'and refuses from then on, without a new thread each time');
     } finally {
       await missing.close();
     }
