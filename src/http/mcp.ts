@@ -58,9 +58,10 @@ const CONSTANT_METHODS = new Set(['tools/list', 'resources/list', 'resources/tem
 const encodeId = (id: Id): string => JSON.stringify(id);
 const errorAnswer = (id: Id, code: number, message: string, data?: unknown): string =>
   `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify({ code, message, ...(data === undefined ? {} : { data }) })}}`;
-const resultAnswer = (id: Id, result: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${result}}`;
+const resultHead = (id: Id): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":`;
+const resultAnswer = (id: Id, result: string): string => `${resultHead(id)}${result}}`;
 const CLOSE = Buffer.from('}');
-const rawResultAnswer = (id: Id, result: Buffer): Buffer => Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${encodeId(id)},"result":`), result, CLOSE]);
+const rawResultAnswer = (id: Id, result: Buffer): Buffer => Buffer.concat([Buffer.from(resultHead(id)), result, CLOSE]);
 const COMMA = Buffer.from(',');
 const OPEN_BATCH = Buffer.from('[');
 const CLOSE_BATCH = Buffer.from(']');
@@ -69,8 +70,8 @@ const CLOSE_BATCH = Buffer.from(']');
 function bodyOf(replies: readonly (string | Buffer)[], batch: boolean): string | Buffer {
   if (!batch) return replies[0] as string | Buffer;
   if (replies.every((r) => typeof r === 'string')) return `[${replies.join(',')}]`;
-  const parts: Buffer[] = [OPEN_BATCH];
-  replies.forEach((r, i) => parts.push(...(i > 0 ? [COMMA] : []), typeof r === 'string' ? Buffer.from(r, 'utf8') : r));
+  const parts: Buffer[] = [];
+  for (const r of replies) parts.push(parts.length === 0 ? OPEN_BATCH : COMMA, typeof r === 'string' ? Buffer.from(r, 'utf8') : r);
   parts.push(CLOSE_BATCH);
   return Buffer.concat(parts);
 }
