@@ -139,7 +139,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const started = Date.now();
     const signal = warming.signal;
     void data.warmHistories(signal).then(
-      (stocks) => logger.info({ version: data.version, stocks, ms: Date.now() - started, stopped: signal.aborted }, 'histories warmed'),
+      ({ read, held }) => logger.info({ version: data.version, stocks: held, read, ms: Date.now() - started, stopped: signal.aborted }, 'histories warmed'),
       () => undefined,
     );
   });

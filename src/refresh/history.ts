@@ -127,13 +127,19 @@ export class StockHistories {
    * has room: the stocks first in the list then answer from memory from their first call. One
    * stock at a time, so a caller's own read waits behind at most one of these. Stops at the
    * first stock that does not fit, when `signal` aborts (the dataset was replaced), or at the
-   * first failed read (that call's own read will report it). Returns how many stocks it read.
+   * first failed read (that call's own read will report it). Returns how many of `ids` it read,
+   * and how many it found held or read (a caller's own call may have read some first).
    */
-  async warm(ids: readonly number[], signal: AbortSignal): Promise<number> {
+  async warm(ids: readonly number[], signal: AbortSignal): Promise<{ read: number; held: number }> {
     let read = 0;
+    let held = 0;
     for (const id of ids) {
-      if (signal.aborted || !this.hasRoom()) break;
-      if (this.lru.has(`b${id}`)) continue;
+      if (signal.aborted) break;
+      if (this.lru.has(`b${id}`)) {
+        held++;
+        continue;
+      }
+      if (!this.hasRoom()) break;
       this.seen.add(id);
       try {
         await this.bars(id);
@@ -142,8 +148,9 @@ export class StockHistories {
         break;
       }
       read++;
+      held++;
     }
-    return read;
+    return { read, held };
   }
 
   /** Whether a windowed call reads and keeps the stock's whole history: asked for before, and room for it. */

@@ -93,9 +93,9 @@ export class SnapshotDataset implements ServedDataset {
 
   /**
    * Fills the history cache in the background, largest market cap first (`StockHistories.warm`),
-   * until it is full or `signal` aborts. Returns how many stocks were read.
+   * until it is full or `signal` aborts. Returns how many stocks it read and how many it found held or read.
    */
-  warmHistories(signal: AbortSignal): Promise<number> {
+  warmHistories(signal: AbortSignal): Promise<{ read: number; held: number }> {
     const bySize = [...this.computed.views.values()]
       .filter((v) => v.price !== null)
       .sort((a, b) => (b.price?.marketCap ?? 0) - (a.price?.marketCap ?? 0) || a.security.id - b.security.id)

@@ -90,10 +90,10 @@ describe('per-stock histories as columns answer what the object path answered', 
   it('warm reads whole histories in the order given while they fit, and stops when aborted', async () => {
     const ids = securities.map((s) => s.id);
     const all = new StockHistories(store.market, AS_OF);
-    assert.equal(await all.warm(ids, new AbortController().signal), ids.length, 'the demo universe fits whole');
+    assert.deepEqual(await all.warm(ids, new AbortController().signal), { read: ids.length, held: ids.length }, 'the demo universe fits whole');
     const held = all.bytes;
     assert.ok(held > 0);
-    assert.equal(await all.warm(ids, new AbortController().signal), 0, 'nothing read twice');
+    assert.deepEqual(await all.warm(ids, new AbortController().signal), { read: 0, held: ids.length }, 'nothing read twice');
     assert.equal(all.bytes, held);
     // The answers from a warmed cache are the object path's, as above.
     const first = securities[0]!;
@@ -105,14 +105,15 @@ describe('per-stock histories as columns answer what the object path answered', 
     // A budget of about three stocks: the first ids in the order given, never over the budget.
     const perStock = held / ids.length;
     const small = new StockHistories(store.market, AS_OF, Math.round(3.5 * perStock));
-    const read = await small.warm([...ids].reverse(), new AbortController().signal);
+    const { read, held: kept } = await small.warm([...ids].reverse(), new AbortController().signal);
     assert.ok(read >= 2 && read <= 4, `${read} stocks read`);
+    assert.ok(kept <= read, `${kept} stocks held`);
     assert.ok(small.bytes <= 3.5 * perStock, `${small.bytes} bytes held`);
 
     const stopped = new AbortController();
     stopped.abort();
     const none = new StockHistories(store.market, AS_OF);
-    assert.equal(await none.warm(ids, stopped.signal), 0);
+    assert.deepEqual(await none.warm(ids, stopped.signal), { read: 0, held: 0 });
     assert.equal(none.bytes, 0);
   });
 
