@@ -5,6 +5,7 @@ import type { ServedDataset } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
+import { jsonBytes } from './json-bytes.js';
 import { ResponseCache, type CachedBody } from './response-cache.js';
 
 export interface ToolOutcome {
@@ -39,14 +40,14 @@ export class ToolRunner {
     const dataset = this.dataset();
     if (!tool.cacheable) {
       const result = await tool.handler(args, { data: dataset, account });
-      return { dataset, entry: ResponseCache.entry(JSON.stringify(result)), cached: false };
+      return { dataset, entry: ResponseCache.entry(jsonBytes(result)), cached: false };
     }
     const key = ResponseCache.key(dataset.version, tool.name, args);
     const fresh = options.fresh === true;
     const hit = fresh ? undefined : this.cache.get(key);
     if (hit !== undefined) return { dataset, entry: hit, cached: true };
     const result = await tool.handler(args, { data: dataset, account });
-    const body = JSON.stringify(result);
+    const body = jsonBytes(result);
     const entry = fresh && !this.cache.has(key) ? ResponseCache.entry(body) : this.cache.put(key, body);
     return { dataset, entry, cached: false };
   }

@@ -44,15 +44,14 @@ export class ResponseCache {
     return this.lru.has(key);
   }
 
-  put(key: string, body: string): CachedBody {
-    const entry = ResponseCache.entry(body);
+  put(key: string, bytes: Buffer): CachedBody {
+    const entry = ResponseCache.entry(bytes);
     this.lru.set(key, entry);
     return entry;
   }
 
-  /** A body with its strong ETag (a digest of the bytes), not stored. */
-  static entry(body: string): CachedBody {
-    const bytes = Buffer.from(body, 'utf8');
+  /** A body (UTF-8 JSON) with its strong ETag (a digest of the bytes), not stored. */
+  static entry(bytes: Buffer): CachedBody {
     return { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
   }
 
