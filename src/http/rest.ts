@@ -7,8 +7,8 @@ import { ApiError } from '../tools/errors.js';
 import { coerceQuery, parseArgs } from '../tools/params.js';
 import { TOOLS } from '../tools/registry.js';
 import type { ToolDefinition } from '../tools/tool.js';
-import { admitCall, rateLimitHeaders } from './gate.js';
-import type { ToolRunner } from './invoke.js';
+import { admitCall, admitCallNow, rateLimitHeaders, type Gate } from './gate.js';
+import type { ToolOutcome, ToolRunner } from './invoke.js';
 import { etagMatches } from './response-cache.js';
 
 export interface RestDeps {
@@ -26,9 +26,27 @@ export async function restRoutes(api: FastifyInstance, deps: RestDeps): Promise<
   }
 }
 
-async function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<Buffer | FastifyReply> {
+type Answer = Buffer | undefined;
+
+/**
+ * A cached answer to a key this process knows, with its counts in memory, is sent without
+ * waiting for anything (each await of the general path cost microseconds of a call that takes
+ * tens); anything else (a key to look up, counts in the database or Redis, a tool to run) goes
+ * the general way. The two ways answer the same.
+ */
+function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Answer | Promise<Answer> {
+  const auth = deps.access.authenticateNow(request.headers.authorization);
+  const gate = auth === undefined ? undefined : admitCallNow(deps.access, deps.clock, auth, tool.name);
+  if (gate === undefined) return admitThenAnswer(tool, request, reply, deps);
+  return answer(tool, request, reply, deps, gate);
+}
+
+async function admitThenAnswer(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<Answer> {
   const auth = await deps.access.authenticate(request.headers.authorization);
-  const gate = await admitCall(deps.access, deps.clock, auth, tool.name);
+  return answer(tool, request, reply, deps, await admitCall(deps.access, deps.clock, auth, tool.name));
+}
+
+function answer(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps, gate: Gate): Answer | Promise<Answer> {
   if (gate.caller) request.keyPrefix = gate.caller.prefix;
   if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
   if (!gate.ok) throw gate.error;
@@ -43,8 +61,13 @@ async function handle(tool: ToolDefinition, request: FastifyRequest, reply: Fast
   // A request's `Cache-Control: no-cache` asks for an answer computed now (RFC 9111 5.2.1.4);
   // `X-Cache` says which one was sent, so a caller (and the bench) can tell.
   const fresh = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(request.headers['cache-control'] ?? '');
-  const { dataset, entry, cached } = await deps.runner.run(tool, args, gate.account, { fresh });
+  const held = deps.runner.runNow(tool, args, { fresh });
+  if (held !== undefined) return send(tool, request, reply, deps, held);
+  return deps.runner.run(tool, args, gate.account, { fresh }).then((outcome) => send(tool, request, reply, deps, outcome));
+}
 
+/** The answer's headers, and its body or a 304 (sent here; nothing is returned then). */
+function send(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps, { dataset, entry, cached }: ToolOutcome): Answer {
   reply.header('content-type', 'application/json; charset=utf-8');
   if (!tool.cacheable) {
     reply.header('cache-control', 'no-store');
@@ -55,6 +78,10 @@ async function handle(tool: ToolDefinition, request: FastifyRequest, reply: Fast
   reply.header('etag', entry.etag);
   reply.header('cache-control', `private, max-age=${maxAge}`);
   reply.header('vary', 'Authorization');
-  if (etagMatches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  if (etagMatches(request.headers['if-none-match'], entry.etag)) {
+    // Returning the reply from a handler that did not return a promise would send it twice.
+    void reply.code(304).send();
+    return undefined;
+  }
   return entry.bytes;
 }
