@@ -22,8 +22,46 @@ export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, 
 
 export async function restRoutes(api: FastifyInstance, deps: RestDeps): Promise<void> {
   for (const tool of TOOLS) {
-    api.get(fastifyPath(tool.path), (request, reply) => handle(tool, request, reply, deps));
+    const route: Route = { tool, deps, parsed: new ParsedArgs() };
+    api.get(fastifyPath(tool.path), (request, reply) => handle(route, request, reply));
   }
+}
+
+/**
+ * A route's accepted arguments by request URL (path and query string). They are a function of
+ * the URL alone, so a repeated call (a dashboard polling the same rankings) skips the query's
+ * coercion and the schema's parse, and the response cache's key text (ResponseCache.key keeps it
+ * for a frozen argument object). Only accepted arguments are kept: a bad call is judged, and
+ * refused with the same error, every time. Bounded: long URLs are not kept, and the map is
+ * emptied when full.
+ */
+export class ParsedArgs {
+  static readonly MAX_ENTRIES = 1_000;
+  static readonly MAX_URL_LENGTH = 512;
+  private readonly byUrl = new Map<string, Readonly<Record<string, unknown>>>();
+
+  get size(): number {
+    return this.byUrl.size;
+  }
+
+  /** The arguments of `url`, parsed by `parse` unless held; `parse` throws for bad ones (nothing kept). */
+  of(url: string, parse: () => Record<string, unknown>): Readonly<Record<string, unknown>> {
+    const held = this.byUrl.get(url);
+    if (held !== undefined) return held;
+    // Frozen: one object answers every later call of the URL, so no handler may change it.
+    const args = Object.freeze(parse());
+    if (url.length <= ParsedArgs.MAX_URL_LENGTH) {
+      if (this.byUrl.size >= ParsedArgs.MAX_ENTRIES) this.byUrl.clear();
+      this.byUrl.set(url, args);
+    }
+    return args;
+  }
+}
+
+interface Route {
+  tool: ToolDefinition;
+  deps: RestDeps;
+  parsed: ParsedArgs;
 }
 
 type Answer = Buffer | undefined;
@@ -34,30 +72,35 @@ type Answer = Buffer | undefined;
  * tens); anything else (a key to look up, counts in the database or Redis, a tool to run) goes
  * the general way. The two ways answer the same.
  */
-function handle(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Answer | Promise<Answer> {
+function handle(route: Route, request: FastifyRequest, reply: FastifyReply): Answer | Promise<Answer> {
+  const { tool, deps } = route;
   const auth = deps.access.authenticateNow(request.headers.authorization);
   const gate = auth === undefined ? undefined : admitCallNow(deps.access, deps.clock, auth, tool.name);
-  if (gate === undefined) return admitThenAnswer(tool, request, reply, deps);
-  return answer(tool, request, reply, deps, gate);
+  if (gate === undefined) return admitThenAnswer(route, request, reply);
+  return answer(route, request, reply, gate);
 }
 
-async function admitThenAnswer(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps): Promise<Answer> {
+async function admitThenAnswer(route: Route, request: FastifyRequest, reply: FastifyReply): Promise<Answer> {
+  const { tool, deps } = route;
   const auth = await deps.access.authenticate(request.headers.authorization);
-  return answer(tool, request, reply, deps, await admitCall(deps.access, deps.clock, auth, tool.name));
+  return answer(route, request, reply, await admitCall(deps.access, deps.clock, auth, tool.name));
 }
 
-function answer(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps, gate: Gate): Answer | Promise<Answer> {
+function answer(route: Route, request: FastifyRequest, reply: FastifyReply, gate: Gate): Answer | Promise<Answer> {
+  const { tool, deps } = route;
   if (gate.caller) request.keyPrefix = gate.caller.prefix;
   if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
   if (!gate.ok) throw gate.error;
 
-  const schema = tool.restInput ?? tool.input;
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  const params = (request.params ?? {}) as Record<string, unknown>;
-  for (const name of Object.keys(params)) {
-    if (name in query) throw new ApiError('invalid_parameter', `parameter '${name}' is part of the path; do not repeat it in the query`, { parameter: name });
-  }
-  const args = parseArgs(schema, { ...coerceQuery(schema, query), ...params }) as Record<string, unknown>;
+  const args = route.parsed.of(request.url, () => {
+    const schema = tool.restInput ?? tool.input;
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    for (const name of Object.keys(params)) {
+      if (name in query) throw new ApiError('invalid_parameter', `parameter '${name}' is part of the path; do not repeat it in the query`, { parameter: name });
+    }
+    return parseArgs(schema, { ...coerceQuery(schema, query), ...params }) as Record<string, unknown>;
+  });
   // A request's `Cache-Control: no-cache` asks for an answer computed now (RFC 9111 5.2.1.4);
   // `X-Cache` says which one was sent, so a caller (and the bench) can tell.
   const fresh = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(request.headers['cache-control'] ?? '');
