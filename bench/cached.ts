@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { readPaths, type Scenario } from './lib/ceiling.js';
-import { buildService, createPaidKey, DATA_ROOT, startServer, stopServer } from './lib/server.js';
+import { buildService, createPaidKey, DATA_ROOT, historiesWarmed, startServer, stopServer } from './lib/server.js';
 import { printTable } from './lib/table.js';
 import { machineLoad, settingsFromEnv } from './lib/util.js';
 
@@ -21,6 +21,9 @@ buildService();
 const key = createPaidKey(dataDir);
 const server = await startServer({ dataDir, logLevel: settings.logLevel });
 try {
+  // The fill's line is at info level; a quieter log cannot say when it is done.
+  const fillLogged = ['info', 'debug', 'trace'].includes(settings.logLevel);
+  if (fillLogged && !(await historiesWarmed(server))) process.stdout.write('the history fill did not finish within 120 s; round 1 runs beside it\n');
   for (let round = 1; round <= rounds; round++) {
     const rows = await readPaths(server, key, '', `${universe} round ${round}`, {
       seconds: { warmup: settings.warmupSeconds, measured: settings.seconds },

@@ -10,7 +10,10 @@ import { daysBetween, freePort, log, machineLoad, procStatusBytes, round, seoulT
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const DATA_ROOT = join(ROOT, 'bench', '.data');
-const BUILD_DIR = join(ROOT, '.tmp', 'bench-build');
+// BENCH_BUILD_DIR: a build made earlier (its dist/ and package.json), used as it is and not
+// rebuilt, so two builds can be run alternately in one window (an A/B comparison).
+const PREBUILT = process.env.BENCH_BUILD_DIR;
+const BUILD_DIR = PREBUILT === undefined ? join(ROOT, '.tmp', 'bench-build') : resolve(PREBUILT);
 const MAIN_JS = join(BUILD_DIR, 'dist', 'cli', 'main.js');
 
 export type DemoSize = 'default' | 'full';
@@ -23,8 +26,13 @@ export interface StoreSpec {
 export const storeKey = (spec: StoreSpec): string => `${spec.size}-x${spec.scale}`;
 export const storeDir = (spec: StoreSpec): string => join(DATA_ROOT, storeKey(spec));
 
-/** Compiles src/ with the project's build settings into .tmp/bench-build/dist. */
+/** Compiles src/ with the project's build settings into .tmp/bench-build/dist (unless BENCH_BUILD_DIR names a build). */
 export function buildService(): void {
+  if (PREBUILT !== undefined) {
+    if (!existsSync(MAIN_JS)) throw new Error(`BENCH_BUILD_DIR has no dist/cli/main.js: ${BUILD_DIR}`);
+    log(`using the build in ${BUILD_DIR}`);
+    return;
+  }
   const started = performance.now();
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(BUILD_DIR, 'dist'), '--sourceMap', 'false'], {
@@ -144,6 +152,20 @@ export async function stopServer(server: RunningServer): Promise<void> {
   const timer = setTimeout(() => server.child.kill('SIGKILL'), 30_000);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * Waits for the history fill that follows a dataset swap ("histories warmed"): it reads every
+ * stock's history for about 20 s under load, and a cached path measured while it runs pays for
+ * it (a first round read 370 us of CPU per call where the next read 200).
+ */
+export async function historiesWarmed(server: RunningServer, timeoutMs = 120_000): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (logLines(server.logFile).some((l) => l.msg === 'histories warmed')) return true;
+    await sleep(250);
+  }
+  return false;
 }
 
 /** Peak resident set size of a live process, bytes (Linux /proc VmHWM). */

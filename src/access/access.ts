@@ -2,10 +2,10 @@
 // `admit` once per counted tool call, so a key's quota is the same whichever door it uses.
 
 import { isOutage } from '../store/outage.js';
-import type { AccessStore, Plan } from '../store/access-store.js';
+import type { AccessStore, ApiKeyRecord, Plan } from '../store/access-store.js';
 import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
 import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
-import type { UsageCounter } from './usage.js';
+import type { BurstDecision, UsageCounter } from './usage.js';
 
 export interface PlanLimits {
   /** Calls per Seoul calendar day. */
@@ -46,6 +46,11 @@ export interface Admission {
 
 const TOUCH_INTERVAL_MS = 60_000;
 
+function resultOf(key: ApiKeyRecord): AuthResult {
+  if (key.revokedAt !== null) return { ok: false, why: 'revoked', prefix: key.prefix };
+  return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
+}
+
 /** The database or Redis did not answer an authentication or a count (a door answers 503). */
 export class DependencyDown extends Error {
   constructor(readonly dependency: string, options?: { cause?: unknown }) {
@@ -78,8 +83,9 @@ export class AccessControl {
   ) {}
 
   async authenticate(authorization: string | undefined): Promise<AuthResult> {
-    const token = bearerToken(authorization);
-    if (token === null || !looksLikeKey(token)) return { ok: false, why: 'missing' };
+    const known = this.authenticateNow(authorization);
+    if (known !== undefined) return known;
+    const token = bearerToken(authorization) as string; // authenticateNow answered every malformed one
     const hash = this.hashes.get(token) ?? hashKey(token);
     // The lookup is by hash (an index probe); the constant-time comparison guards against
     // the engine's own string comparison leaking how much of the hash matched.
@@ -87,8 +93,22 @@ export class AccessControl {
     if (key === null || !sameHash(key.hash, hash)) return { ok: false, why: 'unknown' };
     if (this.hashes.size >= 10_000) this.hashes.clear();
     this.hashes.set(token, hash);
-    if (key.revokedAt !== null) return { ok: false, why: 'revoked', prefix: key.prefix };
-    return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
+    return resultOf(key);
+  }
+
+  /**
+   * `authenticate` without waiting, when the answer needs no I/O: a missing or malformed
+   * header, or a key this process has checked and the store still holds in memory
+   * (`AccessStore.knownKey`, emptied by any change to a key). Undefined otherwise.
+   */
+  authenticateNow(authorization: string | undefined): AuthResult | undefined {
+    const token = bearerToken(authorization);
+    if (token === null || !looksLikeKey(token)) return { ok: false, why: 'missing' };
+    const hash = this.hashes.get(token);
+    // A token is in `hashes` only once its hash matched a stored key's in constant time, and
+    // the store's memory is keyed by that same hash: nothing is left to compare.
+    const key = hash === undefined ? undefined : this.store.knownKey?.(hash);
+    return key === undefined ? undefined : resultOf(key);
   }
 
   limitsOf(plan: Plan): PlanLimits {
@@ -100,28 +120,58 @@ export class AccessControl {
    * call is not counted: the daily increment is conditional on being under the quota.
    */
   async admit(caller: Caller, enforce = true): Promise<Admission> {
-    return needing(this.usage.dependency, this.count(caller, enforce));
+    return this.admitNow(caller, enforce) ?? needing(this.usage.dependency, this.count(caller, enforce));
+  }
+
+  /**
+   * `admit` without waiting, when the counter holds the key's count for the day in memory
+   * (`UsageCounter.held`); undefined, with nothing counted, when it does not.
+   */
+  admitNow(caller: Caller, enforce = true): Admission | undefined {
+    const now = this.clock();
+    const { day } = this.calendar(now);
+    const held = this.usage.held;
+    const count = held?.day(caller.keyId, day);
+    if (held === undefined || count === undefined) return undefined;
+    const limits = this.plans[caller.plan];
+    if (enforce) {
+      const burst = held.takeBurst(caller.keyId, limits.burst, now.getTime());
+      if (!burst.allowed) return this.refusedBurst(now, limits, count.calls, burst);
+    }
+    return this.counted(caller, now, limits, count.increment(enforce ? limits.daily : Number.POSITIVE_INFINITY));
   }
 
   private async count(caller: Caller, enforce: boolean): Promise<Admission> {
     const now = this.clock();
     const limits = this.plans[caller.plan];
-    const { day, reset, resetsAt } = this.calendar(now);
-    const resetSeconds = Math.max(1, Math.ceil((reset - now.getTime()) / 1000));
-    const base = { limits, resetsAt, resetSeconds };
+    const { day } = this.calendar(now);
     if (enforce) {
       const burst = await this.usage.takeBurst(caller.keyId, limits.burst, now.getTime());
-      if (!burst.allowed) {
-        const callsToday = await this.usage.get(caller.keyId, day);
-        return { ...base, allowed: false, refusal: 'rate_limited', callsToday, retryAfter: burst.retryAfterSeconds };
-      }
+      if (!burst.allowed) return this.refusedBurst(now, limits, await this.usage.get(caller.keyId, day), burst);
     }
     const count = await this.usage.increment(caller.keyId, day, enforce ? limits.daily : Number.POSITIVE_INFINITY);
+    return this.counted(caller, now, limits, count);
+  }
+
+  private refusedBurst(now: Date, limits: PlanLimits, callsToday: number, burst: BurstDecision): Admission {
+    const { resetsAt, resetSeconds } = this.window(now);
+    return { limits, resetsAt, resetSeconds, allowed: false, refusal: 'rate_limited', callsToday, retryAfter: burst.retryAfterSeconds };
+  }
+
+  /** The admission of a call the daily count took (`count`, the new count) or refused (null). */
+  private counted(caller: Caller, now: Date, limits: PlanLimits, count: number | null): Admission {
+    const { resetsAt, resetSeconds } = this.window(now);
     if (count === null) {
-      return { ...base, allowed: false, refusal: 'quota_exceeded', callsToday: limits.daily, retryAfter: resetSeconds };
+      return { limits, resetsAt, resetSeconds, allowed: false, refusal: 'quota_exceeded', callsToday: limits.daily, retryAfter: resetSeconds };
     }
     this.touch(caller.keyId, now);
-    return { ...base, allowed: true, callsToday: count };
+    return { limits, resetsAt, resetSeconds, allowed: true, callsToday: count };
+  }
+
+  /** When the daily window resets, as text and in seconds from `now`. */
+  private window(now: Date): { resetsAt: string; resetSeconds: number } {
+    const { reset, resetsAt } = this.calendar(now);
+    return { resetsAt, resetSeconds: Math.max(1, Math.ceil((reset - now.getTime()) / 1000)) };
   }
 
   /** The Seoul day, its end and that end as text, worked out once per second of the clock. */

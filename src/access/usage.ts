@@ -16,6 +16,21 @@ export interface UsageCounter {
   get(keyId: number, day: string): Promise<number>;
   /** Takes one call from the key's one-second window. */
   takeBurst(keyId: number, perSecond: number, nowMs: number): Promise<BurstDecision>;
+  /**
+   * The same counts, taken without waiting, where they are held in this process's memory
+   * (BufferedUsageCounter): a cached answer costs a few tens of microseconds, and each await
+   * of the async methods above added to that. Absent where the counts live in the database or
+   * Redis.
+   */
+  readonly held?: HeldCounts;
+}
+
+/** Counting in memory, without I/O: see `UsageCounter.held`. */
+export interface HeldCounts {
+  /** The key's count for the day when it is in memory; undefined when it must be read first. */
+  day(keyId: number, day: string): DayCount | undefined;
+  /** As `UsageCounter.takeBurst`. */
+  takeBurst(keyId: number, perSecond: number, nowMs: number): BurstDecision;
 }
 
 /** Fixed one-second windows kept in memory. */
@@ -54,13 +69,25 @@ export class StoreUsageCounter implements UsageCounter {
   }
 }
 
-interface DayCount {
-  keyId: number;
-  day: string;
-  /** The day's count: what the store held when first read, plus every call counted here since. */
-  calls: number;
+/** One key's calls on one day, as BufferedUsageCounter holds them. */
+export class DayCount {
   /** Calls counted here and not yet written to the store. */
-  pending: number;
+  pending = 0;
+
+  constructor(
+    readonly keyId: number,
+    readonly day: string,
+    /** The day's count: what the store held when first read, plus every call counted here since. */
+    public calls: number,
+  ) {}
+
+  /** As `UsageCounter.increment`: one more call if below `limit`, the new count; null when full. */
+  increment(limit: number): number | null {
+    if (this.calls >= limit) return null;
+    this.calls += 1;
+    this.pending += 1;
+    return this.calls;
+  }
 }
 
 /**
@@ -77,6 +104,13 @@ export class BufferedUsageCounter implements UsageCounter {
   private readonly counts = new Map<string, DayCount | Promise<DayCount>>();
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  readonly held: HeldCounts = {
+    day: (keyId, day) => {
+      const entry = this.counts.get(`${keyId}|${day}`);
+      return entry instanceof DayCount ? entry : undefined;
+    },
+    takeBurst: (keyId, perSecond, nowMs) => this.burst.take(keyId, perSecond, nowMs),
+  };
 
   constructor(
     private readonly store: AccessStore,
@@ -94,7 +128,7 @@ export class BufferedUsageCounter implements UsageCounter {
     if (held !== undefined) return held;
     const loading = this.store.usage(keyId, day).then(
       (calls) => {
-        const entry: DayCount = { keyId, day, calls, pending: 0 };
+        const entry = new DayCount(keyId, day, calls);
         this.counts.set(id, entry);
         return entry;
       },
@@ -108,11 +142,7 @@ export class BufferedUsageCounter implements UsageCounter {
   }
 
   async increment(keyId: number, day: string, limit: number): Promise<number | null> {
-    const entry = await this.count(keyId, day);
-    if (entry.calls >= limit) return null;
-    entry.calls += 1;
-    entry.pending += 1;
-    return entry.calls;
+    return (await this.count(keyId, day)).increment(limit);
   }
 
   async get(keyId: number, day: string): Promise<number> {
@@ -130,7 +160,7 @@ export class BufferedUsageCounter implements UsageCounter {
    */
   flush(): Promise<void> {
     const run = this.flushing.then(async () => {
-      const entries = [...this.counts.values()].filter((e): e is DayCount => !(e instanceof Promise));
+      const entries = [...this.counts.values()].filter((e): e is DayCount => e instanceof DayCount);
       const rows = entries.filter((e) => e.pending > 0).map((e) => ({ keyId: e.keyId, day: e.day, calls: e.pending }));
       if (rows.length > 0) {
         for (const e of entries) e.pending = 0;
@@ -139,7 +169,7 @@ export class BufferedUsageCounter implements UsageCounter {
         } catch (error) {
           for (const row of rows) {
             const e = this.counts.get(`${row.keyId}|${row.day}`);
-            if (e !== undefined && !(e instanceof Promise)) e.pending += row.calls;
+            if (e instanceof DayCount) e.pending += row.calls;
           }
           throw error;
         }

@@ -26,30 +26,43 @@ export function outageError(err: unknown): ApiError | null {
 
 /** `auth` is the request's authentication, done once per HTTP request by the door. */
 export async function admitCall(access: AccessControl, clock: Clock, auth: AuthResult, toolName: string): Promise<Gate> {
-  const isHealth = toolName === 'health';
-  if (!auth.ok) {
-    // health exists to tell a caller whether its key works: a well-formed but unknown or
-    // revoked key gets valid:false there (DESIGN.md 4). Every other call refuses it.
-    if (isHealth && auth.why !== 'missing') {
-      const account: Account = {
-        valid: false,
-        plan: null,
-        keyPrefix: auth.prefix ?? null,
-        callsToday: 0,
-        dailyQuota: null,
-        resetsAt: seoulIso(nextSeoulMidnight(clock())),
-        reason: REASONS[auth.why],
-      };
-      return { ok: true, account, caller: null, admission: null };
-    }
-    const detail =
-      auth.why === 'missing'
-        ? 'send a valid API key as `Authorization: Bearer <key>`'
-        : `the API key is not accepted: ${REASONS[auth.why]}`;
-    return { ok: false, error: new ApiError('unauthorized', detail), caller: null, admission: null };
+  if (!auth.ok) return refusedKey(clock, auth, toolName);
+  return gateOf(auth.caller, await access.admit(auth.caller, toolName !== 'health'));
+}
+
+/**
+ * `admitCall` without waiting, when the counts are in this process's memory
+ * (`AccessControl.admitNow`); undefined, with nothing counted, when they are not.
+ */
+export function admitCallNow(access: AccessControl, clock: Clock, auth: AuthResult, toolName: string): Gate | undefined {
+  if (!auth.ok) return refusedKey(clock, auth, toolName);
+  const admission = access.admitNow(auth.caller, toolName !== 'health');
+  return admission === undefined ? undefined : gateOf(auth.caller, admission);
+}
+
+function refusedKey(clock: Clock, auth: Extract<AuthResult, { ok: false }>, toolName: string): Gate {
+  // health exists to tell a caller whether its key works: a well-formed but unknown or
+  // revoked key gets valid:false there (DESIGN.md 4). Every other call refuses it.
+  if (toolName === 'health' && auth.why !== 'missing') {
+    const account: Account = {
+      valid: false,
+      plan: null,
+      keyPrefix: auth.prefix ?? null,
+      callsToday: 0,
+      dailyQuota: null,
+      resetsAt: seoulIso(nextSeoulMidnight(clock())),
+      reason: REASONS[auth.why],
+    };
+    return { ok: true, account, caller: null, admission: null };
   }
-  const { caller } = auth;
-  const admission = await access.admit(caller, !isHealth);
+  const detail =
+    auth.why === 'missing'
+      ? 'send a valid API key as `Authorization: Bearer <key>`'
+      : `the API key is not accepted: ${REASONS[auth.why]}`;
+  return { ok: false, error: new ApiError('unauthorized', detail), caller: null, admission: null };
+}
+
+function gateOf(caller: Caller, admission: Admission): Gate {
   if (!admission.allowed) {
     const detail =
       admission.refusal === 'quota_exceeded'

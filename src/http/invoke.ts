@@ -37,6 +37,8 @@ export class ToolRunner {
    * filled the cache (and the process's memory) with answers nobody asked for again.
    */
   async run(tool: ToolDefinition, args: Record<string, unknown>, account: Account, options: { fresh?: boolean } = {}): Promise<ToolOutcome> {
+    const held = this.runNow(tool, args, options);
+    if (held !== undefined) return held;
     const dataset = this.dataset();
     if (!tool.cacheable) {
       const result = await tool.handler(args, { data: dataset, account });
@@ -44,11 +46,20 @@ export class ToolRunner {
     }
     const key = ResponseCache.key(dataset.version, tool.name, args);
     const fresh = options.fresh === true;
-    const hit = fresh ? undefined : this.cache.get(key);
-    if (hit !== undefined) return { dataset, entry: hit, cached: true };
     const result = await tool.handler(args, { data: dataset, account });
     const body = jsonBytes(result);
     const entry = fresh && !this.cache.has(key) ? ResponseCache.entry(body) : this.cache.put(key, body);
     return { dataset, entry, cached: false };
+  }
+
+  /**
+   * `run`'s answer when the response cache holds it (a cacheable tool, not `fresh`), without
+   * waiting; undefined when the tool must run.
+   */
+  runNow(tool: ToolDefinition, args: Record<string, unknown>, options: { fresh?: boolean } = {}): ToolOutcome | undefined {
+    if (!tool.cacheable || options.fresh === true) return undefined;
+    const dataset = this.dataset();
+    const hit = this.cache.get(ResponseCache.key(dataset.version, tool.name, args));
+    return hit === undefined ? undefined : { dataset, entry: hit, cached: true };
   }
 }

@@ -36,7 +36,7 @@ import { mcpToolResult } from '../tools/budget.js';
 import { ApiError } from '../tools/errors.js';
 import { parseArgs } from '../tools/params.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
-import { admitCall, outageError, rateLimitHeaders } from './gate.js';
+import { admitCall, admitCallNow, outageError, rateLimitHeaders } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError } from './mcp-errors.js';
 import { registerPrompts } from './mcp-prompts.js';
@@ -132,7 +132,9 @@ export function createMcpServer(deps: McpServerDeps): {
   // as REST, and the result within the MCP size budget (tools/budget.ts), cached with the body.
   const run = (tool: ToolDefinition) => async (args: Record<string, unknown>, call: McpCall, account?: Account): Promise<CallToolResult> => {
     try {
-      const { entry } = await deps.runner.run(tool, args, account ?? (await admit(tool, call)));
+      const admitted = account ?? (await admit(tool, call));
+      // A cached answer is taken without waiting (ToolRunner.runNow): each await costs a share of a cached call.
+      const { entry } = deps.runner.runNow(tool, args) ?? (await deps.runner.run(tool, args, admitted));
       call.raw = entry.mcpResult ??= Buffer.from(mcpToolResult(tool, entry.bytes.toString('utf8')), 'utf8');
       return SENT_AS_IS;
     } catch (err) {
@@ -164,7 +166,7 @@ export function createMcpServer(deps: McpServerDeps): {
   async function admit(tool: ToolDefinition, call: McpCall): Promise<Account> {
     let gate;
     try {
-      gate = await admitCall(deps.access, deps.clock, call.auth, tool.name);
+      gate = admitCallNow(deps.access, deps.clock, call.auth, tool.name) ?? (await admitCall(deps.access, deps.clock, call.auth, tool.name));
     } catch (err) {
       const outage = outageError(err);
       if (outage === null) throw err;

@@ -27,12 +27,8 @@ export class ResponseCache {
     });
   }
 
-  static key(version: number, tool: string, args: Record<string, unknown>): string {
-    const canonical = Object.keys(args)
-      .sort()
-      .map((k) => `${k}=${JSON.stringify(args[k])}`)
-      .join('&');
-    return `${version}|${tool}|${canonical}`;
+  static key(version: number, tool: string, args: Readonly<Record<string, unknown>>): string {
+    return `${version}|${tool}|${canonicalArgs(args)}`;
   }
 
   get(key: string): CachedBody | undefined {
@@ -58,6 +54,21 @@ export class ResponseCache {
   clear(): void {
     this.lru.clear();
   }
+}
+
+/** A frozen argument object's text: it cannot change, and REST reuses one per URL (rest.ts ParsedArgs). */
+const canonicalOfFrozen = new WeakMap<object, string>();
+
+/** Arguments as text independent of their order: `name=JSON` pairs sorted by name. */
+function canonicalArgs(args: Readonly<Record<string, unknown>>): string {
+  const held = canonicalOfFrozen.get(args);
+  if (held !== undefined) return held;
+  const canonical = Object.keys(args)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(args[k])}`)
+    .join('&');
+  if (Object.isFrozen(args)) canonicalOfFrozen.set(args, canonical);
+  return canonical;
 }
 
 /** True when an If-None-Match header matches the ETag (weak comparison, RFC 9110 13.1.2). */

@@ -25,6 +25,11 @@ export interface ApiKeyListing extends ApiKeyRecord {
 export interface AccessStore {
   insertKey(key: Omit<ApiKeyRecord, 'id' | 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord>;
   keyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key `keyByHash` would return, when it is held in memory and nothing can have changed
+   * it since; undefined when only a read can tell. Absent on engines that cannot tell cheaply.
+   */
+  knownKey?(hash: string): ApiKeyRecord | undefined;
   listKeys(day: string): Promise<ApiKeyListing[]>;
   /** Returns false when no live key has that prefix. */
   revokeKey(prefix: string, at: string): Promise<boolean>;
@@ -60,16 +65,20 @@ export class KyselyAccessStore implements AccessStore {
     return { ...key, id: row.id, revokedAt: null, lastUsedAt: null };
   }
 
-  async keyByHash(hash: string): Promise<ApiKeyRecord | null> {
+  knownKey(hash: string): ApiKeyRecord | undefined {
     const version = this.dataVersion?.();
-    if (version !== undefined) {
-      if (version !== this.keyCacheVersion) {
-        this.keyCache.clear();
-        this.keyCacheVersion = version;
-      }
-      const hit = this.keyCache.get(hash);
-      if (hit !== undefined) return hit;
+    if (version === undefined) return undefined;
+    if (version !== this.keyCacheVersion) {
+      this.keyCache.clear();
+      this.keyCacheVersion = version;
     }
+    return this.keyCache.get(hash);
+  }
+
+  async keyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const hit = this.knownKey(hash);
+    if (hit !== undefined) return hit;
+    const version = this.keyCacheVersion;
     const generation = this.keyGeneration;
     const run = this.queries.hot('keyByHash', (p) => this.db.selectFrom('api_keys').selectAll().where('hash', '=', p.text(0)));
     const [row] = await run([hash]);

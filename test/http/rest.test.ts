@@ -89,6 +89,16 @@ describe('REST /api/public/v2', () => {
       });
     }
 
+    it('a repeated URL (its arguments held once accepted) answers as the first call did, a bad one is refused alike', async () => {
+      for (const path of ['/rankings?limit=7&market=US', `/stocks/${kr}/score`, '/rankings?limit=500', `/stocks/${kr}/score?code=${kr}`]) {
+        const first = await get(`${base}${path}`, key);
+        const again = await get(`${base}${path}`, key);
+        assert.equal(again.status, first.status, path);
+        assert.equal(again.text, first.text, path);
+        assert.equal(again.headers.get('etag'), first.headers.get('etag'), path);
+      }
+    });
+
     it('says the allowed range, never clamps', async () => {
       const p = (await get(`${base}/rankings?limit=500`, key)).body as Json;
       assert.equal(p.detail, "parameter 'limit' 500 is out of range; allowed: an integer from 1 to 200; default 50");
