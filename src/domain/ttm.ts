@@ -244,7 +244,19 @@ export interface TtmStep {
 export function ttmTimeline(reports: readonly FinancialReport[]): TtmStep[] {
   const sorted = [...reports].sort((a, b) => (a.disclosedOn < b.disclosedOn ? -1 : a.disclosedOn > b.disclosedOn ? 1 : 0));
   const index: FilingIndex = new Map();
-  const lookup = (o: number): DiscreteQuarter | null => derive(index, o);
+  // Each date needs up to four discrete quarters, nearly all unchanged since the date before:
+  // a quarter is derived again only once a filing for it or for the quarter before it (whose
+  // year-to-date figures it subtracts) has come in. A third of a band's first call at full size
+  // went to deriving the same quarters again (docs/performance.md).
+  const derived = new Map<number, DiscreteQuarter | null>();
+  const lookup = (o: number): DiscreteQuarter | null => {
+    let q = derived.get(o);
+    if (q === undefined) {
+      q = derive(index, o);
+      derived.set(o, q);
+    }
+    return q;
+  };
   const steps: TtmStep[] = [];
   let latestOrdinal = -Infinity;
   let i = 0;
@@ -253,9 +265,12 @@ export function ttmTimeline(reports: readonly FinancialReport[]): TtmStep[] {
     for (; i < sorted.length && (sorted[i] as FinancialReport).disclosedOn === date; i++) {
       const r = sorted[i] as FinancialReport;
       fileReport(index, r);
-      latestOrdinal = Math.max(latestOrdinal, ordinalOf(r.fiscalYear, r.fiscalQuarter));
+      const ordinal = ordinalOf(r.fiscalYear, r.fiscalQuarter);
+      derived.delete(ordinal);
+      derived.delete(ordinal + 1);
+      latestOrdinal = Math.max(latestOrdinal, ordinal);
     }
-    const latest = derive(index, latestOrdinal) as DiscreteQuarter;
+    const latest = lookup(latestOrdinal) as DiscreteQuarter;
     const { ttm } = ttmEndingAt(lookup, latestOrdinal);
     const step: TtmStep = {
       effectiveFrom: date,

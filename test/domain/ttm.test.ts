@@ -250,4 +250,59 @@ void describe('ttmTimeline', () => {
   void it('is empty without filings', () => {
     assert.deepEqual(ttmTimeline([]), []);
   });
+
+  void it('equals the timeline made from ttmAsOf at every disclosure date, on random filing histories', () => {
+    // Corrections (a quarter filed again later, on either basis), gaps, separate-only quarters
+    // and several filings on one date: ttmTimeline's incremental index must give at each date
+    // exactly what the point-in-time view built from scratch gives.
+    let seed = 17;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const figure = (): number | null => (random(8) === 0 ? null : random(1000) - 100);
+    const dateOf = (day: number): string => new Date(Date.UTC(2015, 0, 1) + day * 86_400_000).toISOString().slice(0, 10);
+    for (let history = 0; history < 200; history++) {
+      const reports = [];
+      for (let k = 0, n = 1 + random(40); k < n; k++) {
+        const fy = 2015 + random(6);
+        const q = (1 + random(4)) as 1 | 2 | 3 | 4;
+        // Disclosed after its quarter's end, sometimes years later (a correction); some on one date.
+        const day = (fy - 2015) * 365 + q * 91 + random(random(3) === 0 ? 900 : 60);
+        reports.push(
+          report(fy, q, dateOf(day), {
+            consolidated: random(5) !== 0,
+            netIncome: figure(),
+            revenue: figure(),
+            equity: figure(),
+            shares: figure(),
+          }),
+        );
+      }
+      const expected: ReturnType<typeof ttmTimeline> = [];
+      for (const date of [...new Set(reports.map((r) => r.disclosedOn))].sort()) {
+        const view = ttmAsOf(reports, date);
+        const latest = view.latest;
+        assert.ok(latest);
+        const step = {
+          effectiveFrom: date,
+          referenceQuarter: quarterLabel(latest),
+          netIncome: view.current.ttm?.netIncome ?? null,
+          revenue: view.current.ttm?.revenue ?? null,
+          equity: latest.equity,
+          shares: latest.shares,
+        };
+        const prev = expected.at(-1);
+        const same =
+          prev !== undefined &&
+          prev.referenceQuarter === step.referenceQuarter &&
+          prev.netIncome === step.netIncome &&
+          prev.revenue === step.revenue &&
+          prev.equity === step.equity &&
+          prev.shares === step.shares;
+        if (!same) expected.push(step);
+      }
+      assert.deepEqual(ttmTimeline(reports), expected, `history ${history}`);
+    }
+  });
 });
