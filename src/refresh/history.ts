@@ -14,7 +14,7 @@
 import { LRUCache } from 'lru-cache';
 import type { FinancialReport } from '../domain/model.js';
 import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
-import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type CloseSeries, type SeriesWindow } from '../domain/series.js';
+import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
 import { ttmTimeline, type TtmStep } from '../domain/ttm.js';
 import type { MarketDataStore } from '../store/market-data.js';
 
@@ -84,11 +84,11 @@ export class StockHistories {
     return series;
   }
 
-  /** Date, close and shares of the stock's bars from `from` to the as-of date (or more). */
-  async closes(securityId: number, from: string): Promise<CloseSeries> {
+  /** The stock's daily market caps (or whole bars when held) from `from` to the as-of date (or more). */
+  async closes(securityId: number, from: string): Promise<BarSeries | MarketCapSeries> {
     const held = this.lru.get(`b${securityId}`);
     if (held?.kind === 'bars') return held.series;
-    if (!this.admits(securityId)) return this.store.closeSeries(securityId, { from, to: this.asOf });
+    if (!this.admits(securityId)) return this.store.marketCapSeries(securityId, { from, to: this.asOf });
     return this.bars(securityId);
   }
 

@@ -18,7 +18,7 @@ import type {
   Security,
   TradeMonth,
 } from '../domain/model.js';
-import type { BarSeries, CloseSeries } from '../domain/series.js';
+import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB, ReportsTable } from './schema.js';
@@ -68,7 +68,7 @@ export interface MarketDataStore {
    */
   barSeries(securityId: number, range: SeriesRange): Promise<BarSeries>;
   /** `barSeries` with only what the valuation band reads (date, close, shares). */
-  closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries>;
+  marketCapSeries(securityId: number, range: SeriesRange): Promise<MarketCapSeries>;
   /**
    * Per stock, the filings a snapshot as of `asOf` can draw on: those disclosed on or before
    * `asOf` whose fiscal quarter is at most `quarters - 1` quarters before the latest such one.
@@ -162,7 +162,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
     /** The engine's prepared single-row writes (SQLite): see `upsert`. */
     private readonly rowRunner?: RowRunner,
     /**
-     * Threads that read one stock's bars (SQLite): `barSeries` and `closeSeries` go to them, and
+     * Threads that read one stock's bars (SQLite): `barSeries` and `marketCapSeries` go to them, and
      * come back here when they cannot answer.
      */
     private readonly seriesReaders?: SeriesReaders,
@@ -383,8 +383,8 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return seriesOf('bars', await this.seriesColumns('bars', securityId, range));
   }
 
-  async closeSeries(securityId: number, range: SeriesRange): Promise<CloseSeries> {
-    return seriesOf('closes', await this.seriesColumns('closes', securityId, range));
+  async marketCapSeries(securityId: number, range: SeriesRange): Promise<MarketCapSeries> {
+    return seriesOf('caps', await this.seriesColumns('caps', securityId, range));
   }
 
   /** On the reader threads when there are any, else (or when they cannot answer) here. */
@@ -409,7 +409,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
     const run = this.queries.hotArrays(`${kind}Series${limited ? 'Last' : ''}`, (p) => {
       const q = this.db
         .selectFrom('bars')
-        .select(['bars.date', ...COLUMNS_OF[kind].map(({ column }) => `bars.${column}` as const)])
+        .select(['bars.date', ...COLUMNS_OF[kind].map(({ column, field }) => sql<number>`${sql.raw(column)}`.as(field))])
         .where('bars.security_id', '=', p.number(0))
         .where('bars.date', '>=', p.text(1))
         .where('bars.date', '<=', p.text(2));

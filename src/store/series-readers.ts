@@ -1,5 +1,5 @@
 // Series reader threads for the SQLite store: the per-request history reads (one stock's bars
-// as columns, `barSeries` / `closeSeries`) run on worker threads with their own connections, so
+// as columns, `barSeries` / `marketCapSeries`) run on worker threads with their own connections, so
 // that the thread serving requests does not spend an uncached history call handing rows over,
 // and both cores serve. Each reader answers one request at a time, in order; a request goes to
 // the reader with the fewest waiting. A reader that dies fails what it had and is replaced; one

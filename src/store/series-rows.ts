@@ -1,9 +1,12 @@
 // One stock's bars as columns (src/domain/series.ts) from rows of [day, ...values]: the one
 // conversion the store's own read and its reader threads (./series-readers.ts) share.
 
-import type { BarSeries, CloseSeries } from '../domain/series.js';
+import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 
-/** The columns each kind of read carries after the day, in order, and the series field each fills. */
+/**
+ * What each kind of read carries after the day, in order: a column of `bars` or an expression
+ * over its columns (SQL, the same in SQLite and PostgreSQL), and the series field each fills.
+ */
 export const COLUMNS_OF = {
   bars: [
     { column: 'open', field: 'open' },
@@ -14,10 +17,7 @@ export const COLUMNS_OF = {
     { column: 'traded_value', field: 'tradedValue' },
     { column: 'shares', field: 'shares' },
   ],
-  closes: [
-    { column: 'close', field: 'close' },
-    { column: 'shares', field: 'shares' },
-  ],
+  caps: [{ column: 'close * shares', field: 'marketCap' }],
 } as const;
 
 export type SeriesKind = keyof typeof COLUMNS_OF;
@@ -46,10 +46,10 @@ export function columnsOfRows(kind: SeriesKind, rows: readonly (readonly unknown
 
 /** The series object of a kind's columns (fields in `COLUMNS_OF` order after `days`). */
 export function seriesOf(kind: 'bars', columns: SeriesColumns): BarSeries;
-export function seriesOf(kind: 'closes', columns: SeriesColumns): CloseSeries;
-export function seriesOf(kind: SeriesKind, columns: SeriesColumns): BarSeries | CloseSeries;
-export function seriesOf(kind: SeriesKind, { days, values }: SeriesColumns): BarSeries | CloseSeries {
+export function seriesOf(kind: 'caps', columns: SeriesColumns): MarketCapSeries;
+export function seriesOf(kind: SeriesKind, columns: SeriesColumns): BarSeries | MarketCapSeries;
+export function seriesOf(kind: SeriesKind, { days, values }: SeriesColumns): BarSeries | MarketCapSeries {
   const series: Record<string, Int32Array | Float64Array> = { days };
   COLUMNS_OF[kind].forEach(({ field }, i) => (series[field] = values[i] as Float64Array));
-  return series as unknown as BarSeries | CloseSeries;
+  return series as unknown as BarSeries | MarketCapSeries;
 }

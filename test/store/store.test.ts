@@ -133,6 +133,17 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.deepEqual(await store.market.trade(), dataset.trade);
     assert.deepEqual(await store.market.sectorExports(), dataset.sectorExports);
     assert.deepEqual(await store.market.tradingDates('KR'), ['2024-11-20']);
+    // The band's windowed read: close x shares multiplied by the engine, the same double as
+    // here (10.37 x 1,000,003 is not exact in binary, so a different rounding would show).
+    for (const [id, bar] of [
+      [kr.id, dataset.bars[0]!],
+      [us.id, dataset.bars[1]!],
+    ] as const) {
+      const caps = await store.market.marketCapSeries(id, { from: '2024-01-01', to: '2024-12-31' });
+      const bars = await store.market.barSeries(id, { from: '2024-01-01', to: '2024-12-31' });
+      assert.deepEqual([...caps.days], [...bars.days]);
+      assert.deepEqual([...caps.marketCap], [bar.close * bar.shares]);
+    }
   });
 
   it('reads the recent window a slice of security ids at a time, and sector exports by months', async () => {
