@@ -85,7 +85,7 @@ export class StockHistories {
   }
 
   /** The stock's daily market caps (or whole bars when held) from `from` to the as-of date (or more). */
-  async closes(securityId: number, from: string): Promise<BarSeries | MarketCapSeries> {
+  async marketCaps(securityId: number, from: string): Promise<BarSeries | MarketCapSeries> {
     const held = this.lru.get(`b${securityId}`);
     if (held?.kind === 'bars') return held.series;
     if (!this.admits(securityId)) return this.store.marketCapSeries(securityId, { from, to: this.asOf });
@@ -118,7 +118,7 @@ export class StockHistories {
 
   /** A valuation band answer's figures (`valuationBand` on every bar and filing) from `from` to the as-of date. */
   async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
-    const [series, filings] = await Promise.all([this.closes(securityId, from), this.filings(securityId)]);
+    const [series, filings] = await Promise.all([this.marketCaps(securityId, from), this.filings(securityId)]);
     return valuationBandOfSeries({ type, series, steps: filings.steps, from, to: this.asOf });
   }
 

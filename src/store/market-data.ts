@@ -67,7 +67,7 @@ export interface MarketDataStore {
    * ascending: the per-request history reads, with no object per bar.
    */
   barSeries(securityId: number, range: SeriesRange): Promise<BarSeries>;
-  /** `barSeries` with only what the valuation band reads (date, close, shares). */
+  /** What the valuation band reads of `barSeries`: the day and its market cap (close x shares, multiplied by the engine). */
   marketCapSeries(securityId: number, range: SeriesRange): Promise<MarketCapSeries>;
   /**
    * Per stock, the filings a snapshot as of `asOf` can draw on: those disclosed on or before
