@@ -19,11 +19,12 @@ import type {
   TradeMonth,
 } from '../domain/model.js';
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
+import { mergePack, packRead, yearsOf, type PackedBar } from './bar-packs.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB, ReportsTable } from './schema.js';
 import type { SeriesReaders } from './series-readers.js';
-import { COLUMNS_OF, columnsOfRows, seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
+import { COLUMNS_OF, seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
   id: number;
@@ -102,6 +103,12 @@ export interface UniverseSlice {
 /** The sector a source reports when it does not know one. */
 export const UNCLASSIFIED = 'Unclassified';
 
+/** PostgreSQL's advisory lock that market-data writes take in turn ('bars' in ASCII). */
+const MARKET_WRITE_LOCK = 0x62617273;
+
+/** Securities whose stored packs one write reads at a time. */
+const PACKS_PER_READ = 500;
+
 const BAR_COLUMNS = [
   'securities.market',
   'securities.code',
@@ -175,6 +182,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
   async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<WriteReport> {
     const report: WriteReport = { written: 0, skipped: {}, examples: [] };
     await this.db.transaction().execute(async (trx) => {
+      // Writes of market data take turns (PostgreSQL; SQLite has one writer anyway): a write
+      // merges its bars into the stored packs of their years, which another write in flight
+      // would not see. Taken first, before any row is locked, so two writes cannot deadlock.
+      if (this.engine === 'postgres') await sql`select pg_advisory_xact_lock(${MARKET_WRITE_LOCK})`.execute(trx);
       // A bulk load (the demo universe into an empty store) builds the bars-by-date index once
       // at the end instead of row by row; in the same transaction, so a failed load leaves it.
       if (options.bulk) await sql`drop index bars_date`.execute(trx);
@@ -211,12 +222,13 @@ export class KyselyMarketDataStore implements MarketDataStore {
       report.written += out.length;
       return out;
     };
+    const bars = known('bars', data.bars);
     await upsert(
       this.rowRunner,
       trx,
       'bars',
       ['security_id', 'date'],
-      known('bars', data.bars).map((b) => ({
+      bars.map((b) => ({
         security_id: idOf(b),
         date: b.date,
         open: b.open,
@@ -230,6 +242,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
         source: b.source,
       })),
     );
+    await this.writePacks(trx, bars, idOf);
     await upsert(
       this.rowRunner,
       trx,
@@ -266,6 +279,46 @@ export class KyselyMarketDataStore implements MarketDataStore {
       ['month', 'sector'],
       (data.sectorExports ?? []).map((x) => ({ month: x.month, sector: x.sector, exports: x.exports, source: x.source })),
     );
+  }
+
+  /**
+   * Rewrites the packs of the years `bars` touched (./bar-packs.ts), in the write's transaction:
+   * each becomes its stored pack with the written bars merged in, which is its year's rows again.
+   */
+  private async writePacks(trx: Transaction<DB>, bars: readonly DailyBar[], idOf: (row: DailyBar) => number): Promise<void> {
+    // Security -> year -> day -> the bar written last for it (as the row upserts leave it).
+    const touched = new Map<number, Map<number, Map<number, PackedBar>>>();
+    for (const bar of bars) {
+      const id = idOf(bar);
+      const year = Number(bar.date.slice(0, 4));
+      let years = touched.get(id);
+      if (years === undefined) touched.set(id, (years = new Map()));
+      let days = years.get(year);
+      if (days === undefined) years.set(year, (days = new Map()));
+      const day = dayNumber(bar.date);
+      days.set(day, { day, values: COLUMNS_OF.bars.map(({ field }) => bar[field]) });
+    }
+    const ids = [...touched.keys()];
+    for (let i = 0; i < ids.length; i += PACKS_PER_READ) {
+      const chunk = ids.slice(i, i + PACKS_PER_READ);
+      const years = chunk.flatMap((id) => [...(touched.get(id) as Map<number, unknown>).keys()]);
+      const stored = await trx
+        .selectFrom('bar_packs')
+        .select(['security_id', 'year', 'data'])
+        .where('security_id', 'in', chunk)
+        .where('year', '>=', Math.min(...years))
+        .where('year', '<=', Math.max(...years))
+        .execute();
+      const held = new Map(stored.map((p) => [`${p.security_id}:${p.year}`, p.data]));
+      const packs: { security_id: number; year: number; data: Uint8Array }[] = [];
+      for (const id of chunk) {
+        for (const [year, days] of touched.get(id) as Map<number, Map<number, PackedBar>>) {
+          const written = [...days.values()].sort((a, b) => a.day - b.day);
+          packs.push({ security_id: id, year, data: mergePack(held.get(`${id}:${year}`), written) });
+        }
+      }
+      await upsert(this.rowRunner, trx, 'bar_packs', ['security_id', 'year'], packs);
+    }
   }
 
   private async writeSecurities(trx: Transaction<DB>, securities: readonly Security[]): Promise<void> {
@@ -396,28 +449,23 @@ export class KyselyMarketDataStore implements MarketDataStore {
         // read here instead
       }
     }
-    const rows = await this.seriesRows(kind, securityId, range);
-    return columnsOfRows(kind, rows, range.last !== undefined, (day) => dayNumber(day as string));
-  }
-
-  /**
-   * One key range of `bars` as row arrays, newest first when `last` is given. Compiled once per
-   * shape (building and compiling with Kysely cost ~4% of an uncached history call).
-   */
-  private seriesRows(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<unknown[][]> {
-    const limited = range.last !== undefined;
-    const run = this.queries.hotArrays(`${kind}Series${limited ? 'Last' : ''}`, (p) => {
-      const q = this.db
-        .selectFrom('bars')
-        .select(['bars.date', ...COLUMNS_OF[kind].map(({ column, field }) => sql<number>`${sql.raw(column)}`.as(field))])
-        .where('bars.security_id', '=', p.number(0))
-        .where('bars.date', '>=', p.text(1))
-        .where('bars.date', '<=', p.text(2));
-      return limited ? q.orderBy('bars.date', 'desc').limit(p.number(3)) : q.orderBy('bars.date');
-    });
-    const values: unknown[] = [securityId, range.from ?? '', range.to];
-    if (limited) values.push(range.last);
-    return run(values);
+    const read = packRead(kind, range);
+    const { first, last } = yearsOf(range.from ?? '', range.to);
+    // A read of the last N bars takes years newest first and stops once it has them.
+    const run = this.queries.hotArrays(`barPacks${range.last !== undefined ? 'Desc' : ''}`, (p) =>
+      this.db
+        .selectFrom('bar_packs')
+        .select('data')
+        .where('security_id', '=', p.number(0))
+        .where('year', '>=', p.number(1))
+        .where('year', '<=', p.number(2))
+        .orderBy('year', range.last !== undefined ? 'desc' : 'asc'),
+    );
+    for (const [data] of await run([securityId, first, last])) {
+      read.add(data as Uint8Array);
+      if (read.full) break;
+    }
+    return read.columns();
   }
 
   /**

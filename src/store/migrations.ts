@@ -2,7 +2,10 @@
 // runs on SQLite and PostgreSQL. Never edit a migration that has shipped; add the next one.
 
 import { Migrator, sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { dayNumber } from '../domain/calendar.js';
+import { encodePack } from './bar-packs.js';
 import type { DB } from './schema.js';
+import { COLUMNS_OF } from './series-rows.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -204,6 +207,21 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable('securities').addColumn('name_en', 'text').execute();
       },
     },
+    '0006_bar_packs': {
+      async up(db: Kysely<unknown>) {
+        // Each stock's bars of a year in one value, what the per-request history reads read
+        // (src/store/bar-packs.ts). A rowid table (SQLite): a pack is ~15 KB, too large a row to
+        // keep inside the key's b-tree. Filled here from the bars already stored, a stock at a time.
+        await db.schema
+          .createTable('bar_packs')
+          .addColumn('security_id', 'integer', (c) => c.notNull())
+          .addColumn('year', 'integer', (c) => c.notNull())
+          .addColumn('data', engine === 'sqlite' ? 'blob' : 'bytea', (c) => c.notNull())
+          .addPrimaryKeyConstraint('bar_packs_pk', ['security_id', 'year'])
+          .execute();
+        await packStoredBars(db as unknown as Kysely<DB>);
+      },
+    },
   };
 }
 
@@ -217,6 +235,31 @@ export const migrationProvider = (engine: Engine): MigrationProvider => ({
  */
 export async function createBarsDateIndex(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('bars_date').on('bars').columns(['date', 'security_id']).execute();
+}
+
+/** Packs every stored stock's bars by year (migration 0006). */
+async function packStoredBars(db: Kysely<DB>): Promise<void> {
+  const ids = await db.selectFrom('securities').select('id').orderBy('id').execute();
+  for (const { id } of ids) {
+    const rows = await db
+      .selectFrom('bars')
+      .select(['date', 'open', 'high', 'low', 'close', 'volume', 'traded_value', 'shares'])
+      .where('security_id', '=', id)
+      .orderBy('date')
+      .execute();
+    const packs: { security_id: number; year: number; data: Uint8Array }[] = [];
+    for (let start = 0; start < rows.length; ) {
+      const year = rows[start]?.date.slice(0, 4) as string;
+      let end = start;
+      while (end < rows.length && rows[end]?.date.slice(0, 4) === year) end++;
+      const bars = rows.slice(start, end);
+      const values = COLUMNS_OF.bars.map(({ column }) => bars.map((b) => Number(b[column])));
+      packs.push({ security_id: id, year: Number(year), data: encodePack(bars.map((b) => dayNumber(b.date)), values) });
+      start = end;
+    }
+    // A few packs per statement: each is ~15 KB.
+    for (let i = 0; i < packs.length; i += 20) await db.insertInto('bar_packs').values(packs.slice(i, i + 20)).execute();
+  }
 }
 
 /** Applies every pending migration in order; a no-op when the schema is current. */

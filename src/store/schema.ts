@@ -31,6 +31,13 @@ export interface BarsTable {
   source: string;
 }
 
+/** One stock's bars of a calendar year, packed (src/store/bar-packs.ts; migration 0006). */
+export interface BarPacksTable {
+  security_id: number;
+  year: number;
+  data: Uint8Array;
+}
+
 export interface ReportsTable {
   security_id: number;
   fiscal_year: number;
@@ -137,6 +144,7 @@ export interface RefreshClaimsTable {
 export interface DB {
   securities: SecuritiesTable;
   bars: BarsTable;
+  bar_packs: BarPacksTable;
   reports: ReportsTable;
   flows: FlowsTable;
   fx: FxTable;

@@ -1,11 +1,12 @@
-// One stock's bars as columns (src/domain/series.ts) from rows of [day, ...values]: the one
-// conversion the store's own read and its reader threads (./series-readers.ts) share.
+// What a read of one stock's bars as columns (src/domain/series.ts) carries, for the store's own
+// read and its reader threads (./series-readers.ts), both from the packs of ./bar-packs.ts.
 
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 
 /**
- * What each kind of read carries after the day, in order: a column of `bars` or an expression
- * over its columns (SQL, the same in SQLite and PostgreSQL), and the series field each fills.
+ * What each kind of read carries after the day, in order, and the series field each fills:
+ * `bars`, the columns of the bars table a pack holds (./bar-packs.ts); `caps`, the market cap,
+ * close x shares multiplied from the pack's two columns.
  */
 export const COLUMNS_OF = {
   bars: [
@@ -26,22 +27,6 @@ export interface SeriesColumns {
   days: Int32Array;
   /** One per `COLUMNS_OF[kind]`, in its order. */
   values: Float64Array[];
-}
-
-/**
- * Rows of [day, ...COLUMNS_OF[kind]] as columns, ascending: `reversed` when the rows came newest
- * first (a read of the last N bars). `dayOf` turns the row's day into its number.
- */
-export function columnsOfRows(kind: SeriesKind, rows: readonly (readonly unknown[])[], reversed: boolean, dayOf: (day: unknown) => number): SeriesColumns {
-  const n = rows.length;
-  const days = new Int32Array(n);
-  const values = COLUMNS_OF[kind].map(() => new Float64Array(n));
-  for (let k = 0; k < n; k++) {
-    const row = rows[reversed ? n - 1 - k : k] as readonly unknown[];
-    days[k] = dayOf(row[0]);
-    for (let c = 0; c < values.length; c++) (values[c] as Float64Array)[k] = Number(row[c + 1]);
-  }
-  return { days, values };
 }
 
 /** The series object of a kind's columns (fields in `COLUMNS_OF` order after `days`). */

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
+import { dayNumber } from '../../src/domain/calendar.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import type { SeriesRange, StoredSecurity } from '../../src/store/market-data.js';
 import { SeriesReaders } from '../../src/store/series-readers.js';
@@ -54,6 +55,8 @@ describe('series reader threads', () => {
     assert.ok(securities.length >= 60, `${securities.length} stocks`);
     let bars = 0;
     for (const security of securities) {
+      // The record: the stock's rows in the bars table, which the packs must give back exactly.
+      const rows = await store.market.bars(security.id);
       for (const range of RANGES) {
         // Sent together, so both readers work and replies come back out of order.
         const [own, read, ownCaps, readCaps] = await Promise.all([
@@ -63,6 +66,14 @@ describe('series reader threads', () => {
           capsOf(readers, security.id, range),
         ]);
         assert.deepEqual(plain(read), plain(own), `${security.code} ${JSON.stringify(range)}`);
+        let inRange = rows.filter((b) => (range.from === undefined || b.date >= range.from) && b.date <= range.to);
+        if (range.last !== undefined) inRange = inRange.slice(Math.max(0, inRange.length - range.last));
+        const fields = ['open', 'high', 'low', 'close', 'volume', 'tradedValue', 'shares'] as const;
+        assert.deepEqual(
+          plain(own),
+          { days: inRange.map((b) => dayNumber(b.date)), ...Object.fromEntries(fields.map((f) => [f, inRange.map((b) => b[f])])) },
+          `${security.code} ${JSON.stringify(range)}: the rows of the bars table`,
+        );
         assert.deepEqual(plain(readCaps), plain(ownCaps), `${security.code} ${JSON.stringify(range)} market caps`);
         // SQLite's product is JavaScript's: the band gives the same multiples from either read.
         const product = Array.from(own.close, (close, i) => close * (own.shares[i] as number));

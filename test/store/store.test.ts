@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { dayNumber } from '../../src/domain/calendar.js';
 import type { DailyBar, Dataset, FinancialReport } from '../../src/domain/model.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
@@ -102,7 +103,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -174,6 +175,66 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.equal((await store.market.securities()).length, 2);
     assert.equal((await store.market.reports()).length, 3);
     assert.equal([...(await store.market.lastBars('2000-01-01', '2100-01-01', 21)).values()].flat().length, 2);
+  });
+
+  it("keeps each year's pack its rows through appends, corrections and a load in parts: the history reads answer what the bars table holds", async () => {
+    const code = '423450';
+    await store.market.writeDataset({ securities: [{ ...dataset.securities[0]!, code, name: 'Pack Test' }] });
+    const id = (await store.market.securities()).find((x) => x.code === code)?.id ?? -1;
+    // Bars on the 3rd, 13th and 23rd of every month of 2022-2024, values distinct per bar
+    // (close with cents, so close x shares is not exact in binary).
+    const barOn = (date: string, k: number): DailyBar => ({ ...dataset.bars[0]!, code, date, open: k, high: k + 1, low: k - 1, close: k + 0.37, volume: 10 * k, tradedValue: 100 * k, shares: 1_000_003 + k, marketCap: k });
+    const dates: string[] = [];
+    for (let y = 2022; y <= 2024; y++) for (let m = 1; m <= 12; m++) for (const d of ['03', '13', '23']) dates.push(`${y}-${String(m).padStart(2, '0')}-${d}`);
+    const all = dates.map((d, k) => barOn(d, 1_000 + k));
+    // 2022 and the first half of 2023 in one load of two parts (2023's split between them), then
+    // the rest of 2023 and 2024 appended, then corrections of a 2022 and a 2024 bar, then a bar
+    // between two stored days of 2023.
+    const half = all.findIndex((b) => b.date >= '2023-07-01');
+    await store.market.writeDatasets([{ bars: all.slice(0, 40) }, { bars: all.slice(40, half) }]);
+    await store.market.writeDataset({ bars: all.slice(half) });
+    const corrected = [barOn('2022-05-13', 7), barOn('2024-12-23', 9)];
+    const between = barOn('2023-03-04', 5);
+    await store.market.writeDataset({ bars: [...corrected, between] });
+
+    const rows = await store.market.bars(id);
+    assert.equal(rows.length, all.length + 1);
+    assert.deepEqual(rows.find((b) => b.date === '2022-05-13')?.open, 7, 'the correction is the record');
+    const expect = (range: { from?: string; to: string; last?: number }) => {
+      let inRange = rows.filter((b) => (range.from === undefined || b.date >= range.from) && b.date <= range.to);
+      if (range.last !== undefined) inRange = inRange.slice(Math.max(0, inRange.length - range.last));
+      return inRange;
+    };
+    for (const range of [
+      { to: '2026-01-01' },
+      { from: '2023-03-04', to: '2023-03-04' },
+      { from: '2022-12-24', to: '2023-01-13' },
+      { to: '2024-12-23', last: 40 },
+      { to: '2024-01-03', last: 2 },
+      { from: '2022-05-13', to: '2024-12-31', last: 1_000 },
+      { from: '2025-01-01', to: '2026-01-01' },
+    ]) {
+      const series = await store.market.barSeries(id, range);
+      const want = expect(range);
+      const got = Array.from(series.days, (day, i) => ({ day, values: [series.open, series.high, series.low, series.close, series.volume, series.tradedValue, series.shares].map((c) => c[i]) }));
+      assert.deepEqual(
+        got,
+        want.map((b) => ({ day: dayNumber(b.date), values: [b.open, b.high, b.low, b.close, b.volume, b.tradedValue, b.shares] })),
+        JSON.stringify(range),
+      );
+      const caps = await store.market.marketCapSeries(id, range);
+      assert.deepEqual([...caps.days], [...series.days]);
+      assert.deepEqual([...caps.marketCap], want.map((b) => b.close * b.shares));
+    }
+    const packs = await store.db.selectFrom('bar_packs').select(['year']).where('security_id', '=', id).orderBy('year').execute();
+    assert.deepEqual(packs.map((p) => p.year), [2022, 2023, 2024], 'one pack a year');
+
+    // Writes in flight together (PostgreSQL runs them on separate connections): each one's
+    // bars land in the year's pack, none lost to the other's merge.
+    const late = Array.from({ length: 8 }, (_, k) => barOn(`2025-0${k + 1}-15`, 5_000 + k));
+    await Promise.all(late.map((b) => store.market.writeDataset({ bars: [b] })));
+    const y2025 = await store.market.barSeries(id, { from: '2025-01-01', to: '2025-12-31' });
+    assert.deepEqual([...y2025.open], late.map((b) => b.open));
   });
 
   it("reads each stock's recent window: its last quarters' filings, its last bars and their flows", async () => {
@@ -357,7 +418,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 5);
+      assert.equal(applied.rows.length, 6);
       await store.close();
     } finally {
       await other.drop();
@@ -400,6 +461,56 @@ for (const engine of engines) describe(`${engine.name} migration 0005 on a fille
       assert.equal(before?.nameEn, undefined);
       await store.market.writeDataset({ securities: [dataset.securities[0]!] });
       assert.equal((await store.market.securities())[0]?.nameEn, 'Hanseong Test');
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+});
+
+// Migration 0006 on a database that 0001-0005 made and filled with bars: each stock's bars are
+// packed by year, and the history reads then answer the stored rows.
+for (const engine of engines) describe(`${engine.name} migration 0006 on a filled database`, { skip: engine.skip }, () => {
+  it('packs the bars already stored', async () => {
+    const bars = ['2023-12-28', '2023-12-29', '2024-01-02', '2024-01-03'].map((date, k) => ({ ...dataset.bars[1]!, date, close: 10.37 + k, shares: 1_000_003 + k }));
+    const at0005 = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
+      const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+      const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
+      assert.equal((await migrator.migrateTo('0005_security_name_en')).error, undefined);
+      const s = dataset.securities[1]!;
+      await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
+        values (${s.market}, ${s.code}, ${s.name}, ${s.exchange}, ${s.sector}, ${s.currency}, ${s.fiscalYearEndMonth}, ${s.source})`.execute(db);
+      for (const b of bars)
+        await sql`insert into bars (security_id, date, open, high, low, close, volume, traded_value, shares, market_cap, source)
+          values (1, ${b.date}, ${b.open}, ${b.high}, ${b.low}, ${b.close}, ${b.volume}, ${b.tradedValue}, ${b.shares}, ${b.marketCap}, ${b.source})`.execute(db);
+      await db.destroy();
+    };
+    let store: KyselyStore;
+    let cleanup: () => Promise<void>;
+    if (engine.name === 'SQLite') {
+      const tmp = tempDir();
+      const file = join(tmp.dir, 'db.sqlite');
+      await at0005(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
+      store = await openSqliteStore(file);
+      cleanup = async () => tmp.cleanup();
+    } else {
+      const schema = await freshSchema();
+      await at0005(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
+      store = await openPostgresStore(schema.url, 2);
+      cleanup = schema.drop;
+    }
+    try {
+      const packs = await store.db.selectFrom('bar_packs').select(['security_id', 'year']).orderBy('year').execute();
+      assert.deepEqual(packs, [
+        { security_id: 1, year: 2023 },
+        { security_id: 1, year: 2024 },
+      ]);
+      const series = await store.market.barSeries(1, { to: '2024-12-31' });
+      assert.deepEqual([...series.days], bars.map((b) => dayNumber(b.date)));
+      assert.deepEqual([...series.close], bars.map((b) => b.close));
+      assert.deepEqual([...series.tradedValue], bars.map((b) => b.tradedValue));
+      const caps = await store.market.marketCapSeries(1, { from: '2023-12-29', to: '2024-01-02' });
+      assert.deepEqual([...caps.marketCap], bars.slice(1, 3).map((b) => b.close * b.shares));
     } finally {
       await store.close();
       await cleanup();
