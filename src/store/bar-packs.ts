@@ -61,25 +61,33 @@ export function decodePack(pack: Uint8Array): Unpacked {
  */
 export function mergePack(existing: Uint8Array | undefined, written: readonly PackedBar[]): Uint8Array {
   const old = existing === undefined ? { days: new Int32Array(0), values: [] as Float64Array[] } : decodePack(existing);
-  const days: number[] = [];
-  const columns: number[][] = Array.from({ length: PACKED_COLUMNS }, () => []);
-  let i = 0;
-  let j = 0;
-  while (i < old.days.length || j < written.length) {
+  // First the merged days (a written day replaces the stored one), then each column.
+  const from: number[] = []; // per merged bar: >= 0 the stored bar's index, < 0 -(written index) - 1
+  for (let i = 0, j = 0; i < old.days.length || j < written.length; ) {
     const oldDay = i < old.days.length ? (old.days[i] as number) : Number.POSITIVE_INFINITY;
     const bar = written[j];
-    if (bar === undefined || oldDay < bar.day) {
-      days.push(oldDay);
-      for (let c = 0; c < PACKED_COLUMNS; c++) (columns[c] as number[]).push((old.values[c] as Float64Array)[i] as number);
-      i++;
-      continue;
+    if (bar === undefined || oldDay < bar.day) from.push(i++);
+    else {
+      if (oldDay === bar.day) i++;
+      from.push(-1 - j++);
     }
-    if (oldDay === bar.day) i++;
-    days.push(bar.day);
-    for (let c = 0; c < PACKED_COLUMNS; c++) (columns[c] as number[]).push(bar.values[c] as number);
-    j++;
   }
-  return encodePack(days, columns);
+  const n = from.length;
+  const pack = new Uint8Array(n * BYTES_PER_BAR);
+  const floats = new Float64Array(pack.buffer, 0, n * PACKED_COLUMNS);
+  const days = new Int32Array(pack.buffer, 8 * PACKED_COLUMNS * n, n);
+  for (let k = 0; k < n; k++) {
+    const at = from[k] as number;
+    days[k] = at >= 0 ? (old.days[at] as number) : (written[-1 - at] as PackedBar).day;
+  }
+  for (let c = 0; c < PACKED_COLUMNS; c++) {
+    const stored = old.values[c] as Float64Array;
+    for (let k = 0; k < n; k++) {
+      const at = from[k] as number;
+      floats[c * n + k] = at >= 0 ? (stored[at] as number) : ((written[-1 - at] as PackedBar).values[c] as number);
+    }
+  }
+  return pack;
 }
 
 /** Which calendar years' packs a range [from, to] (dates, `from` '' for none) needs. */

@@ -24,7 +24,7 @@ import { createBarsDateIndex, type Engine } from './migrations.js';
 import { upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB, ReportsTable } from './schema.js';
 import type { SeriesReaders } from './series-readers.js';
-import { COLUMNS_OF, seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
+import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
   id: number;
@@ -286,37 +286,31 @@ export class KyselyMarketDataStore implements MarketDataStore {
    * each becomes its stored pack with the written bars merged in, which is its year's rows again.
    */
   private async writePacks(trx: Transaction<DB>, bars: readonly DailyBar[], idOf: (row: DailyBar) => number): Promise<void> {
-    // Security -> year -> day -> the bar written last for it (as the row upserts leave it).
-    const touched = new Map<number, Map<number, Map<number, PackedBar>>>();
+    // The bars written per security and year, in the order given (security id x 10,000 + year).
+    const touched = new Map<number, DailyBar[]>();
     for (const bar of bars) {
-      const id = idOf(bar);
-      const year = Number(bar.date.slice(0, 4));
-      let years = touched.get(id);
-      if (years === undefined) touched.set(id, (years = new Map()));
-      let days = years.get(year);
-      if (days === undefined) years.set(year, (days = new Map()));
-      const day = dayNumber(bar.date);
-      days.set(day, { day, values: COLUMNS_OF.bars.map(({ field }) => bar[field]) });
+      const key = idOf(bar) * 10_000 + Number(bar.date.slice(0, 4));
+      const group = touched.get(key);
+      if (group === undefined) touched.set(key, [bar]);
+      else group.push(bar);
     }
-    const ids = [...touched.keys()];
-    for (let i = 0; i < ids.length; i += PACKS_PER_READ) {
-      const chunk = ids.slice(i, i + PACKS_PER_READ);
-      const years = chunk.flatMap((id) => [...(touched.get(id) as Map<number, unknown>).keys()]);
+    const keys = [...touched.keys()];
+    for (let i = 0; i < keys.length; i += PACKS_PER_READ) {
+      const chunk = keys.slice(i, i + PACKS_PER_READ);
+      const years = chunk.map((key) => key % 10_000);
       const stored = await trx
         .selectFrom('bar_packs')
         .select(['security_id', 'year', 'data'])
-        .where('security_id', 'in', chunk)
+        .where('security_id', 'in', [...new Set(chunk.map((key) => Math.floor(key / 10_000)))])
         .where('year', '>=', Math.min(...years))
         .where('year', '<=', Math.max(...years))
         .execute();
-      const held = new Map(stored.map((p) => [`${p.security_id}:${p.year}`, p.data]));
-      const packs: { security_id: number; year: number; data: Uint8Array }[] = [];
-      for (const id of chunk) {
-        for (const [year, days] of touched.get(id) as Map<number, Map<number, PackedBar>>) {
-          const written = [...days.values()].sort((a, b) => a.day - b.day);
-          packs.push({ security_id: id, year, data: mergePack(held.get(`${id}:${year}`), written) });
-        }
-      }
+      const held = new Map(stored.map((p) => [p.security_id * 10_000 + p.year, p.data]));
+      const packs = chunk.map((key) => ({
+        security_id: Math.floor(key / 10_000),
+        year: key % 10_000,
+        data: mergePack(held.get(key), writtenByDay(touched.get(key) as DailyBar[])),
+      }));
       await upsert(this.rowRunner, trx, 'bar_packs', ['security_id', 'year'], packs);
     }
   }
@@ -644,6 +638,21 @@ function toReport(r: unknown[], market: Market, code: string, at: number): Finan
   };
   for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[at + 5 + i]);
   return report;
+}
+
+/**
+ * One security's bars of a year as a pack merges them: ascending by day, the last one written
+ * for a day standing (as the row upserts leave it). Most writes come in date order already.
+ */
+function writtenByDay(bars: readonly DailyBar[]): PackedBar[] {
+  // The values in COLUMNS_OF.bars order (./series-rows.ts), as a pack holds them.
+  const toPacked = (bar: DailyBar): PackedBar => ({ day: dayNumber(bar.date), values: [bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tradedValue, bar.shares] });
+  let ascending = true;
+  for (let k = 1; k < bars.length && ascending; k++) ascending = (bars[k - 1] as DailyBar).date < (bars[k] as DailyBar).date;
+  if (ascending) return bars.map(toPacked);
+  const byDate = new Map<string, DailyBar>();
+  for (const bar of bars) byDate.set(bar.date, bar);
+  return [...byDate.keys()].sort().map((date) => toPacked(byDate.get(date) as DailyBar));
 }
 
 /**
