@@ -1,5 +1,5 @@
 // One snapshot's per-stock histories, read from the store on demand: daily bars as columns
-// (src/domain/series.ts) and filings with their TTM timeline, in one LRU sized in bytes.
+// (src/domain/series.ts) and TTM step functions (as the store keeps them), in one LRU sized in bytes.
 //
 // Policy: a call that needs only a window (the last N days of prices, a band from a date) reads
 // just that window the first time its stock is asked for: a tenth to a quarter of reading the
@@ -12,26 +12,18 @@
 // from memory from their first call: the whole default universe fits.
 
 import { LRUCache } from 'lru-cache';
-import type { FinancialReport } from '../domain/model.js';
 import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
 import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
-import { ttmTimeline, type TtmStep } from '../domain/ttm.js';
+import type { TtmStep } from '../domain/ttm.js';
 import type { MarketDataStore } from '../store/market-data.js';
 
 /** The history cache's default budget; with the response cache (128 MiB) and the snapshot, RSS stays under 1 GiB at full size. */
 export const HISTORY_CACHE_BYTES = 192 * 1024 * 1024;
 
-/** A filing as held in memory, for the cache's byte count (30-odd fields, numbers boxed). */
-const REPORT_BYTES = 700;
+/** A TTM step as held in memory, for the cache's byte count (two strings, four numbers). */
 const STEP_BYTES = 160;
 
-export interface Filings {
-  reports: FinancialReport[];
-  /** `ttmTimeline(reports)`, made on first use. */
-  readonly steps: readonly TtmStep[];
-}
-
-type Held = { kind: 'bars'; series: BarSeries; bytes: number } | { kind: 'filings'; filings: Filings; bytes: number };
+type Held = { kind: 'bars'; series: BarSeries; bytes: number } | { kind: 'steps'; steps: readonly TtmStep[]; bytes: number };
 
 export class StockHistories {
   private readonly lru: LRUCache<string, Held>;
@@ -92,21 +84,13 @@ export class StockHistories {
     return this.bars(securityId);
   }
 
-  /** Every filing of the stock and its TTM timeline; always kept (a few KB). */
-  async filings(securityId: number): Promise<Filings> {
-    const held = this.lru.get(`f${securityId}`);
-    if (held?.kind === 'filings') return held.filings;
-    const reports = await this.store.reports(securityId);
-    let steps: TtmStep[] | undefined;
-    const filings: Filings = {
-      reports,
-      get steps() {
-        return (steps ??= ttmTimeline(reports));
-      },
-    };
-    // Sized with its timeline (about one step per filing) so the count does not change later.
-    this.lru.set(`f${securityId}`, { kind: 'filings', filings, bytes: reports.length * (REPORT_BYTES + STEP_BYTES) });
-    return filings;
+  /** The stock's TTM step function (`ttmTimeline` of its filings, as the store keeps it); always kept (a few KB). */
+  async steps(securityId: number): Promise<readonly TtmStep[]> {
+    const held = this.lru.get(`s${securityId}`);
+    if (held?.kind === 'steps') return held.steps;
+    const steps = await this.store.ttmSteps(securityId);
+    this.lru.set(`s${securityId}`, { kind: 'steps', steps, bytes: Math.max(1, steps.length) * STEP_BYTES });
+    return steps;
   }
 
   /** A price history answer's bars (`resampleBars` on the whole history). */
@@ -118,12 +102,12 @@ export class StockHistories {
 
   /** A valuation band answer's figures (`valuationBand` on every bar and filing) from `from` to the as-of date. */
   async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
-    const [series, filings] = await Promise.all([this.marketCaps(securityId, from), this.filings(securityId)]);
-    return valuationBandOfSeries({ type, series, steps: filings.steps, from, to: this.asOf });
+    const [series, steps] = await Promise.all([this.marketCaps(securityId, from), this.steps(securityId)]);
+    return valuationBandOfSeries({ type, series, steps, from, to: this.asOf });
   }
 
   /**
-   * Reads and keeps the whole histories (bars and filings) of `ids`, in order, while the cache
+   * Reads and keeps the whole histories (bars and TTM steps) of `ids`, in order, while the cache
    * has room: the stocks first in the list then answer from memory from their first call. One
    * stock at a time, so a caller's own read waits behind at most one of these. Stops at the
    * first stock that does not fit, when `signal` aborts (the dataset was replaced), or at the
@@ -143,7 +127,7 @@ export class StockHistories {
       this.seen.add(id);
       try {
         await this.bars(id);
-        await this.filings(id);
+        await this.steps(id);
       } catch {
         break;
       }

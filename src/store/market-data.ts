@@ -8,7 +8,6 @@ import type {
   DailyBar,
   Dataset,
   FinancialReport,
-  FiscalQuarter,
   FlowDay,
   FxRate,
   InvestorFlow,
@@ -19,10 +18,13 @@ import type {
   TradeMonth,
 } from '../domain/model.js';
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
+import type { TtmStep } from '../domain/ttm.js';
 import { mergePack, packRead, yearsOf, type PackedBar } from './bar-packs.js';
+import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
+import { decodeSteps, writeTtmSteps } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { upsert, type QueryRunner, type RowRunner } from './queries.js';
-import type { DB, ReportsTable } from './schema.js';
+import type { DB } from './schema.js';
 import type { SeriesReaders } from './series-readers.js';
 import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
@@ -68,6 +70,8 @@ export interface MarketDataStore {
    * ascending: the per-request history reads, with no object per bar.
    */
   barSeries(securityId: number, range: SeriesRange): Promise<BarSeries>;
+  /** The stock's TTM step function: `ttmTimeline` of all its filings, kept beside them (./ttm-steps.ts). */
+  ttmSteps(securityId: number): Promise<TtmStep[]>;
   /** What the valuation band reads of `barSeries`: the day and its market cap (close x shares, multiplied by the engine). */
   marketCapSeries(securityId: number, range: SeriesRange): Promise<MarketCapSeries>;
   /**
@@ -124,40 +128,6 @@ const BAR_COLUMNS = [
   'bars.source',
 ] as const;
 
-const reportColumns = {
-  revenue: 'revenue',
-  costOfSales: 'cost_of_sales',
-  operatingIncome: 'operating_income',
-  netIncome: 'net_income',
-  operatingCashFlow: 'operating_cash_flow',
-  capex: 'capex',
-  interestExpense: 'interest_expense',
-  totalAssets: 'total_assets',
-  currentAssets: 'current_assets',
-  totalLiabilities: 'total_liabilities',
-  currentLiabilities: 'current_liabilities',
-  equity: 'equity',
-  cash: 'cash',
-  debt: 'debt',
-  receivables: 'receivables',
-  inventory: 'inventory',
-  payables: 'payables',
-  shares: 'shares',
-} as const satisfies Record<string, keyof ReportsTable>;
-
-type ItemKey = keyof typeof reportColumns;
-const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
-const EMPTY_ITEMS = Object.fromEntries(ITEM_KEYS.map((k) => [k, null])) as Record<ItemKey, number | null>;
-/** A filing's own columns, in the order `toReport` reads them. */
-const REPORT_FIGURES = [
-  'reports.fiscal_year',
-  'reports.fiscal_quarter',
-  'reports.period_end',
-  'reports.disclosed_on',
-  'reports.consolidated',
-  ...ITEM_KEYS.map((k) => `reports.${reportColumns[k]}` as const),
-  'reports.source',
-] as const;
 const REPORT_COLUMNS = ['securities.market', 'securities.code', ...REPORT_FIGURES] as const;
 const FLOW_COLUMNS = ['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'] as const;
 
@@ -243,13 +213,16 @@ export class KyselyMarketDataStore implements MarketDataStore {
       })),
     );
     await this.writePacks(trx, bars, idOf);
+    const reports = known('reports', data.reports);
     await upsert(
       this.rowRunner,
       trx,
       'reports',
       ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
-      known('reports', data.reports).map((r) => reportRow(idOf(r), r)),
+      reports.map((r) => reportRow(idOf(r), r)),
     );
+    // The TTM step function of each stock with new filings, from all of its filings as now stored.
+    await writeTtmSteps(trx as unknown as Kysely<DB>, reports.map(idOf), this.rowRunner);
     await upsert(
       this.rowRunner,
       trx,
@@ -434,6 +407,12 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return seriesOf('caps', await this.seriesColumns('caps', securityId, range));
   }
 
+  async ttmSteps(securityId: number): Promise<TtmStep[]> {
+    const run = this.queries.hotArrays('ttmSteps', (p) => this.db.selectFrom('ttm_steps').select('data').where('security_id', '=', p.number(0)));
+    const [row] = await run([securityId]);
+    return row === undefined ? [] : decodeSteps(row[0] as Uint8Array);
+  }
+
   /** On the reader threads when there are any, else (or when they cannot answer) here. */
   private async seriesColumns(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
     if (this.seriesReaders) {
@@ -572,25 +551,6 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 }
 
-function reportRow(securityId: number, r: FinancialReport): ReportsTable {
-  const items = Object.fromEntries(ITEM_KEYS.map((k) => [reportColumns[k], r[k]])) as Pick<ReportsTable, (typeof reportColumns)[ItemKey]>;
-  return {
-    security_id: securityId,
-    fiscal_year: r.fiscalYear,
-    fiscal_quarter: r.fiscalQuarter,
-    consolidated: r.consolidated ? 1 : 0,
-    disclosed_on: r.disclosedOn,
-    period_end: r.periodEnd,
-    ...items,
-    source: r.source,
-  };
-}
-
-// PostgreSQL's driver may hand back numeric columns as strings; SQLite gives numbers.
-function toNumberOrNull(v: unknown): number | null {
-  return v === null || v === undefined ? null : Number(v);
-}
-
 // The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_FIGURES.
 // Number(): PostgreSQL's driver may hand back numeric columns as strings.
 
@@ -620,24 +580,6 @@ function toFlow(r: unknown[]): InvestorFlow {
     institutionNet: Number(r[4]),
     source: r[5] as string,
   };
-}
-
-/** A filing from an array row whose REPORT_FIGURES start at `at`. */
-function toReport(r: unknown[], market: Market, code: string, at: number): FinancialReport {
-  // Every key in one order (one hidden class for all reports), then the items in column order.
-  const report = {
-    market,
-    code,
-    fiscalYear: r[at] as number,
-    fiscalQuarter: r[at + 1] as FiscalQuarter,
-    periodEnd: r[at + 2] as string,
-    disclosedOn: r[at + 3] as string,
-    consolidated: Number(r[at + 4]) === 1,
-    ...EMPTY_ITEMS,
-    source: r[at + 5 + ITEM_KEYS.length] as string,
-  };
-  for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[at + 5 + i]);
-  return report;
 }
 
 /**

@@ -6,6 +6,7 @@ import { dayNumber } from '../domain/calendar.js';
 import { encodePack } from './bar-packs.js';
 import type { DB } from './schema.js';
 import { COLUMNS_OF } from './series-rows.js';
+import { writeTtmSteps } from './ttm-steps.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -220,6 +221,20 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .addPrimaryKeyConstraint('bar_packs_pk', ['security_id', 'year'])
           .execute();
         await packStoredBars(db as unknown as Kysely<DB>);
+      },
+    },
+    '0007_ttm_steps': {
+      async up(db: Kysely<unknown>) {
+        // Each stock's TTM step function, what the valuation band reads (src/store/ttm-steps.ts),
+        // derived here from the filings already stored.
+        await db.schema
+          .createTable('ttm_steps')
+          .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
+          .addColumn('data', engine === 'sqlite' ? 'blob' : 'bytea', (c) => c.notNull())
+          .execute();
+        const typed = db as unknown as Kysely<DB>;
+        const ids = await typed.selectFrom('reports').select('security_id').distinct().execute();
+        await writeTtmSteps(typed, ids.map((r) => r.security_id));
       },
     },
   };

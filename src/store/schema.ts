@@ -38,6 +38,12 @@ export interface BarPacksTable {
   data: Uint8Array;
 }
 
+/** One stock's TTM step function, derived from all of its filings (src/store/ttm-steps.ts; migration 0007). */
+export interface TtmStepsTable {
+  security_id: number;
+  data: Uint8Array;
+}
+
 export interface ReportsTable {
   security_id: number;
   fiscal_year: number;
@@ -146,6 +152,7 @@ export interface DB {
   bars: BarsTable;
   bar_packs: BarPacksTable;
   reports: ReportsTable;
+  ttm_steps: TtmStepsTable;
   flows: FlowsTable;
   fx: FxTable;
   trade: TradeTable;

@@ -6,7 +6,10 @@ import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { dayNumber } from '../../src/domain/calendar.js';
 import type { DailyBar, Dataset, FinancialReport } from '../../src/domain/model.js';
+import { ttmTimeline } from '../../src/domain/ttm.js';
 import { migrationProvider } from '../../src/store/migrations.js';
+import { reportRow } from '../../src/store/report-rows.js';
+import type { DB } from '../../src/store/schema.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
@@ -103,7 +106,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -235,6 +238,29 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await Promise.all(late.map((b) => store.market.writeDataset({ bars: [b] })));
     const y2025 = await store.market.barSeries(id, { from: '2025-01-01', to: '2025-12-31' });
     assert.deepEqual([...y2025.open], late.map((b) => b.open));
+  });
+
+  it("keeps each stock's TTM step function that of all its filings, through a correction and a later write", async () => {
+    const code = '523450';
+    await store.market.writeDataset({ securities: [{ ...dataset.securities[0]!, code, name: 'Steps Test' }] });
+    const id = (await store.market.securities()).find((x) => x.code === code)?.id ?? -1;
+    assert.deepEqual(await store.market.ttmSteps(id), [], 'no filings, no steps');
+    // Net income year to date: 2023 10, 30, 60, 100; 2024 20, 50, 90. 2023Q2 has no revenue.
+    const periodEnd = ['03-31', '06-30', '09-30', '12-31'];
+    const ytd: Record<number, number[]> = { 2023: [10, 30, 60, 100], 2024: [20, 50, 90, 150] };
+    const filing = (y: number, q: 1 | 2 | 3 | 4, over: Partial<FinancialReport> = {}) =>
+      report({ code, fiscalYear: y, fiscalQuarter: q, periodEnd: `${y}-${periodEnd[q - 1]}`, disclosedOn: q === 4 ? `${y + 1}-03-14` : `${y}-${String(q * 3 + 2).padStart(2, '0')}-14`, netIncome: ytd[y]![q - 1]!, ...over });
+    await store.market.writeDataset({ reports: [filing(2023, 1), filing(2023, 2, { revenue: null }), filing(2023, 3), filing(2023, 4), filing(2024, 1), filing(2024, 2), filing(2024, 3)] });
+    const expected = async () => ttmTimeline(await store.market.reports(id));
+    assert.deepEqual(await store.market.ttmSteps(id), await expected());
+    // TTM to 2024Q3 = 90 (2024 YTD Q3) + 100 (FY 2023) - 60 (2023 YTD Q3) = 130, from 2024-11-14.
+    const at = async (date: string) => (await store.market.ttmSteps(id)).filter((s) => s.effectiveFrom <= date).at(-1);
+    assert.deepEqual([(await at('2024-11-14'))?.referenceQuarter, (await at('2024-11-14'))?.netIncome], ['2024Q3', 130]);
+    // A later write: FY 2024 (150) and a correction of 2024Q3's YTD to 95 (TTM 135 from 2024-12-01).
+    await store.market.writeDataset({ reports: [filing(2024, 4), filing(2024, 3, { disclosedOn: '2024-12-01', netIncome: 95 })] });
+    assert.deepEqual(await store.market.ttmSteps(id), await expected());
+    assert.equal((await at('2024-12-01'))?.netIncome, 135);
+    assert.deepEqual([(await at('2025-03-14'))?.referenceQuarter, (await at('2025-03-14'))?.netIncome], ['2024Q4', 150]);
   });
 
   it("reads each stock's recent window: its last quarters' filings, its last bars and their flows", async () => {
@@ -418,7 +444,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 6);
+      assert.equal(applied.rows.length, 7);
       await store.close();
     } finally {
       await other.drop();
@@ -468,11 +494,13 @@ for (const engine of engines) describe(`${engine.name} migration 0005 on a fille
   });
 });
 
-// Migration 0006 on a database that 0001-0005 made and filled with bars: each stock's bars are
-// packed by year, and the history reads then answer the stored rows.
-for (const engine of engines) describe(`${engine.name} migration 0006 on a filled database`, { skip: engine.skip }, () => {
-  it('packs the bars already stored', async () => {
+// Migrations 0006 and 0007 on a database that 0001-0005 made and filled with bars and filings:
+// each stock's bars are packed by year and its TTM step function derived, and the history reads
+// then answer what the rows hold.
+for (const engine of engines) describe(`${engine.name} migrations 0006 and 0007 on a filled database`, { skip: engine.skip }, () => {
+  it('pack the bars and derive the TTM steps of the filings already stored', async () => {
     const bars = ['2023-12-28', '2023-12-29', '2024-01-02', '2024-01-03'].map((date, k) => ({ ...dataset.bars[1]!, date, close: 10.37 + k, shares: 1_000_003 + k }));
+    const filings = [1, 2, 3, 4].map((q) => report({ market: 'US', code: 'ABCD.B', fiscalQuarter: q as 1 | 2 | 3 | 4, periodEnd: `2024-0${q * 2}-28`, disclosedOn: `2024-0${q * 2 + 1}-10`, netIncome: 7 * q }));
     const at0005 = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
       const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
       const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
@@ -483,6 +511,7 @@ for (const engine of engines) describe(`${engine.name} migration 0006 on a fille
       for (const b of bars)
         await sql`insert into bars (security_id, date, open, high, low, close, volume, traded_value, shares, market_cap, source)
           values (1, ${b.date}, ${b.open}, ${b.high}, ${b.low}, ${b.close}, ${b.volume}, ${b.tradedValue}, ${b.shares}, ${b.marketCap}, ${b.source})`.execute(db);
+      await (db as unknown as Kysely<DB>).insertInto('reports').values(filings.map((r) => reportRow(1, r))).execute();
       await db.destroy();
     };
     let store: KyselyStore;
@@ -511,6 +540,9 @@ for (const engine of engines) describe(`${engine.name} migration 0006 on a fille
       assert.deepEqual([...series.tradedValue], bars.map((b) => b.tradedValue));
       const caps = await store.market.marketCapSeries(1, { from: '2023-12-29', to: '2024-01-02' });
       assert.deepEqual([...caps.marketCap], bars.slice(1, 3).map((b) => b.close * b.shares));
+      const steps = await store.market.ttmSteps(1);
+      assert.deepEqual(steps, ttmTimeline(await store.market.reports(1)));
+      assert.deepEqual([steps.at(-1)?.referenceQuarter, steps.at(-1)?.netIncome], ['2024Q4', 28], 'the FY figure is the TTM at Q4');
     } finally {
       await store.close();
       await cleanup();

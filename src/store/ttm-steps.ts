@@ -1,0 +1,111 @@
+// Each stock's TTM step function (src/domain/ttm.ts, `ttmTimeline` of all its filings), kept in
+// the store beside the filings it is made of (`ttm_steps`, one value a stock): what the valuation
+// band reads instead of every filing of the stock. Reading ~60 filings of 30 figures and deriving
+// their quarters was most of a band's first call at full size (docs/performance.md, "Issue #17,
+// fifth session"). It is derived in the transaction of every write that brings filings of the
+// stock, from all of its filings as stored, so it is always `ttmTimeline` of them. A change to how
+// the timeline is derived must come with a migration that derives every stock's again.
+//
+// Layout of n steps: netIncome, revenue, equity and shares as n float64 each, then the effective
+// date's day number and the reference quarter's ordinal (fiscal year x 4 + quarter - 1) as n
+// int32 each, then a byte per step whose bits 0-3 say which of the four figures is null; 41
+// bytes a step, in the platform's byte order (as ./bar-packs.ts).
+
+import type { Kysely } from 'kysely';
+import { dateOfDayNumber, dayNumber } from '../domain/calendar.js';
+import type { FinancialReport, Market } from '../domain/model.js';
+import { ttmTimeline, type TtmStep } from '../domain/ttm.js';
+import { upsert, type RowRunner } from './queries.js';
+import { REPORT_FIGURES, toReport } from './report-rows.js';
+import type { DB } from './schema.js';
+
+const FIGURES = ['netIncome', 'revenue', 'equity', 'shares'] as const;
+const BYTES_PER_STEP = 8 * FIGURES.length + 4 + 4 + 1;
+
+export function encodeSteps(steps: readonly TtmStep[]): Uint8Array {
+  const n = steps.length;
+  const bytes = new Uint8Array(n * BYTES_PER_STEP);
+  const floats = new Float64Array(bytes.buffer, 0, FIGURES.length * n);
+  const ints = new Int32Array(bytes.buffer, 8 * FIGURES.length * n, 2 * n);
+  const nulls = new Uint8Array(bytes.buffer, (8 * FIGURES.length + 8) * n, n);
+  steps.forEach((step, k) => {
+    let mask = 0;
+    FIGURES.forEach((figure, f) => {
+      const value = step[figure];
+      if (value === null) mask |= 1 << f;
+      else floats[f * n + k] = value;
+    });
+    nulls[k] = mask;
+    ints[k] = dayNumber(step.effectiveFrom);
+    ints[n + k] = quarterOrdinal(step.referenceQuarter);
+  });
+  return bytes;
+}
+
+export function decodeSteps(data: Uint8Array): TtmStep[] {
+  if (data.byteLength % BYTES_PER_STEP !== 0) throw new Error(`TTM steps of ${data.byteLength} bytes are not whole steps of ${BYTES_PER_STEP}`);
+  const n = data.byteLength / BYTES_PER_STEP;
+  // Aligned for the views: a value read from the engine may start at any byte of its buffer.
+  const own = new Uint8Array(data.byteLength);
+  own.set(data);
+  const floats = new Float64Array(own.buffer, 0, FIGURES.length * n);
+  const ints = new Int32Array(own.buffer, 8 * FIGURES.length * n, 2 * n);
+  const nulls = new Uint8Array(own.buffer, (8 * FIGURES.length + 8) * n, n);
+  const figure = (f: number, k: number): number | null => (((nulls[k] as number) >> f) & 1 ? null : (floats[f * n + k] as number));
+  const steps: TtmStep[] = [];
+  for (let k = 0; k < n; k++) {
+    const ordinal = ints[n + k] as number;
+    steps.push({
+      effectiveFrom: dateOfDayNumber(ints[k] as number),
+      referenceQuarter: `${Math.floor(ordinal / 4)}Q${(ordinal % 4) + 1}`,
+      netIncome: figure(0, k),
+      revenue: figure(1, k),
+      equity: figure(2, k),
+      shares: figure(3, k),
+    });
+  }
+  return steps;
+}
+
+/** `2025Q3` -> 2025 x 4 + 2. */
+function quarterOrdinal(label: string): number {
+  const match = /^(\d+)Q([1-4])$/.exec(label);
+  if (match === null) throw new Error(`not a fiscal quarter: ${label}`);
+  return Number(match[1]) * 4 + Number(match[2]) - 1;
+}
+
+/** Stocks whose filings one derivation reads at a time. */
+const STOCKS_PER_READ = 200;
+
+/**
+ * Derives and stores the step functions of `securityIds` from all of their filings as `db` sees
+ * them (a write's transaction, or a migration). A stock without filings has none stored.
+ */
+export async function writeTtmSteps(db: Kysely<DB>, securityIds: readonly number[], rowRunner?: RowRunner): Promise<void> {
+  const ids = [...new Set(securityIds)].sort((a, b) => a - b);
+  for (let i = 0; i < ids.length; i += STOCKS_PER_READ) {
+    const chunk = ids.slice(i, i + STOCKS_PER_READ);
+    // The order of the store's own `reports` read: ttmTimeline keeps the later of two filings
+    // disclosed on one date for one period and basis (the key makes them one row anyway).
+    const rows = await db
+      .selectFrom('reports')
+      .select(['reports.security_id', ...REPORT_FIGURES])
+      .where('reports.security_id', 'in', chunk)
+      .orderBy('reports.security_id')
+      .orderBy('reports.fiscal_year')
+      .orderBy('reports.fiscal_quarter')
+      .orderBy('reports.disclosed_on')
+      .execute();
+    const filings = new Map<number, FinancialReport[]>();
+    for (const row of rows) {
+      const values = Object.values(row) as unknown[];
+      const id = Number(values[0]);
+      let list = filings.get(id);
+      if (list === undefined) filings.set(id, (list = []));
+      // Market and code are not part of the timeline.
+      list.push(toReport(values, '' as Market, '', 1));
+    }
+    const stored = [...filings].map(([id, reports]) => ({ security_id: id, data: encodeSteps(ttmTimeline(reports)) }));
+    await upsert(rowRunner, db as Parameters<typeof upsert>[1], 'ttm_steps', ['security_id'], stored);
+  }
+}
