@@ -72,7 +72,7 @@ export interface MarketDataStore {
   barSeries(securityId: number, range: SeriesRange): Promise<BarSeries>;
   /** The stock's TTM step function: `ttmTimeline` of all its filings, kept beside them (./ttm-steps.ts). */
   ttmSteps(securityId: number): Promise<TtmStep[]>;
-  /** What the valuation band reads of `barSeries`: the day and its market cap (close x shares, multiplied by the engine). */
+  /** What the valuation band reads of `barSeries`: the day and its market cap (close x shares, the IEEE product of the two stored doubles). */
   marketCapSeries(securityId: number, range: SeriesRange): Promise<MarketCapSeries>;
   /**
    * Per stock, the filings a snapshot as of `asOf` can draw on: those disclosed on or before
@@ -153,8 +153,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
     const report: WriteReport = { written: 0, skipped: {}, examples: [] };
     await this.db.transaction().execute(async (trx) => {
       // Writes of market data take turns (PostgreSQL; SQLite has one writer anyway): a write
-      // merges its bars into the stored packs of their years, which another write in flight
-      // would not see. Taken first, before any row is locked, so two writes cannot deadlock.
+      // merges its bars into the stored packs of their years and derives TTM steps from the
+      // stored filings, neither of which sees what another write in flight has not committed.
+      // Taken first, before any row is locked, so two writes cannot deadlock.
       if (this.engine === 'postgres') await sql`select pg_advisory_xact_lock(${MARKET_WRITE_LOCK})`.execute(trx);
       // A bulk load (the demo universe into an empty store) builds the bars-by-date index once
       // at the end instead of row by row; in the same transaction, so a failed load leaves it.
@@ -222,7 +223,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
       reports.map((r) => reportRow(idOf(r), r)),
     );
     // The TTM step function of each stock with new filings, from all of its filings as now stored.
-    await writeTtmSteps(trx as unknown as Kysely<DB>, reports.map(idOf), this.rowRunner);
+    await writeTtmSteps(trx, reports.map(idOf), this.rowRunner);
     await upsert(
       this.rowRunner,
       trx,

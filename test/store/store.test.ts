@@ -453,34 +453,38 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
   });
 });
 
+/**
+ * A store opened on a database that the migrations up to `migration` made and `fill` filled:
+ * what a later migration finds in a deployed store.
+ */
+async function openMigratedFrom(engine: Engine, migration: string, fill: (db: Kysely<unknown>) => Promise<void>): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }> {
+  const prepare = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
+    const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+    const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
+    assert.equal((await migrator.migrateTo(migration)).error, undefined);
+    await fill(db);
+    await db.destroy();
+  };
+  if (engine.name === 'SQLite') {
+    const tmp = tempDir();
+    const file = join(tmp.dir, 'db.sqlite');
+    await prepare(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
+    return { store: await openSqliteStore(file), cleanup: async () => tmp.cleanup() };
+  }
+  const schema = await freshSchema();
+  await prepare(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
+  return { store: await openPostgresStore(schema.url, 2), cleanup: schema.drop };
+}
+
 // Migration 0005 on a database that 0001-0004 made and filled: its securities gain a null
 // English name (read as absent), and a write gives them one.
 for (const engine of engines) describe(`${engine.name} migration 0005 on a filled database`, { skip: engine.skip }, () => {
   it('adds name_en to the securities already stored', async () => {
-    const at0004 = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
-      const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-      const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
-      const { error } = await migrator.migrateTo('0004_claim_leases');
-      assert.equal(error, undefined);
+    const { store, cleanup } = await openMigratedFrom(engine, '0004_claim_leases', async (db) => {
       const { nameEn: _nameEn, ...row } = { ...dataset.securities[0]!, fiscal_year_end_month: 12 };
       await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
         values (${row.market}, ${row.code}, ${row.name}, ${row.exchange}, ${row.sector}, ${row.currency}, 12, ${row.source})`.execute(db);
-      await db.destroy();
-    };
-    let store: KyselyStore;
-    let cleanup: () => Promise<void>;
-    if (engine.name === 'SQLite') {
-      const tmp = tempDir();
-      const file = join(tmp.dir, 'db.sqlite');
-      await at0004(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
-      store = await openSqliteStore(file);
-      cleanup = async () => tmp.cleanup();
-    } else {
-      const schema = await freshSchema();
-      await at0004(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
-      store = await openPostgresStore(schema.url, 2);
-      cleanup = schema.drop;
-    }
+    });
     try {
       const [before] = await store.market.securities();
       assert.equal(before?.name, '한성테스트');
@@ -501,10 +505,7 @@ for (const engine of engines) describe(`${engine.name} migrations 0006 and 0007 
   it('pack the bars and derive the TTM steps of the filings already stored', async () => {
     const bars = ['2023-12-28', '2023-12-29', '2024-01-02', '2024-01-03'].map((date, k) => ({ ...dataset.bars[1]!, date, close: 10.37 + k, shares: 1_000_003 + k }));
     const filings = [1, 2, 3, 4].map((q) => report({ market: 'US', code: 'ABCD.B', fiscalQuarter: q as 1 | 2 | 3 | 4, periodEnd: `2024-0${q * 2}-28`, disclosedOn: `2024-0${q * 2 + 1}-10`, netIncome: 7 * q }));
-    const at0005 = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
-      const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-      const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
-      assert.equal((await migrator.migrateTo('0005_security_name_en')).error, undefined);
+    const { store, cleanup } = await openMigratedFrom(engine, '0005_security_name_en', async (db) => {
       const s = dataset.securities[1]!;
       await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
         values (${s.market}, ${s.code}, ${s.name}, ${s.exchange}, ${s.sector}, ${s.currency}, ${s.fiscalYearEndMonth}, ${s.source})`.execute(db);
@@ -512,22 +513,7 @@ for (const engine of engines) describe(`${engine.name} migrations 0006 and 0007 
         await sql`insert into bars (security_id, date, open, high, low, close, volume, traded_value, shares, market_cap, source)
           values (1, ${b.date}, ${b.open}, ${b.high}, ${b.low}, ${b.close}, ${b.volume}, ${b.tradedValue}, ${b.shares}, ${b.marketCap}, ${b.source})`.execute(db);
       await (db as unknown as Kysely<DB>).insertInto('reports').values(filings.map((r) => reportRow(1, r))).execute();
-      await db.destroy();
-    };
-    let store: KyselyStore;
-    let cleanup: () => Promise<void>;
-    if (engine.name === 'SQLite') {
-      const tmp = tempDir();
-      const file = join(tmp.dir, 'db.sqlite');
-      await at0005(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
-      store = await openSqliteStore(file);
-      cleanup = async () => tmp.cleanup();
-    } else {
-      const schema = await freshSchema();
-      await at0005(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
-      store = await openPostgresStore(schema.url, 2);
-      cleanup = schema.drop;
-    }
+    });
     try {
       const packs = await store.db.selectFrom('bar_packs').select(['security_id', 'year']).orderBy('year').execute();
       assert.deepEqual(packs, [
