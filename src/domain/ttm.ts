@@ -59,11 +59,12 @@ export function quarterLabel(q: { fiscalYear: number; fiscalQuarter: FiscalQuart
 }
 
 /** Consecutive integer per fiscal quarter: 2024Q4 + 1 = 2025Q1. */
-function ordinalOf(fiscalYear: number, fiscalQuarter: number): number {
+export function ordinalOf(fiscalYear: number, fiscalQuarter: number): number {
   return fiscalYear * 4 + (fiscalQuarter - 1);
 }
 
-function labelOfOrdinal(ordinal: number): string {
+/** `2025Q3` of `ordinalOf(2025, 3)`. */
+export function labelOfOrdinal(ordinal: number): string {
   return `${Math.floor(ordinal / 4)}Q${(ordinal % 4) + 1}`;
 }
 

@@ -16,7 +16,7 @@ import { dayNumber } from '../domain/calendar.js';
 import type { SeriesColumns, SeriesKind } from './series-rows.js';
 
 /** Columns a pack holds (COLUMNS_OF.bars, in order). */
-export const PACKED_COLUMNS = 7;
+const PACKED_COLUMNS = 7;
 const BYTES_PER_BAR = 8 * PACKED_COLUMNS + 4;
 const CLOSE = 3;
 const SHARES = 6;
@@ -106,8 +106,8 @@ function bounds(days: Int32Array, from: number, to: number): { lo: number; hi: n
 
 /**
  * A read of packs: the series columns of `kind` for the bars in [from, to] (day numbers), the
- * last `last` of them when given. Packs are added newest year first when `last` is given (the
- * reader stops once `full`), in ascending years otherwise.
+ * last `last` of them when given. It names the years whose packs it needs, and in which order
+ * (`newestFirst` for the last N bars, so that it can stop once it has them).
  */
 export class PackRead {
   private readonly parts: { unpacked: Unpacked; lo: number; hi: number }[] = [];
@@ -118,9 +118,25 @@ export class PackRead {
     private readonly from: number,
     private readonly to: number,
     private readonly last: number | null,
+    /** The calendar years whose packs the read needs. */
+    readonly years: { first: number; last: number },
   ) {}
 
-  add(pack: Uint8Array): void {
+  /** Whether the packs are to come newest year first (a read of the last N bars). */
+  get newestFirst(): boolean {
+    return this.last !== null;
+  }
+
+  /** The columns of the bars in range, from the packs of `years` in the order `newestFirst` says; stops taking packs once it has the last N. */
+  columnsOf(packs: Iterable<Uint8Array>): SeriesColumns {
+    for (const pack of packs) {
+      this.add(pack);
+      if (this.last !== null && this.count >= this.last) break;
+    }
+    return this.columns();
+  }
+
+  private add(pack: Uint8Array): void {
     const unpacked = decodePack(pack);
     const { lo, hi } = bounds(unpacked.days, this.from, this.to);
     if (hi > lo) {
@@ -129,12 +145,7 @@ export class PackRead {
     }
   }
 
-  /** A read of the last N bars has them all. */
-  get full(): boolean {
-    return this.last !== null && this.count >= this.last;
-  }
-
-  columns(): SeriesColumns {
+  private columns(): SeriesColumns {
     const parts = this.last === null ? this.parts : [...this.parts].reverse();
     let skip = this.last === null ? 0 : Math.max(0, this.count - this.last);
     const n = this.count - skip;
@@ -163,6 +174,6 @@ export class PackRead {
 
 /** A read of `kind` for a range of dates: [`from` ('' or absent: the first bar), `to`], the last `last` of them when given. */
 export function packRead(kind: SeriesKind, range: { from?: string | undefined; to: string; last?: number | null | undefined }): PackRead {
-  const from = range.from === undefined || range.from === '' ? Number.NEGATIVE_INFINITY : dayNumber(range.from);
-  return new PackRead(kind, from, dayNumber(range.to), range.last ?? null);
+  const from = range.from ?? '';
+  return new PackRead(kind, from === '' ? Number.NEGATIVE_INFINITY : dayNumber(from), dayNumber(range.to), range.last ?? null, yearsOf(from, range.to));
 }

@@ -19,11 +19,11 @@ import type {
 } from '../domain/model.js';
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
-import { mergePack, packRead, yearsOf, type PackedBar } from './bar-packs.js';
+import { mergePack, packRead, type PackedBar } from './bar-packs.js';
 import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
 import { decodeSteps, writeTtmSteps } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
-import { upsert, type QueryRunner, type RowRunner } from './queries.js';
+import { groupById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
 import type { SeriesReaders } from './series-readers.js';
 import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
@@ -424,22 +424,17 @@ export class KyselyMarketDataStore implements MarketDataStore {
       }
     }
     const read = packRead(kind, range);
-    const { first, last } = yearsOf(range.from ?? '', range.to);
-    // A read of the last N bars takes years newest first and stops once it has them.
-    const run = this.queries.hotArrays(`barPacks${range.last !== undefined ? 'Desc' : ''}`, (p) =>
+    const run = this.queries.hotArrays(`barPacks${read.newestFirst ? 'Desc' : ''}`, (p) =>
       this.db
         .selectFrom('bar_packs')
         .select('data')
         .where('security_id', '=', p.number(0))
         .where('year', '>=', p.number(1))
         .where('year', '<=', p.number(2))
-        .orderBy('year', range.last !== undefined ? 'desc' : 'asc'),
+        .orderBy('year', read.newestFirst ? 'desc' : 'asc'),
     );
-    for (const [data] of await run([securityId, first, last])) {
-      read.add(data as Uint8Array);
-      if (read.full) break;
-    }
-    return read.columns();
+    const rows = await run([securityId, read.years.first, read.years.last]);
+    return read.columnsOf(rows.map(([data]) => data as Uint8Array));
   }
 
   /**
@@ -596,25 +591,4 @@ function writtenByDay(bars: readonly DailyBar[]): PackedBar[] {
   const byDate = new Map<string, DailyBar>();
   for (const bar of bars) byDate.set(bar.date, bar);
   return [...byDate.keys()].sort().map((date) => toPacked(byDate.get(date) as DailyBar));
-}
-
-/**
- * Array rows ordered by security id (their first column) as lists per id; `map` makes each
- * row's object (null skips the row).
- */
-function groupById<T>(rows: readonly unknown[][], map: (row: unknown[], id: number) => T | null): Map<number, T[]> {
-  const out = new Map<number, T[]>();
-  let id = Number.NaN;
-  let list: T[] = [];
-  for (const row of rows) {
-    const rowId = Number(row[0]);
-    if (rowId !== id) {
-      id = rowId;
-      list = out.get(id) ?? [];
-      out.set(id, list);
-    }
-    const item = map(row, id);
-    if (item !== null) list.push(item);
-  }
-  return out;
 }

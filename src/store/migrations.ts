@@ -14,6 +14,9 @@ export type Engine = 'sqlite' | 'postgres';
 // integer well inside 2^53, so it round-trips exactly, and US prices carry cents.
 const money = 'double precision' as const;
 
+// Packed values (bar packs, TTM steps): SQLite's blob, PostgreSQL's bytea.
+const bytes = (engine: Engine) => (engine === 'sqlite' ? 'blob' : 'bytea');
+
 // Surrogate integer keys: SQLite's rowid alias, PostgreSQL's identity column.
 const surrogateKey =
   (engine: Engine) =>
@@ -217,7 +220,7 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .createTable('bar_packs')
           .addColumn('security_id', 'integer', (c) => c.notNull())
           .addColumn('year', 'integer', (c) => c.notNull())
-          .addColumn('data', engine === 'sqlite' ? 'blob' : 'bytea', (c) => c.notNull())
+          .addColumn('data', bytes(engine), (c) => c.notNull())
           .addPrimaryKeyConstraint('bar_packs_pk', ['security_id', 'year'])
           .execute();
         await packStoredBars(db as unknown as Kysely<DB>);
@@ -230,7 +233,7 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema
           .createTable('ttm_steps')
           .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
-          .addColumn('data', engine === 'sqlite' ? 'blob' : 'bytea', (c) => c.notNull())
+          .addColumn('data', bytes(engine), (c) => c.notNull())
           .execute();
         const typed = db as unknown as Kysely<DB>;
         const ids = await typed.selectFrom('reports').select('security_id').distinct().execute();

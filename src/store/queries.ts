@@ -149,3 +149,24 @@ export async function upsert<T extends Table>(
       .execute();
   }
 }
+
+/**
+ * Array rows ordered by security id (their first column) as lists per id; `map` makes each
+ * row's object (null skips the row).
+ */
+export function groupById<T>(rows: readonly unknown[][], map: (row: unknown[], id: number) => T | null): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  let id = Number.NaN;
+  let list: T[] = [];
+  for (const row of rows) {
+    const rowId = Number(row[0]);
+    if (rowId !== id) {
+      id = rowId;
+      list = out.get(id) ?? [];
+      out.set(id, list);
+    }
+    const item = map(row, id);
+    if (item !== null) list.push(item);
+  }
+  return out;
+}

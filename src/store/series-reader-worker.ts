@@ -5,7 +5,7 @@
 
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { packRead, yearsOf } from './bar-packs.js';
+import { packRead } from './bar-packs.js';
 import type { SeriesReply, SeriesRequest } from './series-readers.js';
 import type { SeriesColumns } from './series-rows.js';
 
@@ -23,17 +23,8 @@ function read(request: SeriesRequest): SeriesColumns {
   const { kind, securityId, from, to, last } = request;
   statements ??= { ascending: packs('ASC'), descending: packs('DESC') };
   const result = packRead(kind, { from, to, last });
-  const years = yearsOf(from, to);
-  if (last === null) {
-    for (const pack of statements.ascending.all(securityId, years.first, years.last) as Uint8Array[]) result.add(pack);
-  } else {
-    // The last N bars: years newest first, until it has them.
-    for (const pack of statements.descending.iterate(securityId, years.first, years.last) as IterableIterator<Uint8Array>) {
-      result.add(pack);
-      if (result.full) break;
-    }
-  }
-  return result.columns();
+  const statement = result.newestFirst ? statements.descending : statements.ascending;
+  return result.columnsOf(statement.iterate(securityId, result.years.first, result.years.last) as IterableIterator<Uint8Array>);
 }
 
 parentPort?.postMessage('ready');

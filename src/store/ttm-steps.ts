@@ -13,9 +13,9 @@
 
 import type { Kysely } from 'kysely';
 import { dateOfDayNumber, dayNumber } from '../domain/calendar.js';
-import type { FinancialReport, Market } from '../domain/model.js';
-import { ttmTimeline, type TtmStep } from '../domain/ttm.js';
-import { upsert, type RowRunner } from './queries.js';
+import type { Market } from '../domain/model.js';
+import { labelOfOrdinal, ordinalOf, ttmTimeline, type TtmStep } from '../domain/ttm.js';
+import { groupById, upsert, type RowRunner } from './queries.js';
 import { REPORT_FIGURES, toReport } from './report-rows.js';
 import type { DB } from './schema.js';
 
@@ -57,7 +57,7 @@ export function decodeSteps(data: Uint8Array): TtmStep[] {
     const ordinal = ints[n + k] as number;
     steps.push({
       effectiveFrom: dateOfDayNumber(ints[k] as number),
-      referenceQuarter: `${Math.floor(ordinal / 4)}Q${(ordinal % 4) + 1}`,
+      referenceQuarter: labelOfOrdinal(ordinal),
       netIncome: figure(0, k),
       revenue: figure(1, k),
       equity: figure(2, k),
@@ -67,11 +67,11 @@ export function decodeSteps(data: Uint8Array): TtmStep[] {
   return steps;
 }
 
-/** `2025Q3` -> 2025 x 4 + 2. */
+/** `2025Q3` -> `ordinalOf(2025, 3)`. */
 function quarterOrdinal(label: string): number {
   const match = /^(\d+)Q([1-4])$/.exec(label);
   if (match === null) throw new Error(`not a fiscal quarter: ${label}`);
-  return Number(match[1]) * 4 + Number(match[2]) - 1;
+  return ordinalOf(Number(match[1]), Number(match[2]));
 }
 
 /** Stocks whose filings one derivation reads at a time. */
@@ -96,15 +96,11 @@ export async function writeTtmSteps(db: Kysely<DB>, securityIds: readonly number
       .orderBy('reports.fiscal_quarter')
       .orderBy('reports.disclosed_on')
       .execute();
-    const filings = new Map<number, FinancialReport[]>();
-    for (const row of rows) {
-      const values = Object.values(row) as unknown[];
-      const id = Number(values[0]);
-      let list = filings.get(id);
-      if (list === undefined) filings.set(id, (list = []));
-      // Market and code are not part of the timeline.
-      list.push(toReport(values, '' as Market, '', 1));
-    }
+    // Market and code are not part of the timeline.
+    const filings = groupById(
+      rows.map((row) => Object.values(row) as unknown[]),
+      (values) => toReport(values, '' as Market, '', 1),
+    );
     const stored = [...filings].map(([id, reports]) => ({ security_id: id, data: encodeSteps(ttmTimeline(reports)) }));
     await upsert(rowRunner, db as Parameters<typeof upsert>[1], 'ttm_steps', ['security_id'], stored);
   }

@@ -44,12 +44,8 @@ describe('bar packs', () => {
     const all = years.flat();
     const read = (range: { from?: string; to: string; last?: number }) => {
       const r = packRead('bars', range);
-      const ordered = range.last === undefined ? packs : [...packs].reverse();
-      for (const p of ordered) {
-        if (r.full) break;
-        r.add(p);
-      }
-      const { days, values } = r.columns();
+      assert.equal(r.newestFirst, range.last !== undefined);
+      const { days, values } = r.columnsOf(r.newestFirst ? [...packs].reverse() : packs);
       return Array.from(days, (day, i) => ({ day, values: values.map((v) => v[i]) }));
     };
     assert.deepEqual(read({ to: '2021-12-31' }), all);
@@ -62,8 +58,8 @@ describe('bar packs', () => {
     assert.deepEqual(read({ from: '2022-01-01', to: '2022-12-31' }), []);
     // Market caps: the day and close x shares (values 3 and 6), the product JavaScript makes.
     const caps = packRead('caps', { from: '2020-01-01', to: '2020-12-31' });
-    for (const p of packs) caps.add(p);
-    const { days, values } = caps.columns();
+    assert.deepEqual(caps.years, { first: 2020, last: 2020 });
+    const { days, values } = caps.columnsOf(packs);
     assert.deepEqual([...days], years[1]?.map((b) => b.day));
     assert.deepEqual([...(values[0] as Float64Array)], years[1]?.map((b) => (b.values[3] as number) * (b.values[6] as number)));
     assert.equal(values.length, 1);
