@@ -21,7 +21,8 @@ import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
 import { mergePack, packRead, type PackedBar } from './bar-packs.js';
 import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
-import { decodeSteps, writeTtmSteps } from './ttm-steps.js';
+import { recentOfPack } from './report-packs.js';
+import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { groupById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
@@ -222,8 +223,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
       ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
       reports.map((r) => reportRow(idOf(r), r)),
     );
-    // The TTM step function of each stock with new filings, from all of its filings as now stored.
-    await writeTtmSteps(trx, reports.map(idOf), this.rowRunner);
+    // The TTM step function and the report pack of each stock with new filings, from all of its
+    // filings as now stored.
+    await writeFilingDerivatives(trx, reports.map(idOf), { steps: true, packs: true }, this.rowRunner);
     await upsert(
       this.rowRunner,
       trx,
@@ -355,38 +357,22 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   async recentReports(asOf: string, quarters: number, slice?: UniverseSlice): Promise<Map<number, FinancialReport[]>> {
-    // The latest fiscal quarter per stock (as an ordinal, year * 4 + quarter), then one range
-    // of the (security, fiscal year, ...) key per stock from the first year the window reaches.
+    // Each stock's report pack (./report-packs.ts), its recent filings made into reports: one
+    // value a stock instead of ~9 rows of 25 values.
     if (!Number.isInteger(quarters) || quarters < 1) throw new Error(`recentReports: quarters must be a positive integer, not ${quarters}`);
-    const ordinal = sql<number>`reports.fiscal_year * 4 + reports.fiscal_quarter`;
-    // A literal, so both engines divide integers (a bound number is a REAL in SQLite).
-    const back = sql.lit(quarters);
-    let latest = this.db.selectFrom('reports').where('reports.disclosed_on', '<=', asOf);
-    if (slice) latest = latest.where('reports.security_id', '>=', slice.first).where('reports.security_id', '<=', slice.last);
-    const latestOfEach = latest
-      .groupBy('reports.security_id')
-      .select(['reports.security_id', sql<number>`max(${ordinal})`.as('o')]);
-    const rows = await this.queries.arrays(
-      this.db
-        .with('latest', () => latestOfEach)
-        .selectFrom('latest')
-        .crossJoin('reports')
-        .whereRef('reports.security_id', '=', 'latest.security_id')
-        .where('reports.fiscal_year', '>=', sql<number>`(latest.o - ${back}) / 4`)
-        .where(ordinal, '>', sql<number>`latest.o - ${back}`)
-        .where('reports.disclosed_on', '<=', asOf)
-        .select(['reports.security_id', ...REPORT_FIGURES])
-        .orderBy('reports.security_id')
-        .orderBy('reports.fiscal_year')
-        .orderBy('reports.fiscal_quarter')
-        .orderBy('reports.disclosed_on'),
-    );
+    let q = this.db.selectFrom('report_packs').select(['security_id', 'data']);
+    if (slice) q = q.where('security_id', '>=', slice.first).where('security_id', '<=', slice.last);
+    const rows = await this.queries.arrays(q.orderBy('security_id'));
     // Market and code from the securities (one string each per stock, not per filing).
-    const names = new Map((slice?.securities ?? (await this.securities())).map((sec) => [sec.id, sec]));
-    return groupById(rows, (r, id) => {
-      const sec = names.get(id);
-      return sec ? toReport(r, sec.market, sec.code, 1) : null;
-    });
+    const names = byId(slice?.securities ?? (await this.securities()));
+    const out = new Map<number, FinancialReport[]>();
+    for (const [id, data] of rows) {
+      const sec = names.get(Number(id));
+      if (sec === undefined) continue;
+      const recent = recentOfPack(data as Uint8Array, asOf, quarters, sec.market, sec.code);
+      if (recent.length > 0) out.set(sec.id, recent);
+    }
+    return out;
   }
 
   private barsQuery() {
@@ -545,6 +531,17 @@ export class KyselyMarketDataStore implements MarketDataStore {
     const rows = await q.orderBy('month').orderBy('sector').execute();
     return rows.map((r) => ({ month: r.month, sector: r.sector, exports: Number(r.exports), source: r.source }));
   }
+}
+
+/** Securities by id, made once per list: the recompute passes one list with every slice of its reads. */
+const securitiesById = new WeakMap<readonly StoredSecurity[], Map<number, StoredSecurity>>();
+function byId(securities: readonly StoredSecurity[]): Map<number, StoredSecurity> {
+  let map = securitiesById.get(securities);
+  if (map === undefined) {
+    map = new Map(securities.map((sec) => [sec.id, sec]));
+    securitiesById.set(securities, map);
+  }
+  return map;
 }
 
 // The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_FIGURES.

@@ -6,7 +6,7 @@ import { dayNumber } from '../domain/calendar.js';
 import { encodePack } from './bar-packs.js';
 import type { DB } from './schema.js';
 import { COLUMNS_OF } from './series-rows.js';
-import { writeTtmSteps } from './ttm-steps.js';
+import { writeFilingDerivatives } from './ttm-steps.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -237,7 +237,21 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .execute();
         const typed = db as unknown as Kysely<DB>;
         const ids = await typed.selectFrom('reports').select('security_id').distinct().execute();
-        await writeTtmSteps(typed, ids.map((r) => r.security_id));
+        await writeFilingDerivatives(typed, ids.map((r) => r.security_id), { steps: true, packs: false });
+      },
+    },
+    '0008_report_packs': {
+      async up(db: Kysely<unknown>) {
+        // Each stock's filings in one value, what the recompute reads (src/store/report-packs.ts),
+        // packed here from the filings already stored.
+        await db.schema
+          .createTable('report_packs')
+          .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
+          .addColumn('data', bytes(engine), (c) => c.notNull())
+          .execute();
+        const typed = db as unknown as Kysely<DB>;
+        const ids = await typed.selectFrom('reports').select('security_id').distinct().execute();
+        await writeFilingDerivatives(typed, ids.map((r) => r.security_id), { steps: false, packs: true });
       },
     },
   };

@@ -26,9 +26,9 @@ const reportColumns = {
   shares: 'shares',
 } as const satisfies Record<string, keyof ReportsTable>;
 
-type ItemKey = keyof typeof reportColumns;
-const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
-const EMPTY_ITEMS = Object.fromEntries(ITEM_KEYS.map((k) => [k, null])) as Record<ItemKey, number | null>;
+/** A filing's figures, in the order of their columns (and of a report pack's, ./report-packs.ts). */
+export type ItemKey = keyof typeof reportColumns;
+export const ITEM_KEYS = Object.keys(reportColumns) as ItemKey[];
 /** A filing's own columns, in the order `toReport` reads them. */
 export const REPORT_FIGURES = [
   'reports.fiscal_year',
@@ -59,20 +59,57 @@ function toNumberOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
 }
 
-/** A filing from an array row whose REPORT_FIGURES start at `at`. */
-export function toReport(r: unknown[], market: Market, code: string, at: number): FinancialReport {
-  // Every key in one order (one hidden class for all reports), then the items in column order.
-  const report = {
+/**
+ * A filing whose figures `figure` gives by their index in ITEM_KEYS. Every key is written in
+ * the literal, in one order: one hidden class for all reports (V8 keeps an object whose many
+ * properties are added afterwards by computed key as a dictionary, several times the memory and
+ * slower to read) and no keyed store per figure.
+ */
+export function reportOf(
+  market: Market,
+  code: string,
+  fiscalYear: number,
+  fiscalQuarter: FiscalQuarter,
+  periodEnd: string,
+  disclosedOn: string,
+  consolidated: boolean,
+  source: string,
+  figure: (item: number) => number | null,
+): FinancialReport {
+  return {
     market,
     code,
-    fiscalYear: r[at] as number,
-    fiscalQuarter: r[at + 1] as FiscalQuarter,
-    periodEnd: r[at + 2] as string,
-    disclosedOn: r[at + 3] as string,
-    consolidated: Number(r[at + 4]) === 1,
-    ...EMPTY_ITEMS,
-    source: r[at + 5 + ITEM_KEYS.length] as string,
+    fiscalYear,
+    fiscalQuarter,
+    periodEnd,
+    disclosedOn,
+    consolidated,
+    revenue: figure(0),
+    costOfSales: figure(1),
+    operatingIncome: figure(2),
+    netIncome: figure(3),
+    operatingCashFlow: figure(4),
+    capex: figure(5),
+    interestExpense: figure(6),
+    totalAssets: figure(7),
+    currentAssets: figure(8),
+    totalLiabilities: figure(9),
+    currentLiabilities: figure(10),
+    equity: figure(11),
+    cash: figure(12),
+    debt: figure(13),
+    receivables: figure(14),
+    inventory: figure(15),
+    payables: figure(16),
+    shares: figure(17),
+    source,
   };
-  for (let i = 0; i < ITEM_KEYS.length; i++) report[ITEM_KEYS[i] as ItemKey] = toNumberOrNull(r[at + 5 + i]);
-  return report;
+}
+
+/** A filing from an array row whose REPORT_FIGURES start at `at`. */
+export function toReport(r: unknown[], market: Market, code: string, at: number): FinancialReport {
+  const first = at + 5;
+  return reportOf(market, code, r[at] as number, r[at + 1] as FiscalQuarter, r[at + 2] as string, r[at + 3] as string, Number(r[at + 4]) === 1, r[first + ITEM_KEYS.length] as string, (i) =>
+    toNumberOrNull(r[first + i]),
+  );
 }

@@ -39,6 +39,11 @@ export interface BarPacksTable {
 }
 
 /** One stock's TTM step function, derived from all of its filings (src/store/ttm-steps.ts; migration 0007). */
+export interface ReportPacksTable {
+  security_id: number;
+  data: Uint8Array;
+}
+
 export interface TtmStepsTable {
   security_id: number;
   data: Uint8Array;
@@ -153,6 +158,7 @@ export interface DB {
   bar_packs: BarPacksTable;
   reports: ReportsTable;
   ttm_steps: TtmStepsTable;
+  report_packs: ReportPacksTable;
   flows: FlowsTable;
   fx: FxTable;
   trade: TradeTable;

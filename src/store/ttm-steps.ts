@@ -16,6 +16,7 @@ import { dateOfDayNumber, dayNumber } from '../domain/calendar.js';
 import type { Market } from '../domain/model.js';
 import { labelOfOrdinal, ordinalOf, ttmTimeline, type TtmStep } from '../domain/ttm.js';
 import { groupById, upsert, type RowRunner } from './queries.js';
+import { encodeReports } from './report-packs.js';
 import { REPORT_FIGURES, toReport } from './report-rows.js';
 import type { DB } from './schema.js';
 
@@ -77,11 +78,20 @@ function quarterOrdinal(label: string): number {
 /** Stocks whose filings one derivation reads at a time. */
 const STOCKS_PER_READ = 200;
 
+/** What is derived from each stock's filings and kept beside them. */
+export interface FilingDerivatives {
+  /** The TTM step function (`ttm_steps`, this module). */
+  steps: boolean;
+  /** The filings packed in one value (`report_packs`, ./report-packs.ts). */
+  packs: boolean;
+}
+
 /**
- * Derives and stores the step functions of `securityIds` from all of their filings as `db` sees
- * them (a write's transaction, or a migration). A stock without filings has none stored.
+ * Derives and stores, from all of the filings of `securityIds` as `db` sees them (a write's
+ * transaction, or a migration), what `which` names: their TTM step functions and their report
+ * packs. A stock without filings has neither stored.
  */
-export async function writeTtmSteps(db: Kysely<DB>, securityIds: readonly number[], rowRunner?: RowRunner): Promise<void> {
+export async function writeFilingDerivatives(db: Kysely<DB>, securityIds: readonly number[], which: FilingDerivatives, rowRunner?: RowRunner): Promise<void> {
   const ids = [...new Set(securityIds)].sort((a, b) => a - b);
   for (let i = 0; i < ids.length; i += STOCKS_PER_READ) {
     const chunk = ids.slice(i, i + STOCKS_PER_READ);
@@ -96,12 +106,19 @@ export async function writeTtmSteps(db: Kysely<DB>, securityIds: readonly number
       .orderBy('reports.fiscal_quarter')
       .orderBy('reports.disclosed_on')
       .execute();
-    // Market and code are not part of the timeline.
+    // Market and code are part of neither.
     const filings = groupById(
       rows.map((row) => Object.values(row) as unknown[]),
       (values) => toReport(values, '' as Market, '', 1),
     );
-    const stored = [...filings].map(([id, reports]) => ({ security_id: id, data: encodeSteps(ttmTimeline(reports)) }));
-    await upsert(rowRunner, db as Parameters<typeof upsert>[1], 'ttm_steps', ['security_id'], stored);
+    const table = db as Parameters<typeof upsert>[1];
+    if (which.steps) {
+      const stored = [...filings].map(([id, reports]) => ({ security_id: id, data: encodeSteps(ttmTimeline(reports)) }));
+      await upsert(rowRunner, table, 'ttm_steps', ['security_id'], stored);
+    }
+    if (which.packs) {
+      const stored = [...filings].map(([id, reports]) => ({ security_id: id, data: encodeReports(reports) }));
+      await upsert(rowRunner, table, 'report_packs', ['security_id'], stored);
+    }
   }
 }

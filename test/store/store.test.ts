@@ -106,7 +106,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -296,6 +296,17 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
       earlier.map((r) => `${r.fiscalYear}Q${r.fiscalQuarter}`),
       ['2022Q2', '2022Q3', '2022Q3', '2022Q4', '2023Q1', '2023Q2', '2023Q3', '2023Q4', '2024Q1', '2024Q2'],
     );
+    // At every date around the disclosures and for any window, what the stored rows give: the
+    // filings disclosed by then of the last `quarters` fiscal quarters (the read takes them from
+    // the stock's report pack, src/store/report-packs.ts).
+    const rows = await store.market.reports(id);
+    for (const asOf of ['2019-05-13', '2019-05-14', '2022-11-14', '2023-01-19', '2023-01-20', '2024-11-13', '2024-11-14', '2026-01-01'])
+      for (const quarters of [1, 4, 9, 40]) {
+        const known = rows.filter((r) => r.disclosedOn <= asOf);
+        const latest = Math.max(...known.map((r) => r.fiscalYear * 4 + r.fiscalQuarter));
+        const expected = known.filter((r) => r.fiscalYear * 4 + r.fiscalQuarter > latest - quarters);
+        assert.deepEqual((await store.market.recentReports(asOf, quarters)).get(id), expected.length > 0 ? expected : undefined, `${asOf}, ${quarters} quarters`);
+      }
 
     const tail = (await store.market.lastBars('2024-09-01', '2024-10-25', 21)).get(id);
     assert.deepEqual(tail, bars.slice(4, 25).map(snapshotBar));
@@ -444,7 +455,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 7);
+      assert.equal(applied.rows.length, 8);
       await store.close();
     } finally {
       await other.drop();
@@ -498,11 +509,11 @@ for (const engine of engines) describe(`${engine.name} migration 0005 on a fille
   });
 });
 
-// Migrations 0006 and 0007 on a database that 0001-0005 made and filled with bars and filings:
-// each stock's bars are packed by year and its TTM step function derived, and the history reads
-// then answer what the rows hold.
-for (const engine of engines) describe(`${engine.name} migrations 0006 and 0007 on a filled database`, { skip: engine.skip }, () => {
-  it('pack the bars and derive the TTM steps of the filings already stored', async () => {
+// Migrations 0006 to 0008 on a database that 0001-0005 made and filled with bars and filings:
+// each stock's bars are packed by year, its TTM step function derived and its filings packed,
+// and the history reads and the recompute's read then answer what the rows hold.
+for (const engine of engines) describe(`${engine.name} migrations 0006 to 0008 on a filled database`, { skip: engine.skip }, () => {
+  it('pack the bars, derive the TTM steps and pack the filings already stored', async () => {
     const bars = ['2023-12-28', '2023-12-29', '2024-01-02', '2024-01-03'].map((date, k) => ({ ...dataset.bars[1]!, date, close: 10.37 + k, shares: 1_000_003 + k }));
     const filings = [1, 2, 3, 4].map((q) => report({ market: 'US', code: 'ABCD.B', fiscalQuarter: q as 1 | 2 | 3 | 4, periodEnd: `2024-0${q * 2}-28`, disclosedOn: `2024-0${q * 2 + 1}-10`, netIncome: 7 * q }));
     const { store, cleanup } = await openMigratedFrom(engine, '0005_security_name_en', async (db) => {
@@ -529,6 +540,7 @@ for (const engine of engines) describe(`${engine.name} migrations 0006 and 0007 
       const steps = await store.market.ttmSteps(1);
       assert.deepEqual(steps, ttmTimeline(await store.market.reports(1)));
       assert.deepEqual([steps.at(-1)?.referenceQuarter, steps.at(-1)?.netIncome], ['2024Q4', 28], 'the FY figure is the TTM at Q4');
+      assert.deepEqual((await store.market.recentReports('2024-12-31', 9)).get(1), await store.market.reports(1), 'the packed filings are the rows');
     } finally {
       await store.close();
       await cleanup();
