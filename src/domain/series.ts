@@ -85,10 +85,39 @@ export interface SeriesWindow {
 }
 
 /**
+ * The day bars of a window as a range of the series: those dated in [from, to], the latest
+ * `limit` of them. A series holding only the days a day-interval call keeps (a windowed read)
+ * gives the same bars as the whole history.
+ */
+export interface DayBars {
+  series: BarSeries;
+  /** The bars are the series' entries [start, end). */
+  start: number;
+  end: number;
+}
+
+export function dayBarsOf(series: BarSeries, window: Omit<SeriesWindow, 'interval'>): DayBars {
+  const { days } = series;
+  const fromDay = window.from === undefined ? -Infinity : dayNumber(window.from);
+  const toDay = window.to === undefined ? Infinity : dayNumber(window.to);
+  const start = firstIndexFrom(days, fromDay);
+  let end = firstIndexFrom(days, toDay + 1);
+  if (end < start) end = start;
+  return { series, start: window.limit === undefined ? start : Math.max(start, end - window.limit), end };
+}
+
+/**
+ * A price history's bars: for days the range of the series (`dayBarsOf`; the answer writes them
+ * from the columns), for weeks and months `resampleSeries`.
+ */
+export function priceBarsOf(series: BarSeries, window: SeriesWindow): DayBars | PriceBar[] {
+  return window.interval === 'day' ? dayBarsOf(series, window) : resampleSeries(series, window);
+}
+
+/**
  * `resampleBars` on a series: periods aggregated from the whole series given, then the bars
  * dated in [from, to], then the latest `limit` of those. Days need no aggregation, so they are
- * cut from the columns directly; a series holding only the days a day-interval call keeps (a
- * windowed read) gives the same answer as the whole history.
+ * cut from the columns directly (`dayBarsOf`).
  */
 export function resampleSeries(series: BarSeries, window: SeriesWindow): PriceBar[] {
   const { days } = series;
@@ -96,11 +125,8 @@ export function resampleSeries(series: BarSeries, window: SeriesWindow): PriceBa
   const toDay = window.to === undefined ? Infinity : dayNumber(window.to);
   const out: PriceBar[] = [];
   if (window.interval === 'day') {
-    const start = firstIndexFrom(days, fromDay);
-    let end = firstIndexFrom(days, toDay + 1);
-    if (end < start) end = start;
-    const first = window.limit === undefined ? start : Math.max(start, end - window.limit);
-    for (let i = first; i < end; i++) out.push(barAt(series, i));
+    const { start, end } = dayBarsOf(series, window);
+    for (let i = start; i < end; i++) out.push(barAt(series, i));
     return out;
   }
   const interval = window.interval;

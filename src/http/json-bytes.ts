@@ -8,11 +8,14 @@
 // of every series) take a digit loop, an array's rows that share their first row's keys write
 // those keys from bytes made once, and nothing passes through an intermediate string.
 //
-// Only plain data is written here: plain objects, arrays, strings, numbers, booleans and null.
-// Anything else (an object with `toJSON`, a class instance, a typed array) is handed to
+// Only plain data is written here: plain objects, arrays, strings, numbers, booleans and null,
+// and rows held as columns (ColumnRows, src/tools/column-rows.ts: a long day series written
+// from the history cache's typed arrays, what its `toJSON` rows would give). Anything else (an object with `toJSON`, a class instance, a typed array) is handed to
 // `JSON.stringify` as it is, so the result is the same for every JSON value; a bigint throws
 // as in `JSON.stringify`. Not reentrant (one module-level scratch buffer): `toJSON` methods run
 // inside `JSON.stringify`, never here.
+
+import { ColumnRows, type RowColumn } from '../tools/column-rows.js';
 
 /** "00".."99" as byte pairs: two digits per step of the integer loop. */
 const DIGIT_PAIRS = Uint8Array.from({ length: 200 }, (_, i) => 48 + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10));
@@ -215,6 +218,7 @@ class JsonWriter {
         return this.ascii(v ? 'true' : 'false');
       case 'object':
         if (v === null) return this.ascii('null');
+        if (v instanceof ColumnRows) return this.columnRows(v);
         if (depth < MAX_DEPTH) {
           if (Array.isArray(v)) return this.array(v, depth + 1);
           if (isPlainObject(v)) return this.object(v, depth + 1);
@@ -228,6 +232,26 @@ class JsonWriter {
         // (their callers see to that), and no JSON text at all on their own.
         throw new TypeError(`${typeof v} is not a JSON value`);
     }
+  }
+
+  /** Rows written from their columns (what `rows.toJSON()` gives, without making the rows). */
+  private columnRows(rows: ColumnRows): void {
+    const { keys, columns, start, end } = rows;
+    const heads = rows.shape === 'objects' ? keys.map((k, i) => Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(k)}:`, 'utf8')) : null;
+    this.byte(91);
+    for (let i = start; i < end; i++) {
+      if (i > start) this.byte(COMMA);
+      if (heads === null) this.byte(91);
+      for (let c = 0; c < columns.length; c++) {
+        if (heads !== null) this.bytes(heads[c] as Uint8Array);
+        else if (c > 0) this.byte(COMMA);
+        const column = columns[c] as RowColumn;
+        if (column.kind === 'date') this.string(rows.dateOf(column.days[i] as number));
+        else this.number(column.values[i] as number);
+      }
+      this.byte(heads === null ? 93 : 125);
+    }
+    this.byte(93);
   }
 
   private array(items: readonly unknown[], depth: number): void {
@@ -294,7 +318,7 @@ class JsonWriter {
       const v = o[key];
       if (isSkipped(v)) continue;
       // A member whose `toJSON` gives undefined is left out, as JSON.stringify does.
-      const text = typeof v === 'object' && v !== null && !Array.isArray(v) && (depth >= MAX_DEPTH || !isPlainObject(v)) ? foreign(v) : null;
+      const text = typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ColumnRows) && (depth >= MAX_DEPTH || !isPlainObject(v)) ? foreign(v) : null;
       if (text === undefined) continue;
       if (!first) this.byte(COMMA);
       first = false;

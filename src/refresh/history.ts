@@ -13,7 +13,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
-import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
+import { priceBarsOf, resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type DayBars, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
 import type { MarketDataStore } from '../store/market-data.js';
 
@@ -93,11 +93,20 @@ export class StockHistories {
     return steps;
   }
 
-  /** A price history answer's bars (`resampleBars` on the whole history). */
+  /** A price history answer's bars (`resampleBars` on the whole history) as objects. */
   async priceBars(securityId: number, window: SeriesWindow): Promise<PriceBar[]> {
-    // Days need no aggregation: the last `limit` in [from, to] are all a day call reads.
+    return resampleSeries(await this.priceSeries(securityId, window), window);
+  }
+
+  /** A price history answer's bars as the answer writes them: days as a range of the columns, else objects (`priceBarsOf`). */
+  async priceBarsOrDays(securityId: number, window: SeriesWindow): Promise<DayBars | PriceBar[]> {
+    return priceBarsOf(await this.priceSeries(securityId, window), window);
+  }
+
+  /** The series a price history reads: the whole history, or (days need no aggregation) the last `limit` in [from, to]. */
+  private priceSeries(securityId: number, window: SeriesWindow): Promise<BarSeries> {
     const range = window.interval === 'day' ? { from: window.from, to: window.to, last: window.limit } : undefined;
-    return resampleSeries(await this.bars(securityId, range), window);
+    return this.bars(securityId, range);
   }
 
   /** A valuation band answer's figures (`valuationBand` on every bar and filing) from `from` to the as-of date. */

@@ -4,7 +4,7 @@
 import { addDays } from '../domain/calendar.js';
 import type { FinancialReport, FlowDay, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
 import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } from '../domain/results.js';
-import type { SeriesWindow } from '../domain/series.js';
+import type { DayBars, SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore } from '../store/market-data.js';
@@ -103,8 +103,8 @@ export class SnapshotDataset implements ServedDataset {
     return this.histories.warm(bySize, signal);
   }
 
-  priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]> {
-    return this.histories.priceBars(view.security.id, window);
+  priceBars(view: StockView, window: SeriesWindow): Promise<DayBars | PriceBar[]> {
+    return this.histories.priceBarsOrDays(view.security.id, window);
   }
 
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {

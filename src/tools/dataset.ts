@@ -3,7 +3,7 @@
 // the per-stock histories (price bars, filings) are read through it on demand.
 
 import type { Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
-import type { SeriesWindow } from '../domain/series.js';
+import type { DayBars, SeriesWindow } from '../domain/series.js';
 import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
 import type { StoredSecurity } from '../store/market-data.js';
@@ -79,8 +79,12 @@ export interface ServedDataset {
   sectorExports(): readonly SectorExportMonth[];
   /** Every sector of the served stocks with how many it has, by market then name. */
   sectors(): readonly SectorCount[];
-  /** The stock's bars by day, week or month in a window (`resampleBars` on its whole daily history). */
-  priceBars(view: StockView, window: SeriesWindow): Promise<PriceBar[]>;
+  /**
+   * The stock's bars by day, week or month in a window (`resampleBars` on its whole daily
+   * history): days as a range of the held columns (the answer writes them from there), weeks and
+   * months as objects.
+   */
+  priceBars(view: StockView, window: SeriesWindow): Promise<DayBars | PriceBar[]>;
   /** The stock's valuation band from `from` to `asOf` (`valuationBand` on its bars and filings). */
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult>;
 }

@@ -3,10 +3,13 @@ import { englishNameOf } from '../domain/model.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
-import { columnsOf, formatParam, inFormat, truncationFields } from './series.js';
+import { dateOfDay, type DayBars } from '../domain/series.js';
+import type { PriceBar } from '../domain/results.js';
+import { ColumnRows, type RowColumn } from './column-rows.js';
+import { columnsOf, formatParam, inFormat, truncationFields, type Columns, type SeriesFormat } from './series.js';
 import { defineTool } from './tool.js';
 
-const BAR_COLUMNS = ['date', 'open', 'high', 'low', 'close', 'volume', 'tradedValue'] as const;
+export const BAR_COLUMNS = ['date', 'open', 'high', 'low', 'close', 'volume', 'tradedValue'] as const;
 
 const output = z.object({
   ...stockIdentity,
@@ -20,6 +23,27 @@ const output = z.object({
   ...truncationFields,
   ...meta,
 });
+
+/**
+ * Day bars in the answer's format, written from the series' columns (ColumnRows): serialised,
+ * exactly what `inFormat` gives for the same bars as objects (test/refresh/history.test.ts).
+ */
+export function dayRowsInFormat(format: SeriesFormat, { series, start, end }: DayBars): PriceBar[] | Columns<(typeof BAR_COLUMNS)[number]> {
+  const numbers = (values: Float64Array): RowColumn => ({ kind: 'number', values });
+  const columns: RowColumn[] = [
+    { kind: 'date', days: series.days },
+    numbers(series.open),
+    numbers(series.high),
+    numbers(series.low),
+    numbers(series.close),
+    numbers(series.volume),
+    numbers(series.tradedValue),
+  ];
+  const rows = (shape: 'objects' | 'arrays') => new ColumnRows(BAR_COLUMNS, columns, start, end, shape, dateOfDay);
+  // Typed as what they serialise to: nothing reads an answer but its serialisers.
+  if (format === 'columns') return { columns: [...BAR_COLUMNS], rows: rows('arrays') as unknown as (string | number | null)[][] };
+  return rows('objects') as unknown as PriceBar[];
+}
 
 export const getPriceHistory = defineTool({
   name: 'get_price_history',
@@ -49,6 +73,7 @@ export const getPriceHistory = defineTool({
     const view = data.stock(args.code);
     const bars = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit });
     const { security: s } = view;
+    const count = Array.isArray(bars) ? bars.length : bars.end - bars.start;
     return {
       code: s.code,
       market: s.market,
@@ -58,8 +83,8 @@ export const getPriceHistory = defineTool({
       interval: args.interval,
       from: args.from ?? null,
       to: args.to ?? null,
-      count: bars.length,
-      bars: inFormat(args.format, bars, BAR_COLUMNS),
+      count,
+      bars: Array.isArray(bars) ? inFormat(args.format, bars, BAR_COLUMNS) : dayRowsInFormat(args.format, bars),
       updatedAt: data.updatedAt,
       source: data.source,
     };

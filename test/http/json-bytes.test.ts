@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jsonBytes } from '../../src/http/json-bytes.js';
+import { ColumnRows, type RowColumn } from '../../src/tools/column-rows.js';
 
 const expected = (v: unknown): Buffer => Buffer.from(JSON.stringify(v), 'utf8');
 const same = (v: unknown, what = JSON.stringify(v)?.slice(0, 120)): void => assert.deepEqual(jsonBytes(v), expected(v), what);
@@ -127,6 +128,36 @@ describe('jsonBytes', () => {
     // The scratch buffer grew for this one; a small answer after it has none of its bytes.
     same({ small: true });
     same({ columns: ['date', 'close'], rows: bars.map((b) => [b.date, b.close / 7]) }, 'compact rows with fractions');
+  });
+
+  it('rows held as columns (ColumnRows): written from the columns as JSON.stringify writes their rows, as objects or arrays, anywhere in an answer', () => {
+    const days = Int32Array.from([19_000, 19_001, 19_004, 19_005]);
+    const close = Float64Array.from([71_000, 0.1 + 0.2, -0, Number.NaN]);
+    const volume = Float64Array.from([2 ** 53, 12.5, 1e21, Number.POSITIVE_INFINITY]);
+    const dateOf = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
+    const columns: RowColumn[] = [
+      { kind: 'date', days },
+      { kind: 'number', values: close },
+      { kind: 'number', values: volume },
+    ];
+    const rows = (shape: 'objects' | 'arrays', start = 0, end = 4) => new ColumnRows(['date', 'close', 'volume'], columns, start, end, shape, dateOf);
+    // By hand: 19,000 days after 1970-01-01 is 2022-01-08; NaN and Infinity are null, -0 is 0.
+    assert.equal(
+      jsonBytes(rows('objects', 0, 3)).toString('utf8'),
+      '[{"date":"2022-01-08","close":71000,"volume":9007199254740992},{"date":"2022-01-09","close":0.30000000000000004,"volume":12.5},{"date":"2022-01-12","close":0,"volume":1e+21}]',
+    );
+    for (const shape of ['objects', 'arrays'] as const) {
+      for (const [start, end] of [[0, 4], [1, 3], [2, 2], [4, 4]] as const) {
+        const value = rows(shape, start, end);
+        // toJSON makes the rows themselves: JSON.stringify of it is the reference.
+        assert.deepEqual(jsonBytes(value), expected(value), `${shape} [${start}, ${end})`);
+        assert.equal(value.length, end - start);
+        same({ count: value.length, bars: value, inArray: [value, value] }, `${shape} [${start}, ${end}) in an answer`);
+      }
+    }
+    assert.throws(() => rows('objects', 3, 2), /not a range/);
+    assert.throws(() => rows('objects', 0, 5), /fewer than 5 entries/);
+    assert.throws(() => new ColumnRows(['date'], columns, 0, 1, 'objects', dateOf), /one key per column/);
   });
 
   it('deep nesting past its own depth limit, and a cycle or a bigint fail as in JSON.stringify', () => {

@@ -2,7 +2,8 @@
 // timeline) must answer byte for byte what the object path answered: `resampleBars` and
 // `valuationBand` on every bar and filing of the stock, serialised. Every stock of a demo
 // universe, many argument sets, with a cache that holds everything and one that holds nothing
-// (every windowed call then reads only its window).
+// (every windowed call then reads only its window). Day bars are also compared as the price
+// history answer writes them, from the columns (src/tools/column-rows.ts).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +16,9 @@ import { StockHistories } from '../../src/refresh/history.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { StoredSecurity } from '../../src/store/market-data.js';
 import type { KyselyStore } from '../../src/store/store.js';
+import { jsonBytes } from '../../src/http/json-bytes.js';
+import { BAR_COLUMNS, dayRowsInFormat } from '../../src/tools/get-price-history.js';
+import { inFormat } from '../../src/tools/series.js';
 import { tempDir } from '../support/tmp.js';
 
 const AS_OF = '2026-11-20';
@@ -69,6 +73,16 @@ describe('per-stock histories as columns answer what the object path answered', 
           const old = JSON.stringify(resampleBars(bars, options));
           const now = JSON.stringify(await histories.priceBars(security.id, options));
           assert.equal(now, old, `${security.code} prices ${JSON.stringify(options)}`);
+          // As the answer writes them: days from the columns (ColumnRows, through jsonBytes and
+          // through JSON.stringify), in both formats.
+          const written = await histories.priceBarsOrDays(security.id, options);
+          assert.equal(Array.isArray(written), options.interval !== 'day');
+          for (const format of ['rows', 'columns'] as const) {
+            const expected = JSON.stringify(inFormat(format, resampleBars(bars, options), BAR_COLUMNS));
+            const answer = Array.isArray(written) ? inFormat(format, written, BAR_COLUMNS) : dayRowsInFormat(format, written);
+            assert.equal(jsonBytes(answer).toString('utf8'), expected, `${security.code} prices ${JSON.stringify(options)} ${format}, jsonBytes`);
+            assert.equal(JSON.stringify(answer), expected, `${security.code} prices ${JSON.stringify(options)} ${format}, JSON.stringify`);
+          }
           compared++;
         }
         for (const type of TYPES) {
