@@ -47,6 +47,9 @@ export function buildService(): void {
   log(`service built in ${Math.round(performance.now() - started)} ms`);
 }
 
+/** GLIBC_TUNABLES as package.json's `start` script sets it for the service. */
+const START_TUNABLES = /GLIBC_TUNABLES=(\S+)/.exec((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start)?.[1];
+
 function childEnv(extra: Record<string, string>): Record<string, string> {
   // A whitelist: no DATABASE_URL, REDIS_URL or upstream API keys leak into the child, so it
   // always serves the embedded demo from SQLite.
@@ -57,6 +60,10 @@ function childEnv(extra: Record<string, string>): Record<string, string> {
   }
   // A comparison run may set the service's reader threads (SERIES_READERS=0: none).
   if (process.env.SERIES_READERS !== undefined) env.SERIES_READERS = process.env.SERIES_READERS;
+  // The allocator settings `npm start` runs the service with (docs/deploy.md, "Memory
+  // allocator"), unless a comparison run names its own (GLIBC_TUNABLES= for glibc's defaults).
+  const tunables = process.env.GLIBC_TUNABLES ?? START_TUNABLES;
+  if (tunables !== undefined && tunables !== '') env.GLIBC_TUNABLES = tunables;
   return { ...env, ...extra };
 }
 
