@@ -7,40 +7,10 @@ import { describe, it } from 'node:test';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { decodeReports, encodeReports, recentOfPack } from '../../src/store/report-packs.js';
 import { ITEM_KEYS, reportOf } from '../../src/store/report-rows.js';
+import { report } from '../domain/fixtures.js';
 
-const NONE = {
-  revenue: null,
-  costOfSales: null,
-  operatingIncome: null,
-  netIncome: null,
-  operatingCashFlow: null,
-  capex: null,
-  interestExpense: null,
-  totalAssets: null,
-  currentAssets: null,
-  totalLiabilities: null,
-  currentLiabilities: null,
-  equity: null,
-  cash: null,
-  debt: null,
-  receivables: null,
-  inventory: null,
-  payables: null,
-  shares: null,
-};
-
-const filing = (over: Partial<FinancialReport>): FinancialReport => ({
-  market: 'KR',
-  code: '005930',
-  fiscalYear: 2024,
-  fiscalQuarter: 1,
-  periodEnd: '2024-03-31',
-  disclosedOn: '2024-05-14',
-  consolidated: true,
-  ...NONE,
-  source: 'opendart',
-  ...over,
-});
+/** A filing with every figure null but those given (test/domain/fixtures.ts `report`). */
+const filing = (over: Partial<FinancialReport>): FinancialReport => ({ ...report(2024, 1, '2024-05-14', { source: 'opendart' }), ...over });
 
 describe('report packs', () => {
   it('fill each figure from its index in the columns (ITEM_KEYS), the same for rows and packs', () => {
