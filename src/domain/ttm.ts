@@ -6,7 +6,6 @@
 // A quarter is identified by fiscal year and fiscal quarter, never by calendar month, so a
 // June year end works the same as December.
 
-import { BALANCE_ITEMS, FLOW_ITEMS } from './model.js';
 import type { BalanceItem, FinancialReport, FiscalQuarter, FlowItem } from './model.js';
 import type { QuarterRef } from './results.js';
 
@@ -104,26 +103,50 @@ function derive(index: FilingIndex, ordinal: number): DiscreteQuarter | null {
       : own.consolidated
         ? index.get(ordinal - 1)?.consolidated
         : index.get(ordinal - 1)?.separate;
-  const quarter = {
+  // Every key written in one literal, in the order the quarter has always had: filled in by
+  // computed keys after a partial literal, V8 kept the quarters as dictionaries, and deriving
+  // them was a fifth of a full-size recompute's CPU (docs/performance.md, "Issue #17, seventh
+  // session").
+  const q1 = own.fiscalQuarter === 1;
+  const minus = (ytd: number | null, ytdBefore: number | null | undefined): number | null => {
+    if (q1) return ytd;
+    return ytd === null || ytdBefore === null || ytdBefore === undefined ? null : ytd - ytdBefore;
+  };
+  return {
     fiscalYear: own.fiscalYear,
     fiscalQuarter: own.fiscalQuarter,
     periodEnd: own.periodEnd,
     disclosedOn: before && before.disclosedOn > own.disclosedOn ? before.disclosedOn : own.disclosedOn,
     consolidated: own.consolidated,
-    ytd: {} as FlowFigures,
+    ytd: {
+      revenue: own.revenue,
+      costOfSales: own.costOfSales,
+      operatingIncome: own.operatingIncome,
+      netIncome: own.netIncome,
+      operatingCashFlow: own.operatingCashFlow,
+      capex: own.capex,
+      interestExpense: own.interestExpense,
+    },
     filedOn: own.disclosedOn,
-  } as DiscreteQuarter;
-  for (const item of FLOW_ITEMS) {
-    const ytd = own[item];
-    quarter.ytd[item] = ytd;
-    if (own.fiscalQuarter === 1) quarter[item] = ytd;
-    else {
-      const ytdBefore = before?.[item] ?? null;
-      quarter[item] = ytd === null || ytdBefore === null ? null : ytd - ytdBefore;
-    }
-  }
-  for (const item of BALANCE_ITEMS) quarter[item] = own[item];
-  return quarter;
+    revenue: minus(own.revenue, before?.revenue),
+    costOfSales: minus(own.costOfSales, before?.costOfSales),
+    operatingIncome: minus(own.operatingIncome, before?.operatingIncome),
+    netIncome: minus(own.netIncome, before?.netIncome),
+    operatingCashFlow: minus(own.operatingCashFlow, before?.operatingCashFlow),
+    capex: minus(own.capex, before?.capex),
+    interestExpense: minus(own.interestExpense, before?.interestExpense),
+    totalAssets: own.totalAssets,
+    currentAssets: own.currentAssets,
+    totalLiabilities: own.totalLiabilities,
+    currentLiabilities: own.currentLiabilities,
+    equity: own.equity,
+    cash: own.cash,
+    debt: own.debt,
+    receivables: own.receivables,
+    inventory: own.inventory,
+    payables: own.payables,
+    shares: own.shares,
+  };
 }
 
 /**
@@ -167,20 +190,30 @@ function ttmEndingAt(lookup: (ordinal: number) => DiscreteQuarter | null, endOrd
       parts.push({ q, sign });
     }
   }
-  const ttm = { end, referenceQuarter: quarterLabel(end), disclosedOn: end.filedOn } as Ttm;
-  for (const { q } of parts) if (q.filedOn > ttm.disclosedOn) ttm.disclosedOn = q.filedOn;
-  for (const item of FLOW_ITEMS) {
-    let sum: number | null = 0;
+  let disclosedOn = end.filedOn;
+  for (const { q } of parts) if (q.filedOn > disclosedOn) disclosedOn = q.filedOn;
+  const sum = (item: FlowItem): number | null => {
+    let total: number | null = 0;
     for (const { q, sign } of parts) {
       const v = q.ytd[item];
-      if (v === null) {
-        sum = null;
-        break;
-      }
-      sum += sign * v;
+      if (v === null) return null;
+      total += sign * v;
     }
-    ttm[item] = sum;
-  }
+    return total;
+  };
+  // One literal with every key (as `derive`'s quarters), in the order the TTM has always had.
+  const ttm: Ttm = {
+    end,
+    referenceQuarter: quarterLabel(end),
+    disclosedOn,
+    revenue: sum('revenue'),
+    costOfSales: sum('costOfSales'),
+    operatingIncome: sum('operatingIncome'),
+    netIncome: sum('netIncome'),
+    operatingCashFlow: sum('operatingCashFlow'),
+    capex: sum('capex'),
+    interestExpense: sum('interestExpense'),
+  };
   return { ttm };
 }
 
