@@ -5,7 +5,8 @@
 // Prints one JSON line.
 
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/access/clock.js';
 import type * as Build from '../src/refresh/build.js';
@@ -14,9 +15,11 @@ import type * as Served from '../src/refresh/served.js';
 import type * as Sqlite from '../src/store/sqlite.js';
 import { procStatusBytes } from './lib/util.js';
 
-// The compiled service (what `serve` runs) when bench/run.ts has built it, else the sources
-// through tsx (whose name-keeping helpers cost a few percent).
-const built = join(import.meta.dirname, '..', '.tmp', 'bench-build', 'dist');
+// The compiled service (what `serve` runs) when bench/run.ts has built it (or BENCH_BUILD_DIR
+// names a build, as for bench/lib/server.ts: an A/B of two builds), else the sources through tsx
+// (whose name-keeping helpers cost a few percent).
+const buildDir = process.env.BENCH_BUILD_DIR;
+const built = buildDir === undefined ? join(import.meta.dirname, '..', '.tmp', 'bench-build', 'dist') : join(resolve(buildDir), 'dist');
 const from = (module: string) => (existsSync(join(built, `${module}.js`)) ? pathToFileURL(join(built, `${module}.js`)).href : `../src/${module}.js`);
 const { computeSnapshotYielding } = (await import(from('refresh/build'))) as typeof Build;
 const { loadUniverse } = (await import(from('refresh/served'))) as typeof Served;
@@ -28,7 +31,10 @@ if (dataDir === undefined) throw new Error('usage: recompute.ts <dataDir> <repea
 const repeats = Number(repeatsArg ?? 3);
 const asOf = asOfArg ?? seoulDay(systemClock());
 
-const store = await openSqliteStore(join(dataDir, 'service.sqlite'));
+// With the reader threads a serving instance has (SERIES_READERS's default: one per core but
+// one, at least one, at most four), which read the recent bars and flows.
+const seriesReaders = Number(process.env.SERIES_READERS ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
+const store = await openSqliteStore(join(dataDir, 'service.sqlite'), { seriesReaders });
 const loadMs: number[] = [];
 const computeMs: number[] = [];
 /** The longest the event loop was held during each recompute (what a serving instance cannot answer in). */
@@ -52,4 +58,4 @@ try {
 } finally {
   await store.close();
 }
-process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), compiled: existsSync(built) })}\n`);
+process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), seriesReaders, compiled: existsSync(built) })}\n`);

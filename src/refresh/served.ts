@@ -7,7 +7,7 @@ import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } fro
 import type { DayBars, SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
-import type { MarketDataStore } from '../store/market-data.js';
+import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
 import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
@@ -139,12 +139,30 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   const recentBars = new Map<number, SnapshotBar[]>();
   const recentFlows = new Map<number, FlowDay[]>();
   const ids = securities.map((s) => s.id).sort((a, b) => a - b);
+  const slices: UniverseSlice[] = [];
   for (let k = 0; k < ids.length; k += stocksPerRead) {
-    const slice = { first: ids[k] as number, last: ids[Math.min(k + stocksPerRead, ids.length) - 1] as number, securities };
-    for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
-    for (const [id, list] of await step(() => store.lastBars(since, asOf, SNAPSHOT_BARS, slice))) recentBars.set(id, list);
-    for (const [id, list] of await step(() => store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS, slice))) recentFlows.set(id, list);
+    slices.push({ first: ids[k] as number, last: ids[Math.min(k + stocksPerRead, ids.length) - 1] as number, securities });
   }
+  // The filings, and the bars and flows, in two sequences that run side by side: where the store
+  // reads bars and flows on a reader thread (SQLite with SERIES_READERS), that thread reads them
+  // while this one reads and unpacks the filings; elsewhere the reads take turns, one per turn of
+  // the event loop as before.
+  const readReports = async () => {
+    for (const slice of slices) for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
+  };
+  // A slice's bars and flows are asked for together, and the next slice's before this one's are
+  // kept, so that a reader thread always has the next read queued.
+  const readSlice = (slice: UniverseSlice) => step(() => Promise.all([store.lastBars(since, asOf, SNAPSHOT_BARS, slice), store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS, slice)]));
+  const readRecent = async () => {
+    let next = slices.length > 0 ? readSlice(slices[0] as UniverseSlice) : null;
+    for (let k = 0; next !== null; k++) {
+      const [bars, flows] = await next;
+      next = k + 1 < slices.length ? readSlice(slices[k + 1] as UniverseSlice) : null;
+      for (const [id, list] of bars) recentBars.set(id, list);
+      for (const [id, list] of flows) recentFlows.set(id, list);
+    }
+  };
+  await Promise.all([readReports(), readRecent()]);
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.

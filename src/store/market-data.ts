@@ -2,7 +2,7 @@
 // refresh writes from the sources and what the snapshot and the per-stock histories read. It
 // stores and reads normalised records; it computes nothing.
 
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import type {
   DailyBar,
@@ -17,7 +17,7 @@ import type {
   Security,
   TradeMonth,
 } from '../domain/model.js';
-import type { BarSeries, MarketCapSeries } from '../domain/series.js';
+import { dateOfDay, type BarSeries, type MarketCapSeries } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
 import { mergePack, packRead, type PackedBar } from './bar-packs.js';
 import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
@@ -26,7 +26,7 @@ import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { groupById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
-import type { SeriesReaders } from './series-readers.js';
+import type { ColumnType, RowColumns, SeriesReaders } from './series-readers.js';
 import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
@@ -451,11 +451,56 @@ export class KyselyMarketDataStore implements MarketDataStore {
     );
   }
 
+  /**
+   * A bulk read's rows grouped by security id (the first column), on a reader thread when there
+   * are any (the columns come back as a few buffers, and the serving thread only makes the
+   * objects), else here, as arrays. `make` reads row `i` of the columns either way: from the
+   * thread's typed arrays, or from the arrays' values as `Number` and the date texts as they are.
+   */
+  private async groupedRows<T>(query: Compilable<unknown>, types: readonly ColumnType[], make: (at: (column: number) => number, date: (column: number) => string) => T): Promise<Map<number, T[]>> {
+    if (this.seriesReaders) {
+      const compiled = query.compile();
+      let read: RowColumns | null = null;
+      try {
+        read = await this.seriesReaders.rows(compiled.sql, compiled.parameters, types);
+      } catch {
+        // read here instead
+      }
+      if (read !== null) {
+        const { count, columns } = read;
+        const ids = columns[0] as Int32Array;
+        let i = 0;
+        const at = (c: number) => (columns[c] as Float64Array | Int32Array)[i] as number;
+        const date = (c: number) => dateOfDay((columns[c] as Int32Array)[i] as number);
+        const out = new Map<number, T[]>();
+        let id = Number.NaN;
+        let list: T[] = [];
+        for (; i < count; i++) {
+          if (ids[i] !== id) {
+            id = ids[i] as number;
+            list = out.get(id) ?? [];
+            out.set(id, list);
+          }
+          list.push(make(at, date));
+        }
+        return out;
+      }
+    }
+    const rows = await this.queries.arrays(query);
+    let row: unknown[] = [];
+    const at = (c: number) => Number(row[c]);
+    const date = (c: number) => row[c] as string;
+    return groupById(rows, (r) => {
+      row = r;
+      return make(at, date);
+    });
+  }
+
   async lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>> {
     // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
     // SQLite either walks the whole table in key order or makes one key lookup per bar through
     // bars_date. CROSS JOIN fixes SQLite's join order.
-    const rows = await this.queries.arrays(
+    return this.groupedRows(
       this.withWindowStarts(from, asOf, count, slice)
         .selectFrom('starts')
         .crossJoin('bars')
@@ -465,8 +510,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
         .select(['bars.security_id', 'bars.date', 'bars.close', 'bars.traded_value', 'bars.shares', 'bars.market_cap'])
         .orderBy('starts.security_id')
         .orderBy('bars.date'),
+      ['int', 'day', 'float', 'float', 'float', 'float'],
+      (at, date) => ({ date: date(1), close: at(2), tradedValue: at(3), shares: at(4), marketCap: at(5) }),
     );
-    return groupById(rows, (r) => ({ date: r[1] as string, close: Number(r[2]), tradedValue: Number(r[3]), shares: Number(r[4]), marketCap: Number(r[5]) }));
   }
 
   private flowsQuery() {
@@ -478,7 +524,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   async flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>> {
     // As lastBars: one key range per stock.
-    const rows = await this.queries.arrays(
+    return this.groupedRows(
       this.withWindowStarts(from, asOf, count, slice)
         .selectFrom('starts')
         .crossJoin('flows')
@@ -488,8 +534,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
         .select(['flows.security_id', 'flows.date', 'flows.foreign_net', 'flows.institution_net'])
         .orderBy('starts.security_id')
         .orderBy('flows.date'),
+      ['int', 'day', 'float', 'float'],
+      (at, date) => ({ date: date(1), foreignNet: at(2), institutionNet: at(3) }),
     );
-    return groupById(rows, (r) => ({ date: r[1] as string, foreignNet: Number(r[2]), institutionNet: Number(r[3]) }));
   }
 
   async flows(securityId: number): Promise<InvestorFlow[]> {

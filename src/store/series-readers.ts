@@ -1,7 +1,8 @@
 // Series reader threads for the SQLite store: the per-request history reads (one stock's bars
-// as columns, `barSeries` / `marketCapSeries`) run on worker threads with their own connections, so
-// that the thread serving requests does not spend an uncached history call handing rows over,
-// and both cores serve. Each reader answers one request at a time, in order; a request goes to
+// as columns, `barSeries` / `marketCapSeries`) and the recompute's bulk reads of recent bars and
+// flows (`rows`) run on worker threads with their own connections, so that the thread serving
+// requests does not spend an uncached history call or a refresh handing rows over, and both
+// cores serve. Each reader answers one request at a time, in order; a request goes to
 // the reader with the fewest waiting. A reader that dies fails what it had and is replaced; one
 // that cannot start (the file cannot be opened) is not, and the pool refuses from then on: the
 // store then reads on its own thread (the readers are a speed-up, never the only way).
@@ -21,10 +22,33 @@ export interface SeriesRequest {
   last: number | null;
 }
 
-export type SeriesReply = ({ id: number } & SeriesColumns) | { id: number; error: string };
+/**
+ * How a bulk read's column comes back: `int` an integer of 32 bits (a security id), `day` a
+ * `YYYY-MM-DD` text as its day number (days since 1970-01-01), `float` a number (null is 0, as
+ * `Number(null)` gives).
+ */
+export type ColumnType = 'int' | 'day' | 'float';
+
+/** A bulk read (the recompute's recent bars and flows): a compiled statement's rows as columns. */
+export interface RowsRequest {
+  id: number;
+  kind: 'rows';
+  sql: string;
+  parameters: readonly unknown[];
+  types: readonly ColumnType[];
+}
+
+/** A bulk read's rows as one typed array per column, in select order. */
+export interface RowColumns {
+  count: number;
+  columns: (Int32Array | Float64Array)[];
+}
+
+export type ReaderRequest = SeriesRequest | RowsRequest;
+export type SeriesReply = ({ id: number } & (SeriesColumns | RowColumns)) | { id: number; error: string };
 
 interface Pending {
-  resolve: (columns: SeriesColumns) => void;
+  resolve: (reply: SeriesColumns | RowColumns) => void;
   reject: (err: Error) => void;
 }
 
@@ -58,11 +82,23 @@ export class SeriesReaders {
 
   /** One stock's bars of `kind` in `range`, as columns (`seriesOf` of ./series-rows.ts makes the series of them). */
   columns(kind: SeriesKind, securityId: number, range: SeriesRange): Promise<SeriesColumns> {
+    return this.send({ id: this.nextId++, kind, securityId, from: range.from ?? '', to: range.to, last: range.last ?? null }) as Promise<SeriesColumns>;
+  }
+
+  /**
+   * A compiled statement's rows as columns of `types` (one per selected column), read on a
+   * reader thread: the recompute's bulk reads of recent bars and flows, ~1.1 million values at
+   * full size, handed over as a few transferred buffers while the serving thread does other work.
+   */
+  rows(sql: string, parameters: readonly unknown[], types: readonly ColumnType[]): Promise<RowColumns> {
+    return this.send({ id: this.nextId++, kind: 'rows', sql, parameters, types }) as Promise<RowColumns>;
+  }
+
+  private send(request: ReaderRequest): Promise<SeriesColumns | RowColumns> {
     if (this.closing) return Promise.reject(new Error('the series readers are closed'));
     if (this.broken) return Promise.reject(this.broken);
     let reader = this.readers[0] as Reader;
     for (const r of this.readers) if (r.pending.size < reader.pending.size) reader = r;
-    const request: SeriesRequest = { id: this.nextId++, kind, securityId, from: range.from ?? '', to: range.to, last: range.last ?? null };
     return new Promise((resolve, reject) => {
       reader.pending.set(request.id, { resolve, reject });
       reader.worker.postMessage(request);

@@ -94,6 +94,35 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     assert.ok(years.has('199') && years.has('202'), 'the first and the last decade are both read');
   });
 
+  it('reads the same universe with the recent bars and flows on a series reader thread', async (t) => {
+    // The service's store: a second connection to the same file, with a reader thread that
+    // reads each slice's bars and flows as columns (RowsRequest) while this thread reads filings.
+    const served = await openSqliteStore(join(tmp.dir, 'db.sqlite'), { seriesReaders: 1 });
+    t.after(() => served.close());
+    const here = await loadUniverse(store.market, AS_OF, 7);
+    const onReader = await loadUniverse(served.market, AS_OF, 7);
+    const slices = Math.ceil(here.securities.length / 7);
+    assert.equal(served.seriesReaders?.answered, 2 * slices, 'every slice: its bars and its flows, each read by the thread');
+    assert.deepStrictEqual(onReader, here);
+    const bars = [...onReader.recentBars.values()].flat();
+    assert.ok(bars.length > 20 * here.securities.length * 0.9, `${bars.length} bars`);
+    assert.ok([...onReader.recentFlows.values()].flat().length > 0);
+  });
+
+  it('a bulk read the reader thread fails is read on the calling thread', async (t) => {
+    const served = await openSqliteStore(join(tmp.dir, 'db.sqlite'), { seriesReaders: 1 });
+    t.after(() => served.close());
+    const readers = served.seriesReaders;
+    assert.ok(readers);
+    await assert.rejects(readers.rows('SELECT no_such_column FROM bars', [], ['int']), /series read failed: no such column/);
+    // A date column that is not a date: the thread's read fails, the store reads it here.
+    const rows = readers.rows.bind(readers);
+    readers.rows = (sql, parameters, types) => rows(sql, parameters, types.map(() => 'day'));
+    const expected = await store.market.lastBars(addDays(AS_OF, -RECENT_DAYS), AS_OF, 21);
+    assert.deepStrictEqual(await served.market.lastBars(addDays(AS_OF, -RECENT_DAYS), AS_OF, 21), expected);
+    assert.ok(expected.size > 50);
+  });
+
   it('computes the same snapshot in steps, pausing every chunk of stocks and before the ranks', async () => {
     const universe = await loadUniverse(store.market, AS_OF);
     const n = universe.securities.length;
