@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jsonBytes } from '../../src/http/json-bytes.js';
 import { ColumnRows, type RowColumn } from '../../src/tools/column-rows.js';
+import { dateOfDayNumber, dayNumber } from '../../src/domain/calendar.js';
+import { dateOfDay } from '../../src/domain/series.js';
 
 const expected = (v: unknown): Buffer => Buffer.from(JSON.stringify(v), 'utf8');
 const same = (v: unknown, what = JSON.stringify(v)?.slice(0, 120)): void => assert.deepEqual(jsonBytes(v), expected(v), what);
@@ -158,6 +160,32 @@ describe('jsonBytes', () => {
     assert.throws(() => rows('objects', 3, 2), /not a range/);
     assert.throws(() => rows('objects', 0, 5), /fewer than 5 entries/);
     assert.throws(() => new ColumnRows(['date'], columns, 0, 1, 'objects', dateOf), /one key per column/);
+  });
+
+  it('dates of ColumnRows written from their day numbers as dateOfDayNumber writes them: every day of 1899-2101 in order, backwards and shuffled, years 1 and 9999, and days outside them', () => {
+    const first = dayNumber('1899-12-01');
+    const last = dayNumber('2101-01-31');
+    const ascending = Int32Array.from({ length: last - first + 1 }, (_, i) => first + i);
+    const next = random(11);
+    const shuffled = Int32Array.from(ascending).sort(() => next() - 0.5);
+    const ends = Int32Array.from([dayNumber('0001-01-01'), dayNumber('0001-01-01') + 1, dayNumber('0001-12-31'), dayNumber('0004-02-29'), dayNumber('9999-12-31') - 1, dayNumber('9999-12-31'), dayNumber('1970-01-01'), -1]);
+    // Outside the years isoDay writes: handed to the rows' own dateOf.
+    const outside = Int32Array.from([dayNumber('0001-01-01') - 1, dayNumber('9999-12-31') + 1, -2_000_000_000, 2_000_000_000]);
+    for (const [name, days] of [
+      ['ascending', ascending],
+      ['descending', Int32Array.from(ascending).reverse()],
+      ['shuffled', shuffled],
+      ['years 1 and 9999', ends],
+      ['outside', outside],
+    ] as const) {
+      const rows = new ColumnRows(['date'], [{ kind: 'date', days }], 0, days.length, 'arrays', dateOfDay);
+      const written = JSON.parse(jsonBytes(rows).toString('utf8')) as string[][];
+      assert.deepEqual(jsonBytes(rows), expected(rows), name);
+      if (name !== 'outside') assert.deepEqual(written.map(([d]) => d), [...days].map(dateOfDayNumber), name);
+    }
+    // By hand: the leap days of 2000 (a leap year) and 2100 (not one).
+    const leap = new ColumnRows(['d'], [{ kind: 'date', days: Int32Array.from([dayNumber('2000-02-28') + 1, dayNumber('2100-02-28') + 1]) }], 0, 2, 'objects', dateOfDay);
+    assert.equal(jsonBytes(leap).toString('utf8'), '[{"d":"2000-02-29"},{"d":"2100-03-01"}]');
   });
 
   it('deep nesting past its own depth limit, and a cycle or a bigint fail as in JSON.stringify', () => {
