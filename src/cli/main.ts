@@ -8,6 +8,7 @@ import { seoulDay, systemClock } from '../access/clock.js';
 import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
 import { loadConfig } from '../config.js';
 import { Refresher } from '../refresh/pipeline.js';
+import { setHeapGrowth } from '../runtime/heap.js';
 import { configuredSources } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
@@ -40,6 +41,7 @@ const STOP_DEADLINE_MS = 9_500;
 
 async function serve(): Promise<void> {
   const config = loadConfig();
+  setHeapGrowth(config.HEAP_GROWTH_PERCENT);
   const sources = configuredSources(process.env);
   // Signals are handled from the first moment, start-up included (migrations, connecting,
   // loading): a graceful close when there is an app to close, and an exit at the deadline
