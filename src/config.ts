@@ -40,9 +40,10 @@ const schema = z.object({
   SERIES_READERS: z.coerce.number().int().min(0).max(16).default(Math.min(4, Math.max(1, availableParallelism() - 1))),
   /**
    * How far V8 lets the JavaScript heap grow past what its last full collection kept before the
-   * next one, in percent (`serve` only; 0: V8's own choice, up to 300% more). src/runtime/heap.ts.
+   * next one, in percent (`serve` only; 0: V8's own choice, up to 300% more). src/runtime/heap.ts,
+   * docs/deploy.md ("JavaScript heap growth").
    */
-  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(100),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(60),
   /** Turn the hourly refresh off (tests, or an instance that only serves). */
   REFRESH_SCHEDULE: z.enum(['hourly', 'off']).default('hourly'),
   /** The refresh schedule as a cron expression in Asia/Seoul (a seconds field is allowed). */

@@ -88,6 +88,8 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Extra node flags for the service (e.g. --cpu-prof). */
   nodeFlags?: string[];
+  /** Settings passed to the service besides the bench's own (an A/B of a setting, e.g. HEAP_GROWTH_PERCENT). */
+  env?: Record<string, string>;
 }
 
 async function status(url: string): Promise<number> {
@@ -121,6 +123,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       PAID_DAILY_QUOTA: '1000000000000',
       DEMO_SIZE: options.demo?.size ?? 'default',
       DEMO_SCALE: String(options.demo?.scale ?? 1),
+      ...options.env,
     }),
   });
   closeSync(out);

@@ -14,8 +14,8 @@ import { tempDir } from '../support/tmp.js';
 const run = promisify(execFile);
 
 describe('HEAP_GROWTH_PERCENT', () => {
-  it('defaults to 100 (the next full collection at twice the heap the last one kept), takes 0 to 300, and refuses the rest', () => {
-    assert.equal(loadConfig({}).HEAP_GROWTH_PERCENT, 100);
+  it('defaults to 60 (the next full collection once the heap is 1.6x what the last one kept), takes 0 to 300, and refuses the rest', () => {
+    assert.equal(loadConfig({}).HEAP_GROWTH_PERCENT, 60);
     assert.equal(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).HEAP_GROWTH_PERCENT, 0);
     assert.equal(loadConfig({ HEAP_GROWTH_PERCENT: '300' }).HEAP_GROWTH_PERCENT, 300);
     for (const bad of ['301', '-1', '12.5', 'lots']) {
