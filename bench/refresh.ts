@@ -3,7 +3,8 @@
 // refresh, and the latency the load saw meanwhile), without the rest of the bench:
 //   node --import tsx bench/refresh.ts [universe] [rounds] [seconds]
 // universe: default default-x1; rounds (default 1): a fresh service each; seconds (default 20):
-// the load's length, refreshes at 1/4 and 3/4 of it. BENCH_CONNECTIONS, BENCH_BUILD_DIR apply.
+// the load's length, refreshes at 1/4 and 3/4 of it. BENCH_CONNECTIONS, BENCH_BUILD_DIR apply;
+// HEAP_GROWTH_PERCENT, when set, is passed to the service (an A/B of that setting).
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -25,7 +26,8 @@ db.close();
 const key = createPaidKey(dataDir);
 const rows: (string | number | null)[][] = [];
 for (let round = 1; round <= rounds; round++) {
-  const server = await startServer({ dataDir, logLevel: settings.logLevel });
+  const growth = process.env.HEAP_GROWTH_PERCENT;
+  const server = await startServer({ dataDir, logLevel: settings.logLevel, env: growth === undefined ? {} : { HEAP_GROWTH_PERCENT: growth } });
   try {
     await historiesWarmed(server);
     const run = await mixedLoad(server, key, codes, { seconds, connections: settings.connections, refreshAtS: [seconds / 4, (3 * seconds) / 4], sampleEveryS: 5 });
