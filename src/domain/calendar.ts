@@ -44,7 +44,8 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
-function civilFromDays(z: number): { y: number; m: number; d: number } {
+/** Year, month and day of a day number (days since 1970-01-01). */
+export function civilFromDays(z: number): { y: number; m: number; d: number } {
   const zz = z + 719468;
   const era = Math.floor(zz / 146097);
   const doe = zz - era * 146097;

@@ -15,6 +15,7 @@
 // as in `JSON.stringify`. Not reentrant (one module-level scratch buffer): `toJSON` methods run
 // inside `JSON.stringify`, never here.
 
+import { civilFromDays, daysInMonth } from '../domain/calendar.js';
 import { ColumnRows, type RowColumn } from '../tools/column-rows.js';
 
 /** "00".."99" as byte pairs: two digits per step of the integer loop. */
@@ -307,17 +308,9 @@ class JsonWriter {
 
   /** The month of `day` (years 1 to 9999): its first and last day numbers and its `"YYYY-MM-` bytes. */
   private month(day: number): void {
-    // civil-from-days (src/domain/calendar.ts); every quantity is positive here, so `| 0` floors.
-    const z = day + 719468;
-    const era = (z / 146097) | 0;
-    const doe = z - era * 146097;
-    const yoe = ((doe - ((doe / 1460) | 0) + ((doe / 36524) | 0) - ((doe / 146096) | 0)) / 365) | 0;
-    const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0));
-    const mp = ((5 * doy + 2) / 153) | 0;
-    const d = doy - (((153 * mp + 2) / 5) | 0) + 1;
-    const m = mp + (mp < 10 ? 3 : -9);
-    const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-    const length = m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+    // Once a month of a series, so the calendar's own arithmetic serves.
+    const { y, m, d } = civilFromDays(day);
+    const length = daysInMonth(y, m);
     this.monthFirst = day - d + 1;
     this.monthLast = this.monthFirst + length - 1;
     const hi = (y / 100) | 0;
