@@ -5,11 +5,11 @@
 // Prints one JSON line.
 
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/access/clock.js';
 import type * as Build from '../src/refresh/build.js';
+import type * as Config from '../src/config.js';
 import type * as Stalls from '../src/runtime/stalls.js';
 import type * as Served from '../src/refresh/served.js';
 import type * as Sqlite from '../src/store/sqlite.js';
@@ -25,15 +25,16 @@ const { computeSnapshotYielding } = (await import(from('refresh/build'))) as typ
 const { loadUniverse } = (await import(from('refresh/served'))) as typeof Served;
 const { openSqliteStore } = (await import(from('store/sqlite'))) as typeof Sqlite;
 const { stallMonitor } = (await import(from('runtime/stalls'))) as typeof Stalls;
+const { loadConfig } = (await import(from('config'))) as typeof Config;
 
 const [dataDir, repeatsArg, asOfArg] = process.argv.slice(2);
 if (dataDir === undefined) throw new Error('usage: recompute.ts <dataDir> <repeats> [asOf]');
 const repeats = Number(repeatsArg ?? 3);
 const asOf = asOfArg ?? seoulDay(systemClock());
 
-// With the reader threads a serving instance has (SERIES_READERS's default: one per core but
-// one, at least one, at most four), which read the recent bars and flows.
-const seriesReaders = Number(process.env.SERIES_READERS ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
+// With the reader threads a serving instance has (SERIES_READERS, as the service reads it), which
+// read the recent bars and flows.
+const seriesReaders = loadConfig().SERIES_READERS;
 const store = await openSqliteStore(join(dataDir, 'service.sqlite'), { seriesReaders });
 const loadMs: number[] = [];
 const computeMs: number[] = [];

@@ -24,7 +24,7 @@ import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
 import { recentOfPack } from './report-packs.js';
 import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
-import { groupById, upsert, type QueryRunner, type RowRunner } from './queries.js';
+import { groupById, groupRunsById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
 import type { ColumnType, RowColumns, SeriesReaders } from './series-readers.js';
 import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
@@ -472,18 +472,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
         let i = 0;
         const at = (c: number) => (columns[c] as Float64Array | Int32Array)[i] as number;
         const date = (c: number) => dateOfDay((columns[c] as Int32Array)[i] as number);
-        const out = new Map<number, T[]>();
-        let id = Number.NaN;
-        let list: T[] = [];
-        for (; i < count; i++) {
-          if (ids[i] !== id) {
-            id = ids[i] as number;
-            list = out.get(id) ?? [];
-            out.set(id, list);
-          }
-          list.push(make(at, date));
-        }
-        return out;
+        return groupRunsById(count, (row) => ids[row] as number, (row) => {
+          i = row;
+          return make(at, date);
+        });
       }
     }
     const rows = await this.queries.arrays(query);

@@ -155,17 +155,26 @@ export async function upsert<T extends Table>(
  * row's object (null skips the row).
  */
 export function groupById<T>(rows: readonly unknown[][], map: (row: unknown[], id: number) => T | null): Map<number, T[]> {
+  return groupRunsById(rows.length, (i) => Number((rows[i] as unknown[])[0]), (i, id) => map(rows[i] as unknown[], id));
+}
+
+/**
+ * Rows 0..count-1 ordered by security id as lists per id, whatever holds them (array rows, or
+ * columns: ./market-data.ts's reads on the reader threads): `idOf(i)` is row i's id, `make(i, id)`
+ * its object (null skips the row).
+ */
+export function groupRunsById<T>(count: number, idOf: (i: number) => number, make: (i: number, id: number) => T | null): Map<number, T[]> {
   const out = new Map<number, T[]>();
   let id = Number.NaN;
   let list: T[] = [];
-  for (const row of rows) {
-    const rowId = Number(row[0]);
+  for (let i = 0; i < count; i++) {
+    const rowId = idOf(i);
     if (rowId !== id) {
       id = rowId;
       list = out.get(id) ?? [];
       out.set(id, list);
     }
-    const item = map(row, id);
+    const item = make(i, id);
     if (item !== null) list.push(item);
   }
   return out;
