@@ -3,6 +3,7 @@
 // pipeline stores what it returns, in one transaction, and keeps its cursor.
 
 import type { Dataset } from '../domain/model.js';
+import type { ProgressSink } from './progress.js';
 
 export interface SourceLogger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -26,6 +27,8 @@ export interface SourceContext {
   fetch: typeof fetch;
   signal?: AbortSignal;
   log: SourceLogger;
+  /** Where the source reports how far it is (phase, done / total, calls of the day's allowance); optional. */
+  progress?: ProgressSink;
 }
 
 export interface SourceResult {

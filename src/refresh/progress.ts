@@ -1,0 +1,148 @@
+// The progress board: per source, what it is doing now (phase, done / total, bytes, calls of the
+// day's allowance) and when it expects to be done. Sources write to it through a ProgressSink;
+// the CLI's `sources` and `import`, /readyz, health and the dashboard read `snapshot()`. The
+// board is in memory; `persist` (throttled) hands its JSON to whoever keeps it in the store, so
+// another process (the CLI beside a running service) can read it.
+
+import { seoulIso, type Clock } from '../access/clock.js';
+import type { ProgressPatch, ProgressPhase, ProgressSink } from '../sources/progress.js';
+
+export interface SourceProgress {
+  source: string;
+  phase: ProgressPhase;
+  unit: string;
+  done: number;
+  total: number | null;
+  bytes: number;
+  callsToday: number;
+  dailyAllowance: number | null;
+  /** When the current phase started (+09:00). */
+  startedAt: string;
+  updatedAt: string;
+  /** Seconds to done: the source's own estimate, else from the rate seen in this phase; null when unknown. */
+  etaSeconds: number | null;
+  /** When it is expected to be done (+09:00), from `etaSeconds`. */
+  etaAt: string | null;
+  nextTryAt: string | null;
+  note: string | null;
+}
+
+interface Entry {
+  progress: SourceProgress;
+  /** Epoch ms and `done` at the start of the phase, for the rate. */
+  phaseStartMs: number;
+  phaseStartDone: number;
+  ownEta: number | null;
+}
+
+const FINISHED: ReadonlySet<ProgressPhase> = new Set(['done', 'failed']);
+
+export class ProgressBoard {
+  private readonly entries = new Map<string, Entry>();
+  private persistTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly options: { persist?: (json: string) => void; persistEveryMs?: number } = {},
+  ) {}
+
+  /** The sink a source writes to. */
+  sink(source: string): ProgressSink {
+    return (patch) => this.update(source, patch);
+  }
+
+  update(source: string, patch: ProgressPatch): void {
+    const now = this.clock();
+    const nowMs = now.getTime();
+    let entry = this.entries.get(source);
+    if (!entry) {
+      entry = {
+        progress: {
+          source, phase: 'waiting', unit: 'items', done: 0, total: null, bytes: 0, callsToday: 0, dailyAllowance: null,
+          startedAt: seoulIso(now), updatedAt: seoulIso(now), etaSeconds: null, etaAt: null, nextTryAt: null, note: null,
+        },
+        phaseStartMs: nowMs,
+        phaseStartDone: 0,
+        ownEta: null,
+      };
+      this.entries.set(source, entry);
+    }
+    const p = entry.progress;
+    if (patch.phase !== undefined && patch.phase !== p.phase) {
+      p.phase = patch.phase;
+      p.startedAt = seoulIso(now);
+      entry.phaseStartMs = nowMs;
+      entry.phaseStartDone = patch.done ?? 0;
+      if (patch.done === undefined) p.done = 0;
+      if (patch.total === undefined) p.total = null;
+      if (patch.bytes === undefined) p.bytes = 0;
+      entry.ownEta = null;
+    }
+    if (patch.unit !== undefined) p.unit = patch.unit;
+    if (patch.done !== undefined) p.done = patch.done;
+    if (patch.total !== undefined) p.total = patch.total;
+    if (patch.bytes !== undefined) p.bytes = patch.bytes;
+    if (patch.callsToday !== undefined) p.callsToday = patch.callsToday;
+    if (patch.dailyAllowance !== undefined) p.dailyAllowance = patch.dailyAllowance;
+    if (patch.etaSeconds !== undefined) entry.ownEta = patch.etaSeconds;
+    if (patch.nextTryAt !== undefined) p.nextTryAt = patch.nextTryAt === null ? null : seoulIso(patch.nextTryAt);
+    if (patch.note !== undefined) p.note = patch.note;
+    p.updatedAt = seoulIso(now);
+    p.etaSeconds = this.eta(entry, nowMs);
+    p.etaAt = p.etaSeconds === null ? null : seoulIso(new Date(nowMs + p.etaSeconds * 1000));
+    this.schedulePersist();
+  }
+
+  private eta(entry: Entry, nowMs: number): number | null {
+    const p = entry.progress;
+    if (FINISHED.has(p.phase)) return 0;
+    if (entry.ownEta !== null) return Math.max(0, Math.round(entry.ownEta));
+    if (p.total === null) return null;
+    const left = p.total - p.done;
+    if (left <= 0) return 0;
+    const elapsed = (nowMs - entry.phaseStartMs) / 1000;
+    const progressed = p.done - entry.phaseStartDone;
+    if (elapsed < 1 || progressed <= 0) return null;
+    return Math.round(left / (progressed / elapsed));
+  }
+
+  /** Every source's progress, in the order they first reported. */
+  snapshot(): SourceProgress[] {
+    return [...this.entries.values()].map((e) => ({ ...e.progress }));
+  }
+
+  /** True while some source is neither done nor failed. */
+  get active(): boolean {
+    return [...this.entries.values()].some((e) => !FINISHED.has(e.progress.phase));
+  }
+
+  toJSON(): string {
+    return JSON.stringify(this.snapshot());
+  }
+
+  /** Writes the board now (at the end of a phase, before exit). */
+  flush(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    this.options.persist?.(this.toJSON());
+  }
+
+  private schedulePersist(): void {
+    if (!this.options.persist || this.persistTimer) return;
+    this.persistTimer = setTimeout(() => this.flush(), this.options.persistEveryMs ?? 2_000);
+    this.persistTimer.unref();
+  }
+}
+
+/** A board's JSON as another process reads it back (`sources`); entries that do not parse are dropped. */
+export function readProgress(json: string | null): SourceProgress[] {
+  if (json === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed)
+      ? parsed.filter((p): p is SourceProgress => typeof p === 'object' && p !== null && typeof (p as SourceProgress).source === 'string')
+      : [];
+  } catch {
+    return [];
+  }
+}
