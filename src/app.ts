@@ -12,8 +12,12 @@ import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './ac
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { Claims } from './refresh/claims.js';
+import type { BulkPlan } from './refresh/bulk-sources.js';
 import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './refresh/demo-load.js';
+import { bulkFirstStart } from './refresh/first-start.js';
+import { Importer } from './refresh/import.js';
 import { Refresher } from './refresh/pipeline.js';
+import { ProgressBoard } from './refresh/progress.js';
 import { SnapshotDataset } from './refresh/served.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
@@ -33,6 +37,12 @@ export interface AppOptions {
   demo?: { scale?: number; seed?: number; asOf?: string };
   /** Called once with a freshly created demo key (the CLI prints it). */
   onDemoKey?: (key: string) => void;
+  /**
+   * The bulk files a first start with real sources reads (src/refresh/bulk-sources.ts
+   * `bulkPlan`): `serve` passes one unless BULK_ON_FIRST_START=off; without it, the first start
+   * is one API refresh.
+   */
+  bulk?: BulkPlan;
 }
 
 export interface App {
@@ -42,8 +52,12 @@ export interface App {
   access: AccessControl;
   server: Awaited<ReturnType<typeof buildServer>>;
   url: string;
-  /** Resolves when the first dataset is being served. */
+  /** Resolves when the first dataset is being served (with real sources: the first with stocks). */
   ready: Promise<void>;
+  /** Resolves when the first start's loading is over (a bulk first start goes on after `ready`). */
+  loaded: Promise<void>;
+  /** Per source: phase, done / total, bytes, calls of the day's allowance, ETA. */
+  progress: ProgressBoard;
   close(): Promise<void>;
 }
 
@@ -120,10 +134,16 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];
   const claims = new Claims(store.refresh, logger);
+  // One board: the refresh and the bulk import write to it; /readyz and health read it; the
+  // CLI's `sources` reads it from the store's meta, where it is written at most every 2 s.
+  const progress = new ProgressBoard(clock, {
+    persist: (json) => void store.refresh.setMeta('progress', json).catch((err: unknown) => logger.warn({ errName: (err as Error).name }, 'progress not written')),
+  });
   const refresher = new Refresher(store, holder, sources, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
     cron: config.REFRESH_CRON,
     instance: claims.holder.instance,
+    progress,
   });
   // Aborted by close(): every start-up phase (waiting, loading, computing) ends on it.
   const stopping = new AbortController();
@@ -160,6 +180,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     allowedOrigins: config.allowedOrigins,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     startupPhase: () => phase,
+    progress: () => progress.snapshot(),
     readinessChecks: [
       {
         name: 'database',
@@ -174,6 +195,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
   const url = await server.listen({ host: config.HOST, port: config.PORT });
 
+  // With real sources, start-up is ready once a dataset with stocks is served, even while a bulk
+  // first start goes on loading; `loaded` says when that is over.
+  let stocksServed: () => void = () => undefined;
+  const firstStocks = new Promise<void>((resolve) => (stocksServed = resolve));
+  holder.onSwap((data) => {
+    if (data.sectors().some((s) => s.stocks > 0)) stocksServed();
+  });
+  let loading: Promise<void> = Promise.resolve();
   const ready = (async () => {
     const signal = stopping.signal;
     // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
@@ -186,6 +215,27 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         continue;
       }
       try {
+        if (sources.length > 0 && options.bulk) {
+          const bulk = options.bulk;
+          const importer = new Importer(store, clock, logger, progress, {
+            publishEverySeconds: config.BULK_PUBLISH_SECONDS,
+            // Fire and forget: a recompute must not hold the import's reading.
+            onPublish: () => void refresher.catchUp().catch(() => undefined),
+          });
+          loading = bulkFirstStart({ store, refresher, importer, plan: bulk, sources, logger, signal, onPhase: (p) => (phase = p) }).then(
+            async (report) => {
+              logger.info({ imported: report.imported.status, cursors: report.cursors }, 'first start done');
+              await lease.finish();
+            },
+            async (err: unknown) => {
+              await lease.release().catch(() => undefined);
+              if (!signal.aborted) logger.error({ errName: (err as Error).name, err }, 'first start failed; the hourly refresh goes on');
+            },
+          );
+          // Serve as soon as stocks are there; the rest of the first start goes on.
+          await Promise.race([loading, firstStocks]);
+          break;
+        }
         if (sources.length > 0) {
           phase = 'first refresh from the sources';
           await refresher.run();
@@ -214,8 +264,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     if (holder.current === null) await refresher.rebuild();
     signal.throwIfAborted();
     phase = 'serving';
-    if (config.REFRESH_SCHEDULE === 'hourly') refresher.schedule();
-    else refresher.follow();
+    // While a first start loads, the versions it publishes are followed; the hourly runs begin
+    // once it is done (they would only repeat its API refreshes meanwhile).
+    refresher.follow();
+    if (config.REFRESH_SCHEDULE === 'hourly') void loading.then(() => stopping.signal.aborted || refresher.schedule());
   })();
   ready.catch((err: unknown) => {
     if (!stopping.signal.aborted) logger.error({ errName: (err as Error).name }, 'start-up load failed');
@@ -229,6 +281,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     server,
     url,
     ready,
+    loaded: ready.then(() => loading),
+    progress,
     async close() {
       // Graceful, whatever start-up is doing: stop start-up and the refresh (a load in progress
       // rolls back), stop taking connections and finish in-flight requests (cut after 5 s),
@@ -242,7 +296,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await within(server.close(), left());
       clearTimeout(cut);
       await within(ready, left());
+      await within(loading, left());
       await within(refresher.idle(), left());
+      progress.flush();
       await within(counter.close(), left());
       await within(store.close(), left());
       if (flushLogs) clearInterval(flushLogs);

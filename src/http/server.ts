@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
+import type { SourceProgress } from '../refresh/progress.js';
 import { ApiError } from '../tools/errors.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { outageError } from './gate.js';
@@ -40,6 +41,8 @@ export interface ServerDeps {
   readinessChecks?: { name: string; check: () => Promise<string | null> }[];
   /** What start-up is doing while no dataset is served, for /readyz. */
   startupPhase?: () => string;
+  /** Per source: phase, done / total, bytes, calls of the day's allowance, ETA (src/refresh/progress.ts). */
+  progress?: () => readonly SourceProgress[];
 }
 
 /** A readiness check that has not answered by then counts as failed: /readyz answers fast. */

@@ -15,7 +15,7 @@ import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../sources/bulk.js';
 import type { ProgressSink } from '../sources/progress.js';
 import type { Store } from '../store/store.js';
-import type { SourceStatus } from './pipeline.js';
+import { runStatus, type SourceStatus } from './pipeline.js';
 import type { ProgressBoard } from './progress.js';
 
 /**
@@ -147,8 +147,7 @@ export class Importer {
       return { runId, status: 'stopped', sources: statuses, versions, batches };
     }
     await publish();
-    const ok = statuses.filter((s) => s.ok).length;
-    const status: ImportStatus = ok === statuses.length ? 'ok' : ok === 0 ? 'failed' : 'partial';
+    const status: ImportStatus = runStatus(statuses);
     await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), status, JSON.stringify(statuses));
     this.board.flush();
     this.logger.info({ status, batches, versions: versions.length, sources: statuses.map((s) => `${s.source}:${s.ok ? 'ok' : 'failed'}:${s.records ?? 0}`) }, 'bulk import finished');
@@ -176,18 +175,16 @@ export class Importer {
         await this.storeBatch(source, batch, tally);
         await stored();
       }
-      // The board starts a phase's counts afresh: `done` keeps the reader's last count.
-      const last = this.board.snapshot().find((p) => p.source === source);
-      sink({ phase: 'done', done: last?.done ?? 0, total: last?.total ?? last?.done ?? 0, bytes: last?.bytes ?? 0, note: `${tally.records} records stored` });
+      this.board.finish(source, 'done', `${tally.records} records stored`);
     } catch (err) {
       if (signal?.aborted) {
         tally.error = 'stopped: the service is shutting down';
-        sink({ phase: 'failed', note: tally.error });
+        this.board.finish(source, 'failed', tally.error);
         return;
       }
       tally.error = failureReason(err);
       this.logger.warn({ source, reason: tally.error, kept: tally.records }, 'bulk source failed; what it read before stays stored');
-      sink({ phase: 'failed', note: `${tally.error}; ${tally.records} records kept` });
+      this.board.finish(source, 'failed', `${tally.error}; ${tally.records} records kept`);
     }
   }
 

@@ -17,6 +17,7 @@ import type { Store } from '../store/store.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { computeSnapshotYielding } from './build.js';
 import { Claims } from './claims.js';
+import type { ProgressBoard } from './progress.js';
 import { loadUniverse, SnapshotDataset } from './served.js';
 import { stallMonitor } from '../runtime/stalls.js';
 
@@ -58,6 +59,8 @@ export interface RefresherOptions {
   instance?: string;
   /** Cron expression (Asia/Seoul) for scheduled runs; default every hour on the hour. */
   cron?: string;
+  /** Where each source's progress goes (`ctx.progress`): waiting, its own phases, then done or failed. */
+  progress?: ProgressBoard;
 }
 
 const HOURLY = '0 * * * *';
@@ -65,6 +68,12 @@ const HOURLY = '0 * * * *';
 /** What health and /readyz show of a source's run. */
 function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
   return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
+}
+
+/** A run's status: `ok` when every source took its records, `failed` when none did, else `partial`. */
+export function runStatus(statuses: readonly SourceStatus[]): 'ok' | 'partial' | 'failed' {
+  const ok = statuses.filter((s) => s.ok).length;
+  return ok === statuses.length ? 'ok' : ok === 0 ? 'failed' : 'partial';
 }
 
 /** The next top of the hour after `at`. */
@@ -83,7 +92,7 @@ export class Refresher {
   private cron: Cron | null = null;
   private poller: NodeJS.Timeout | null = null;
   private lastStatus: SourceStatus[] = [];
-  private readonly options: Required<Omit<RefresherOptions, 'range'>> & Pick<RefresherOptions, 'range'>;
+  private readonly options: Required<Omit<RefresherOptions, 'range' | 'progress'>> & Pick<RefresherOptions, 'range' | 'progress'>;
 
   constructor(
     /** Writes market data; keeps the refresh bookkeeping (cursors, runs, the dataset version). */
@@ -156,9 +165,14 @@ export class Refresher {
     }
   }
 
-  /** One refresh now. If one is already running, waits for it instead of starting another. */
-  run(): Promise<RefreshReport> {
-    this.running ??= this.runOnce().finally(() => {
+  /**
+   * One refresh now. If one is already running, waits for it instead of starting another.
+   * `only`: the names of the sources to run (a first start runs some before the bulk files are
+   * in, the rest after); default every source.
+   */
+  run(only?: readonly string[]): Promise<RefreshReport> {
+    const sources = only ? this.sources.filter((s) => only.includes(s.name)) : this.sources;
+    this.running ??= this.runOnce(sources).finally(() => {
       this.running = null;
     });
     return this.running;
@@ -188,6 +202,8 @@ export class Refresher {
 
   private async ingest(source: Source): Promise<SourceStatus> {
     const at = seoulIso(this.clock());
+    const progress = this.options.progress?.sink(source.name);
+    progress?.({ phase: 'calling', note: null });
     const cursorKey = `cursor:${source.name}`;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -219,6 +235,7 @@ export class Refresher {
             info: (msg, fields) => this.logger.info({ source: source.name, ...fields }, msg),
             warn: (msg, fields) => this.logger.warn({ source: source.name, ...fields }, msg),
           },
+          ...(progress ? { progress } : {}),
         }),
         timeout,
       ]);
@@ -241,10 +258,13 @@ export class Refresher {
         if (written.examples.length > 0) status.skippedExamples = written.examples;
         this.logger.warn({ source: source.name, skipped, examples: written.examples }, 'source records skipped');
       }
+      this.options.progress?.finish(source.name, 'done', `${written.written} records stored`);
       return status;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.logger.warn({ source: source.name, errName: (err as Error).name }, 'source failed; previous data kept');
+      const kept = await this.store.market.hasMarketData().catch(() => false);
+      this.logger.warn({ source: source.name, errName: (err as Error).name }, kept ? 'source failed; previous data kept' : 'source failed; nothing stored yet');
+      this.options.progress?.finish(source.name, 'failed', message.slice(0, 200), this.cron?.nextRun() ?? null);
       return { source: source.name, ok: false, at, error: message.slice(0, 200) };
     } finally {
       clearTimeout(timer);
@@ -252,11 +272,13 @@ export class Refresher {
     }
   }
 
-  private async runOnce(): Promise<RefreshReport> {
+  private async runOnce(sources: readonly Source[]): Promise<RefreshReport> {
     const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString());
     const t0 = performance.now();
     const statuses: SourceStatus[] = [];
-    for (const source of this.sources) statuses.push(await this.ingest(source));
+    for (const source of sources) this.options.progress?.update(source.name, { phase: 'waiting', note: 'its turn in this refresh' });
+    for (const source of sources) statuses.push(await this.ingest(source));
+    this.options.progress?.flush();
     const ingestMs = performance.now() - t0;
     if (this.stopping.signal.aborted) {
       // Sources that finished before the stop landed whole; no version is published for them
@@ -269,7 +291,7 @@ export class Refresher {
       // and updatedAt); follower instances recompute when they see it.
       const version = await this.store.refresh.bumpDatasetVersion();
       const report = await this.recompute(version, statuses, ingestMs);
-      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), statuses.every((s) => s.ok) ? 'ok' : 'partial', JSON.stringify(statuses));
+      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), runStatus(statuses), JSON.stringify(statuses));
       return report;
     } catch (err) {
       await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'failed', (err as Error).name);

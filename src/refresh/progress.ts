@@ -93,6 +93,16 @@ export class ProgressBoard {
     this.schedulePersist();
   }
 
+  /**
+   * Ends a source's current work as done or failed, keeping the counts it reached (a phase
+   * change through `update` starts them afresh).
+   */
+  finish(source: string, phase: 'done' | 'failed', note: string | null = null, nextTryAt: Date | null = null): void {
+    const p = this.entries.get(source)?.progress;
+    const done = p?.done ?? 0;
+    this.update(source, { phase, done, total: phase === 'done' ? Math.max(done, p?.total ?? 0) : (p?.total ?? null), bytes: p?.bytes ?? 0, note, nextTryAt });
+  }
+
   private eta(entry: Entry, nowMs: number): number | null {
     const p = entry.progress;
     if (FINISHED.has(p.phase)) return 0;
