@@ -188,7 +188,7 @@ async function importBulk(args: string[]): Promise<void> {
   const store = await openStore(config);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const board = new ProgressBoard(systemClock, { persist: (json) => void store.refresh.setMeta('progress', json).catch(() => undefined) });
-  const stop = followProgress(() => board.snapshot());
+  const stop = followProgress(board);
   try {
     const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, {
       sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'bulk',
@@ -224,7 +224,7 @@ async function backfillBulk(range: { from: string; to: string }): Promise<void> 
   const store = await openStore(config);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const board = new ProgressBoard(systemClock, { persist: (json) => void store.refresh.setMeta('progress', json).catch(() => undefined) });
-  const stop = followProgress(() => board.snapshot());
+  const stop = followProgress(board);
   try {
     const imported = await new Importer(store, systemClock, logger, board, { publishEverySeconds: config.BULK_PUBLISH_SECONDS }).run(plan.inputs);
     await plan.setCursors(store.refresh, imported.sources);

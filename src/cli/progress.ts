@@ -4,7 +4,7 @@
 // ProgressBoard's snapshot; `sources` prints the same fields from the board the service keeps.
 
 import cliProgress from 'cli-progress';
-import type { SourceProgress } from '../refresh/progress.js';
+import type { ProgressBoard, SourceProgress } from '../refresh/progress.js';
 
 /** `1.2 GB`, `45.3 MB`, `812 kB`, `0 B` (decimal units, as download tools show them). */
 export function formatBytes(bytes: number): string {
@@ -108,12 +108,25 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressView {
   };
 }
 
-/** Follows `snapshot()` until the returned stop is called: bars on a TTY, plain lines otherwise. */
-export function followProgress(snapshot: () => readonly SourceProgress[], stream: NodeJS.WriteStream = process.stdout): () => void {
-  const view = stream.isTTY ? barProgress(stream) : plainProgress((line) => stream.write(`${line}\n`));
-  const timer = setInterval(() => view.update(snapshot()), stream.isTTY ? 250 : 1_000);
+/**
+ * Follows the board until the returned stop is called: on a TTY the bars are redrawn four times
+ * a second; otherwise each update may print its source's line (every phase change is seen).
+ */
+export function followProgress(board: Pick<ProgressBoard, 'snapshot' | 'subscribe'>, stream: NodeJS.WriteStream = process.stdout): () => void {
+  if (stream.isTTY) {
+    const bars = barProgress(stream);
+    const timer = setInterval(() => bars.update(board.snapshot()), 250);
+    return () => {
+      clearInterval(timer);
+      bars.stop(board.snapshot());
+    };
+  }
+  const plain = plainProgress((line) => stream.write(`${line}\n`));
+  const unsubscribe = board.subscribe((p) => plain.update([p]));
+  let stopped = false;
   return () => {
-    clearInterval(timer);
-    view.stop(snapshot());
+    if (stopped) return;
+    stopped = true;
+    unsubscribe();
   };
 }

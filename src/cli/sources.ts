@@ -1,6 +1,7 @@
 // `npm run cli -- sources`: what each source took and skipped in the latest refresh runs, read
 // from the refresh_runs table (the pipeline writes each run's per-source statuses there).
 
+import { seoulIso } from '../access/clock.js';
 import type { SourceStatus } from '../refresh/pipeline.js';
 import type { SourceProgress } from '../refresh/progress.js';
 import type { RefreshRun } from '../store/refresh-store.js';
@@ -27,12 +28,18 @@ export function runStatuses(run: RefreshRun): SourceStatus[] {
   }
 }
 
+/** A stored UTC instant as every time the service shows, +09:00; as stored when it does not parse. */
+function seoulTime(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : seoulIso(at);
+}
+
 /** One block per run, newest first: a line per source with what it took, skipped (why) or the error. */
 export function formatSourceRuns(runs: readonly RefreshRun[]): string {
   if (runs.length === 0) return 'no refresh run recorded yet\n';
   const lines: string[] = [];
   for (const run of runs) {
-    lines.push(`run ${run.id}  ${run.startedAt}  ${run.status}${run.finishedAt ? '' : ' (not finished)'}`);
+    lines.push(`run ${run.id}  ${seoulTime(run.startedAt)}  ${run.status}${run.finishedAt ? '' : ' (not finished)'}`);
     const statuses = runStatuses(run);
     if (statuses.length === 0) lines.push(run.detail === '[]' ? '  (no upstream source configured: embedded demo data)' : `  (no per-source detail${run.detail ? `: ${run.detail.slice(0, 80)}` : ''})`);
     for (const s of statuses) {
