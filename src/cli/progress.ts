@@ -73,7 +73,7 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressView {
       stream,
       hideCursor: true,
       clearOnComplete: false,
-      format: '{source} {phase} |{bar}| {count} {bytes} ETA {eta} {note}',
+      format: '{source} {phase} |{bar}| {count} {bytes} ETA {remaining} {note}',
       autopadding: true,
     },
     cliProgress.Presets.shades_classic,
@@ -84,7 +84,8 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressView {
     phase: p.phase.padEnd(11),
     count: formatCount(p),
     bytes: p.bytes > 0 ? formatBytes(p.bytes) : '',
-    eta: p.phase === 'done' || p.phase === 'failed' ? '-' : formatDuration(p.etaSeconds),
+    // cli-progress computes its own {eta}; the board's is the one shown.
+    remaining: p.phase === 'done' || p.phase === 'failed' ? '-' : formatDuration(p.etaSeconds),
     note: (p.note ?? '').slice(0, 60),
   });
   const update = (snapshot: readonly SourceProgress[]): void => {
