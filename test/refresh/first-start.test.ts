@@ -240,6 +240,9 @@ describe('a first real start serves stocks before the bulk import is done', () =
     // FSC's recorded row: 005930, close 57,600 on 2022-06-22.
     const samsung = app.holder.current?.stock('005930');
     assert.deepEqual([samsung?.security.name, samsung?.price?.date, samsung?.price?.close], ['삼성전자', '2022-06-22', 57_600]);
+    // Served with its price before any filing came: its metrics say why they are null.
+    assert.deepEqual(samsung?.v3, { ok: false, reason: 'no TTM net income: no quarterly report disclosed' });
+    assert.deepEqual([samsung?.snapshot.valuation.per.value, samsung?.snapshot.valuation.per.reason], [null, 'no TTM: no quarterly report disclosed']);
     const sec = app.progress.snapshot().find((p) => p.source === 'sec');
     assert.deepEqual([sec?.phase, sec?.done, sec?.total, sec?.note], ['downloading', 0, 2, 'companyfacts.zip']);
     assert.equal(app.progress.snapshot().find((p) => p.source === 'fsc')?.phase, 'done');
