@@ -212,7 +212,8 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan {
             ...(ctx.signal ? { signal: ctx.signal } : {}),
           });
           dartFiles = got.files.map((f) => f.split(/[\\/]/).pop() ?? f);
-          for (const f of got.failed) ctx.log.warn('opendart bulk: file not downloaded', { file: f.name, reason: f.reason });
+          // A file that could not be had is counted with its reason; the others are read.
+          for (const f of got.failed) ctx.skip(`file not downloaded: ${f.reason}`, f.name);
         };
         const [knowledgeDates] = await Promise.all([knowledge(), download()]);
         return new modules.OpenDartBulkReader({ dir: dartDir, fromYear, toYear, ...(knowledgeDates ? { knowledgeDates } : {}) });

@@ -24,7 +24,7 @@ import type { ProgressBoard } from './progress.js';
  */
 export interface BulkPreparation {
   readonly source: string;
-  open(ctx: Pick<BulkContext, 'signal' | 'log' | 'progress'>): Promise<BulkReader>;
+  open(ctx: Pick<BulkContext, 'signal' | 'log' | 'progress' | 'skip'>): Promise<BulkReader>;
 }
 
 export type BulkInput = BulkReader | BulkPreparation;
@@ -162,7 +162,6 @@ export class Importer {
       warn: (msg: string, fields?: Record<string, unknown>) => this.logger.warn({ source, ...fields }, msg),
     };
     try {
-      const reader = isPreparation(input) ? await input.open({ ...(signal ? { signal } : {}), log, progress: sink }) : input;
       const ctx: BulkContext = {
         asOf: seoulDay(this.clock()),
         ...(signal ? { signal } : {}),
@@ -170,6 +169,7 @@ export class Importer {
         progress: sink,
         skip: (reason, example, count = 1) => tally.skip(reason, example, count),
       };
+      const reader = isPreparation(input) ? await input.open(ctx) : input;
       for await (const batch of reader.read(ctx)) {
         signal?.throwIfAborted();
         await this.storeBatch(source, batch, tally);

@@ -94,7 +94,7 @@ describe('what the bulk files cover, and the cursors set from them', () => {
     try {
       writeFileSync(join(tmp.dir, 'companyfacts.zip'), 'x');
       const [sec] = bulkPlan({ dir: tmp.dir, download: false, asOf: '2025-11-25', sources: [], env: {} }).inputs;
-      await assert.rejects(sec!.open({ log: { info: () => undefined, warn: () => undefined }, progress: () => undefined }), /SEC_USER_AGENT is not set/);
+      await assert.rejects(sec!.open({ log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: () => undefined }), /SEC_USER_AGENT is not set/);
     } finally {
       tmp.cleanup();
     }

@@ -123,13 +123,21 @@ function importerTests(engine: 'sqlite' | 'postgres', open: () => Promise<{ stor
       const board = new ProgressBoard(clock);
       const report = await new Importer(store, clock, logger, board).run([
         new FactsZipReader('sec', html),
-        { source: 'opendart', open: async () => Promise.reject(new Error('bulk list page: HTTP 503')) },
+        {
+          source: 'opendart',
+          open: async (ctx) => {
+            // What a preparation could not have is counted even when it then fails.
+            ctx.skip('file not downloaded: HTTP 404', '2016_1Q_BS_20210317040000.zip');
+            throw new Error('bulk list page: HTTP 503');
+          },
+        },
       ]);
       assert.equal(report.status, 'failed');
       assert.deepEqual(report.versions, []);
       assert.equal(await store.refresh.datasetVersion(), v0);
       assert.match(report.sources[0]?.error ?? '', /^not a ZIP: an HTML page/);
       assert.equal(report.sources[1]?.error, 'bulk list page: HTTP 503');
+      assert.deepEqual([report.sources[1]?.skipped, report.sources[1]?.skippedExamples], [{ 'file not downloaded: HTTP 404': 1 }, ['2016_1Q_BS_20210317040000.zip']]);
       assert.equal((await store.refresh.refreshRuns(1))[0]?.status, 'failed');
       assert.deepEqual(board.snapshot().map((p) => [p.source, p.phase]), [['sec', 'failed'], ['opendart', 'failed']]);
     });
