@@ -170,8 +170,10 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan {
   const doFetch = options.fetch ?? globalThis.fetch;
   const fromYear = options.fromYear ?? 2015;
   const toYear = options.toYear ?? Number(asOf.slice(0, 4));
-  const dartDir = options.download ? join(dir, 'opendart') : dir;
-  const secDir = options.download ? join(dir, 'sec') : dir;
+  // One folder for both, downloaded or not, so what a first start downloaded can be read again
+  // with `import --from BULK_DIR`.
+  const dartDir = dir;
+  const secDir = dir;
   const found = options.download ? null : folderContents(dir);
   const dartApi = options.sources.find((s) => s.name === 'opendart') as (Source & Partial<DartFilingDates>) | undefined;
   const secApi = options.sources.find((s) => s.name === 'sec') as (Source & Partial<SecTickers>) | undefined;
