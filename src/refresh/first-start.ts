@@ -47,10 +47,15 @@ export async function bulkFirstStart(deps: {
   const { store, refresher, importer, plan, logger, signal } = deps;
   const early = sourcesBeforeBulk(deps.sources);
   deps.onPhase?.(`first start: bulk files (${plan.inputs.map((i) => i.source).join(', ') || 'none'})${early.length ? ` beside ${early.join(', ')}` : ''}`);
-  const [imported, before] = await Promise.all([
+  // Both settle before anything goes on: a stop ends both, and neither writes after this returns.
+  const [importing, refreshing] = await Promise.allSettled([
     importer.run(plan.inputs, signal ? { signal } : {}),
     early.length > 0 ? refresher.run(early) : Promise.resolve(null),
   ]);
+  if (importing.status === 'rejected') throw importing.reason;
+  if (refreshing.status === 'rejected') throw refreshing.reason;
+  const imported = importing.value;
+  const before = refreshing.value;
   signal?.throwIfAborted();
   const cursors = await plan.setCursors(store.refresh, imported.sources);
   logger.info({ status: imported.status, cursors }, 'first start: bulk import done; API cursors set where the files end');
