@@ -11,7 +11,7 @@ import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
-import { Claims } from './refresh/claims.js';
+import { Claims, type Lease } from './refresh/claims.js';
 import type { BulkPlan } from './refresh/bulk-sources.js';
 import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './refresh/demo-load.js';
 import { bulkFirstStart } from './refresh/first-start.js';
@@ -86,6 +86,9 @@ export async function openUsageCounter(
   await redis.connect();
   return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
 }
+
+/** Meta key of a first start from the bulk files: `bulk` while unfinished, then `done`. */
+const FIRST_START = 'first-start';
 
 /** How long a graceful stop may take before the last step (closing pools) is cut short. */
 export const STOP_BUDGET_MS = 8_000;
@@ -203,6 +206,31 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     if (data.sectors().some((s) => s.stocks > 0)) stocksServed();
   });
   let loading: Promise<void> = Promise.resolve();
+  let bulkStarted = false;
+  /**
+   * The first start from the bulk files (src/refresh/first-start.ts), holding the `bootstrap`
+   * claim until it is over. Marked unfinished in meta (`first-start`) until it is: a start that
+   * finds it unfinished (the process was stopped or died meanwhile) runs it again, which is
+   * idempotent (each batch an upsert; cursors set only where none is).
+   */
+  const bulkStart = async (plan: BulkPlan, lease: Lease): Promise<void> => {
+    const signal = AbortSignal.any([stopping.signal, lease.lost]);
+    try {
+      await store.refresh.setMeta(FIRST_START, 'bulk');
+      const importer = new Importer(store, clock, logger, progress, {
+        publishEverySeconds: config.BULK_PUBLISH_SECONDS,
+        // Fire and forget: a recompute must not hold the import's reading.
+        onPublish: () => void refresher.catchUp().catch(() => undefined),
+      });
+      const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger, signal, onPhase: (p) => (phase = p) });
+      await store.refresh.setMeta(FIRST_START, 'done');
+      logger.info({ imported: report.imported.status, cursors: report.cursors }, 'first start done');
+      await lease.finish();
+    } catch (err) {
+      await lease.release().catch(() => undefined);
+      if (!signal.aborted) logger.error({ errName: (err as Error).name, err }, 'first start failed; the next start tries again, the hourly refresh goes on');
+    }
+  };
   const ready = (async () => {
     const signal = stopping.signal;
     // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
@@ -216,22 +244,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       }
       try {
         if (sources.length > 0 && options.bulk) {
-          const bulk = options.bulk;
-          const importer = new Importer(store, clock, logger, progress, {
-            publishEverySeconds: config.BULK_PUBLISH_SECONDS,
-            // Fire and forget: a recompute must not hold the import's reading.
-            onPublish: () => void refresher.catchUp().catch(() => undefined),
-          });
-          loading = bulkFirstStart({ store, refresher, importer, plan: bulk, sources, logger, signal, onPhase: (p) => (phase = p) }).then(
-            async (report) => {
-              logger.info({ imported: report.imported.status, cursors: report.cursors }, 'first start done');
-              await lease.finish();
-            },
-            async (err: unknown) => {
-              await lease.release().catch(() => undefined);
-              if (!signal.aborted) logger.error({ errName: (err as Error).name, err }, 'first start failed; the hourly refresh goes on');
-            },
-          );
+          bulkStarted = true;
+          loading = bulkStart(options.bulk, lease);
           // Serve as soon as stocks are there; the rest of the first start goes on.
           await Promise.race([loading, firstStocks]);
           break;
@@ -260,6 +274,15 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       }
     }
     signal.throwIfAborted();
+    // A bulk first start that did not finish (stopped, or its process died) goes on in the
+    // background while what it stored is served; its claim tells whether another instance has it.
+    if (!bulkStarted && sources.length > 0 && options.bulk && (await store.refresh.getMeta(FIRST_START)) === 'bulk') {
+      const lease = await claims.acquire('bootstrap');
+      if (lease) {
+        logger.info('an unfinished first start from the bulk files goes on');
+        loading = bulkStart(options.bulk, lease);
+      }
+    }
     phase = 'computing the dataset';
     if (holder.current === null) await refresher.rebuild();
     signal.throwIfAborted();

@@ -15,7 +15,7 @@ import { addDays } from '../sources/shared/parse.js';
 import type { TickerEntry } from '../sources/sec/parse.js';
 import type { Source, SourceLogger } from '../sources/source.js';
 import type { RefreshStore } from '../store/refresh-store.js';
-import type { BulkPreparation } from './import.js';
+import type { BulkInput, BulkPreparation } from './import.js';
 
 // --- The bulk readers' modules, as this file uses them ---------------------------------------
 
@@ -151,7 +151,7 @@ export const BULK_SOURCES: ReadonlySet<string> = new Set(['opendart', 'sec']);
 export const AFTER_BULK_SOURCES: ReadonlySet<string> = new Set(['polygon']);
 
 export interface BulkPlan {
-  inputs: BulkPreparation[];
+  inputs: readonly BulkInput[];
   /**
    * After the import: sets the cursor of each bulk-covered source that read through and has none
    * yet, so its first hourly API run takes up where the files end (docs in the function).
@@ -165,7 +165,7 @@ export interface BulkPlan {
  * set: SEC requires it for the download and the ticker list). Reading from a folder, a source
  * with no file there is left out.
  */
-export function bulkPlan(options: BulkPlanOptions): BulkPlan {
+export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPreparation[] } {
   const { dir, env, asOf } = options;
   const doFetch = options.fetch ?? globalThis.fetch;
   const fromYear = options.fromYear ?? 2015;

@@ -260,3 +260,41 @@ describe('a first real start serves stocks before the bulk import is done', () =
     assert.deepEqual(JSON.parse((await app.store.refresh.getMeta('progress')) ?? '[]').map((p: { source: string; phase: string }) => [p.source, p.phase]), [['sec', 'done'], ['fsc', 'done']]);
   });
 });
+
+describe('a first start from the bulk files that did not finish goes on at the next start', () => {
+  let upstream: Upstream;
+  let app: App;
+  const tmp = tempDir('first-start-resume-');
+
+  before(async () => {
+    upstream = await startUpstream();
+    const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: 'silent' });
+    // What a first start stopped midway leaves: some records (MRVL, from the SEC bulk) and the
+    // mark of an unfinished first start; no claim held (its holder stopped and gave it back).
+    const store = await openSqliteStore(join(tmp.dir, 'service.sqlite'));
+    await store.market.writeDataset({ securities: [{ market: 'US', code: 'MRVL', name: 'Marvell Technology, Inc.', exchange: 'NASDAQ', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 1, source: 'sec' }] });
+    await store.refresh.setMeta('first-start', 'bulk');
+    await store.close();
+    const reader = new FactsZipReader('sec', archive(tmp.dir, 'facts.zip', ['AAPL', 'MRVL']));
+    app = await startApp(config, {
+      clock: () => new Date('2022-06-23T03:00:00Z'),
+      logger: silent,
+      sources: [new FscSource({ serviceKey: 'e2eDataGoKrKey', baseUrl: `${upstream.base}/1160100/service/GetStockSecuritiesInfoService`, requestsPerSecond: 0, timeoutMs: 2_000, retries: 0 })],
+      bulk: { inputs: [reader], setCursors: async () => ({}) },
+    });
+  });
+  after(async () => {
+    await app.close();
+    await upstream.close();
+    tmp.cleanup();
+  });
+
+  it('serves what is stored at once, runs the first start again, and marks it done', async () => {
+    await app.ready;
+    await app.loaded;
+    assert.deepEqual((await app.store.market.securities()).map((s) => s.code).sort(), ['005930', 'AAPL', 'MRVL']);
+    assert.equal(await app.store.refresh.getMeta('first-start'), 'done');
+    // The FSC refresh beside the import, the import, the refresh of every source.
+    assert.deepEqual((await app.store.refresh.refreshRuns(5)).map((r) => r.status), ['ok', 'ok', 'ok']);
+  });
+});
