@@ -78,38 +78,101 @@ export interface PeriodicFiling {
   correction: boolean;
 }
 
+/** What a list.json row of a periodic report says, whatever the company's fiscal year end. */
+export interface FilingPeriod {
+  corpCode: string;
+  stockCode: string;
+  rceptNo: string;
+  disclosedOn: string;
+  /** 사업 (annual), 반기 (half-year) or 분기 (first or third quarter). */
+  kind: '사업' | '반기' | '분기';
+  /** The last day of the month report_nm names: `분기보고서 (2024.09)` is 2024-09-30. */
+  periodEnd: string;
+  correction: boolean;
+}
+
 /**
- * A list.json row of a periodic report. report_nm reads e.g. `분기보고서 (2024.09)`,
+ * A list.json row of a periodic report: report_nm reads e.g. `분기보고서 (2024.09)`,
  * `반기보고서 (2024.06)`, `사업보고서 (2023.12)`, with a `[기재정정]` prefix for a corrected
- * filing. 분기보고서 covers Q1 and Q3; the month tells which, assuming a December year end
- * (nearly all KOSPI/KOSDAQ companies); other months are skipped (returns null).
+ * filing. Null for any other report.
  */
-export function parsePeriodicFiling(row: Record<string, unknown>): PeriodicFiling | null {
+export function parseFilingPeriod(row: Record<string, unknown>): FilingPeriod | null {
   const name = str(row, 'report_nm').replace(/\s+/g, ' ').trim();
   const m = /(사업|반기|분기)보고서 \((\d{4})\.(\d{2})\)/.exec(name);
   const disclosedOn = toIsoDate(str(row, 'rcept_dt')) ?? toIsoDate(str(row, 'rcept_no').slice(0, 8));
-  if (!m || disclosedOn === null) return null;
-  const kind = m[1];
-  const year = Number(m[2]);
-  const month = Number(m[3]);
-  let fiscalQuarter: FiscalQuarter | null = null;
-  if (kind === '사업' && month === 12) fiscalQuarter = 4;
-  else if (kind === '반기' && month === 6) fiscalQuarter = 2;
-  else if (kind === '분기' && month === 3) fiscalQuarter = 1;
-  else if (kind === '분기' && month === 9) fiscalQuarter = 3;
-  if (fiscalQuarter === null) return null;
+  const month = Number(m?.[3]);
+  if (!m || disclosedOn === null || month < 1 || month > 12) return null;
   return {
     corpCode: str(row, 'corp_code'),
     stockCode: str(row, 'stock_code').trim(),
-    corpName: str(row, 'corp_name').trim(),
-    corpCls: str(row, 'corp_cls').trim(),
     rceptNo: str(row, 'rcept_no'),
     disclosedOn,
+    kind: m[1] as FilingPeriod['kind'],
+    periodEnd: lastDayOfMonth(Number(m[2]), month),
+    correction: name.includes('정정'),
+  };
+}
+
+/**
+ * A list.json row of a periodic report as the API path takes it: 분기보고서 covers Q1 and Q3;
+ * the month tells which, assuming a December year end (nearly all KOSPI/KOSDAQ companies);
+ * other months are skipped (returns null).
+ */
+export function parsePeriodicFiling(row: Record<string, unknown>): PeriodicFiling | null {
+  const period = parseFilingPeriod(row);
+  if (period === null) return null;
+  const year = Number(period.periodEnd.slice(0, 4));
+  const month = Number(period.periodEnd.slice(5, 7));
+  let fiscalQuarter: FiscalQuarter | null = null;
+  if (period.kind === '사업' && month === 12) fiscalQuarter = 4;
+  else if (period.kind === '반기' && month === 6) fiscalQuarter = 2;
+  else if (period.kind === '분기' && month === 3) fiscalQuarter = 1;
+  else if (period.kind === '분기' && month === 9) fiscalQuarter = 3;
+  if (fiscalQuarter === null) return null;
+  return {
+    corpCode: period.corpCode,
+    stockCode: period.stockCode,
+    corpName: str(row, 'corp_name').trim(),
+    corpCls: str(row, 'corp_cls').trim(),
+    rceptNo: period.rceptNo,
+    disclosedOn: period.disclosedOn,
     fiscalYear: year,
     fiscalQuarter,
-    periodEnd: lastDayOfMonth(year, month),
+    periodEnd: period.periodEnd,
     reprtCode: REPORT_CODE_BY_QUARTER[fiscalQuarter],
-    correction: name.includes('정정'),
+    correction: period.correction,
+  };
+}
+
+/** When each company's periodic reports became public, by stock code and period end. */
+export interface FilingDateIndex {
+  /** The earliest receipt date of a report for the stock code and period end; null when the list has none. */
+  knowledgeDate(key: { stockCode: string; periodEnd: string }): string | null;
+  /** (stock code, period end) pairs known. */
+  size: number;
+  /**
+   * Pairs with a correction received after the first filing. The bulk files hold the latest
+   * figures, so for these a report dated at the first filing may carry corrected values early.
+   */
+  corrected: number;
+}
+
+/** The index of filing periods: the earliest rcept_dt per stock code and period end. */
+export function filingDateIndex(periods: Iterable<FilingPeriod>): FilingDateIndex {
+  const first = new Map<string, string>();
+  const last = new Map<string, string>();
+  const corrected = new Set<string>();
+  for (const p of periods) {
+    if (!/^\d{6}$/.test(p.stockCode)) continue;
+    const key = `${p.stockCode}|${p.periodEnd}`;
+    if ((first.get(key) ?? '9999') > p.disclosedOn) first.set(key, p.disclosedOn);
+    if ((last.get(key) ?? '') < p.disclosedOn) last.set(key, p.disclosedOn);
+    if (p.correction) corrected.add(key);
+  }
+  return {
+    knowledgeDate: ({ stockCode, periodEnd }) => first.get(`${stockCode}|${periodEnd}`) ?? null,
+    size: first.size,
+    corrected: [...corrected].filter((k) => (last.get(k) ?? '') > (first.get(k) ?? '')).length,
   };
 }
 
