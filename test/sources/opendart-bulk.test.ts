@@ -445,3 +445,24 @@ describe('OpenDART bulk files: periods, deadlines and sectors', () => {
     ]);
   });
 });
+
+describe('OpenDART bulk files: abort', () => {
+  it('an aborted read stops between members and yields no half period', async () => {
+    const controller = new AbortController();
+    const reports: FinancialReport[] = [];
+    const reader = new OpenDartBulkReader({ dir, fromYear: 2025, toYear: 2025 });
+    const ctx: BulkContext = {
+      asOf: '2026-11-25',
+      signal: controller.signal,
+      log: memoryLog(),
+      progress: () => undefined,
+      // 2025 Q1's files are read BS, CF, PL: abort inside the last one (its first counted skip, after its first
+      // member), when the BS and CF rows are all held.
+      skip: (_reason, example) => {
+        if (example?.includes('_03_')) controller.abort();
+      },
+    };
+    for await (const batch of reader.read(ctx)) reports.push(...(batch.data.reports ?? []));
+    assert.deepEqual(reports, []);
+  });
+});

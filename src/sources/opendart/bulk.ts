@@ -380,6 +380,8 @@ export class OpenDartBulkReader implements BulkReader {
         done += 1;
         ctx.progress({ done, bytes, note: file.name });
       }
+      // An aborted read yields no half period.
+      if (ctx.signal?.aborted) return;
       const { reports, securities } = reportsOfPeriod(companies.values(), this.options.knowledgeDates, tally);
       for (let i = 0; i < reports.length; i += batchSize) {
         const chunk = reports.slice(i, i + batchSize);
