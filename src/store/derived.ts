@@ -71,8 +71,8 @@ export interface DerivedOptions {
   stocksPerBatch?: number;
   /** Stops the rebuild before its next batch (throws the signal's reason); the next open resumes. */
   signal?: AbortSignal;
-  /** After each batch: the stocks this call has rebuilt of the form, of `total` stocks stored. */
-  onBatch?: (progress: { form: DerivedForm; stocks: number; total: number }) => void;
+  /** After each batch, awaited before the next: the stocks this call has rebuilt of the form, of `total` stocks stored. */
+  onBatch?: (progress: { form: DerivedForm; stocks: number; total: number }) => void | Promise<void>;
 }
 
 /** What one form's rebuild did. */
@@ -153,7 +153,7 @@ async function rebuildForm(conn: Kysely<DB>, target: DerivedTarget, form: Derive
     if (batch === null) break;
     stocks += batch.stocks;
     rows += batch.rows;
-    options.onBatch?.({ form, stocks, total });
+    await options.onBatch?.({ form, stocks, total });
     if (performance.now() - loggedAt >= PROGRESS_LOG_MS) {
       loggedAt = performance.now();
       options.log?.info({ form, to, stocks, total, ms: Math.round(loggedAt - started) }, 'rebuilding a derived form');

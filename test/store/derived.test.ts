@@ -3,6 +3,7 @@
 // rebuild resumes, and on PostgreSQL one of two instances opening together rebuilds.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
 import type { Dataset } from '../../src/domain/model.js';
@@ -163,10 +164,10 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
       // The TTM steps' progress of a rebuild to another format (one abandoned): it counts for nothing.
       await store.refresh.setMeta(progressKey('ttm_steps'), `${DERIVED_FORMATS.ttm_steps + 1}:${ids[3]}`);
       const stop = new AbortController();
-      await assert.rejects(
-        store.rebuildDerivedForms({ stocksPerBatch: 2, signal: stop.signal, onBatch: ({ stocks }) => stocks >= 2 && stop.abort() }),
-        { name: 'AbortError' },
-      );
+      const stopAfterOne = ({ stocks }: { stocks: number }) => {
+        if (stocks >= 2) stop.abort();
+      };
+      await assert.rejects(store.rebuildDerivedForms({ stocksPerBatch: 2, signal: stop.signal, onBatch: stopAfterOne }), { name: 'AbortError' });
       // One batch landed: the bar packs of the first two stocks and how far it got; the format
       // is not recorded, so the store is not current, and the next open goes on.
       assert.equal(await store.refresh.getMeta(progressKey('bar_packs')), `${DERIVED_FORMATS.bar_packs}:${ids[1]}`);
@@ -214,6 +215,64 @@ describe('PostgreSQL derived forms, two instances opening together', { skip: PG_
       await x.close();
       await y.close();
       await schema.drop();
+    }
+  });
+});
+
+/** A child process that rebuilds the forms of `file` a stock per transaction once told to (./fixtures/rebuild-forms.ts). */
+function rebuilder(file: string): { ready: Promise<void>; go: () => void; done: Promise<{ form: DerivedForm; stocks: number }[]> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'rebuild-forms.ts'), file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let ready: () => void = () => undefined;
+  let result: { form: DerivedForm; stocks: number }[] | null = null;
+  let buffer = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line === 'READY') ready();
+      if (line.startsWith('DONE ')) result = JSON.parse(line.slice(5)) as { form: DerivedForm; stocks: number }[];
+    }
+  });
+  const done = new Promise<{ form: DerivedForm; stocks: number }[]>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the rebuilding process took too long'));
+    }, 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0 && result !== null) resolve(result);
+      else reject(new Error(`the rebuilding process exited ${code} without its result`));
+    });
+  });
+  return { ready: new Promise((resolve) => (ready = resolve)), go: () => child.stdin.write('go\n'), done };
+}
+
+describe('SQLite derived forms, two processes rebuilding at once', () => {
+  it('are rebuilt a stock once, by one or the other, and end as the records', async () => {
+    const tmp = tempDir();
+    const file = join(tmp.dir, 'db.sqlite');
+    const setup = await openSqliteStore(file);
+    const ids = await writeUniverse(setup);
+    // Both open while the forms are current (nothing to rebuild at open), then the forms age and
+    // both start together; each pauses after each batch, so their transactions interleave.
+    const children = [rebuilder(file), rebuilder(file)];
+    await Promise.all(children.map((c) => c.ready));
+    await ageForms(setup, ids);
+    await setup.close();
+    let store: KyselyStore | null = null;
+    try {
+      for (const c of children) c.go();
+      const results = await Promise.all(children.map((c) => c.done));
+      for (const form of FORMS) {
+        const stocks = results.flat().filter((r) => r.form === form).reduce((sum, r) => sum + r.stocks, 0);
+        assert.equal(stocks, 5, `${form}: each of the 5 stocks rebuilt once`);
+      }
+      store = await openSqliteStore(file);
+      await assertCurrent(store, ids);
+    } finally {
+      await store?.close();
+      tmp.cleanup();
     }
   });
 });
