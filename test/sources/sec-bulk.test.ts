@@ -302,6 +302,29 @@ describe('SecBulkReader: a broken archive', () => {
     }
   });
 
+  it("a listed company whose submissions member cannot be read is not placed (the API adapter skips it too); the rest are", async () => {
+    writeFileSync(join(dir, 'companyfacts.zip'), whole);
+    writeFileSync(
+      join(dir, 'submissions.zip'),
+      zipOf([
+        { name: cikName(320193), content: real(APPLE_SUB) },
+        // Made here: Tesla's submissions answered with a page that is not JSON.
+        { name: cikName(1318605), content: '<html>Service Unavailable</html>' },
+      ]),
+    );
+    try {
+      const result = await run(reader());
+      assert.equal(result.error, null);
+      assert.deepEqual(securitiesOf(result).map((s) => [s.code, s.exchange]), [['AAPL', 'NASDAQ'], ['MRVL', 'US']]);
+      assert.equal(result.skips[SEC_BULK_SKIP.notJson], 1);
+      assert.equal(result.examples[SEC_BULK_SKIP.notJson], 'CIK0001318605.json');
+      assert.equal(result.skips[SEC_BULK_SKIP.placementUnreadable], 1);
+      assert.equal(result.examples[SEC_BULK_SKIP.placementUnreadable], 'TSLA (CIK 1318605)');
+    } finally {
+      rmSync(join(dir, 'submissions.zip'));
+    }
+  });
+
   it('no companyfacts.zip in the folder: ZipReadError "missing archive"', async () => {
     rmSync(join(dir, 'companyfacts.zip'), { force: true });
     const result = await run(reader());
