@@ -325,6 +325,24 @@ describe('SecBulkReader: a broken archive', () => {
     }
   });
 
+  it('stops at the next member once its signal is aborted, after the batch it handed over', async () => {
+    writeFileSync(join(dir, 'companyfacts.zip'), whole);
+    const controller = new AbortController();
+    const codes: string[] = [];
+    let error: unknown = null;
+    const ctx: BulkContext = { asOf: '2026-11-25', signal: controller.signal, log: memoryLog(), progress: () => undefined, skip: () => undefined };
+    try {
+      for await (const batch of reader(1).read(ctx)) {
+        codes.push(...(batch.data.securities ?? []).map((s) => s.code));
+        controller.abort();
+      }
+    } catch (err) {
+      error = err;
+    }
+    assert.deepEqual(codes, ['AAPL']);
+    assert.equal((error as Error | null)?.name, 'AbortError');
+  });
+
   it('no companyfacts.zip in the folder: ZipReadError "missing archive"', async () => {
     rmSync(join(dir, 'companyfacts.zip'), { force: true });
     const result = await run(reader());
@@ -416,15 +434,24 @@ describe('downloadSecArchives against a loopback server', () => {
     }
   });
 
-  it('a download past the size cap is refused without being written', async () => {
+  it('a download past the size cap is refused without being written, declared or not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sec-dl-big-'));
-    const server = await loopback(() => ({ headers: { 'content-length': String(factsZip.length), 'last-modified': factsDate }, body: factsZip }));
+    let declare = true;
+    // Without content-length the answer is sent chunked: the cap is then enforced while streaming.
+    const server = await loopback((): Reply => ({ headers: { 'last-modified': factsDate, ...(declare ? { 'content-length': String(factsZip.length) } : {}) }, body: factsZip }));
     try {
-      await assert.rejects(
-        downloadSecArchives(http(), dir, { wwwBaseUrl: server.base, fetch, userAgent: UA, progress: () => undefined, maxBytes: 1_000 }),
-        (err: unknown) => err instanceof ZipReadError && err.reason === SEC_DOWNLOAD_REFUSED.tooLarge,
-      );
-      assert.ok(!existsSync(join(dir, 'companyfacts.zip')));
+      for (const declared of [true, false]) {
+        declare = declared;
+        await assert.rejects(
+          downloadSecArchives(http(), dir, { wwwBaseUrl: server.base, fetch, userAgent: UA, progress: () => undefined, maxBytes: 1_000 }),
+          (err: unknown) =>
+            err instanceof ZipReadError &&
+            err.reason === SEC_DOWNLOAD_REFUSED.tooLarge &&
+            (declared ? err.message.includes(`declares ${factsZip.length} bytes`) : err.message.includes('more than 1000 bytes')),
+        );
+        assert.ok(!existsSync(join(dir, 'companyfacts.zip')) && !existsSync(join(dir, 'companyfacts.zip.part')));
+      }
+      assert.equal(server.requests.at(-1)?.url.pathname, FACTS);
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
