@@ -247,6 +247,25 @@ describe('SecBulkReader: memory stays bounded', () => {
   });
 });
 
+describe('SecBulkReader: many members passed over by name', () => {
+  it('20,000 members of unlisted CIKs (a central directory past 1 MiB) are counted, the listed ones before and after them read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sec-bulk-unlisted-'));
+    try {
+      const entries: ZipEntry[] = [{ name: cikName(1835632), content: real(MARVELL) }];
+      // Made here: 20,000 members of CIKs in no ticker list; 20,000 x (46 + 18) = 1,280,000 bytes of directory.
+      for (let i = 1; i <= 20_000; i += 1) entries.push({ name: cikName(3_000_000 + i), content: '{}' });
+      entries.push({ name: cikName(320193), content: real(APPLE) });
+      writeFileSync(join(dir, 'companyfacts.zip'), zipOf(entries));
+      const result = await run(new SecBulkReader({ dir, tickers, onlyTickers: ['MRVL', 'AAPL'] }));
+      assert.equal(result.error, null);
+      assert.deepEqual(securitiesOf(result).map((s) => s.code), ['MRVL', 'AAPL']);
+      assert.equal(result.skips[SEC_BULK_SKIP.unlistedFacts], 20_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SecBulkReader: a broken archive', () => {
   let dir: string;
   let whole: Uint8Array;
