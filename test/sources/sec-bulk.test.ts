@@ -14,7 +14,7 @@ import type { FinancialReport, Security } from '../../src/domain/model.js';
 import type { BulkBatch, BulkContext } from '../../src/sources/bulk.js';
 import { HttpClient } from '../../src/sources/http.js';
 import type { ProgressPatch } from '../../src/sources/progress.js';
-import { SEC_BULK_SKIP, SecBulkReader } from '../../src/sources/sec/bulk.js';
+import { SEC_BULK_NOTE, SEC_BULK_SKIP, SecBulkReader } from '../../src/sources/sec/bulk.js';
 import { downloadSecArchives, SEC_DOWNLOAD_REFUSED } from '../../src/sources/sec/bulk-download.js';
 import { parseCompanyTickers, SEC_SKIP, type TickerEntry } from '../../src/sources/sec/parse.js';
 import { SecSource } from '../../src/sources/sec/source.js';
@@ -39,6 +39,7 @@ const rekeyed = (path: string, cik: number, entityName: string): string => JSON.
 interface Run {
   batches: BulkBatch[];
   skips: Record<string, number>;
+  notes: Record<string, number>;
   examples: Record<string, string | undefined>;
   progress: ProgressPatch[];
   error: unknown;
@@ -46,7 +47,7 @@ interface Run {
 
 /** Reads everything the reader yields, keeping its skips and progress; an error ends the run and is kept. */
 async function run(reader: SecBulkReader, onBatch?: (batch: BulkBatch, progress: readonly ProgressPatch[]) => void): Promise<Run> {
-  const out: Run = { batches: [], skips: {}, examples: {}, progress: [], error: null };
+  const out: Run = { batches: [], skips: {}, notes: {}, examples: {}, progress: [], error: null };
   const ctx: BulkContext = {
     asOf: '2026-11-25',
     log: memoryLog(),
@@ -54,6 +55,9 @@ async function run(reader: SecBulkReader, onBatch?: (batch: BulkBatch, progress:
     skip: (reason, example, count = 1) => {
       out.skips[reason] = (out.skips[reason] ?? 0) + count;
       if (!(reason in out.examples)) out.examples[reason] = example;
+    },
+    note: (reason, count = 1) => {
+      out.notes[reason] = (out.notes[reason] ?? 0) + count;
     },
   };
   try {
@@ -183,9 +187,6 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     const memberSkips = Object.fromEntries(Object.entries(bulk.skips).filter(([r]) => r !== 'filing whose period is not a fiscal quarter'));
     assert.deepEqual(memberSkips, {
       [SEC_BULK_SKIP.unknownName]: 1, // README.txt
-      [SEC_BULK_SKIP.unlistedFacts]: 1, // CIK9999999999
-      [SEC_BULK_SKIP.unlistedSubmissions]: 1, // CIK0000000002
-      [SEC_BULK_SKIP.overflowPage]: 1, // CIK0000320193-submissions-001.json
       [SEC_SKIP.emptyFacts]: 1, // Microsoft
       [SEC_BULK_SKIP.notJson]: 1, // NVIDIA's HTML page
       [SEC_BULK_SKIP.corrupt]: 1, // Amazon's damaged member
@@ -196,7 +197,12 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     assert.equal(bulk.examples[SEC_BULK_SKIP.notJson], 'CIK0001045810.json');
     assert.equal(bulk.examples[SEC_BULK_SKIP.corrupt], 'CIK0001018724.json');
     assert.equal(bulk.examples[SEC_SKIP.foreignPrivateIssuer], 'TSM (CIK 1046179)');
-    assert.equal(bulk.examples[SEC_BULK_SKIP.unlistedFacts], undefined, 'counted, no example');
+    // Passed over by design, by name: notes, not failures.
+    assert.deepEqual(bulk.notes, {
+      [SEC_BULK_NOTE.unlistedFacts]: 1, // CIK9999999999
+      [SEC_BULK_NOTE.unlistedSubmissions]: 1, // CIK0000000002
+      [SEC_BULK_NOTE.overflowPage]: 1, // CIK0000320193-submissions-001.json
+    });
   });
 
   it('a member past the size cap is skipped and counted, the rest read', async () => {
@@ -212,7 +218,7 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     assert.deepEqual(bulk.progress[0], { phase: 'reading', unit: 'members', done: 0, total: 3, bytes: 0, note: 'submissions.zip' });
     const last = bulk.progress.at(-1);
     // Inflated: the three companyfacts members, 3,709,629 + 2,999,120 + 1,277,340 = 7,986,089 bytes.
-    assert.deepEqual(last, { phase: 'reading', unit: 'companies', done: 3, total: 3, bytes: 7_986_089 });
+    assert.deepEqual(last, { phase: 'done', unit: 'companies', done: 3, total: 3, bytes: 7_986_089, note: null });
   });
 });
 
@@ -259,7 +265,7 @@ describe('SecBulkReader: many members passed over by name', () => {
       const result = await run(new SecBulkReader({ dir, tickers, onlyTickers: ['MRVL', 'AAPL'] }));
       assert.equal(result.error, null);
       assert.deepEqual(securitiesOf(result).map((s) => s.code), ['MRVL', 'AAPL']);
-      assert.equal(result.skips[SEC_BULK_SKIP.unlistedFacts], 20_000);
+      assert.equal(result.notes[SEC_BULK_NOTE.unlistedFacts], 20_000);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -400,7 +406,8 @@ describe('downloadSecArchives against a loopback server', () => {
       assert.equal(statSync(join(dir, 'companyfacts.zip')).mtime.toISOString(), '2026-11-24T08:12:40.000Z');
       assert.ok(server.requests.every((r) => r.headers['user-agent'] === UA && r.headers['if-modified-since'] === undefined));
       assert.deepEqual(progress[0], { phase: 'downloading', unit: 'bytes', done: 0, total: factsZip.length, bytes: 0, note: 'companyfacts.zip' });
-      assert.deepEqual(progress.at(-1), { done: subsZip.length, bytes: factsZip.length + subsZip.length });
+      assert.deepEqual(progress.at(-2), { done: subsZip.length, bytes: factsZip.length + subsZip.length });
+      assert.deepEqual(progress.at(-1), { phase: 'done', bytes: factsZip.length + subsZip.length, note: null });
       assert.ok(!existsSync(join(dir, 'companyfacts.zip.part')));
 
       const second = await downloadSecArchives(http(), dir, { wwwBaseUrl: server.base, fetch, userAgent: UA, progress: () => undefined });

@@ -64,6 +64,7 @@ export async function downloadSecArchives(http: HttpClient, dir: string, options
   const files: string[] = [];
   const vintages: Date[] = [];
   let bytesBefore = 0;
+  let refused = 0;
   for (const archive of SEC_ARCHIVES) {
     const target = join(dir, archive.file);
     const outcome = await downloadArchive(http, `${base}${archive.path}`, target, archive.file, options, bytesBefore);
@@ -72,6 +73,7 @@ export async function downloadSecArchives(http: HttpClient, dir: string, options
       const kept = await stat(target).catch(() => null);
       if (kept === null && archive.file === COMPANYFACTS_ZIP) throw outcome.refused;
       options.skip?.(outcome.refused.reason, archive.file);
+      refused += 1;
       if (kept === null) continue;
       files.push(target);
       vintages.push(kept.mtime);
@@ -80,6 +82,7 @@ export async function downloadSecArchives(http: HttpClient, dir: string, options
     files.push(target);
     vintages.push(outcome.vintage);
   }
+  options.progress({ phase: 'done', bytes: bytesBefore, note: refused > 0 ? `${refused} archive(s) refused` : null });
   const oldest = vintages.reduce((a, b) => (b < a ? b : a));
   return { files, vintage: oldest.toISOString() };
 }

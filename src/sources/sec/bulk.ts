@@ -22,11 +22,18 @@ export const SUBMISSIONS_ZIP = 'submissions.zip';
 /** A member larger than this is skipped unless `limits.maxMemberBytes` says otherwise (the largest real members are tens of MB). */
 export const DEFAULT_MAX_MEMBER_BYTES = 128 * 1024 * 1024;
 
-/** Why a member or a listed company was not read: stable reasons for the run's counters. */
-export const SEC_BULK_SKIP = {
+/**
+ * Members passed over by design (most of each archive: every entity that ever filed, and the
+ * older filings' pages), counted as notes, not as failures.
+ */
+export const SEC_BULK_NOTE = {
   unlistedFacts: 'companyfacts member of a CIK not in the ticker list',
   unlistedSubmissions: 'submissions member of a CIK not in the ticker list',
   overflowPage: 'submissions overflow page (older filings, not needed)',
+} as const;
+
+/** Why a member or a listed company could not be taken: stable reasons for the run's counters. */
+export const SEC_BULK_SKIP = {
   unknownName: 'member with an unknown name',
   duplicate: 'second member of the same CIK',
   tooLarge: 'member past the size cap',
@@ -133,10 +140,10 @@ export class SecBulkReader implements BulkReader {
       throw err;
     }
     if (securities.length > 0) yield take();
-    if (unlisted > 0) ctx.skip(SEC_BULK_SKIP.unlistedFacts, undefined, unlisted);
+    if (unlisted > 0) ctx.note?.(SEC_BULK_NOTE.unlistedFacts, unlisted);
     const missing = companies.size - seen.size;
     if (missing > 0) ctx.skip(SEC_BULK_SKIP.noMember, undefined, missing);
-    ctx.progress({ phase: 'reading', unit: 'companies', done: seen.size, total, bytes });
+    ctx.progress({ phase: 'done', unit: 'companies', done: seen.size, total, bytes, note: null });
     ctx.log.info('sec: bulk archives read', { companies: seen.size, listed: total, reports: reportCount, unlistedMembers: unlisted });
   }
 
@@ -195,8 +202,8 @@ export class SecBulkReader implements BulkReader {
       const placement = parseSubmissions(read.body);
       if (placement) placements.set(cik, placement);
     }
-    if (overflow > 0) ctx.skip(SEC_BULK_SKIP.overflowPage, undefined, overflow);
-    if (unlisted > 0) ctx.skip(SEC_BULK_SKIP.unlistedSubmissions, undefined, unlisted);
+    if (overflow > 0) ctx.note?.(SEC_BULK_NOTE.overflowPage, overflow);
+    if (unlisted > 0) ctx.note?.(SEC_BULK_NOTE.unlistedSubmissions, unlisted);
     return { placements, unplaceable };
   }
 
