@@ -7,7 +7,7 @@
 // (a 304 keeps the file on disk).
 
 import { createWriteStream } from 'node:fs';
-import { rename, rm, stat, utimes } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,6 +61,7 @@ const PROGRESS_STEP = 8 * 1024 * 1024;
  */
 export async function downloadSecArchives(http: HttpClient, dir: string, options: SecDownloadOptions): Promise<{ files: string[]; vintage: string }> {
   const base = (options.wwwBaseUrl ?? 'https://www.sec.gov').replace(/\/+$/, '');
+  await mkdir(dir, { recursive: true });
   const files: string[] = [];
   const vintages: Date[] = [];
   let bytesBefore = 0;
@@ -147,6 +148,8 @@ async function downloadArchive(http: HttpClient, url: string, target: string, na
     await rm(partial, { force: true });
     if (options.signal?.aborted) throw new SourceHttpError('sec: aborted', 'aborted', url);
     if (overCap) return { refused: new ZipReadError(SEC_DOWNLOAD_REFUSED.tooLarge, `${name}: more than ${maxBytes} bytes`), bytes: received };
+    // The disk's failure (no space, no permission) is not the archive's: it is thrown as it is.
+    if (err instanceof Error && ['open', 'write', 'close'].includes(String((err as NodeJS.ErrnoException).syscall))) throw err;
     // The connection dropped part way (undici: "terminated"): what came is not the archive.
     return { refused: new ZipReadError(SEC_DOWNLOAD_REFUSED.truncated, `${name} after ${received} bytes: ${err instanceof Error ? err.message : String(err)}`), bytes: received };
   }

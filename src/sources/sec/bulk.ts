@@ -112,15 +112,16 @@ export class SecBulkReader implements BulkReader {
           continue;
         }
         seen.add(cik);
+        if (unplaceable.has(cik)) {
+          ctx.skip(SEC_BULK_SKIP.placementUnreadable, `${entry.ticker} (CIK ${cik})`);
+          ctx.progress({ done: seen.size });
+          continue;
+        }
         const read = await this.readMember(member);
         bytes += read.ok ? member.size : 0;
         ctx.progress({ done: seen.size, bytes });
         if (!read.ok) {
           ctx.skip(read.reason, member.name);
-          continue;
-        }
-        if (unplaceable.has(cik)) {
-          ctx.skip(SEC_BULK_SKIP.placementUnreadable, `${entry.ticker} (CIK ${cik})`);
           continue;
         }
         const company = secCompany(entry, read.body, placements.get(cik) ?? null);
