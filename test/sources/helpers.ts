@@ -18,6 +18,8 @@ export interface Reply {
   body?: string | Uint8Array;
   /** Never answer (for timeout tests). */
   hang?: boolean;
+  /** Send the headers and only this many bytes of the body, then drop the connection (a truncated download). */
+  cut?: number;
 }
 
 export interface Recorded {
@@ -53,6 +55,10 @@ export async function loopback(route: (req: Recorded) => Reply): Promise<Loopbac
         return;
       }
       res.writeHead(reply.status ?? 200, reply.headers ?? {});
+      if (reply.cut !== undefined) {
+        res.write(Buffer.from(reply.body ?? '').subarray(0, reply.cut), () => res.destroy());
+        return;
+      }
       res.end(reply.body ?? '');
     });
   });
@@ -106,6 +112,11 @@ export interface ZipEntry {
   /** A string is written as UTF-8 bytes; raw bytes as given (OpenDART's bulk ZIPs carry CP949 names). */
   name: string | Uint8Array;
   content: string | Uint8Array;
+  /**
+   * The bytes written as the member's data instead of its compressed content (to write a
+   * damaged member); the headers still declare the content's CRC and size.
+   */
+  data?: Uint8Array;
 }
 
 /**
@@ -121,7 +132,7 @@ export function zipOf(entries: readonly ZipEntry[], layout: ZipLayout = {}): Uin
   let offset = 0;
   for (const entry of entries) {
     const data = typeof entry.content === 'string' ? Buffer.from(entry.content, 'utf8') : Buffer.from(entry.content);
-    const comp = method === 8 ? deflateRawSync(data) : data;
+    const comp = entry.data ? Buffer.from(entry.data) : method === 8 ? deflateRawSync(data) : data;
     const nameBuf = typeof entry.name === 'string' ? Buffer.from(entry.name, 'utf8') : Buffer.from(entry.name);
     const crc = crc32(data);
     const local = Buffer.alloc(30);
