@@ -136,13 +136,16 @@ export function pacedEtaSeconds(input: EtaInput): number {
  * an ETA at the paced rate; `paced` with `nextTryAt` when the allowance runs out; `done`.
  */
 export class CallPlan {
-  private done = 0;
+  private done: number;
 
   constructor(
     private readonly sink: ProgressSink | undefined,
     private readonly meter: CallMeter,
-    private readonly o: { unit: string; total: number; callsPerUnit: number; perCallMs: number },
-  ) {}
+    /** `doneBefore`: units earlier runs did (a walk resumed across runs counts from there). */
+    private readonly o: { unit: string; total: number; callsPerUnit: number; perCallMs: number; doneBefore?: number },
+  ) {
+    this.done = o.doneBefore ?? 0;
+  }
 
   private eta(): number {
     const now = this.meter.now();
@@ -160,7 +163,7 @@ export class CallPlan {
   }
 
   start(note?: string): void {
-    this.sink?.({ phase: 'calling', unit: this.o.unit, done: 0, total: this.o.total, etaSeconds: this.eta(), nextTryAt: null, note: note ?? null, ...this.calls() });
+    this.sink?.({ phase: 'calling', unit: this.o.unit, done: this.done, total: this.o.total, etaSeconds: this.eta(), nextTryAt: null, note: note ?? null, ...this.calls() });
   }
 
   /** One more unit done. */
@@ -178,10 +181,16 @@ export class CallPlan {
     });
   }
 
+  /** Stopped for this run with units left (a per-run bound): the next run continues. */
+  rest(note: string): void {
+    this.sink?.({ phase: 'waiting', done: this.done, total: this.o.total, etaSeconds: this.eta(), nextTryAt: null, note, ...this.calls() });
+  }
+
   finish(): void {
     this.sink?.({ phase: 'done', done: this.done, total: this.o.total, etaSeconds: 0, nextTryAt: null, note: null, ...this.calls() });
   }
 
+  /** Units done, earlier runs' included. */
   get unitsDone(): number {
     return this.done;
   }
