@@ -48,6 +48,29 @@ describe('OpenDART company records against the allowance', () => {
     }
   });
 
+  it('stops asking company records when the run\'s time budget is spent; the rest follow next run', async () => {
+    let now = new Date('2024-11-21T03:00:00Z');
+    const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
+    const server = await loopback((req) => {
+      if (req.url.pathname === '/api/corpCode.xml') return { body: zip };
+      if (req.url.pathname === '/api/list.json') return { body: fixture('opendart/fnltt_status_013.json') };
+      // Each company.json takes 200 s of the (injected) clock.
+      now = new Date(now.getTime() + 200_000);
+      return { body: fixture(req.url.searchParams.get('corp_code') === '00126380' ? 'opendart/company_00126380.json' : 'opendart/company_status_013.json') };
+    });
+    try {
+      const progress: ProgressPatch[] = [];
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0, clock: () => now, runBudgetMs: 100_000 });
+      const result = await source.ingest(context({ asOf: '2024-11-21', cursor: '2024-11-20', progress: (p) => void progress.push(p) }));
+      // At 0 s the first (00113526, 013) is asked; at 200 s >= 100 s the second waits for the next run.
+      assert.equal(server.requests.filter((r) => r.url.pathname === '/api/company.json').length, 1);
+      assert.equal(result.cursor, '{"date":"2024-11-21","known":[]}');
+      assert.deepEqual([progress.at(-1)?.phase, progress.at(-1)?.done, progress.at(-1)?.total], ['waiting', 1, 2]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('out of the allowance: stops with what it has, paced until the Seoul midnight; a restart the same day asks nothing; the next day resumes', async () => {
     const server = await dart();
     const companyCalls = (): number => server.requests.filter((r) => r.url.pathname === '/api/company.json').length;

@@ -38,6 +38,12 @@ export interface OpenDartConfig extends HttpTuning {
   companiesPerRun?: number;
   /** Calls a Seoul day per key (OpenDART's documented 20,000). */
   dailyAllowance?: number;
+  /**
+   * Time from the start of a run after which no further company.json is asked (default 480 s,
+   * inside the refresh's ten-minute source timeout, which would discard the whole run); the
+   * rest follow on the next run. 0: no bound.
+   */
+  runBudgetMs?: number;
   /** The meter's clock (tests). */
   clock?: () => Date;
 }
@@ -193,6 +199,7 @@ export class OpenDartSource implements Source {
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = this.client(ctx);
+    const startedMs = this.meter.now().getTime();
     this.meter.restore(ctx.calls);
     if (this.meter.remaining() === 0 && ctx.cursor !== null) {
       // The day's allowance was used by an earlier run: nothing to ask until it renews.
@@ -241,7 +248,7 @@ export class OpenDartSource implements Source {
       }
     }
     const filed = new Set([...unique.values()].map((f) => f.corpCode));
-    const fresh = await this.newCompanies(http, ctx, listed, known, filed, skip);
+    const fresh = await this.newCompanies(http, ctx, listed, known, filed, skip, startedMs);
     // company.json, where it answered, wins over the placement (same code, one row per write).
     for (const s of fresh.securities) placed.set(s.code, s);
     const securities = [...placed.values()];
@@ -263,6 +270,7 @@ export class OpenDartSource implements Source {
     known: Set<string>,
     filed: Set<string>,
     skip: (reason: string) => void,
+    startedMs: number,
   ): Promise<{ securities: Security[]; known: string[] }> {
     const next = [...known].filter((c) => listed.has(c));
     const pending = [...listed.values()]
@@ -273,7 +281,13 @@ export class OpenDartSource implements Source {
     const asked = pending.slice(0, limit);
     const plan = new CallPlan(ctx.progress, this.meter, { unit: 'companies', total: asked.length, callsPerUnit: 1, perCallMs: this.limiter.minIntervalMs });
     plan.start('company records and sectors (company.json)');
+    const budget = this.config.runBudgetMs ?? 480_000;
     for (const corp of asked) {
+      if (budget > 0 && this.meter.now().getTime() - startedMs >= budget) {
+        plan.rest(`company records continue next run (${asked.length - plan.unitsDone} left)`);
+        ctx.log.info('opendart: company records continue next run', { left: asked.length - plan.unitsDone });
+        return { securities, known: next };
+      }
       let result: Security | 'skip' | null;
       try {
         result = await this.company(http, corp);
