@@ -11,7 +11,7 @@ import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../
 import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
-import { planWalk, readWalkCursor, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
+import { planWalk, readWalkCursor, walkDates, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { parseFscItem, parseFscPage, SOURCE_NAME } from './parse.js';
@@ -149,29 +149,14 @@ export class FscSource implements Source {
     const next: WalkCursor = { ...cursor };
     const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: walk.total, callsPerUnit: 1, perCallMs, doneBefore: walk.doneBefore });
     plan.start(cursor.complete ? undefined : `prices and listed shares by date, back to ${historyFrom}`);
-    const seen = (d: string): void => {
-      if (next.latest === null || d > next.latest) next.latest = d;
-    };
     try {
-      for (const d of walk.forward) {
-        if ((await this.date(http, d, take)) > 0) seen(d);
-        plan.step();
-      }
-      let empty = 0;
-      for (const d of walk.backward) {
-        const rows = await this.date(http, d, take);
-        next.back = d;
-        plan.step();
-        if (rows > 0) {
-          seen(d);
-          empty = 0;
-        } else if (next.latest !== null && ++empty >= (this.config.emptyDaysToStop ?? 10)) {
-          ctx.log.info('fsc: no rows for consecutive weekdays; the provider\'s history starts after them', { back: d, weekdays: empty });
-          next.complete = true;
-          break;
-        }
-      }
-      if (next.back !== null && weekdaysBetween(historyFrom, addDays(next.back, -1)).length === 0) next.complete = true;
+      const ended = await walkDates(walk, next, {
+        historyFrom,
+        emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
+        rows: (d) => this.date(http, d, take),
+        step: () => plan.step(),
+      });
+      if (ended) ctx.log.info(`fsc: ${ended}`);
       if (next.complete) plan.finish();
       else plan.rest(`the history walk continues next run from ${next.back ?? to}`);
     } catch (err) {

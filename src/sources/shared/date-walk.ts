@@ -69,3 +69,41 @@ export function planWalk(c: WalkCursor, o: { to: string; historyFrom: string; ma
   const backward = backwardAll.slice(0, Math.max(0, o.maxDays - forward.length));
   return { forward, backward, total: Math.max(total, left), doneBefore: Math.max(0, total - left) };
 }
+
+/**
+ * Walks a plan's dates, `rows(date)` fetching one date and returning its row count, and keeps
+ * `next` (mutated as it goes, so a caller that stops on an error keeps what was walked): the
+ * newest date with rows, the oldest walked, and `complete` when the window's start is reached or,
+ * walking back after rows were seen, `emptyDaysToStop` weekdays in a row have none (the start of
+ * the provider's history). Returns why a backward walk ended early, or null.
+ */
+export async function walkDates(
+  walk: WalkPlan,
+  next: WalkCursor,
+  o: { historyFrom: string; emptyDaysToStop: number; rows: (date: string) => Promise<number>; step: () => void },
+): Promise<string | null> {
+  const seen = (d: string): void => {
+    if (next.latest === null || d > next.latest) next.latest = d;
+  };
+  for (const d of walk.forward) {
+    if ((await o.rows(d)) > 0) seen(d);
+    o.step();
+  }
+  let empty = 0;
+  let ended: string | null = null;
+  for (const d of walk.backward) {
+    const n = await o.rows(d);
+    next.back = d;
+    o.step();
+    if (n > 0) {
+      seen(d);
+      empty = 0;
+    } else if (next.latest !== null && ++empty >= o.emptyDaysToStop) {
+      next.complete = true;
+      ended = `no rows for ${empty} weekdays in a row down to ${d}: the provider's history starts after them`;
+      break;
+    }
+  }
+  if (next.back !== null && weekdaysBetween(o.historyFrom, addDays(next.back, -1)).length === 0) next.complete = true;
+  return ended;
+}
