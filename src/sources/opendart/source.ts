@@ -122,7 +122,8 @@ export class OpenDartSource implements Source {
     return new OpenDartSource({ apiKey, baseUrl: env['DART_BASE_URL'] || undefined });
   }
 
-  private client(ctx: SourceContext): HttpClient {
+  /** The run's HttpClient, its calls metered against the key's allowance (pass it to `filingDates` so those count too). */
+  client(ctx: Pick<SourceContext, 'fetch' | 'signal' | 'log'>): HttpClient {
     return clientForRun(this.name, ctx, this.config, { limiter: this.limiter, meter: this.meter, secrets: [this.config.apiKey] });
   }
 
