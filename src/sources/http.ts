@@ -275,9 +275,13 @@ export class HttpClient {
     }
   }
 
-  /** Waits for this client's turn under its rate limiter, for a request made outside `request` (a streamed download). */
+  /**
+   * Waits for this client's turn under its rate limiter and counts the call against its meter,
+   * for a request made outside `request` (a streamed download).
+   */
   async pace(): Promise<void> {
     await this.o.limiter?.acquire(this.o.signal);
+    this.o.meter?.take();
   }
 
   async getText(url: string, opts: RequestOptions = {}): Promise<string> {
