@@ -26,6 +26,25 @@ export function storeKey(key: string | null): void {
   responses.clear();
 }
 
+/** 127.0.0.0/8, ::1 and localhost: the page is open on this machine's own service. */
+export function isLoopbackHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * The sign-in link `serve` prints for the demo on a loopback address (`/#key=sk_...`): the key
+ * comes in the fragment, which the browser never sends to a server. It is kept like a key typed
+ * in, and the fragment is replaced at once so the key leaves the address bar and the history.
+ * Only on a loopback host: a link to another host cannot sign a visitor in with someone's key.
+ */
+export function adoptKeyFromFragment(): void {
+  const m = /^#key=([^&]+)$/.exec(location.hash);
+  if (m === null) return;
+  if (isLoopbackHost(location.hostname)) storeKey(decodeURIComponent(m[1] ?? ''));
+  history.replaceState(null, '', `${location.pathname}${location.search}#/rankings`);
+}
+
 type Query = Record<string, string | number | undefined>;
 
 const responses = new Map<string, Promise<unknown>>();

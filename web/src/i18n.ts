@@ -16,6 +16,10 @@ const LABELS = {
   forgetKey: ['키 삭제', 'Forget key'],
   keyNeeded: ['API 키를 입력하세요. 키는 이 브라우저(localStorage)에만 저장됩니다.', 'Enter your API key. It is kept in this browser only (localStorage).'],
   keyOk: ['키 확인됨', 'Key valid'],
+  fontNote: [
+    '이 시스템에 한글 글꼴이 없어 한글 종목명이 네모로 보입니다. Noto Sans KR을 설치하세요 (Debian/Ubuntu: apt install fonts-noto-cjk).',
+    'No Korean font on this system: Korean names show as boxes. Install Noto Sans KR (Debian/Ubuntu: apt install fonts-noto-cjk; macOS and Windows have one).',
+  ],
   plan: ['요금제', 'plan'],
   callsToday: ['오늘 호출', 'calls today'],
   loading: ['불러오는 중…', 'Loading…'],
