@@ -1,14 +1,7 @@
 // What `serve` prints at start: the key it created (named for what it is), every door with its
 // URL, and the one-line hint for a port already in use. Pure text; src/cli/main.ts writes it.
 
-import { isIP } from 'node:net';
-
-/** 127.0.0.0/8, ::1 and `localhost`: an address only this machine reaches. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (bare === 'localhost' || bare === '::1') return true;
-  return isIP(bare) === 4 && bare.startsWith('127.');
-}
+import { isLoopbackHost } from '../http/loopback.js';
 
 export interface BannerContext {
   /** The service's base URL, e.g. http://127.0.0.1:8080. */
@@ -28,7 +21,7 @@ export interface BannerContext {
  * opens signed in. Never on another bind or with real sources, whose keys are not a demo's.
  */
 export function dashboardUrl(ctx: BannerContext): string {
-  const signIn = ctx.demo && ctx.createdKey !== null && isLoopback(ctx.host);
+  const signIn = ctx.demo && ctx.createdKey !== null && isLoopbackHost(ctx.host);
   return signIn ? `${ctx.url}/#key=${encodeURIComponent(ctx.createdKey ?? '')}` : `${ctx.url}/`;
 }
 

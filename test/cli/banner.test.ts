@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dashboardUrl, doorsBanner, isLoopback, keyBanner, listenFailureHint } from '../../src/cli/banner.js';
+import { dashboardUrl, doorsBanner, keyBanner, listenFailureHint } from '../../src/cli/banner.js';
+import { isLoopbackHost as isLoopback } from '../../src/http/loopback.js';
 import { notFoundDetail } from '../../src/refresh/served.js';
 
 const URL = 'http://127.0.0.1:8080';
@@ -13,7 +14,7 @@ const KEY = 'sk_live_abcdefgh_0123456789';
 describe('start banner', () => {
   it('loopback: 127.0.0.0/8, ::1 and localhost; nothing else', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST']) assert.equal(isLoopback(host), true, host);
-    for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '127.example.com', '1270.0.0.1']) assert.equal(isLoopback(host), false, host);
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '127.example.com', '1270.0.0.1', '127.0.0.256']) assert.equal(isLoopback(host), false, host);
   });
 
   it('the dashboard link carries the key only for the demo on loopback with a key created now', () => {

@@ -2,6 +2,8 @@
 // token, problem+json errors turned into ApiProblem, and one in-memory copy per URL for the
 // life of the page (the data changes hourly at most; switching tabs should not refetch).
 
+import { isLoopbackHost } from '../../src/http/loopback.js';
+
 const KEY_STORAGE = 'krus-dashboard.apiKey';
 const BASE = '/api/public/v2';
 
@@ -24,12 +26,6 @@ export function storeKey(key: string | null): void {
   if (key === null) localStorage.removeItem(KEY_STORAGE);
   else localStorage.setItem(KEY_STORAGE, key.trim());
   responses.clear();
-}
-
-/** 127.0.0.0/8, ::1 and localhost: the page is open on this machine's own service. */
-export function isLoopbackHost(hostname: string): boolean {
-  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 /**
