@@ -39,7 +39,7 @@ export function doorsBanner(ctx: BannerContext): string {
   const signedIn = dashboard !== `${ctx.url}/`;
   return [
     `Listening on ${ctx.url}`,
-    `  Dashboard  ${dashboard}  (${signedIn ? 'opens signed in with the demo key' : 'enter your API key'})`,
+    `  Dashboard  ${dashboard}  (${signedIn ? 'opens signed in with the demo key' : 'asks once for an API key; the browser keeps it'})`,
     `  REST API   ${ctx.url}/api/public/v2  (OpenAPI: ${ctx.url}/api/public/v2/openapi.json)`,
     `  MCP        POST ${ctx.url}/api/mcp`,
     `  Docs       ${ctx.url}/docs`,

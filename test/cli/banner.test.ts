@@ -30,7 +30,7 @@ describe('start banner', () => {
       doorsBanner({ url: URL, host: '0.0.0.0', demo: true, createdKey: KEY }),
       [
         `Listening on ${URL}`,
-        `  Dashboard  ${URL}/  (enter your API key)`,
+        `  Dashboard  ${URL}/  (asks once for an API key; the browser keeps it)`,
         `  REST API   ${URL}/api/public/v2  (OpenAPI: ${URL}/api/public/v2/openapi.json)`,
         `  MCP        POST ${URL}/api/mcp`,
         `  Docs       ${URL}/docs`,
