@@ -237,4 +237,3 @@ export function createMcpServer(deps: McpServerDeps): {
   const transport = new InProcessTransport();
   return { server, transport, callToolDirect };
 }
-
