@@ -95,6 +95,10 @@ describe('dashboard: the first hour', { skip: existsSync(CHROMIUM) ? false : `${
     const income = await page.locator('#rankings-table tbody td:nth-child(13)').allTextContents();
     assert.ok(income.every((m) => /^(KRW -?\d[\d,]*\.(\d\d tn|\d bn|\d m)|KRW -?\d[\d,]*|—)$/.test(m)), income.join(' | '));
     assert.ok(income.every((m) => !/[억조원]/.test(m)), 'no Korean units in English');
+    // Nothing on the English page is in Korean but the stocks' Korean names (in tooltips) and
+    // the language button's own name for Korean.
+    const hangul = (await page.locator('main').innerText()).match(/[\uac00-\ud7a3]+/g) ?? [];
+    assert.deepEqual(hangul, []);
 
     await page.evaluate("localStorage.setItem('krus-dashboard.lang', 'ko')");
     await page.reload();
@@ -120,11 +124,12 @@ describe('dashboard: the first hour', { skip: existsSync(CHROMIUM) ? false : `${
 
   for (const lang of ['ko', 'en'] as const) {
     for (const width of [1400, 800]) {
-      it(`${lang} at ${width} px: no page is wider than the window; every table fits or scrolls in its own box`, async () => {
+      it(`${lang} at ${width} px: no page is wider than the window; every table fits or scrolls in its own box; English pages hold no Korean but a stock's own name`, async () => {
         await page.setViewportSize({ width, height: 900 });
         await page.evaluate(`localStorage.setItem('krus-dashboard.lang', '${lang}')`);
         const res = await get(`${t.url}/api/public/v2/rankings?market=KR&bands=mega&limit=1`, key);
-        const code = (res.body as { rows: Row[] }).rows[0]!.ticker;
+        const top = (res.body as { rows: Row[] }).rows[0]!;
+        const code = top.ticker;
         for (const [hash, ready] of [
           ['#/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200', '#rankings-table tbody tr'],
           [`#/stock/${code}`, '#price-chart[data-ready=true]'],
@@ -147,6 +152,11 @@ describe('dashboard: the first hour', { skip: existsSync(CHROMIUM) ? false : `${
             }),
           })`)) as { page: number; window: number; tables: { fits: boolean; scrolls: boolean; right: number }[] };
           assert.ok(layout.page <= layout.window, `${hash}: page ${layout.page} px in a ${layout.window} px window`);
+          if (lang === 'en') {
+            // In English the only Korean is a KR stock's listed name beside its English one.
+            const hangul = (await page.locator('main').innerText()).match(/[\uac00-\ud7a3]+/g) ?? [];
+            assert.deepEqual(hangul.filter((word) => word !== top.name), [], `${hash}: Korean words in English`);
+          }
           for (const table of layout.tables) {
             assert.ok(table.fits || table.scrolls, `${hash}: a table neither fits nor scrolls`);
             assert.ok(table.right <= layout.window, `${hash}: a table's box ends at ${table.right} px`);

@@ -37,7 +37,7 @@ const LABELS = {
   disclaimer: ['고지', 'Disclaimer'],
   bandThresholds: [
     '구간 — 한국: 메가 20조 이상, 초대형 5–20조, 대형 1–5조, 중형 3천억–1조, 소형 3천억 미만; 미국: 메가 $200B 이상, 초대형 $50–200B, 대형 $10–50B, 중형 $3–10B, 소형 $3B 미만.',
-    'Bands — KR: mega ≥ 20조, x-large 5–20조, large 1–5조, mid 3천억–1조, small < 3천억; US: mega ≥ $200B, x-large $50–200B, large $10–50B, mid $3–10B, small < $3B.',
+    'Bands — KR: mega ≥ KRW 20 tn, x-large KRW 5–20 tn, large KRW 1–5 tn, mid KRW 300 bn–1 tn, small < KRW 300 bn; US: mega ≥ $200B, x-large $50–200B, large $10–50B, mid $3–10B, small < $3B.',
   ],
   noBands: ['구간을 하나 이상 고르세요.', 'Choose at least one band.'],
   rank: ['#', '#'],
