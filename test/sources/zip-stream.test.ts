@@ -1,0 +1,95 @@
+// The streaming ZIP reader the bulk loaders share: members one at a time with their decoded
+// names, and a stable reason for every archive it cannot read (an HTML page saved as a ZIP, a
+// truncated download, a member declaring more bytes than allowed).
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { zipSync } from 'fflate';
+import iconv from 'iconv-lite';
+import { decodeMemberName, zipMembers, ZipReadError, type ZipMember } from '../../src/sources/shared/zip-stream.js';
+import { tempDir } from '../support/tmp.js';
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+async function collect(path: string, read: (m: ZipMember) => Promise<string>): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for await (const m of zipMembers(path)) out.push([m.name, await read(m)]);
+  return out;
+}
+
+async function reason(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof ZipReadError, `expected a ZipReadError, got ${String(err)}`);
+    return err.reason;
+  }
+  assert.fail('expected the read to fail');
+}
+
+describe('zipMembers', () => {
+  const tmp = tempDir();
+  after(tmp.cleanup);
+
+  it('yields each member with its bytes, as a buffer or a stream', async () => {
+    const path = join(tmp.dir, 'two.zip');
+    writeFileSync(path, zipSync({ 'CIK0000320193.json': text('{"cik":320193}'), 'dir/b.txt': text('b'.repeat(70_000)) }));
+    assert.deepEqual(await collect(path, async (m) => (await m.bytes()).toString('utf8').slice(0, 14)), [
+      ['CIK0000320193.json', '{"cik":320193}'],
+      ['dir/b.txt', 'b'.repeat(14)],
+    ]);
+    const sizes: number[] = [];
+    for await (const m of zipMembers(path)) {
+      let n = 0;
+      for await (const chunk of await m.open()) n += (chunk as Buffer).length;
+      sizes.push(n);
+    }
+    assert.deepEqual(sizes, [14, 70_000]);
+  });
+
+  it('refuses an HTML page saved as a ZIP, and says it is one', async () => {
+    const path = join(tmp.dir, '2025_1Q_BS_20250606000000.zip');
+    writeFileSync(path, '<!DOCTYPE html><html><body>요청하신 페이지를 찾을 수 없습니다</body></html>');
+    const err = await collect(path, async () => '').catch((e: unknown) => e);
+    assert.ok(err instanceof ZipReadError);
+    assert.equal(err.reason, 'not a ZIP');
+    assert.match(err.message, /HTML page/);
+  });
+
+  it('refuses a truncated archive', async () => {
+    const whole = zipSync({ 'a.json': text('{"a":1}'.repeat(1000)) });
+    const path = join(tmp.dir, 'cut.zip');
+    writeFileSync(path, whole.subarray(0, Math.floor(whole.length / 2)));
+    assert.equal(await reason(collect(path, async (m) => (await m.bytes()).toString())), 'truncated or corrupt ZIP');
+  });
+
+  it('refuses a member that declares more bytes than the limit, before inflating it', async () => {
+    const path = join(tmp.dir, 'big.zip');
+    writeFileSync(path, zipSync({ 'small.json': text('{}'), 'big.json': text('x'.repeat(2_000)) }));
+    const seen: string[] = [];
+    const run = (async () => {
+      for await (const m of zipMembers(path, { maxMemberBytes: 1_000 })) seen.push(m.name);
+    })();
+    assert.equal(await reason(run), 'member too large');
+    assert.deepEqual(seen, ['small.json']);
+  });
+
+  it('refuses an archive with more members than allowed', async () => {
+    const path = join(tmp.dir, 'many.zip');
+    writeFileSync(path, zipSync({ a: text('1'), b: text('2'), c: text('3') }));
+    assert.equal(await reason((async () => { for await (const m of zipMembers(path, { maxMembers: 2 })) void m; })()), 'too many members');
+  });
+});
+
+describe('decodeMemberName', () => {
+  it('reads CP949 names written without the UTF-8 flag, as OpenDART writes them', () => {
+    const name = '2025_1분기보고서_01_재무상태표_은행_연결_20250606.txt';
+    assert.equal(decodeMemberName(iconv.encode(name, 'cp949'), false), name);
+  });
+  it('reads UTF-8 names when the flag says so, and plain ASCII either way', () => {
+    assert.equal(decodeMemberName(Buffer.from('재무상태표.txt', 'utf8'), true), '재무상태표.txt');
+    assert.equal(decodeMemberName(Buffer.from('CIK0000320193.json'), false), 'CIK0000320193.json');
+  });
+});
