@@ -1,76 +1,23 @@
 // The bulk sources of a first start, an `import` and a backfill: which bulk files to read (downloaded
 // into a folder, or found in one the operator filled), the readers over them, and the cursors
-// the hourly API runs take up from afterwards. The one place that knows the bulk readers' modules
-// (src/sources/opendart/bulk*.ts, src/sources/sec/bulk*.ts): `readerModules()` below.
+// the hourly API runs take up from afterwards. The one place that wires the bulk readers
+// (src/sources/opendart/bulk*.ts, src/sources/sec/bulk*.ts) to the refresh.
 
 import { readdirSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { seoulDay } from '../access/clock.js';
-import type { BulkReader } from '../sources/bulk.js';
 import { clientForRun, RateLimiter, type HttpClient } from '../sources/http.js';
-import { writeCursor } from '../sources/opendart/source.js';
-import type { ProgressSink } from '../sources/progress.js';
+import { OpenDartBulkReader, type KnowledgeKey } from '../sources/opendart/bulk.js';
+import { downloadDartBulk } from '../sources/opendart/bulk-list.js';
+import { OpenDartSource, writeCursor } from '../sources/opendart/source.js';
+import { SecBulkReader } from '../sources/sec/bulk.js';
+import { downloadSecArchives } from '../sources/sec/bulk-download.js';
+import { SecSource } from '../sources/sec/source.js';
 import { addDays } from '../sources/shared/parse.js';
-import type { TickerEntry } from '../sources/sec/parse.js';
 import type { Source, SourceLogger } from '../sources/source.js';
 import type { RefreshStore } from '../store/refresh-store.js';
 import type { BulkInput, BulkPreparation } from './import.js';
-
-// --- The bulk readers' modules, as this file uses them ---------------------------------------
-
-/** The key of one statement, for its knowledge date (the filing list's rcept_dt). */
-export interface DartReportKey {
-  stockCode: string;
-  fiscalYear: number;
-  fiscalQuarter: number;
-  periodEnd: string;
-}
-export type KnowledgeDates = (key: DartReportKey) => string | null;
-
-interface ReaderModules {
-  OpenDartBulkReader: new (options: {
-    dir: string;
-    knowledgeDates?: KnowledgeDates;
-    fromYear?: number;
-    toYear?: number;
-  }) => BulkReader;
-  downloadDartBulk(
-    http: HttpClient,
-    dir: string,
-    options: { baseUrl?: string; fromYear: number; toYear: number; progress: ProgressSink; signal?: AbortSignal },
-  ): Promise<{ files: string[]; failed: { name: string; reason: string }[] }>;
-  SecBulkReader: new (options: { dir: string; tickers: TickerEntry[]; onlyTickers?: readonly string[] }) => BulkReader;
-  downloadSecArchives(
-    http: HttpClient,
-    dir: string,
-    options: { wwwBaseUrl?: string; progress: ProgressSink; signal?: AbortSignal; fetch: typeof fetch; userAgent: string },
-  ): Promise<{ files: string[]; vintage: string }>;
-}
-
-/** What the OpenDART and SEC API sources lend the bulk path (their methods, declared here until merged). */
-interface DartFilingDates {
-  filingDates(http: HttpClient, from: string, to: string): Promise<KnowledgeDates>;
-}
-interface SecTickers {
-  tickers(http: HttpClient): Promise<TickerEntry[]>;
-}
-
-/**
- * The bulk readers' modules. Imported by specifier at run time so that this file builds before
- * they exist; when they are merged, these four lines may become static imports. A missing module
- * fails the bulk source that needs it (counted in the run), never the start.
- */
-async function readerModules(): Promise<ReaderModules> {
-  const load = (specifier: string): Promise<Record<string, unknown>> => import(specifier) as Promise<Record<string, unknown>>;
-  const [dart, dartList, sec, secDownload] = await Promise.all([
-    load('../sources/opendart/bulk.js'),
-    load('../sources/opendart/bulk-list.js'),
-    load('../sources/sec/bulk.js'),
-    load('../sources/sec/bulk-download.js'),
-  ]);
-  return { ...dart, ...dartList, ...sec, ...secDownload } as unknown as ReaderModules;
-}
 
 // --- What a folder holds ----------------------------------------------------------------------
 
@@ -175,14 +122,12 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
   const dartDir = dir;
   const secDir = dir;
   const found = options.download ? null : folderContents(dir);
-  const dartApi = options.sources.find((s) => s.name === 'opendart') as (Source & Partial<DartFilingDates>) | undefined;
-  const secApi = options.sources.find((s) => s.name === 'sec') as (Source & Partial<SecTickers>) | undefined;
-  const dartKey = env['DART_API_KEY']?.trim();
+  const dartApi = options.sources.find((s): s is OpenDartSource => s instanceof OpenDartSource);
+  const secApi = options.sources.find((s): s is SecSource => s instanceof SecSource);
   const userAgent = env['SEC_USER_AGENT']?.trim();
-  const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { secrets?: string[]; headers?: Record<string, string>; perSecond: number; timeoutMs?: number }): HttpClient =>
+  const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { headers?: Record<string, string>; perSecond: number; timeoutMs?: number }): HttpClient =>
     clientForRun(source, { fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }, { timeoutMs: extra.timeoutMs ?? 120_000 }, {
       limiter: RateLimiter.perSecond(extra.perSecond),
-      ...(extra.secrets ? { secrets: extra.secrets } : {}),
       ...(extra.headers ? { headers: extra.headers } : {}),
     });
   let secVintage: string | null = null;
@@ -193,20 +138,20 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
     inputs.push({
       source: 'opendart',
       open: async (ctx) => {
-        const modules = await readerModules();
-        const knowledge = async (): Promise<KnowledgeDates | undefined> => {
-          if (!dartKey || typeof dartApi?.filingDates !== 'function') {
-            ctx.log.warn('opendart bulk: no DART_API_KEY: knowledge dates are the reader\'s estimate from the filing deadlines');
+        const knowledge = async (): Promise<((key: KnowledgeKey) => string | null) | undefined> => {
+          if (!dartApi) {
+            ctx.log.warn('opendart bulk: no DART_API_KEY: knowledge dates are assumed at the statutory deadlines (counted)');
             return undefined;
           }
-          const http = client('opendart', ctx, { secrets: [dartKey], perSecond: 5, timeoutMs: 30_000 });
-          return dartApi.filingDates(http, `${fromYear}-01-01`, asOf);
+          // The source's own client: its calls count against the key's daily allowance.
+          const index = await dartApi.filingDates(dartApi.client({ fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }), `${fromYear}-01-01`, asOf);
+          return (key) => index.knowledgeDate(key);
         };
         const download = async (): Promise<void> => {
           if (!options.download) return;
           await mkdir(dartDir, { recursive: true });
           const http = client('opendart', ctx, { perSecond: 2 });
-          const got = await modules.downloadDartBulk(http, dartDir, {
+          const got = await downloadDartBulk(http, dartDir, {
             ...(env['DART_BASE_URL'] ? { baseUrl: env['DART_BASE_URL'] } : {}),
             fromYear,
             toYear,
@@ -218,7 +163,7 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
           for (const f of got.failed) ctx.skip(`file not downloaded: ${f.reason}`, f.name);
         };
         const [knowledgeDates] = await Promise.all([knowledge(), download()]);
-        return new modules.OpenDartBulkReader({ dir: dartDir, fromYear, toYear, ...(knowledgeDates ? { knowledgeDates } : {}) });
+        return new OpenDartBulkReader({ dir: dartDir, fromYear, toYear, ...(knowledgeDates ? { knowledgeDates } : {}) });
       },
     });
   }
@@ -228,16 +173,16 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
       source: 'sec',
       open: async (ctx) => {
         if (!userAgent) throw new Error('SEC_USER_AGENT is not set: SEC requires a contact for its ticker list and archives');
-        if (typeof secApi?.tickers !== 'function') throw new Error('the SEC source is not configured: its ticker list names the companies');
-        const modules = await readerModules();
+        if (!secApi) throw new Error('the SEC source is not configured: its ticker list names the companies');
         const http = client('sec', ctx, { perSecond: 10, headers: { 'user-agent': userAgent, accept: 'application/json, application/zip, */*' }, timeoutMs: 30 * 60_000 });
         ctx.progress({ phase: 'listing', note: 'company_tickers.json' });
         const tickers = await secApi.tickers(http);
         if (options.download) {
           await mkdir(secDir, { recursive: true });
-          const got = await modules.downloadSecArchives(http, secDir, {
+          const got = await downloadSecArchives(http, secDir, {
             ...(env['SEC_BASE_URL'] ? { wwwBaseUrl: env['SEC_BASE_URL'] } : {}),
             progress: ctx.progress,
+            skip: (reason, example) => ctx.skip(reason, example),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
             fetch: doFetch,
             userAgent,
@@ -248,7 +193,7 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
           secVintage = seoulDay(statSync(join(secDir, 'companyfacts.zip')).mtime);
         }
         const only = env['SEC_TICKERS']?.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
-        return new modules.SecBulkReader({ dir: secDir, tickers, ...(only && only.length > 0 ? { onlyTickers: only } : {}) });
+        return new SecBulkReader({ dir: secDir, tickers, ...(only && only.length > 0 ? { onlyTickers: only } : {}) });
       },
     });
   }
