@@ -12,6 +12,7 @@ import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
+import type { MeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import type { DatasetHolder } from '../tools/holder.js';
@@ -68,6 +69,18 @@ const HOURLY = '0 * * * *';
 /** What health and /readyz show of a source's run. */
 function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
   return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
+}
+
+/** A source's stored call count (`{day, calls}`), or null when none or unreadable. */
+function readCalls(json: string | null): MeterState | null {
+  if (json === null) return null;
+  try {
+    const v: unknown = JSON.parse(json);
+    const { day, calls } = (v ?? {}) as Partial<MeterState>;
+    return typeof day === 'string' && typeof calls === 'number' ? { day, calls } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A run's status: `ok` when every source took its records, `failed` when none did, else `partial`. */
@@ -210,6 +223,7 @@ export class Refresher {
     let onStop = (): void => undefined;
     try {
       const cursor = await this.store.refresh.getMeta(cursorKey);
+      const calls = readCalls(await this.store.refresh.getMeta(`calls:${source.name}`));
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           controller.abort();
@@ -236,6 +250,7 @@ export class Refresher {
             warn: (msg, fields) => this.logger.warn({ source: source.name, ...fields }, msg),
           },
           ...(progress ? { progress } : {}),
+          calls,
         }),
         timeout,
       ]);
@@ -250,6 +265,8 @@ export class Refresher {
       // A backfill reads an explicit older range: the incremental cursor stays where the
       // hourly runs left it, or the next run would fetch everything since the range again.
       if (!this.options.range) await this.store.refresh.setMeta(cursorKey, result.cursor);
+      // The day's call count, handed back next run so a restart does not forget the allowance used.
+      if (result.calls) await this.store.refresh.setMeta(`calls:${source.name}`, JSON.stringify(result.calls));
       const skipped = { ...result.skipped };
       for (const [reason, n] of Object.entries(written.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
       const status: SourceStatus = { source: source.name, ok: true, at, records: written.written };

@@ -181,6 +181,20 @@ describe('the first start from the bulk files, in the order placement needs', ()
     assert.deepEqual([progress.get('fsc')?.done, progress.get('fsc')?.total, progress.get('fsc')?.unit], [1, 1, 'days']);
   });
 
+  it('hands a source the call count it reported last run (ctx.calls), kept in meta across processes', async () => {
+    const clock = () => new Date('2026-11-25T01:00:00Z');
+    const seen: unknown[] = [];
+    const metered = new Scripted('ecos', [], (ctx) => {
+      seen.push(ctx.calls ?? null);
+      return { data: {}, cursor: '2026-11-24', calls: { day: '2026-11-25', calls: 17 + seen.length } };
+    });
+    // Two refreshers, as two processes would be: the count goes through the store.
+    await new Refresher(store, new DatasetHolder(), [metered], clock, silent, { sourceLabel: 'test' }).run();
+    await new Refresher(store, new DatasetHolder(), [metered], clock, silent, { sourceLabel: 'test' }).run();
+    assert.deepEqual(seen, [null, { day: '2026-11-25', calls: 18 }]);
+    assert.equal(await store.refresh.getMeta('calls:ecos'), '{"day":"2026-11-25","calls":19}');
+  });
+
   it('records a refresh in which every source failed as failed, each source failed on the board', async () => {
     const clock = () => new Date('2026-11-25T01:00:00Z');
     const board = new ProgressBoard(clock);
