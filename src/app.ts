@@ -144,8 +144,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const claims = new Claims(store.refresh, logger);
   // One board: the refresh and the bulk import write to it; /readyz and health read it; the
   // CLI's `sources` reads it from the store's meta, where it is written at most every 2 s.
+  let progressWritten: Promise<unknown> = Promise.resolve();
   const progress = new ProgressBoard(clock, {
-    persist: (json) => void store.refresh.setMeta('progress', json).catch((err: unknown) => logger.warn({ errName: (err as Error).name }, 'progress not written')),
+    persist: (json) => {
+      progressWritten = store.refresh.setMeta('progress', json).catch((err: unknown) => logger.warn({ errName: (err as Error).name }, 'progress not written'));
+    },
   });
   const refresher = new Refresher(store, holder, sources, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
@@ -331,7 +334,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await within(ready, left());
       await within(loading, left());
       await within(refresher.idle(), left());
-      progress.flush();
+      // The board's last state, when a source reported (never a write for the demo universe,
+      // whose load may still hold the store's write lock).
+      if (progress.snapshot().length > 0) {
+        progress.flush();
+        await within(progressWritten, left());
+      }
       await within(counter.close(), left());
       await within(store.close(), left());
       if (flushLogs) clearInterval(flushLogs);
