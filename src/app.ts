@@ -305,6 +305,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     refresher.follow();
     if (config.REFRESH_SCHEDULE === 'hourly') void loading.then(() => stopping.signal.aborted || refresher.schedule());
   })();
+  const loaded = ready.then(() => loading);
+  // Its failure is `ready`'s, reported there; unawaited, it must not end the process.
+  loaded.catch(() => undefined);
   ready.catch((err: unknown) => {
     if (!stopping.signal.aborted) logger.error({ errName: (err as Error).name }, 'start-up load failed');
   });
@@ -317,7 +320,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     server,
     url,
     ready,
-    loaded: ready.then(() => loading),
+    loaded,
     progress,
     async close() {
       // Graceful, whatever start-up is doing: stop start-up and the refresh (a load in progress
