@@ -167,3 +167,41 @@ export function coverageOf(asOf: string, views: Iterable<StockView>, listed: Ite
   for (const t of tools.values()) t.complete = ratio(t.withValues, t.listed);
   return { asOf, markets: [...markets.values()], tools: [...tools.values()], metrics: [...metrics.values()] };
 }
+
+/** Where the service keeps the served dataset's report in the store's meta, for the CLI's `sources`. */
+export const COVERAGE_META_KEY = 'coverage';
+
+/** A report as the CLI reads it back from the store's meta; null when none is kept or it does not parse. */
+export function readCoverage(json: string | null): CoverageReport | null {
+  if (json === null) return null;
+  try {
+    const parsed = JSON.parse(json) as Partial<CoverageReport> | null;
+    return parsed !== null && typeof parsed.asOf === 'string' && Array.isArray(parsed.markets) && Array.isArray(parsed.tools) && Array.isArray(parsed.metrics) ? (parsed as CoverageReport) : null;
+  } catch {
+    return null;
+  }
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+const percent = (fraction: number): string => `${(fraction * 100).toFixed(1)} %`;
+const nullsText = (nulls: NullCounts): string =>
+  NULL_REASONS.filter((r) => nulls[r] > 0)
+    .map((r) => `${r} ${count(nulls[r])}`)
+    .join(', ');
+
+/**
+ * The report as lines for a terminal (the CLI's `sources`): per market listed / priced / scored
+ * and complete, then per tool and market the stocks with values and the nulls by reason.
+ */
+export function coverageLines(report: CoverageReport): string[] {
+  const lines = [`coverage of the served dataset as of ${report.asOf}`];
+  for (const m of report.markets) {
+    lines.push(`  ${m.market}  listed ${count(m.listed)}, priced ${count(m.priced)}, scored ${count(m.scored)}: complete ${percent(m.complete)}`);
+  }
+  const width = Math.max(...report.tools.map((t) => t.tool.length));
+  for (const t of report.tools) {
+    const nulls = nullsText(t.nulls);
+    lines.push(`  ${t.tool.padEnd(width)}  ${t.market}  ${count(t.withValues)} of ${count(t.listed)} with values (${percent(t.complete)})${nulls ? `; null: ${nulls}` : ''}`);
+  }
+  return lines;
+}

@@ -25,6 +25,7 @@ import { EcosSource } from '../../src/sources/ecos/source.js';
 import { OpenDartSource } from '../../src/sources/opendart/source.js';
 import { SecSource } from '../../src/sources/sec/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import { COVERAGE_META_KEY, readCoverage } from '../../src/tools/coverage.js';
 import { DatasetHolder } from '../../src/tools/holder.js';
 import { loopback, type Loopback } from '../sources/helpers.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
@@ -217,6 +218,9 @@ describe('with data served', () => {
       assert.equal(m.complete, Math.round((m.scored / m.listed) * 10_000) / 10_000);
       assert.ok(m.listed > 0 && m.scored > 0);
     }
+    // The same report is kept in the store for the CLI's `sources`.
+    await until(async () => readCoverage(await t.app.store.refresh.getMeta(COVERAGE_META_KEY)) !== null);
+    assert.deepEqual(readCoverage(await t.app.store.refresh.getMeta(COVERAGE_META_KEY)), health.coverage);
     for (const tool of health.coverage.tools) {
       const nulls = Object.values(tool.nulls).reduce((a, b) => a + b, 0);
       assert.equal(tool.withValues + nulls, tool.listed, `${tool.tool} ${tool.market}: values and nulls add up`);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Market } from '../../src/domain/model.js';
 import type { SnapshotGroups, SnapshotMetric } from '../../src/domain/results.js';
-import { coverageOf, emptyNullCounts, nullReasonOf, type NullCounts } from '../../src/tools/coverage.js';
+import { coverageLines, coverageOf, emptyNullCounts, nullReasonOf, readCoverage, type NullCounts } from '../../src/tools/coverage.js';
 import type { StockView, V3Outcome } from '../../src/tools/dataset.js';
 
 type MetricName = 'per' | 'pbr' | 'evEbit' | 'roe' | 'roic' | 'operatingMargin' | 'revenueYoy' | 'epsYoy' | 'netDebtRatio' | 'interestCoverage' | 'currentRatio' | 'operatingCashFlow' | 'fcfYield' | 'cfToNi' | 'ccc';
@@ -144,4 +144,27 @@ describe('nullReasonOf sorts the domain\'s reasons', () => {
     ['something nobody wrote yet', 'other'],
   ];
   for (const [reason, category] of cases) it(`${reason} -> ${category}`, () => assert.equal(nullReasonOf(reason), category));
+});
+
+describe('coverageLines and readCoverage (the CLI\'s `sources`)', () => {
+  const report = coverageOf('2026-11-20', views, listed);
+
+  it('prints each market and tool line, with only the non-zero nulls', () => {
+    assert.deepEqual(coverageLines(report), [
+      'coverage of the served dataset as of 2026-11-20',
+      '  KR  listed 5, priced 3, scored 1: complete 20.0 %',
+      '  US  listed 3, priced 3, scored 1: complete 33.3 %',
+      '  get_stock_score     KR  1 of 5 with values (20.0 %); null: noPrice 2, noFilingsYet 1, noFlows 1',
+      '  get_stock_score     US  1 of 3 with values (33.3 %); null: filingsIncomplete 1, noFxRate 1',
+      '  get_rankings        KR  1 of 5 with values (20.0 %); null: noPrice 2, noFilingsYet 1, noFlows 1',
+      '  get_rankings        US  1 of 3 with values (33.3 %); null: filingsIncomplete 1, noFxRate 1',
+      '  get_stock_snapshot  KR  3 of 5 with values (60.0 %); null: noPrice 1, noFilingsYet 1',
+      '  get_stock_snapshot  US  2 of 3 with values (66.7 %); null: filingsIncomplete 1',
+    ]);
+  });
+
+  it('reads back what the service keeps, and nothing from text that is not a report', () => {
+    assert.deepEqual(readCoverage(JSON.stringify(report)), report);
+    for (const bad of [null, '', 'not json', 'null', '[]', '{"asOf":"2026-11-20"}']) assert.equal(readCoverage(bad), null, String(bad));
+  });
 });
