@@ -68,18 +68,12 @@ export class SnapshotDataset implements ServedDataset {
     return view;
   }
 
-  /** data_unavailable while no stock has a price: the first load has not brought any yet. */
+  /** data_unavailable while the dataset holds no stock: the first load has not brought any yet. */
   private requireStocks(): void {
-    if (this.pricedStocks === 0) {
+    if (this.computed.views.size === 0) {
       throw new ApiError('data_unavailable', 'no stock is served yet: the first load from the sources is under way or failed (GET /readyz shows each source and its next try); try again later');
     }
   }
-
-  /** Served stocks with a price; 0 while the first load has not brought any. */
-  get pricedStocks(): number {
-    return (this.pricedCount ??= this.coverage().markets.reduce((sum, m) => sum + m.priced, 0));
-  }
-  private pricedCount: number | null = null;
 
   private listedKeyCache: Set<string> | null = null;
   private listedKeys(): Set<string> {

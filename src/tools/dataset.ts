@@ -82,8 +82,8 @@ export interface ServedDataset {
   readonly sources: readonly SourceState[];
   /**
    * Finds a stock by code: six digits are KR, anything else a US ticker. Throws not_found for a
-   * code nobody lists, data_unavailable for one listed but not served yet (no price yet) and for
-   * any code while no stock is served (the first load).
+   * code nobody lists, data_unavailable for one the store lists but the dataset does not hold,
+   * and for any code while the dataset holds no stock at all (the first load).
    */
   stock(code: string): StockView;
   /** How many listed stocks each tool answers with values, and why the rest are null (computed once per dataset). */

@@ -176,7 +176,7 @@ describe('a first start with every upstream unreachable', () => {
     assert.deepEqual(health.coverage.markets.map((m) => m.listed), [0, 0]);
   });
 
-  it('a security the store lists without a price: still not ready, its code data_unavailable', async () => {
+  it('a security the store lists without a price: still not ready; its score says why it has none', async () => {
     await app.store.market.writeDataset({
       securities: [{ market: 'KR', code: '000660', name: '하이닉스테스트', exchange: 'KOSPI', sector: 'Semiconductors', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' }],
     });
@@ -185,9 +185,10 @@ describe('a first start with every upstream unreachable', () => {
     const body = (await get(`${app.url}/readyz`, null)).body as ReadyBody;
     assert.equal(body.status, 'failed');
     assert.deepEqual(body.markets[0], { market: 'KR', listed: 1, priced: 0, scored: 0, complete: 0 });
+    // The dataset holds it (a view without a price): its answers carry the reason, per stock.
     const res = await get(`${app.url}/api/public/v2/stocks/000660/score`, key);
-    assert.equal(res.status, 503);
-    assert.equal((res.body as Json).code, 'data_unavailable');
+    assert.equal(res.status, 200);
+    assert.deepEqual([(res.body as Json).score, (res.body as Json).reason], [null, 'no price on or before the date']);
   });
 });
 
