@@ -86,12 +86,13 @@ export function readiness({ data, startupPhase, failedChecks, progress, detailed
   else status = lastRun !== 'ok' || progress.some((p) => p.phase === 'failed') ? 'degraded' : 'ready';
   for (const check of failedChecks) reasons.push(detailed ? check.reason : `${check.name} unreachable`);
   const ready = status === 'ready' || status === 'degraded';
-  const failing = states.filter((s) => !s.ok).map((s) => s.source);
-  const detail = ready
-    ? status === 'ready'
+  const failedLastRun = states.filter((s) => !s.ok).map((s) => s.source);
+  const failingNow = progress.filter((p) => p.phase === 'failed').map((p) => p.source);
+  const detail = !ready
+    ? `not ready: ${reasons.join('; ')}`
+    : status === 'ready'
       ? 'ready: data served'
-      : `ready, degraded: data served; the last run of ${failing.length ? failing.join(', ') : 'a source'} failed (the previous data stays served)`
-    : `not ready: ${reasons.join('; ')}`;
+      : `ready, degraded: data served; ${failedLastRun.length ? `the last run of ${failedLastRun.join(', ')} failed` : `${failingNow.join(', ')} failing now`} (the previous data stays served)`;
 
   return {
     httpStatus: ready ? 200 : 503,

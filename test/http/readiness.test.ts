@@ -17,6 +17,7 @@ import { AccessControl } from '../../src/access/access.js';
 import { StoreUsageCounter } from '../../src/access/usage.js';
 import { createKey, startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { readiness } from '../../src/http/readiness.js';
 import { buildServer } from '../../src/http/server.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
@@ -26,6 +27,7 @@ import { OpenDartSource } from '../../src/sources/opendart/source.js';
 import { SecSource } from '../../src/sources/sec/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { COVERAGE_META_KEY, readCoverage } from '../../src/tools/coverage.js';
+import type { ServedDataset } from '../../src/tools/dataset.js';
 import { DatasetHolder } from '../../src/tools/holder.js';
 import { loopback, type Loopback } from '../sources/helpers.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
@@ -301,4 +303,60 @@ describe('progress on /readyz', () => {
       tmp.cleanup();
     }
   });
+});
+
+describe('readiness(): the status from the dataset, the checks and the progress', () => {
+  /** A served dataset as readiness() reads it: its sources' last runs and its coverage's market lines. */
+  const dataset = (priced: number, sources: { source: string; ok: boolean; error?: string }[]): ServedDataset =>
+    ({
+      version: 7,
+      updatedAt: '2026-11-20T12:00:00+09:00',
+      asOf: '2026-11-20',
+      source: sources.map((s) => s.source).join(','),
+      nextRefreshAt: new Date('2026-11-20T04:00:00Z'),
+      sources: sources.map((s) => ({ ...s, at: '2026-11-20T12:00:00+09:00' })),
+      coverage: () => ({ asOf: '2026-11-20', markets: [{ market: 'KR', listed: 3, priced, scored: priced, complete: priced / 3 }], tools: [], metrics: [] }),
+    }) as unknown as ServedDataset;
+  const calling = { source: 'fsc', phase: 'calling' as const, unit: 'days', done: 3, total: 10, bytes: 0, callsToday: 3, dailyAllowance: 10_000, etaSeconds: 70, etaAt: '2026-11-20T12:01:10+09:00', nextTryAt: null, note: null };
+  const cases: { name: string; input: Parameters<typeof readiness>[0]; status: string; http: number; detail: string }[] = [
+    {
+      name: 'stocks served, Redis down: unavailable, the check named, its own words only with a key',
+      input: { data: dataset(3, [{ source: 'fsc', ok: true }]), startupPhase: 'serving', failedChecks: [{ name: 'redis', reason: 'redis did not answer within 1000 ms' }], progress: [], detailed: false },
+      status: 'unavailable', http: 503, detail: 'not ready: redis unreachable',
+    },
+    {
+      name: 'the same with a key',
+      input: { data: dataset(3, [{ source: 'fsc', ok: true }]), startupPhase: 'serving', failedChecks: [{ name: 'redis', reason: 'redis did not answer within 1000 ms' }], progress: [], detailed: true },
+      status: 'unavailable', http: 503, detail: 'not ready: redis did not answer within 1000 ms',
+    },
+    {
+      name: 'no stock served, every source failed, but a run is under way again: loading',
+      input: { data: dataset(0, [{ source: 'fsc', ok: false, error: 'HTTP 500' }]), startupPhase: 'serving', failedChecks: [], progress: [calling], detailed: false },
+      status: 'loading', http: 503, detail: 'not ready: no stock served yet (the sources are loading)',
+    },
+    {
+      name: 'no stock served, one of two sources failed, nothing running: loading (not every source failed)',
+      input: { data: dataset(0, [{ source: 'fsc', ok: false }, { source: 'ecos', ok: true }]), startupPhase: 'serving', failedChecks: [], progress: [], detailed: false },
+      status: 'loading', http: 503, detail: 'not ready: no stock served yet',
+    },
+    {
+      name: 'stocks served, the last run fine, a source failing now: degraded',
+      input: { data: dataset(3, [{ source: 'fsc', ok: true }]), startupPhase: 'serving', failedChecks: [], progress: [{ ...calling, phase: 'failed' }], detailed: false },
+      status: 'degraded', http: 200, detail: 'ready, degraded: data served; fsc failing now (the previous data stays served)',
+    },
+    {
+      name: 'stocks served, every source fine, one still loading: ready',
+      input: { data: dataset(3, [{ source: 'fsc', ok: true }]), startupPhase: 'serving', failedChecks: [], progress: [calling], detailed: false },
+      status: 'ready', http: 200, detail: 'ready: data served',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const { httpStatus, body } = readiness(c.input);
+      assert.deepEqual([body.status, httpStatus, body.detail], [c.status, c.http, c.detail]);
+      assert.equal(body.ready, c.http === 200);
+      assert.deepEqual(body.down, c.input.failedChecks.map((f) => f.name));
+      if (!c.input.detailed) assert.ok(body.sources.every((s) => s.error === undefined));
+    });
+  }
 });
