@@ -247,8 +247,9 @@ export class Refresher {
       const message = err instanceof Error ? err.message : String(err);
       // "Previous data kept" only where there is some: on an empty store (a first start with the
       // upstreams unreachable) nothing is kept and nothing is served.
-      const held = await this.store.market.hasMarketData().catch(() => false);
-      this.logger.warn({ source: source.name, errName: (err as Error).name }, held ? 'source failed; previous data kept' : 'source failed; no data stored yet, nothing to serve from it');
+      const held = await this.store.market.hasMarketData().catch(() => null);
+      const outcome = held === null ? 'source failed' : held ? 'source failed; previous data kept' : 'source failed; no data stored yet, nothing to serve from it';
+      this.logger.warn({ source: source.name, errName: (err as Error).name }, outcome);
       return { source: source.name, ok: false, at, error: message.slice(0, 200) };
     } finally {
       clearTimeout(timer);
