@@ -48,10 +48,15 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** `serving`: the service's own store, which reads histories on its series reader threads (SQLite). */
-export async function openStore(config: Config, serving = false): Promise<Store> {
-  if (config.DATABASE_URL) return openPostgresStore(config.DATABASE_URL);
-  return openSqliteStore(join(config.DATA_DIR, 'service.sqlite'), { seriesReaders: serving ? config.SERIES_READERS : 0 });
+/**
+ * `serving`: the service's own store, which reads histories on its series reader threads (SQLite).
+ * Opening rebuilds the derived forms whose format changed (src/store/derived.ts) and logs it to
+ * `logger`; without one (the CLI's commands) to stderr, so that their output stays theirs.
+ */
+export async function openStore(config: Config, serving = false, logger?: Logger): Promise<Store> {
+  const log = logger ?? pino({ level: config.LOG_LEVEL }, pino.destination(2));
+  if (config.DATABASE_URL) return openPostgresStore(config.DATABASE_URL, undefined, log);
+  return openSqliteStore(join(config.DATA_DIR, 'service.sqlite'), { seriesReaders: serving ? config.SERIES_READERS : 0, log });
 }
 
 /**
@@ -115,7 +120,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const destination = options.logger ? null : pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const flushLogs = destination ? setInterval(() => destination.flush(), 1_000).unref() : null;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'stock-data' } }, destination ?? undefined);
-  const store = await openStore(config, true);
+  const store = await openStore(config, true, logger);
   const counter = await openUsageCounter(config, store, logger);
   const access = new AccessControl(store.access, counter.usage, config.plans, clock);
   const holder = new DatasetHolder();

@@ -21,6 +21,12 @@ export interface BulkContext {
    * with an example (a file or member name). Never a reason to stop reading the rest.
    */
   skip(reason: string, example?: string, count?: number): void;
+  /**
+   * Counts an input the reader kept but that is worth saying by a short stable reason (a
+   * knowledge date assumed at the statutory deadline, a file in the folder that is not a bulk
+   * file). Optional: a context without it drops these counts.
+   */
+  note?(reason: string, count?: number): void;
 }
 
 export interface BulkBatch {

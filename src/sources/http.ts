@@ -271,6 +271,11 @@ export class HttpClient {
     }
   }
 
+  /** Waits for this client's turn under its rate limiter, for a request made outside `request` (a streamed download). */
+  async pace(): Promise<void> {
+    await this.o.limiter?.acquire(this.o.signal);
+  }
+
   async getText(url: string, opts: RequestOptions = {}): Promise<string> {
     const res = await this.request(url, opts);
     return new TextDecoder('utf-8').decode(res.body);

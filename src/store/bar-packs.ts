@@ -11,9 +11,15 @@
 // 1970-01-01) as int32, ascending; 60 bytes a bar, in the platform's byte order
 // (little-endian on every machine Node runs this service on: x64, arm64). Float64 keeps every
 // stored double exactly, so answers are what the rows give.
+//
+// BAR_PACK_FORMAT names this layout and what a pack holds: a change to either bumps it, and the
+// next start rebuilds every stock's packs from the bars (./derived.ts).
 
 import { dayNumber } from '../domain/calendar.js';
 import type { SeriesColumns, SeriesKind } from './series-rows.js';
+
+/** The version of the packs' layout and content, kept beside the packs (./derived.ts). */
+export const BAR_PACK_FORMAT = 1;
 
 /** Columns a pack holds (COLUMNS_OF.bars, in order). */
 const PACKED_COLUMNS = 7;

@@ -108,8 +108,8 @@ export interface UniverseSlice {
 /** The sector a source reports when it does not know one. */
 export const UNCLASSIFIED = 'Unclassified';
 
-/** PostgreSQL's advisory lock that market-data writes take in turn ('bars' in ASCII). */
-const MARKET_WRITE_LOCK = 0x62617273;
+/** PostgreSQL's advisory lock that market-data writes (and the derived forms' rebuild, ./derived.ts) take in turn ('bars' in ASCII). */
+export const MARKET_WRITE_LOCK = 0x62617273;
 
 /** Securities whose stored packs one write reads at a time. */
 const PACKS_PER_READ = 500;

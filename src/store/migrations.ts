@@ -1,12 +1,11 @@
 // Versioned, forward-only migrations written with Kysely's schema builder so the same code
 // runs on SQLite and PostgreSQL. Never edit a migration that has shipped; add the next one.
+// A migration does the same thing forever: schema and plain SQL only, never today's code (no
+// import of the store's forms or of src/domain; eslint.config.js enforces it). What is derived
+// from the records (the bar packs, TTM steps and report packs) is built by ./derived.ts at start.
 
 import { Migrator, sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { dayNumber } from '../domain/calendar.js';
-import { encodePack } from './bar-packs.js';
 import type { DB } from './schema.js';
-import { COLUMNS_OF } from './series-rows.js';
-import { writeFilingDerivatives } from './ttm-steps.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -215,7 +214,7 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
       async up(db: Kysely<unknown>) {
         // Each stock's bars of a year in one value, what the per-request history reads read
         // (src/store/bar-packs.ts). A rowid table (SQLite): a pack is ~15 KB, too large a row to
-        // keep inside the key's b-tree. Filled here from the bars already stored, a stock at a time.
+        // keep inside the key's b-tree. Built from the bars by the derived-forms step.
         await db.schema
           .createTable('bar_packs')
           .addColumn('security_id', 'integer', (c) => c.notNull())
@@ -223,35 +222,31 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .addColumn('data', bytes(engine), (c) => c.notNull())
           .addPrimaryKeyConstraint('bar_packs_pk', ['security_id', 'year'])
           .execute();
-        await packStoredBars(db as unknown as Kysely<DB>);
+        await markUnbuilt(db, 'bar_packs');
       },
     },
     '0007_ttm_steps': {
       async up(db: Kysely<unknown>) {
         // Each stock's TTM step function, what the valuation band reads (src/store/ttm-steps.ts),
-        // derived here from the filings already stored.
+        // derived from the filings by the derived-forms step.
         await db.schema
           .createTable('ttm_steps')
           .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
           .addColumn('data', bytes(engine), (c) => c.notNull())
           .execute();
-        const typed = db as unknown as Kysely<DB>;
-        const ids = await typed.selectFrom('reports').select('security_id').distinct().execute();
-        await writeFilingDerivatives(typed, ids.map((r) => r.security_id), { steps: true, packs: false });
+        await markUnbuilt(db, 'ttm_steps');
       },
     },
     '0008_report_packs': {
       async up(db: Kysely<unknown>) {
         // Each stock's filings in one value, what the recompute reads (src/store/report-packs.ts),
-        // packed here from the filings already stored.
+        // packed from the filings by the derived-forms step.
         await db.schema
           .createTable('report_packs')
           .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
           .addColumn('data', bytes(engine), (c) => c.notNull())
           .execute();
-        const typed = db as unknown as Kysely<DB>;
-        const ids = await typed.selectFrom('reports').select('security_id').distinct().execute();
-        await writeFilingDerivatives(typed, ids.map((r) => r.security_id), { steps: false, packs: true });
+        await markUnbuilt(db, 'report_packs');
       },
     },
   };
@@ -269,29 +264,13 @@ export async function createBarsDateIndex(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('bars_date').on('bars').columns(['date', 'security_id']).execute();
 }
 
-/** Packs every stored stock's bars by year (migration 0006). */
-async function packStoredBars(db: Kysely<DB>): Promise<void> {
-  const ids = await db.selectFrom('securities').select('id').orderBy('id').execute();
-  for (const { id } of ids) {
-    const rows = await db
-      .selectFrom('bars')
-      .select(['date', 'open', 'high', 'low', 'close', 'volume', 'traded_value', 'shares'])
-      .where('security_id', '=', id)
-      .orderBy('date')
-      .execute();
-    const packs: { security_id: number; year: number; data: Uint8Array }[] = [];
-    for (let start = 0; start < rows.length; ) {
-      const year = rows[start]?.date.slice(0, 4) as string;
-      let end = start;
-      while (end < rows.length && rows[end]?.date.slice(0, 4) === year) end++;
-      const bars = rows.slice(start, end);
-      const values = COLUMNS_OF.bars.map(({ column }) => bars.map((b) => Number(b[column])));
-      packs.push({ security_id: id, year: Number(year), data: encodePack(bars.map((b) => dayNumber(b.date)), values) });
-      start = end;
-    }
-    // A few packs per statement: each is ~15 KB.
-    for (let i = 0; i < packs.length; i += 20) await db.insertInto('bar_packs').values(packs.slice(i, i + 20)).execute();
-  }
+/**
+ * Records that a derived form's table was just created empty: `derived:<table>:format` = 0, none
+ * built, so the derived-forms step (./derived.ts `formatKey`) builds it from the records at start.
+ */
+async function markUnbuilt(db: Kysely<unknown>, table: string): Promise<void> {
+  const key = `derived:${table}:format`;
+  await sql`insert into meta (key, value) values (${key}, '0') on conflict (key) do update set value = '0'`.execute(db);
 }
 
 /** Applies every pending migration in order; a no-op when the schema is current. */

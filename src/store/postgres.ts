@@ -3,9 +3,10 @@
 
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { DerivedLog } from './derived.js';
 import type { DB } from './schema.js';
 import { runMigrations } from './migrations.js';
-import { KyselyStore } from './store.js';
+import { formsCurrent, KyselyStore } from './store.js';
 
 // float8 and int4 already parse to numbers; COUNT(*) and other int8 values come back as text.
 // Every int8 we read (counts) is far below 2^53, so parsing it to a number is exact.
@@ -13,7 +14,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 const MIGRATION_LOCK = 727_001;
 
-export async function openPostgresStore(url: string, poolSize = 10): Promise<KyselyStore> {
+/** `log`: where the derived forms' rebuild at open logs (./derived.ts). */
+export async function openPostgresStore(url: string, poolSize = 10, log?: DerivedLog): Promise<KyselyStore> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -33,5 +35,5 @@ export async function openPostgresStore(url: string, poolSize = 10): Promise<Kys
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
     }
   });
-  return store;
+  return formsCurrent(store, log);
 }

@@ -17,10 +17,14 @@
 // - fiscal quarter and basis (1 consolidated) as n bytes each;
 // - the text: the n period ends, the n disclosure dates, then the distinct sources, in UTF-8.
 // In the platform's byte order (as ./bar-packs.ts). Every value is kept exactly: doubles as
-// doubles, strings as written.
+// doubles, strings as written. A change to this layout bumps REPORT_PACK_FORMAT, and the next
+// start packs every stock's filings again (./derived.ts).
 
 import type { FinancialReport, FiscalQuarter, Market } from '../domain/model.js';
 import { ITEM_KEYS, reportOf, type ItemKey } from './report-rows.js';
+
+/** The version of the packs' layout, kept beside the packs (./derived.ts). */
+export const REPORT_PACK_FORMAT = 1;
 
 const ITEMS = ITEM_KEYS.length;
 const HEADER_BYTES = 8;

@@ -5,11 +5,12 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { DerivedLog } from './derived.js';
 import type { DB } from './schema.js';
 import type { RowRunner } from './queries.js';
 import { SeriesReaders } from './series-readers.js';
 import { statementCache } from './sqlite-statements.js';
-import { KyselyStore } from './store.js';
+import { formsCurrent, KyselyStore } from './store.js';
 
 export interface SqliteOptions {
   /**
@@ -18,6 +19,8 @@ export interface SqliteOptions {
    * passes SERIES_READERS. Not for ':memory:', which no other connection can open.
    */
   seriesReaders?: number;
+  /** Where the derived forms' rebuild at open logs (./derived.ts). */
+  log?: DerivedLog;
 }
 
 export async function openSqliteStore(file: string, options: SqliteOptions = {}): Promise<KyselyStore> {
@@ -57,7 +60,7 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     if (database.inTransaction) database.exec('rollback');
     throw err;
   }
-  return store;
+  return formsCurrent(store, options.log);
 }
 
 /**

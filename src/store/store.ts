@@ -3,10 +3,12 @@
 //   market   market data: the sources' records, the snapshot's and the histories' reads (./market-data.ts)
 //   access   API keys and daily usage: the gate's per-call reads (./access-store.ts)
 //   refresh  claims, dataset version, refresh runs, meta: refresh bookkeeping (./refresh-store.ts)
-// The store itself is the lifecycle: the engine, migrations, readiness, closing.
+// The store itself is the lifecycle: the engine, migrations, the derived forms' rebuild
+// (./derived.ts), readiness, closing.
 
 import { sql, type Kysely } from 'kysely';
 import { KyselyAccessStore, type AccessStore } from './access-store.js';
+import { rebuildDerivedForms, type DerivedLog, type DerivedOptions, type DerivedRebuild } from './derived.js';
 import { KyselyMarketDataStore, type MarketDataStore } from './market-data.js';
 import { runMigrations, type Engine } from './migrations.js';
 import { QueryRunner, type ArrayRows, type RowRunner } from './queries.js';
@@ -49,7 +51,7 @@ export class KyselyStore implements Store {
     readonly db: Kysely<DB>,
     readonly engine: Engine,
     /** SQLite's speed-ups; PostgreSQL has none of them. */
-    sqlite: SqliteExtras = {},
+    private readonly sqlite: SqliteExtras = {},
   ) {
     this.seriesReaders = sqlite.seriesReaders;
     this.market = new KyselyMarketDataStore(db, engine, new QueryRunner(db, sqlite.rawRows), sqlite.rowRunner, sqlite.seriesReaders);
@@ -62,6 +64,14 @@ export class KyselyStore implements Store {
     await runMigrations(this.db, this.engine);
   }
 
+  /**
+   * Rebuilds, from the records, each derived form (bar packs, TTM steps, report packs) whose
+   * stored format is not its code's (./derived.ts). The openers run it after the migrations.
+   */
+  async rebuildDerivedForms(options: DerivedOptions = {}): Promise<DerivedRebuild[]> {
+    return rebuildDerivedForms({ db: this.db, engine: this.engine, rowRunner: this.sqlite.rowRunner, rawRows: this.sqlite.rawRows }, options);
+  }
+
   async close(): Promise<void> {
     await this.seriesReaders?.close();
     await this.db.destroy();
@@ -70,4 +80,19 @@ export class KyselyStore implements Store {
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
   }
+}
+
+/**
+ * The last step of opening a store (./sqlite.ts, ./postgres.ts), after the migrations: every
+ * derived form brought to its code's format (./derived.ts), so nothing reads or writes through
+ * the store before. A store whose forms cannot be rebuilt is closed.
+ */
+export async function formsCurrent(store: KyselyStore, log: DerivedLog | undefined): Promise<KyselyStore> {
+  try {
+    await store.rebuildDerivedForms(log ? { log } : {});
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
 }

@@ -4,7 +4,8 @@
 // their quarters was most of a band's first call at full size (docs/performance.md, "Issue #17,
 // fifth session"). It is derived in the transaction of every write that brings filings of the
 // stock, from all of its filings as stored, so it is always `ttmTimeline` of them. A change to how
-// the timeline is derived must come with a migration that derives every stock's again.
+// the timeline is derived (src/domain/ttm.ts) or to the layout below bumps TTM_STEPS_FORMAT, and
+// the next start derives every stock's steps again from its filings (./derived.ts).
 //
 // Layout of n steps: netIncome, revenue, equity and shares as n float64 each, then the effective
 // date's day number and the reference quarter's ordinal (fiscal year x 4 + quarter - 1) as n
@@ -19,6 +20,9 @@ import { groupById, upsert, type RowRunner } from './queries.js';
 import { encodeReports } from './report-packs.js';
 import { REPORT_FIGURES, toReport } from './report-rows.js';
 import type { DB } from './schema.js';
+
+/** The version of the steps' derivation and layout, kept beside the steps (./derived.ts). */
+export const TTM_STEPS_FORMAT = 1;
 
 const FIGURES = ['netIncome', 'revenue', 'equity', 'shares'] as const;
 const BYTES_PER_STEP = 8 * FIGURES.length + 4 + 4 + 1;
@@ -88,11 +92,13 @@ export interface FilingDerivatives {
 
 /**
  * Derives and stores, from all of the filings of `securityIds` as `db` sees them (a write's
- * transaction, or a migration), what `which` names: their TTM step functions and their report
- * packs. A stock without filings has neither stored.
+ * transaction, or a rebuild's: ./derived.ts), what `which` names: their TTM step functions and
+ * their report packs. A stock without filings has neither stored. Answers how many stocks had
+ * filings.
  */
-export async function writeFilingDerivatives(db: Kysely<DB>, securityIds: readonly number[], which: FilingDerivatives, rowRunner?: RowRunner): Promise<void> {
+export async function writeFilingDerivatives(db: Kysely<DB>, securityIds: readonly number[], which: FilingDerivatives, rowRunner?: RowRunner): Promise<number> {
   const ids = [...new Set(securityIds)].sort((a, b) => a - b);
+  let derived = 0;
   for (let i = 0; i < ids.length; i += STOCKS_PER_READ) {
     const chunk = ids.slice(i, i + STOCKS_PER_READ);
     // The order of the store's own `reports` read: ttmTimeline keeps the later of two filings
@@ -120,5 +126,7 @@ export async function writeFilingDerivatives(db: Kysely<DB>, securityIds: readon
       const stored = [...filings].map(([id, reports]) => ({ security_id: id, data: encodeReports(reports) }));
       await upsert(rowRunner, table, 'report_packs', ['security_id'], stored);
     }
+    derived += filings.size;
   }
+  return derived;
 }

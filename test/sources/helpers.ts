@@ -18,6 +18,8 @@ export interface Reply {
   body?: string | Uint8Array;
   /** Never answer (for timeout tests). */
   hang?: boolean;
+  /** Send the headers and only this many bytes of the body, then drop the connection (a truncated download). */
+  cut?: number;
 }
 
 export interface Recorded {
@@ -53,6 +55,10 @@ export async function loopback(route: (req: Recorded) => Reply): Promise<Loopbac
         return;
       }
       res.writeHead(reply.status ?? 200, reply.headers ?? {});
+      if (reply.cut !== undefined) {
+        res.write(Buffer.from(reply.body ?? '').subarray(0, reply.cut), () => res.destroy());
+        return;
+      }
       res.end(reply.body ?? '');
     });
   });
@@ -99,46 +105,73 @@ export interface ZipLayout {
 
 /** A one-entry ZIP, laid out as OpenDART sends corpCode.zip (deflated, sizes in the local header). */
 export function zipOne(name: string, content: string, layout: ZipLayout = {}): Uint8Array {
+  return zipOf([{ name, content }], layout);
+}
+
+export interface ZipEntry {
+  /** A string is written as UTF-8 bytes; raw bytes as given (OpenDART's bulk ZIPs carry CP949 names). */
+  name: string | Uint8Array;
+  content: string | Uint8Array;
+  /**
+   * The bytes written as the member's data instead of its compressed content (to write a
+   * damaged member); the headers still declare the content's CRC and size.
+   */
+  data?: Uint8Array;
+}
+
+/**
+ * A ZIP of several entries, none flagged UTF-8 (general-purpose bit 11 clear), as OpenDART's
+ * ZIPs are: a reader must decode the names itself.
+ */
+export function zipOf(entries: readonly ZipEntry[], layout: ZipLayout = {}): Uint8Array {
   const method = layout.method ?? 8;
   const streamed = layout.dataDescriptor ?? false;
-  const data = Buffer.from(content, 'utf8');
-  const comp = method === 8 ? deflateRawSync(data) : data;
-  const nameBuf = Buffer.from(name, 'utf8');
-  const crc = crc32(data);
   const flags = streamed ? 0x0008 : 0;
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(flags, 6);
-  local.writeUInt16LE(method, 8);
-  local.writeUInt32LE(streamed ? 0 : crc, 14);
-  local.writeUInt32LE(streamed ? 0 : comp.length, 18);
-  local.writeUInt32LE(streamed ? 0 : data.length, 22);
-  local.writeUInt16LE(nameBuf.length, 26);
-  const descriptor = Buffer.alloc(streamed ? 16 : 0);
-  if (streamed) {
-    descriptor.writeUInt32LE(0x08074b50, 0);
-    descriptor.writeUInt32LE(crc, 4);
-    descriptor.writeUInt32LE(comp.length, 8);
-    descriptor.writeUInt32LE(data.length, 12);
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const data = typeof entry.content === 'string' ? Buffer.from(entry.content, 'utf8') : Buffer.from(entry.content);
+    const comp = entry.data ? Buffer.from(entry.data) : method === 8 ? deflateRawSync(data) : data;
+    const nameBuf = typeof entry.name === 'string' ? Buffer.from(entry.name, 'utf8') : Buffer.from(entry.name);
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(flags, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(streamed ? 0 : crc, 14);
+    local.writeUInt32LE(streamed ? 0 : comp.length, 18);
+    local.writeUInt32LE(streamed ? 0 : data.length, 22);
+    local.writeUInt16LE(nameBuf.length, 26);
+    const descriptor = Buffer.alloc(streamed ? 16 : 0);
+    if (streamed) {
+      descriptor.writeUInt32LE(0x08074b50, 0);
+      descriptor.writeUInt32LE(crc, 4);
+      descriptor.writeUInt32LE(comp.length, 8);
+      descriptor.writeUInt32LE(data.length, 12);
+    }
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(flags, 8);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(comp.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBuf.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBuf, comp, descriptor);
+    centrals.push(central, nameBuf);
+    offset += local.length + nameBuf.length + comp.length + descriptor.length;
   }
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(flags, 8);
-  central.writeUInt16LE(method, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(comp.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(nameBuf.length, 28);
-  central.writeUInt32LE(0, 42);
-  const cdOffset = local.length + nameBuf.length + comp.length + descriptor.length;
+  const cd = Buffer.concat(centrals);
   const eocd = Buffer.alloc(22);
   eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(1, 8);
-  eocd.writeUInt16LE(1, 10);
-  eocd.writeUInt32LE(central.length + nameBuf.length, 12);
-  eocd.writeUInt32LE(cdOffset, 16);
-  return new Uint8Array(Buffer.concat([local, nameBuf, comp, descriptor, central, nameBuf, eocd]));
+  eocd.writeUInt16LE(entries.length, 8);
+  eocd.writeUInt16LE(entries.length, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...locals, cd, eocd]));
 }

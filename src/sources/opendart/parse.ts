@@ -78,60 +78,156 @@ export interface PeriodicFiling {
   correction: boolean;
 }
 
+/** What a list.json row of a periodic report says, whatever the company's fiscal year end. */
+export interface FilingPeriod {
+  corpCode: string;
+  stockCode: string;
+  rceptNo: string;
+  disclosedOn: string;
+  /** 사업 (annual), 반기 (half-year) or 분기 (first or third quarter). */
+  kind: '사업' | '반기' | '분기';
+  /** The last day of the month report_nm names: `분기보고서 (2024.09)` is 2024-09-30. */
+  periodEnd: string;
+  correction: boolean;
+}
+
 /**
- * A list.json row of a periodic report. report_nm reads e.g. `분기보고서 (2024.09)`,
+ * A list.json row of a periodic report: report_nm reads e.g. `분기보고서 (2024.09)`,
  * `반기보고서 (2024.06)`, `사업보고서 (2023.12)`, with a `[기재정정]` prefix for a corrected
- * filing. 분기보고서 covers Q1 and Q3; the month tells which, assuming a December year end
- * (nearly all KOSPI/KOSDAQ companies); other months are skipped (returns null).
+ * filing. Null for any other report.
  */
-export function parsePeriodicFiling(row: Record<string, unknown>): PeriodicFiling | null {
+export function parseFilingPeriod(row: Record<string, unknown>): FilingPeriod | null {
   const name = str(row, 'report_nm').replace(/\s+/g, ' ').trim();
   const m = /(사업|반기|분기)보고서 \((\d{4})\.(\d{2})\)/.exec(name);
   const disclosedOn = toIsoDate(str(row, 'rcept_dt')) ?? toIsoDate(str(row, 'rcept_no').slice(0, 8));
-  if (!m || disclosedOn === null) return null;
-  const kind = m[1];
-  const year = Number(m[2]);
-  const month = Number(m[3]);
-  let fiscalQuarter: FiscalQuarter | null = null;
-  if (kind === '사업' && month === 12) fiscalQuarter = 4;
-  else if (kind === '반기' && month === 6) fiscalQuarter = 2;
-  else if (kind === '분기' && month === 3) fiscalQuarter = 1;
-  else if (kind === '분기' && month === 9) fiscalQuarter = 3;
-  if (fiscalQuarter === null) return null;
+  const month = Number(m?.[3]);
+  if (!m || disclosedOn === null || month < 1 || month > 12) return null;
   return {
     corpCode: str(row, 'corp_code'),
     stockCode: str(row, 'stock_code').trim(),
-    corpName: str(row, 'corp_name').trim(),
-    corpCls: str(row, 'corp_cls').trim(),
     rceptNo: str(row, 'rcept_no'),
     disclosedOn,
-    fiscalYear: year,
-    fiscalQuarter,
-    periodEnd: lastDayOfMonth(year, month),
-    reprtCode: REPORT_CODE_BY_QUARTER[fiscalQuarter],
+    kind: m[1] as FilingPeriod['kind'],
+    periodEnd: lastDayOfMonth(Number(m[2]), month),
     correction: name.includes('정정'),
   };
 }
 
+/**
+ * A list.json row of a periodic report as the API path takes it: 분기보고서 covers Q1 and Q3;
+ * the month tells which, assuming a December year end (nearly all KOSPI/KOSDAQ companies);
+ * other months are skipped (returns null).
+ */
+export function parsePeriodicFiling(row: Record<string, unknown>): PeriodicFiling | null {
+  const period = parseFilingPeriod(row);
+  if (period === null) return null;
+  const year = Number(period.periodEnd.slice(0, 4));
+  const month = Number(period.periodEnd.slice(5, 7));
+  let fiscalQuarter: FiscalQuarter | null = null;
+  if (period.kind === '사업' && month === 12) fiscalQuarter = 4;
+  else if (period.kind === '반기' && month === 6) fiscalQuarter = 2;
+  else if (period.kind === '분기' && month === 3) fiscalQuarter = 1;
+  else if (period.kind === '분기' && month === 9) fiscalQuarter = 3;
+  if (fiscalQuarter === null) return null;
+  return {
+    corpCode: period.corpCode,
+    stockCode: period.stockCode,
+    corpName: str(row, 'corp_name').trim(),
+    corpCls: str(row, 'corp_cls').trim(),
+    rceptNo: period.rceptNo,
+    disclosedOn: period.disclosedOn,
+    fiscalYear: year,
+    fiscalQuarter,
+    periodEnd: period.periodEnd,
+    reprtCode: REPORT_CODE_BY_QUARTER[fiscalQuarter],
+    correction: period.correction,
+  };
+}
+
+/** When each company's periodic reports became public, by stock code and period end. */
+export interface FilingDateIndex {
+  /** The earliest receipt date of a report for the stock code and period end; null when the list has none. */
+  knowledgeDate(key: { stockCode: string; periodEnd: string }): string | null;
+  /** (stock code, period end) pairs known. */
+  size: number;
+  /**
+   * Pairs with a correction received after the first filing. The bulk files hold the latest
+   * figures, so for these a report dated at the first filing may carry corrected values early.
+   */
+  corrected: number;
+}
+
+/** The index of filing periods: the earliest rcept_dt per stock code and period end. */
+export function filingDateIndex(periods: Iterable<FilingPeriod>): FilingDateIndex {
+  const first = new Map<string, string>();
+  const last = new Map<string, string>();
+  const corrected = new Set<string>();
+  for (const p of periods) {
+    if (!/^\d{6}$/.test(p.stockCode)) continue;
+    const key = `${p.stockCode}|${p.periodEnd}`;
+    if ((first.get(key) ?? '9999') > p.disclosedOn) first.set(key, p.disclosedOn);
+    if ((last.get(key) ?? '') < p.disclosedOn) last.set(key, p.disclosedOn);
+    if (p.correction) corrected.add(key);
+  }
+  return {
+    knowledgeDate: ({ stockCode, periodEnd }) => first.get(`${stockCode}|${periodEnd}`) ?? null,
+    size: first.size,
+    corrected: [...corrected].filter((k) => (last.get(k) ?? '') > (first.get(k) ?? '')).length,
+  };
+}
+
+/**
+ * One line of a financial statement as both ways in give it: the API's fnlttSinglAcntAll rows
+ * and the bulk files' rows (src/sources/opendart/bulk.ts). Built by `statementRow`, so the two
+ * readers hand the one mapping (`reportFromRows`) the same normalised values.
+ */
 export interface StatementRow {
-  rceptNo: string;
+  /** BS, IS (a separate income statement), CIS (comprehensive income), CF; other statements are not mapped. */
   sjDiv: string;
+  /** The account id with `ifrs_X` (the older taxonomy prefix) written `ifrs-full_X`. */
   accountId: string;
+  /** The label without any whitespace (the bulk files indent labels to show depth). */
   accountNm: string;
+  /** The current period's amount: for quarterly income statements, the three months alone. */
   thstrmAmount: number | null;
+  /** Quarterly income statements only: the year-to-date amount. */
   thstrmAddAmount: number | null;
 }
 
+/** `ifrs_Revenue` and `ifrs-full_Revenue` are the same concept (taxonomy years before and after 2018/2019). */
+export const normaliseAccountId = (id: string): string => {
+  const trimmed = id.trim();
+  return trimmed.startsWith('ifrs_') ? `ifrs-full_${trimmed.slice('ifrs_'.length)}` : trimmed;
+};
+
+/** A StatementRow from raw cells: the one place ids and labels are normalised and amounts parsed. */
+export function statementRow(raw: {
+  sjDiv: string;
+  accountId: string;
+  accountNm: string;
+  thstrmAmount: string | null;
+  thstrmAddAmount: string | null;
+}): StatementRow {
+  return {
+    sjDiv: raw.sjDiv.trim(),
+    accountId: normaliseAccountId(raw.accountId),
+    accountNm: raw.accountNm.replace(/\s+/g, ''),
+    thstrmAmount: parseAmount(raw.thstrmAmount),
+    thstrmAddAmount: parseAmount(raw.thstrmAddAmount),
+  };
+}
+
 function statementRows(list: Record<string, unknown>[]): StatementRow[] {
-  return list.map((r) => ({
-    rceptNo: str(r, 'rcept_no'),
-    sjDiv: str(r, 'sj_div'),
-    accountId: str(r, 'account_id').trim(),
-    accountNm: str(r, 'account_nm').replace(/\s+/g, ''),
-    thstrmAmount: parseAmount(str(r, 'thstrm_amount')),
-    // Only quarterly income statements carry it; absent elsewhere.
-    thstrmAddAmount: parseAmount(str(r, 'thstrm_add_amount')),
-  }));
+  return list.map((r) =>
+    statementRow({
+      sjDiv: str(r, 'sj_div'),
+      accountId: str(r, 'account_id'),
+      accountNm: str(r, 'account_nm'),
+      thstrmAmount: str(r, 'thstrm_amount'),
+      // Only quarterly income statements carry it; absent elsewhere.
+      thstrmAddAmount: str(r, 'thstrm_add_amount'),
+    }),
+  );
 }
 
 type Item = Exclude<keyof FinancialReport, 'market' | 'code' | 'fiscalYear' | 'fiscalQuarter' | 'periodEnd' | 'disclosedOn' | 'consolidated' | 'source'>;
@@ -148,26 +244,35 @@ interface Rule {
 
 const INCOME = ['IS', 'CIS'] as const;
 
+// Account ids are normalised (`ifrs_X` is read as `ifrs-full_X`, see `statementRow`), so each
+// rule names the `ifrs-full_` form only.
 const RULES: readonly Rule[] = [
-  { item: 'revenue', sj: INCOME, ids: ['ifrs-full_Revenue', 'ifrs_Revenue'], names: ['매출액', '수익(매출액)', '영업수익', '매출'] },
+  { item: 'revenue', sj: INCOME, ids: ['ifrs-full_Revenue'], names: ['매출액', '수익(매출액)', '영업수익', '매출'] },
   // Not 영업비용: that is total operating expenses (financial and service companies file it
   // instead of a cost of sales), and taking it made CCC and margins of such companies wrong.
-  { item: 'costOfSales', sj: INCOME, ids: ['ifrs-full_CostOfSales', 'ifrs_CostOfSales'], names: ['매출원가'] },
+  { item: 'costOfSales', sj: INCOME, ids: ['ifrs-full_CostOfSales'], names: ['매출원가'] },
   { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss'], names: ['영업이익', '영업이익(손실)'] },
-  { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent', 'ifrs_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
+  { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
   { item: 'interestExpense', sj: INCOME, ids: ['ifrs-full_InterestExpense', 'dart_InterestExpenseFinanceExpense'], names: ['이자비용'], abs: true },
-  { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities', 'ifrs_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
-  { item: 'capex', sj: ['CF'], ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment', 'ifrs_PurchaseOfPropertyPlantAndEquipment'], names: ['유형자산의취득'], abs: true },
-  { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets', 'ifrs_Assets'], names: ['자산총계'] },
-  { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets', 'ifrs_CurrentAssets'], names: ['유동자산'] },
-  { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities', 'ifrs_Liabilities'], names: ['부채총계'] },
-  { item: 'currentLiabilities', sj: ['BS'], ids: ['ifrs-full_CurrentLiabilities', 'ifrs_CurrentLiabilities'], names: ['유동부채'] },
-  { item: 'equity', sj: ['BS'], ids: ['ifrs-full_EquityAttributableToOwnersOfParent', 'ifrs_EquityAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는자본', '지배기업소유주지분'] },
-  { item: 'cash', sj: ['BS'], ids: ['ifrs-full_CashAndCashEquivalents', 'ifrs_CashAndCashEquivalents'], names: ['현금및현금성자산'] },
+  { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
+  { item: 'capex', sj: ['CF'], ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment'], names: ['유형자산의취득'], abs: true },
+  { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets'], names: ['자산총계'] },
+  { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets'], names: ['유동자산'] },
+  { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities'], names: ['부채총계'] },
+  { item: 'currentLiabilities', sj: ['BS'], ids: ['ifrs-full_CurrentLiabilities'], names: ['유동부채'] },
+  { item: 'equity', sj: ['BS'], ids: ['ifrs-full_EquityAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는자본', '지배기업소유주지분'] },
+  { item: 'cash', sj: ['BS'], ids: ['ifrs-full_CashAndCashEquivalents'], names: ['현금및현금성자산'] },
   { item: 'receivables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentReceivables', 'ifrs-full_CurrentTradeReceivables', 'dart_ShortTermTradeReceivable'], names: ['매출채권', '매출채권및기타채권'] },
-  { item: 'inventory', sj: ['BS'], ids: ['ifrs-full_Inventories', 'ifrs_Inventories'], names: ['재고자산'] },
+  { item: 'inventory', sj: ['BS'], ids: ['ifrs-full_Inventories'], names: ['재고자산'] },
   { item: 'payables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentPayables', 'ifrs-full_CurrentTradePayables', 'dart_ShortTermTradePayables'], names: ['매입채무', '매입채무및기타채무'] },
 ];
+
+/**
+ * Profit for the period and total equity: taken when there is no controlling/non-controlling
+ * split (separate statements, or a consolidated filer without minority interests).
+ */
+const PROFIT_FALLBACK: Rule = { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLoss'], names: ['당기순이익', '당기순이익(손실)', '분기순이익', '반기순이익'] };
+const EQUITY_FALLBACK: Rule = { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equity'], names: ['자본총계'] };
 
 /**
  * Interest-bearing debt on the balance sheet: every borrowing and bond line, current and
@@ -215,17 +320,26 @@ const NOT_DEBT_LABEL = /리스|이자|충당|보증|미지급|선수|예수|파�
 const BOND_DISCOUNT_LABEL = /할인발행차금|전환권조정|신주인수권조정|교환권조정/;
 const BOND_PREMIUM_LABEL = /상환할증금|할증발행차금/;
 
+/**
+ * How a balance-sheet row counts towards debt: its amount as it is, as a negative (a bond
+ * discount or conversion adjustment), as a positive (a redemption premium), or not at all.
+ */
+function debtSign(r: StatementRow): 'as-is' | 'minus' | 'plus' | null {
+  if (r.sjDiv !== 'BS') return null;
+  const label = r.accountNm;
+  if (BOND_DISCOUNT_LABEL.test(label)) return 'minus';
+  if (BOND_PREMIUM_LABEL.test(label)) return 'plus';
+  if (DEBT_IDS.has(r.accountId) || (DEBT_LABEL.test(label) && !NOT_DEBT_LABEL.test(label))) return 'as-is';
+  return null;
+}
+
 /** The carrying amount of interest-bearing debt, or null when the statements show no such line. */
 function debtOf(rows: readonly StatementRow[]): number | null {
   let total: number | null = null;
   for (const r of rows) {
-    if (r.sjDiv !== 'BS' || r.thstrmAmount === null) continue;
-    const label = r.accountNm;
-    let signed: number;
-    if (BOND_DISCOUNT_LABEL.test(label)) signed = -Math.abs(r.thstrmAmount);
-    else if (BOND_PREMIUM_LABEL.test(label)) signed = Math.abs(r.thstrmAmount);
-    else if (DEBT_IDS.has(r.accountId) || (DEBT_LABEL.test(label) && !NOT_DEBT_LABEL.test(label))) signed = r.thstrmAmount;
-    else continue;
+    const sign = debtSign(r);
+    if (sign === null || r.thstrmAmount === null) continue;
+    const signed = sign === 'minus' ? -Math.abs(r.thstrmAmount) : sign === 'plus' ? Math.abs(r.thstrmAmount) : r.thstrmAmount;
     total = (total ?? 0) + signed;
   }
   return total;
@@ -243,7 +357,7 @@ function ytd(row: StatementRow, quarter: FiscalQuarter): number | null {
   return row.thstrmAmount;
 }
 
-function pick(rows: StatementRow[], rule: Rule, quarter: FiscalQuarter): number | null {
+function pick(rows: readonly StatementRow[], rule: Rule, quarter: FiscalQuarter): number | null {
   for (const sj of rule.sj) {
     const inSj = rows.filter((r) => r.sjDiv === sj);
     const byId = inSj.find((r) => rule.ids.includes(r.accountId));
@@ -265,18 +379,43 @@ export interface StatementContext {
   fsDiv: 'CFS' | 'OFS';
 }
 
+/** What `reportFromRows` needs besides the rows: the period, the statements' kind, and when they became known. */
+export interface ReportContext extends StatementContext {
+  disclosedOn: string;
+}
+
+const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK];
+const MAPPED_IDS: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.ids);
+const MAPPED_NAMES: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.names ?? []);
+
+function groupBySj(rules: readonly Rule[], keys: (r: Rule) => readonly string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const rule of rules) {
+    for (const sj of rule.sj) {
+      const set = out.get(sj) ?? new Set<string>();
+      for (const k of keys(rule)) set.add(k);
+      out.set(sj, set);
+    }
+  }
+  return out;
+}
+
 /**
- * Maps one fnlttSinglAcntAll.json response to a FinancialReport, or null when it holds no
- * statement rows (status 013). disclosedOn comes from rcept_no, whose first eight digits are
- * the receipt date, so a correction (a later rcept_no for the same period) yields a second
- * report with a later disclosedOn.
+ * Whether `reportFromRows` can read anything from this row. A reader holding many companies'
+ * rows at once (a bulk period) keeps only these; dropping the others changes no figure, since
+ * every item is found by statement, id or label, and debt by `debtSign`.
  */
-export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementContext): FinancialReport | null {
-  const rows = statementRows(envelope.list);
-  if (envelope.status !== DART_STATUS.OK || rows.length === 0) return null;
-  const rceptNo = rows.map((r) => r.rceptNo).sort().at(-1) ?? '';
-  const disclosedOn = toIsoDate(rceptNo.slice(0, 8));
-  if (disclosedOn === null) return null;
+export function isMappedRow(r: StatementRow): boolean {
+  return (MAPPED_IDS.get(r.sjDiv)?.has(r.accountId) ?? false) || (MAPPED_NAMES.get(r.sjDiv)?.has(r.accountNm) ?? false) || debtSign(r) !== null;
+}
+
+/**
+ * The one mapping from statement rows to a FinancialReport, for the API's answers and the bulk
+ * files alike. Flows are year-to-date (`ytd`), balances at the period end; net income and
+ * equity attributable to the parent, falling back to profit for the period and total equity
+ * where there is no controlling/non-controlling split.
+ */
+export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext): FinancialReport {
   const q = ctx.fiscalQuarter;
   const value = (item: Item): number | null => {
     const rule = RULES.find((r) => r.item === item);
@@ -289,10 +428,10 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
     // Separate statements have no controlling/non-controlling split, and a consolidated
     // filer without minority interests may omit it: profit for the period is then the
     // parent's own.
-    netIncome ??= pick(rows, { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLoss', 'ifrs_ProfitLoss'], names: ['당기순이익', '당기순이익(손실)', '분기순이익', '반기순이익'] }, q);
+    netIncome ??= pick(rows, PROFIT_FALLBACK, q);
   }
   if (ctx.fsDiv === 'OFS' || equity === null) {
-    equity ??= pick(rows, { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equity', 'ifrs_Equity'], names: ['자본총계'] }, q);
+    equity ??= pick(rows, EQUITY_FALLBACK, q);
   }
 
   return {
@@ -301,7 +440,7 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
     fiscalYear: ctx.fiscalYear,
     fiscalQuarter: q,
     periodEnd: ctx.periodEnd,
-    disclosedOn,
+    disclosedOn: ctx.disclosedOn,
     consolidated: ctx.fsDiv === 'CFS',
     revenue: value('revenue'),
     costOfSales: value('costOfSales'),
@@ -324,6 +463,20 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
     shares: null,
     source: SOURCE_NAME,
   };
+}
+
+/**
+ * Maps one fnlttSinglAcntAll.json response to a FinancialReport, or null when it holds no
+ * statement rows (status 013). disclosedOn comes from rcept_no, whose first eight digits are
+ * the receipt date, so a correction (a later rcept_no for the same period) yields a second
+ * report with a later disclosedOn.
+ */
+export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementContext): FinancialReport | null {
+  if (envelope.status !== DART_STATUS.OK || envelope.list.length === 0) return null;
+  const rceptNo = envelope.list.map((r) => str(r, 'rcept_no')).sort().at(-1) ?? '';
+  const disclosedOn = toIsoDate(rceptNo.slice(0, 8));
+  if (disclosedOn === null) return null;
+  return reportFromRows(statementRows(envelope.list), { ...ctx, disclosedOn });
 }
 
 /** corp_cls of company.json / list.json: Y = KOSPI, K = KOSDAQ, N = KONEX, E = other. */

@@ -5,8 +5,9 @@
 
 import type { FinancialReport, Security } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
+import { ignoreProgress, type ProgressSink } from '../progress.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
-import { addDays, compactDate } from '../shared/parse.js';
+import { addDays, compactDate, lastDayOfMonth } from '../shared/parse.js';
 import {
   DART_STATUS,
   parseCorpCodeXml,
@@ -14,11 +15,15 @@ import {
   parseCompany,
   parseFinancialStatements,
   parsePeriodicFiling,
+  parseFilingPeriod,
+  filingDateIndex,
   exchangeOfCorpCls,
   placedFiler,
   SOURCE_NAME,
   type CorpCode,
   type DartEnvelope,
+  type FilingDateIndex,
+  type FilingPeriod,
   type PeriodicFiling,
 } from './parse.js';
 import { readFirstZipEntry } from './zip.js';
@@ -62,6 +67,26 @@ export function readCursor(raw: string | null): OpenDartCursor | null {
 
 export function writeCursor(cursor: OpenDartCursor): string {
   return JSON.stringify({ date: cursor.date, known: [...new Set(cursor.known)].sort() });
+}
+
+/**
+ * [from, to] cut into consecutive windows of at most three calendar months: each starts the day
+ * after the previous ends, and ends the day before the same day three months on (or at `to`).
+ */
+export function threeMonthWindows(from: string, to: string): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  let start = from;
+  while (start <= to) {
+    const [y, m, d] = start.split('-').map(Number) as [number, number, number];
+    // The same day three months on, or that month's last day when it has no such day (11-30 -> 02-28).
+    const month = new Date(Date.UTC(y, m - 1 + 3, 1)).toISOString().slice(0, 8);
+    const lastDay = lastDayOfMonth(Number(month.slice(0, 4)), Number(month.slice(5, 7)));
+    const sameDay = `${month}${String(d).padStart(2, '0')}`;
+    const end = addDays(sameDay < lastDay ? sameDay : lastDay, -1);
+    out.push({ from: start, to: end < to ? end : to });
+    start = addDays(end, 1);
+  }
+  return out;
 }
 
 export class OpenDartSource implements Source {
@@ -119,27 +144,61 @@ export class OpenDartSource implements Source {
     return env;
   }
 
-  /** Periodic reports (사업/반기/분기보고서) received between two dates, all pages. */
-  async periodicFilings(http: HttpClient, from: string, to: string): Promise<{ filings: PeriodicFiling[]; unreadable: number }> {
-    const out: PeriodicFiling[] = [];
-    let unreadable = 0;
+  /** list.json rows of periodic reports (pblntf_ty=A) received between two dates, all pages. */
+  private async periodicRows(http: HttpClient, from: string, to: string, params: Record<string, string> = {}): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
     for (let page = 1; ; page++) {
       const url = this.url('list.json', {
         bgn_de: compactDate(from),
         end_de: compactDate(to),
         pblntf_ty: 'A',
+        ...params,
         page_no: String(page),
         page_count: '100',
       });
       const env = await this.envelope(http, url);
-      for (const row of env.list) {
-        const filing = parsePeriodicFiling(row);
-        if (filing) out.push(filing);
-        else unreadable++;
-      }
+      out.push(...env.list);
       if (env.status === DART_STATUS.NO_DATA || page >= env.totalPage) break;
     }
+    return out;
+  }
+
+  /** Periodic reports (사업/반기/분기보고서) received between two dates, all pages. */
+  async periodicFilings(http: HttpClient, from: string, to: string): Promise<{ filings: PeriodicFiling[]; unreadable: number }> {
+    const out: PeriodicFiling[] = [];
+    let unreadable = 0;
+    for (const row of await this.periodicRows(http, from, to)) {
+      const filing = parsePeriodicFiling(row);
+      if (filing) out.push(filing);
+      else unreadable++;
+    }
     return { filings: out, unreadable };
+  }
+
+  /**
+   * When KOSPI and KOSDAQ companies' periodic reports became public, for the bulk files'
+   * knowledge dates (`OpenDartBulkReader`'s `knowledgeDates`): list.json (pblntf_ty=A) for
+   * corp_cls Y and K over [from, to], in windows of at most three months (list.json searches no
+   * more without a corp_code), every page. Any fiscal year end: the period is the month
+   * report_nm names. Start the range before the first period's filings, or a correction may be
+   * the earliest filing found.
+   */
+  async filingDates(http: HttpClient, from: string, to: string, progress: ProgressSink = ignoreProgress): Promise<FilingDateIndex> {
+    const periods: FilingPeriod[] = [];
+    const windows = threeMonthWindows(from, to);
+    const calls = windows.length * 2;
+    progress({ phase: 'listing', unit: 'windows', done: 0, total: calls, note: 'filing dates for the bulk files' });
+    let done = 0;
+    for (const w of windows) {
+      for (const corpCls of ['Y', 'K']) {
+        for (const row of await this.periodicRows(http, w.from, w.to, { corp_cls: corpCls })) {
+          const period = parseFilingPeriod(row);
+          if (period) periods.push(period);
+        }
+        progress({ done: ++done });
+      }
+    }
+    return filingDateIndex(periods);
   }
 
   /** Full statements for one filing: CFS, then OFS when CFS has no data (status 013 / empty list). */

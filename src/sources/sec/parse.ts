@@ -464,8 +464,15 @@ export function fiscalMonthOf(iso: string): number {
   return day <= 7 ? ((month + 10) % 12) + 1 : month;
 }
 
+/** What submissions say of a company's placement: its first exchange, SIC description and fiscal year end. */
+export interface SecPlacement {
+  exchange: string;
+  sector: string;
+  fiscalYearEndMonth: number | null;
+}
+
 /** submissions JSON: name, exchanges[], sicDescription, fiscalYearEnd ("0928"). */
-export function parseSubmissions(body: unknown): { exchange: string; sector: string; fiscalYearEndMonth: number | null } | null {
+export function parseSubmissions(body: unknown): SecPlacement | null {
   if (!isRecord(body)) return null;
   const exchanges = Array.isArray(body['exchanges']) ? body['exchanges'].filter((e): e is string => typeof e === 'string' && e !== '') : [];
   const fye = str(body, 'fiscalYearEnd');
@@ -479,6 +486,54 @@ export function parseSubmissions(body: unknown): { exchange: string; sector: str
 
 export function usSecurity(code: string, name: string, exchange: string, sector: string, fiscalYearEndMonth: number): Security {
   return { market: 'US', code, name, exchange, sector, currency: 'USD', fiscalYearEndMonth, source: SOURCE_NAME };
+}
+
+/**
+ * The companies of a ticker list: one entry per CIK, its first listed ticker (a CIK lists one
+ * per share class; the first is the primary), after limiting the list to `only` when given.
+ */
+export function companiesOf(universe: readonly TickerEntry[], only?: readonly string[]): Map<number, TickerEntry> {
+  const wanted = only ? new Set(only) : null;
+  const byCik = new Map<number, TickerEntry>();
+  for (const t of universe) if ((wanted === null || wanted.has(t.ticker)) && !byCik.has(t.cik)) byCik.set(t.cik, t);
+  return byCik;
+}
+
+/** Why a listed company gives no records: stable reasons, counted alike by the API adapter and the bulk reader. */
+export const SEC_SKIP = {
+  /** The companyfacts API answers 404 for a company without XBRL financials. */
+  noFacts: 'company without XBRL financials (companyfacts 404)',
+  /** The bulk archive holds a member for it whose `facts` is empty (the API answers 404 for such a company). */
+  emptyFacts: 'company without XBRL financials (empty companyfacts)',
+  /** 20-F/40-F filers report yearly, often in their own currency: not covered (docs/sources.md). */
+  foreignPrivateIssuer: 'foreign private issuer (20-F/40-F filings only): not covered',
+  unreadable: 'company whose companyfacts or submissions cannot be read',
+} as const;
+
+export type SecCompany =
+  | { kind: 'covered'; reports: FinancialReport[]; security: Security; skipped: Record<string, number> }
+  | { kind: 'skipped'; reason: string };
+
+/**
+ * One company's records from its companyfacts document and its submissions placement (null
+ * without submissions: the exchange, sector and year end then fall back to `US`, `Unclassified`
+ * and the facts' own year end). The one combination the API adapter and the bulk reader share.
+ */
+export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null): SecCompany {
+  const parsed = parseCompanyFacts(factsBody, entry.ticker);
+  if (parsed === null) return { kind: 'skipped', reason: SEC_SKIP.unreadable };
+  if (isRecord(factsBody) && isRecord(factsBody['facts']) && Object.keys(factsBody['facts']).length === 0) {
+    return { kind: 'skipped', reason: SEC_SKIP.emptyFacts };
+  }
+  if (parsed.foreignPrivateIssuer) return { kind: 'skipped', reason: SEC_SKIP.foreignPrivateIssuer };
+  const security = usSecurity(
+    entry.ticker,
+    entry.title || parsed.entityName,
+    placement?.exchange || 'US',
+    placement?.sector ?? 'Unclassified',
+    placement?.fiscalYearEndMonth ?? parsed.fiscalYearEndMonth ?? 12,
+  );
+  return { kind: 'covered', reports: parsed.reports, security, skipped: parsed.skipped };
 }
 
 /**

@@ -9,12 +9,14 @@ import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import {
   cik10,
-  parseCompanyFacts,
+  companiesOf,
   parseCompanyTickers,
   parseDailyFormIndex,
   parseSubmissions,
+  SEC_SKIP,
+  secCompany,
   SOURCE_NAME,
-  usSecurity,
+  type SecCompany,
   type TickerEntry,
 } from './parse.js';
 
@@ -83,42 +85,24 @@ export class SecSource implements Source {
     return ciks;
   }
 
-  async company(
-    http: HttpClient,
-    entry: TickerEntry,
-  ): Promise<{ reports: FinancialReport[]; security: Security; skipped: Record<string, number> } | 'foreign private issuer' | null> {
+  /** One company through the API: its companyfacts and submissions, combined by `secCompany`. */
+  async company(http: HttpClient, entry: TickerEntry): Promise<SecCompany> {
     const factsUrl = `${this.dataBase}/api/xbrl/companyfacts/CIK${cik10(entry.cik)}.json`;
     // Companies without XBRL financials (funds, new registrants) have no companyfacts: 404.
     const res = await http.request(factsUrl, { acceptStatus: [404] });
-    if (res.status === 404) return null;
-    const parsed = parseCompanyFacts(http.parseJson(new TextDecoder().decode(res.body), factsUrl), entry.ticker);
-    if (parsed === null) throw http.parseError('companyfacts without facts', factsUrl);
-    if (parsed.foreignPrivateIssuer) return 'foreign private issuer';
+    if (res.status === 404) return { kind: 'skipped', reason: SEC_SKIP.noFacts };
+    const facts = http.parseJson(new TextDecoder().decode(res.body), factsUrl);
     const subUrl = `${this.dataBase}/submissions/CIK${cik10(entry.cik)}.json`;
     // Without submissions the company is still placed (exchange, sector and year end from the facts).
     const subRes = await http.request(subUrl, { acceptStatus: [404] });
-    const sub = subRes.status === 404 ? null : parseSubmissions(http.parseJson(new TextDecoder().decode(subRes.body), subUrl));
-    const security = usSecurity(
-      entry.ticker,
-      entry.title || parsed.entityName,
-      sub?.exchange || 'US',
-      sub?.sector ?? 'Unclassified',
-      sub?.fiscalYearEndMonth ?? parsed.fiscalYearEndMonth ?? 12,
-    );
-    return { reports: parsed.reports, security, skipped: parsed.skipped };
+    const placement = subRes.status === 404 ? null : parseSubmissions(http.parseJson(new TextDecoder().decode(subRes.body), subUrl));
+    return secCompany(entry, facts, placement);
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = this.client(ctx);
     const to = ctx.range?.to ?? ctx.asOf;
-    let universe = await this.tickers(http);
-    if (this.config.tickers) {
-      const wanted = new Set(this.config.tickers);
-      universe = universe.filter((t) => wanted.has(t.ticker));
-    }
-    // One CIK can list several tickers (share classes); the first listed is the primary.
-    const byCik = new Map<number, TickerEntry>();
-    for (const t of universe) if (!byCik.has(t.cik)) byCik.set(t.cik, t);
+    const byCik = companiesOf(await this.tickers(http), this.config.tickers);
     const changed = ctx.cursor && !ctx.range ? await this.changedCiks(http, ctx.cursor, to) : null;
     const targets = [...byCik.values()].filter((t) => changed === null || changed.has(t.cik));
     const reports: FinancialReport[] = [];
@@ -128,26 +112,21 @@ export class SecSource implements Source {
       skipped[reason] = (skipped[reason] ?? 0) + n;
     };
     for (const entry of targets) {
-      let result: Awaited<ReturnType<SecSource['company']>>;
+      let result: SecCompany;
       try {
         result = await this.company(http, entry);
       } catch (err) {
         // One company's unreadable document is that company's problem, not the run's; an HTTP
         // failure (rate limit, outage) still fails the run so its cursor does not move.
         if (err instanceof SourceHttpError && err.kind === 'parse') {
-          skip('company whose companyfacts or submissions cannot be read');
+          skip(SEC_SKIP.unreadable);
           ctx.log.warn('sec: company skipped', { cik: entry.cik, error: err.message.slice(0, 120) });
           continue;
         }
         throw err;
       }
-      if (!result) {
-        skip('company without XBRL financials (companyfacts 404)');
-        continue;
-      }
-      if (result === 'foreign private issuer') {
-        // 20-F/40-F filers report yearly, often in their own currency: not covered (docs/sources.md).
-        skip('foreign private issuer (20-F/40-F filings only): not covered');
+      if (result.kind === 'skipped') {
+        skip(result.reason);
         continue;
       }
       for (const [reason, n] of Object.entries(result.skipped)) skip(reason, n);
