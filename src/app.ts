@@ -138,6 +138,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // After each swap the new dataset's history cache fills in the background, largest stocks
   // first (src/refresh/history.ts `warm`); the next swap, or close(), stops the previous fill.
   let warming = new AbortController();
+  // Each swap follows a large write (the first load, a refresh here or by another process):
+  // the write-ahead log is folded back and truncated before the histories' reads begin.
+  holder.onSwap(() => {
+    if (!store.checkpoint()) logger.info('write-ahead log not checkpointed: a reader was busy; the next swap retries');
+  });
   holder.onSwap((data) => {
     warming.abort();
     warming = new AbortController();

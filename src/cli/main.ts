@@ -14,6 +14,7 @@ import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
+import { doorsBanner, keyBanner, listenFailureHint } from './banner.js';
 import { formatSourceRuns } from './sources.js';
 
 const USAGE = `usage:
@@ -66,16 +67,21 @@ async function serve(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  let createdKey: string | null = null;
   try {
     app = await startApp(config, {
       sources,
       onDemoKey: (key) => {
-        process.stdout.write(`\nDemo API key (shown once; create more with: npm run cli -- keys create --plan free):\n${key}\n\n`);
+        createdKey = key;
+        process.stdout.write(keyBanner(key, sources.length === 0));
       },
     });
   } catch (err) {
     if (stopping) process.exit(0);
-    throw err;
+    const hint = listenFailureHint(err, config.HOST, config.PORT);
+    if (hint === null) throw err;
+    process.stderr.write(`${hint}\n`);
+    process.exit(1);
   }
   const started = app;
   if (stopping) {
@@ -86,7 +92,7 @@ async function serve(): Promise<void> {
     );
     return;
   }
-  process.stdout.write(`Listening on ${started.url}  (docs: ${started.url}/docs, MCP: POST ${started.url}/api/mcp)\n`);
+  process.stdout.write(doorsBanner({ url: started.url, host: config.HOST, demo: sources.length === 0, createdKey }));
   process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
   started.ready.then(
     () => process.stdout.write(`Ready: data served (GET ${started.url}/readyz)\n`),

@@ -51,7 +51,7 @@ export function createStdioBridge(options: BridgeOptions): Server {
         signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
       });
     } catch (err) {
-      throw new RpcError(ErrorCode.InternalError, `the service at ${options.baseUrl} did not answer: ${(err as Error).name}`);
+      throw new RpcError(ErrorCode.InternalError, `the service at ${options.baseUrl} did not answer: ${fetchFailure(err)}`);
     }
     const body = (await res.json().catch(() => null)) as { result?: Result; error?: { code: number; message: string; data?: unknown } } | null;
     if (body?.result) return body.result;
@@ -74,12 +74,77 @@ export function createStdioBridge(options: BridgeOptions): Server {
   return server;
 }
 
+/** Why a fetch threw, in words: the system error under undici's `TypeError: fetch failed`. */
+export function fetchFailure(err: unknown): string {
+  const error = err as Error & { cause?: { code?: unknown; message?: unknown } };
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'no answer in time';
+  const code = typeof error.cause?.code === 'string' ? error.cause.code : null;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (nothing listens there: is the service running? `npm start`)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ECONNRESET':
+      return 'connection reset';
+    default:
+      return code ?? (typeof error.cause?.message === 'string' ? error.cause.message : error.message);
+  }
+}
+
+/**
+ * Before the bridge takes its first message: the service is there and takes the key. A
+ * `ping` (free, needs a valid key) to POST /api/mcp; null when it answers, else what is wrong,
+ * in one line: a SERVICE_URL that is no URL, refused or unanswered connections, a server that
+ * is not this service (no JSON-RPC at /api/mcp), a refused key.
+ */
+export async function checkService(options: BridgeOptions): Promise<string | null> {
+  let endpoint: URL;
+  try {
+    endpoint = new URL('/api/mcp', options.baseUrl);
+  } catch {
+    return `SERVICE_URL ${JSON.stringify(options.baseUrl)} is not a URL (expected the service's address, e.g. http://127.0.0.1:8080)`;
+  }
+  if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
+    return `SERVICE_URL ${options.baseUrl} is not an http(s) URL (expected the service's address, e.g. http://127.0.0.1:8080)`;
+  }
+  let res: Response;
+  try {
+    res = await (options.fetch ?? fetch)(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
+  } catch (err) {
+    return `cannot reach the service at ${endpoint.origin}: ${fetchFailure(err)}`;
+  }
+  const body = (await res.json().catch(() => null)) as { jsonrpc?: unknown; result?: unknown; error?: { message?: unknown } } | null;
+  if (res.status === 401 || res.status === 403) {
+    const detail = typeof body?.error?.message === 'string' ? ` (${body.error.message})` : '';
+    return `the service at ${endpoint.origin} refused the key ${options.apiKey.slice(0, 16)}...${detail}: check SERVICE_API_KEY (\`npm run cli -- keys list\` shows the active keys' prefixes)`;
+  }
+  if (body?.jsonrpc !== '2.0') {
+    return `${endpoint.href} answered HTTP ${res.status} but is not the stock data service's MCP endpoint: check SERVICE_URL (the service's base address, e.g. http://127.0.0.1:8080)`;
+  }
+  if (res.status === 429) return null; // over the quota or the burst: the key is good, calls say when to retry
+  if (body.error !== undefined) return `the service at ${endpoint.origin} answered ping with an error: ${String(body.error.message)}`;
+  return null;
+}
+
 export async function runStdioBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const baseUrl = env.SERVICE_URL ?? 'http://127.0.0.1:8080';
   const apiKey = env.SERVICE_API_KEY;
   if (!apiKey) {
-    process.stderr.write('set SERVICE_API_KEY (and SERVICE_URL, default http://127.0.0.1:8080)\n');
+    process.stderr.write('stock-data-mcp: set SERVICE_API_KEY (and SERVICE_URL, default http://127.0.0.1:8080)\n');
     process.exit(2);
+  }
+  // An assistant shows the bridge's stderr in its log: one line saying what is wrong, and an
+  // exit, rather than a bridge that connects and fails at its first call.
+  const problem = await checkService({ baseUrl, apiKey });
+  if (problem !== null) {
+    process.stderr.write(`stock-data-mcp: ${problem}\n`);
+    process.exit(1);
   }
   await createStdioBridge({ baseUrl, apiKey }).connect(new StdioServerTransport());
 }

@@ -32,7 +32,7 @@ export function buildPrompts(tools: readonly ToolDefinition[]): McpPrompt[] {
       name: 'explain_stock',
       title: 'Look up and explain one stock',
       description: 'Find a stock by name or code and explain its figures: snapshot, V3 score and grade, and where its valuation sits in its own history.',
-      args: { stock: { description: 'Company name (Korean or English) or code: 삼성전자, Samsung Electronics, 005930, AAPL' } },
+      args: { stock: { description: 'Company name (Korean or English) or code; in the demo universe e.g. 성산전자, Seongsan Electronics, 390510, Fenix Airlines, FENI' } },
       tools: [...(canSearch ? [FIND] : []), 'get_stock_snapshot', 'get_stock_score', 'get_valuation_band'],
       text: ({ stock }) =>
         [
@@ -51,7 +51,7 @@ export function buildPrompts(tools: readonly ToolDefinition[]): McpPrompt[] {
       name: 'compare_stocks',
       title: 'Compare stocks',
       description: 'Put two or more stocks side by side: V3 score and grade, valuation and profitability, and their percentiles in their sectors.',
-      args: { codes: { description: 'Codes or names separated by commas: 005930, 000660, AAPL' } },
+      args: { codes: { description: 'Codes or names separated by commas; in the demo universe e.g. 390510, 화성식품, FENI' } },
       tools: [...(canSearch ? [FIND] : []), 'get_stock_score', 'get_stock_snapshot', 'get_sector_percentile'],
       text: ({ codes }) =>
         [

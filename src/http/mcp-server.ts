@@ -212,7 +212,7 @@ export function createMcpServer(deps: McpServerDeps): {
     const given: unknown = params.arguments ?? {};
     let args: Record<string, unknown>;
     try {
-      args = parseArgs(tool.input, tool.mcpDefaults && isPlainObject(given) ? { ...tool.mcpDefaults, ...given } : given) as Record<string, unknown>;
+      args = parseArgs(tool.input, given) as Record<string, unknown>;
     } catch (err) {
       return toolFailure(err, call);
     }
@@ -237,5 +237,3 @@ export function createMcpServer(deps: McpServerDeps): {
   const transport = new InProcessTransport();
   return { server, transport, callToolDirect };
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

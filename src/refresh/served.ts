@@ -57,13 +57,7 @@ export class SnapshotDataset implements ServedDataset {
       if (this.listedKeys().has(key)) {
         throw new ApiError('data_unavailable', `${market === 'KR' ? `the KR stock ${normalised}` : `the US stock ${normalised}`} is listed but not loaded yet (no price yet); try again after the next refresh`);
       }
-      throw new ApiError(
-        'not_found',
-        market === 'KR'
-          ? `no KR stock has the code ${normalised}`
-          : // Foreign private issuers file 20-F/40-F (annual, often not in USD): not covered, and the answer says so.
-            `no US stock has the ticker ${normalised} (covered: companies filing 10-K/10-Q with the SEC; 20-F/40-F filers are not)`,
-      );
+      throw new ApiError('not_found', notFoundDetail(market, normalised, this.source));
     }
     return view;
   }
@@ -137,6 +131,19 @@ export class SnapshotDataset implements ServedDataset {
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {
     return this.histories.band(view.security.id, type, from);
   }
+}
+
+/**
+ * Why a code finds no stock, in terms true for what is served: the demo's companies and codes
+ * are invented (a real company's code is not there by design); real data covers what its
+ * sources list (US: companies filing 10-K/10-Q with the SEC).
+ */
+export function notFoundDetail(market: Market, code: string, source: string): string {
+  const what = market === 'KR' ? `no KR stock has the code ${code}` : `no US stock has the ticker ${code}`;
+  if (source === 'demo') return `${what}: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)`;
+  return market === 'KR'
+    ? `${what} among the served stocks; find one by name with search_stocks (GET /stocks?q=)`
+    : `${what} among the served stocks (covered: companies filing 10-K/10-Q with the SEC); find one by name with search_stocks (GET /stocks?q=)`;
 }
 
 /**

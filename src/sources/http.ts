@@ -4,6 +4,7 @@
 // URLs that may hold keys (data.go.kr `serviceKey`, OpenDART `crtfc_key`, ECOS puts the key
 // in the path), so every message and log line goes through `redact`.
 
+import type { CallMeter } from './meter.js';
 import type { SourceContext, SourceLogger } from './source.js';
 
 export type HttpErrorKind = 'http' | 'timeout' | 'network' | 'parse' | 'upstream' | 'aborted';
@@ -108,6 +109,8 @@ export interface HttpClientOptions {
   /** Upper bound for any single wait, including a server's Retry-After. */
   maxBackoffMs?: number;
   limiter?: RateLimiter;
+  /** Counts every request (retries too) against the day's allowance; throws AllowanceSpent before one past it. */
+  meter?: CallMeter;
   /** Credentials to scrub from every message. */
   secrets?: readonly string[];
   headers?: Record<string, string>;
@@ -135,7 +138,7 @@ export function clientForRun(
   source: string,
   ctx: Pick<SourceContext, 'fetch' | 'signal' | 'log'>,
   tuning: HttpTuning,
-  options: Pick<HttpClientOptions, 'limiter' | 'secrets' | 'headers'> & { defaults?: HttpTuning } = {},
+  options: Pick<HttpClientOptions, 'limiter' | 'meter' | 'secrets' | 'headers'> & { defaults?: HttpTuning } = {},
 ): HttpClient {
   const { defaults, ...rest } = options;
   return new HttpClient({
@@ -167,8 +170,8 @@ export interface HttpResponse {
 const RETRYABLE = (status: number): boolean => status === 429 || (status >= 500 && status <= 599);
 
 export class HttpClient {
-  private readonly o: Required<Omit<HttpClientOptions, 'limiter' | 'signal' | 'log'>> &
-    Pick<HttpClientOptions, 'limiter' | 'signal' | 'log'>;
+  private readonly o: Required<Omit<HttpClientOptions, 'limiter' | 'meter' | 'signal' | 'log'>> &
+    Pick<HttpClientOptions, 'limiter' | 'meter' | 'signal' | 'log'>;
 
   constructor(options: HttpClientOptions) {
     this.o = {
@@ -192,6 +195,7 @@ export class HttpClient {
     for (;;) {
       if (this.o.signal?.aborted) throw new SourceHttpError(`${this.o.source}: aborted`, 'aborted', safeUrl);
       await this.o.limiter?.acquire(this.o.signal);
+      this.o.meter?.take();
       let retryDelay: number | null = null;
       let failure: SourceHttpError;
       try {
@@ -271,9 +275,13 @@ export class HttpClient {
     }
   }
 
-  /** Waits for this client's turn under its rate limiter, for a request made outside `request` (a streamed download). */
+  /**
+   * Waits for this client's turn under its rate limiter and counts the call against its meter,
+   * for a request made outside `request` (a streamed download).
+   */
   async pace(): Promise<void> {
     await this.o.limiter?.acquire(this.o.signal);
+    this.o.meter?.take();
   }
 
   async getText(url: string, opts: RequestOptions = {}): Promise<string> {

@@ -3,6 +3,7 @@
 // pipeline stores what it returns, in one transaction, and keeps its cursor.
 
 import type { Dataset } from '../domain/model.js';
+import type { MeterState } from './meter.js';
 import type { ProgressSink } from './progress.js';
 
 export interface SourceLogger {
@@ -29,6 +30,12 @@ export interface SourceContext {
   log: SourceLogger;
   /** Where the source reports how far it is (phase, done / total, calls of the day's allowance); optional. */
   progress?: ProgressSink;
+  /**
+   * The day's call count the last run of this source reported (`SourceResult.calls`), so the
+   * count against a daily allowance survives a restart; optional (the source's own meter counts
+   * within a process either way).
+   */
+  calls?: MeterState | null;
 }
 
 export interface SourceResult {
@@ -40,6 +47,8 @@ export interface SourceResult {
    * `preferred or derivative ticker`, ...): counted and reported, never a reason to fail the run.
    */
   skipped?: Record<string, number>;
+  /** Calls made in the current Seoul day, for the next run's `ctx.calls` (sources with a call meter). */
+  calls?: MeterState;
 }
 
 export interface Source {

@@ -30,8 +30,11 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
   // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
   // last transactions, never corrupt the file.
   database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
+  // A checkpoint that empties the log also cuts the file back to this size (SQLite otherwise
+  // keeps the file as large as the largest transaction made it, reusing it from the start).
+  database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // Kysely's statements and the row runner's share one cache (both in object mode); the bulk
   // reads have their own, since raw mode is a property of a statement.
   const statements = statementCache(database, 256);
@@ -44,6 +47,7 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
       rawRows: arrayRows,
       dataVersion: changeCounter(database),
       rowRunner: rowRunner(statements),
+      checkpoint: () => checkpoint(database),
       ...(file !== ':memory:' && (options.seriesReaders ?? 0) > 0 ? { seriesReaders: new SeriesReaders(file, options.seriesReaders ?? 0) } : {}),
     },
   );
@@ -61,6 +65,32 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     throw err;
   }
   return formsCurrent(store, options.log);
+}
+
+/** How long a statement waits for another connection's lock. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** What the write-ahead log may keep on disk after a checkpoint has emptied it. */
+export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `wal_checkpoint(TRUNCATE)`: copies the log's pages into the database and truncates the log
+ * to zero bytes. It waits for readers through the busy handler, shortened here so the serving
+ * thread (better-sqlite3 is synchronous) is held at most ~0.2 s by a long read; a checkpoint
+ * cut short by one returns false and leaves the log to the next call (or SQLite's own
+ * automatic checkpoints, which `journal_size_limit` then trims).
+ */
+function checkpoint(database: Database.Database): boolean {
+  if (database.memory || database.inTransaction) return true;
+  database.pragma('busy_timeout = 200');
+  try {
+    const [result] = database.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+    return result === undefined || result.busy === 0;
+  } catch {
+    return false;
+  } finally {
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
 
 /**

@@ -25,6 +25,12 @@ export interface Store {
   close(): Promise<void>;
   /** A trivial query, for readiness. */
   ping(): Promise<void>;
+  /**
+   * After a large write (the first load, a refresh): folds SQLite's write-ahead log back into
+   * the database and truncates it, so the log does not stay as large as the write was. Returns
+   * false when a reader kept it from finishing (the next call retries); PostgreSQL: nothing to do.
+   */
+  checkpoint(): boolean;
 }
 
 export interface SqliteExtras {
@@ -36,6 +42,8 @@ export interface SqliteExtras {
   rowRunner?: RowRunner;
   /** Threads that read one stock's bars for the histories (./series-readers.ts); closed with the store. */
   seriesReaders?: SeriesReaders;
+  /** See `Store.checkpoint`. */
+  checkpoint?: () => boolean;
 }
 
 /** The three parts over one Kysely instance (one pool, one SQLite connection). */
@@ -47,6 +55,8 @@ export class KyselyStore implements Store {
   /** SQLite's series reader threads, when the store was opened with them. */
   readonly seriesReaders: SeriesReaders | undefined;
 
+  private readonly checkpointLog: (() => boolean) | undefined;
+
   constructor(
     readonly db: Kysely<DB>,
     readonly engine: Engine,
@@ -54,6 +64,7 @@ export class KyselyStore implements Store {
     private readonly sqlite: SqliteExtras = {},
   ) {
     this.seriesReaders = sqlite.seriesReaders;
+    this.checkpointLog = sqlite.checkpoint;
     this.market = new KyselyMarketDataStore(db, engine, new QueryRunner(db, sqlite.rawRows), sqlite.rowRunner, sqlite.seriesReaders);
     // The access part's hot queries return row objects: it needs no array-row read.
     this.access = new KyselyAccessStore(db, new QueryRunner(db), sqlite.dataVersion);
@@ -79,6 +90,10 @@ export class KyselyStore implements Store {
 
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
+  }
+
+  checkpoint(): boolean {
+    return this.checkpointLog?.() ?? true;
   }
 }
 

@@ -6,7 +6,7 @@ import { meta, priceBar, stockIdentity } from './shapes.js';
 import { dateOfDay, type DayBars } from '../domain/series.js';
 import type { PriceBar } from '../domain/results.js';
 import { ColumnRows, type RowColumn } from './column-rows.js';
-import { columnsOf, formatParam, inFormat, truncationFields, type Columns, type SeriesFormat } from './series.js';
+import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields, type Columns, type SeriesFormat } from './series.js';
 import { defineTool } from './tool.js';
 
 export const BAR_COLUMNS = ['date', 'open', 'high', 'low', 'close', 'volume', 'tradedValue'] as const;
@@ -45,24 +45,27 @@ export function dayRowsInFormat(format: SeriesFormat, { series, start, end }: Da
   return rows('objects') as unknown as PriceBar[];
 }
 
+/** The MCP door's input; REST's takes `format` with its own default (object rows). */
+const input = z.strictObject({
+  code: codeParam,
+  interval: z.enum(['day', 'week', 'month']).default('day'),
+  from: dateParam('first').optional(),
+  to: dateParam('last').optional(),
+  limit: z.number().int().min(1).max(2600).default(260).describe('latest N bars within the window'),
+  format: mcpFormatParam,
+});
+
 export const getPriceHistory = defineTool({
   name: 'get_price_history',
   title: 'Price history',
   description:
     'OHLCV bars (open, high, low, close, volume, traded value) of one stock by day, ISO week or calendar month, each dated ' +
     'by its last trading day. from/to bound the window; limit keeps the latest N bars in it (default 260, about a year of days).',
-  input: z.strictObject({
-    code: codeParam,
-    interval: z.enum(['day', 'week', 'month']).default('day'),
-    from: dateParam('first').optional(),
-    to: dateParam('last').optional(),
-    limit: z.number().int().min(1).max(2600).default(260).describe('latest N bars within the window'),
-    format: formatParam,
-  }),
+  input,
+  restInput: input.extend({ format: formatParam }),
   output,
   path: '/stocks/{code}/prices',
   cacheable: true,
-  mcpDefaults: { format: 'columns' },
   series: { field: 'bars', key: 'date', endParam: 'to' },
   async handler(args, { data }) {
     if (args.from !== undefined && args.to !== undefined && args.from > args.to) {

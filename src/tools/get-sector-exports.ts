@@ -3,7 +3,7 @@ import { latestMonthOf, sectorExports } from '../domain/trade.js';
 import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
-import { columnsOf, formatParam, inFormat, truncationFields } from './series.js';
+import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields } from './series.js';
 import { defineTool } from './tool.js';
 
 const SECTOR_COLUMNS = ['month', 'exports', 'yoyPct'] as const;
@@ -28,22 +28,25 @@ const output = z.object({
   ...meta,
 });
 
+/** The MCP door's input; REST's takes `format` with its own default (object rows). */
+const input = z.strictObject({
+  from: monthParam('first').optional(),
+  to: monthParam('last').optional(),
+  top: z.number().int().min(1).max(50).default(10).describe('number of sectors'),
+  format: mcpFormatParam,
+});
+
 export const getSectorExports = defineTool({
   name: 'get_sector_exports',
   title: 'Korean exports by sector',
   description:
     'Monthly Korean exports of the top N sectors (e.g. semiconductors, automobiles, shipbuilding, secondary batteries), ranked ' +
     'by exports over the 24 months ending at the window end, with year-over-year percent change. Without from/to, the latest 60 months.',
-  input: z.strictObject({
-    from: monthParam('first').optional(),
-    to: monthParam('last').optional(),
-    top: z.number().int().min(1).max(50).default(10).describe('number of sectors'),
-    format: formatParam,
-  }),
+  input,
+  restInput: input.extend({ format: formatParam }),
   output,
   path: '/exports/sectors',
   cacheable: true,
-  mcpDefaults: { format: 'columns' },
   series: { field: 'series', within: 'sectors', key: 'month', endParam: 'to' },
   async handler(args, { data }) {
     const rows = data.sectorExports();

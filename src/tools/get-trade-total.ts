@@ -3,7 +3,7 @@ import { latestMonthOf, tradeTotals } from '../domain/trade.js';
 import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
-import { columnsOf, formatParam, inFormat, truncationFields } from './series.js';
+import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields } from './series.js';
 import { defineTool } from './tool.js';
 
 const tradeRow = z.object({
@@ -25,17 +25,20 @@ const output = z.object({
   ...meta,
 });
 
+/** The MCP door's input; REST's takes `format` with its own default (object rows). */
+const input = z.strictObject({ from: monthParam('first').optional(), to: monthParam('last').optional(), format: mcpFormatParam });
+
 export const getTradeTotal = defineTool({
   name: 'get_trade_total',
   title: 'Korean trade totals',
   description:
     'Monthly Korean exports, imports and trade balance in US dollars (customs statistics; data from 1990-01), with year-over-year ' +
     'change. Without from/to, the latest 60 months.',
-  input: z.strictObject({ from: monthParam('first').optional(), to: monthParam('last').optional(), format: formatParam }),
+  input,
+  restInput: input.extend({ format: formatParam }),
   output,
   path: '/exports/total',
   cacheable: true,
-  mcpDefaults: { format: 'columns' },
   series: { field: 'rows', key: 'month', endParam: 'to' },
   async handler(args, { data }) {
     const months = data.trade();

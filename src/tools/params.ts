@@ -22,7 +22,7 @@ export const codeParam = z
   .regex(/^(\d{6}|[A-Za-z][A-Za-z0-9]{0,5}([.-][A-Za-z0-9]{1,3})?)$/, {
     error: 'must be a 6-digit KR code or a US ticker',
   })
-  .describe('6-digit KR code or US ticker; case-insensitive, `.` and `-` equivalent (BRK.B = brk-b)');
+  .describe('6-digit KR code or US ticker; case-insensitive, `.` and `-` equivalent (CORI.B = cori-b)');
 
 export const monthParam = (what: string) =>
   z

@@ -14,7 +14,7 @@ const input = z.strictObject({
     .refine((q) => searchKey(q) !== '', { error: 'must contain a letter or digit' })
     .describe(
       `what to find, 1 to ${MAX_QUERY_LENGTH} characters: a Korean or English company name or part of it, a 6-digit KR code or a US ticker; ` +
-        'case, spaces, punctuation and full/half width are ignored; Korean initial consonants match too (ㅅㅅㅈㅈ = 삼성전자)',
+        'case, spaces, punctuation and full/half width are ignored; Korean initial consonants match too (ㅅㅅㅈㅈ finds 성산전자 in the demo universe)',
     ),
   market: z.enum(['KR', 'US']).optional().describe('KR or US; both when absent'),
   limit: z.number().int().min(1).max(50).default(10).describe('matches to return'),
@@ -51,7 +51,7 @@ export const searchStocks = defineTool({
   name: 'search_stocks',
   title: 'Find a stock',
   description:
-    'Finds KR and US stocks by Korean name, English name, code or ticker, with partial matches ("삼성", "samsung elec", "ㅅㅅㅈㅈ", "0059", "brk-b"), ' +
+    'Finds KR and US stocks by Korean name, English name, code or ticker, with partial matches (in the demo universe: "성산", "seongsan elec", "ㅅㅅㅈㅈ", "3905", "fenix air", "cori-b"), ' +
     'and answers each match with the code the other tools take, its market, names, exchange, sector, market-cap band and currency. ' +
     'Call it first when you know a company only by name.',
   input,

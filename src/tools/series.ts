@@ -5,10 +5,16 @@
 
 import { z } from 'zod';
 
-export const formatParam = z
-  .enum(['rows', 'columns'])
-  .default('rows')
-  .describe('rows: one object per row; columns: column names once and each row as an array in that order (compact; the MCP default)');
+const FORMAT_DESCRIPTION = 'rows: one object per row; columns: column names once and each row as an array in that order (compact)';
+
+/** REST's `format`: object rows unless asked. */
+export const formatParam = z.enum(['rows', 'columns']).default('rows').describe(FORMAT_DESCRIPTION);
+
+/**
+ * MCP's `format`: the compact form unless asked (a model reads it as well in half the
+ * characters). The tools' MCP input schema declares it, so tools/list says the default applied.
+ */
+export const mcpFormatParam = z.enum(['rows', 'columns']).default('columns').describe(FORMAT_DESCRIPTION);
 
 export type SeriesFormat = z.infer<typeof formatParam>;
 

@@ -31,18 +31,16 @@ export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends
   title: string;
   description: string;
   input: I;
-  /** REST's own input schema where the spec gives REST different limits (rankings). */
+  /**
+   * REST's own input schema where REST's limits or defaults differ: the spec's rankings limit,
+   * and long series' `format` (REST object rows, MCP the compact form). `input` is MCP's.
+   */
   restInput?: ObjectSchema;
   output: O;
   /** REST path under /api/public/v2; `{code}` is a path segment. */
   path: string;
   /** Market-data results are cacheable per dataset version; account results are not. */
   cacheable: boolean;
-  /**
-   * Arguments the MCP door applies under the caller's own (e.g. `{ format: 'columns' }`: a model
-   * gets long series in the compact form unless it asks otherwise). REST keeps the schema's defaults.
-   */
-  mcpDefaults?: Record<string, unknown>;
   /** The tool's long series, which an MCP answer over the size budget is cut to (src/tools/budget.ts). */
   series?: SeriesSpec;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;

@@ -69,6 +69,13 @@ describe('MCP /api/mcp', () => {
       }
       const rankings = tools.find((x) => x.name === 'get_rankings')!;
       assert.deepEqual((rankings.inputSchema.properties as Record<string, Json>).limit, { default: 10, type: 'integer', minimum: 1, maximum: 100, description: 'rows to return' });
+      // Long series: the schema declares the default MCP applies (the compact form); REST's is rows.
+      for (const name of ['get_price_history', 'get_trade_total', 'get_sector_exports']) {
+        const tool = tools.find((x) => x.name === name)!;
+        assert.equal(((tool.inputSchema.properties as Record<string, Json>).format as Json).default, 'columns', name);
+        const restFormat = jsonSchema(TOOLS.find((x) => x.name === name)!.restInput!, 'input') as { properties: Record<string, Json> };
+        assert.equal(restFormat.properties.format!.default, 'rows', name);
+      }
     });
 
     it('calls every tool; structuredContent validates against its outputSchema and equals the REST body', async () => {

@@ -125,13 +125,20 @@ describe('REST /api/public/v2', () => {
       assert.equal(krBody.targetPrice, Math.round(krBody.currentPrice * (1 + krBody.gapPct / 100)), 'KR target price to the won');
     });
 
-    it('unknown codes are 404 naming the market tried', async () => {
+    it('unknown codes are 404 naming the market tried and why, in terms true for the demo', async () => {
       const a = await get(`${base}/stocks/000001/score`, key);
       assert.equal(a.status, 404);
-      assert.deepEqual([(a.body as Json).code, (a.body as Json).detail], ['not_found', 'no KR stock has the code 000001']);
+      assert.deepEqual(
+        [(a.body as Json).code, (a.body as Json).detail],
+        ['not_found', 'no KR stock has the code 000001: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)'],
+      );
       const b = await get(`${base}/stocks/zzzz-q/snapshot`, key);
       assert.equal(b.status, 404);
-      assert.equal((b.body as Json).detail, 'no US stock has the ticker ZZZZ.Q (covered: companies filing 10-K/10-Q with the SEC; 20-F/40-F filers are not)');
+      assert.equal((b.body as Json).detail, 'no US stock has the ticker ZZZZ.Q: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)');
+      // A real company's ticker is not in the demo by design, and the answer does not blame its filings.
+      const apple = await get(`${base}/stocks/AAPL/score`, key);
+      assert.equal(apple.status, 404);
+      assert.doesNotMatch((apple.body as Json).detail as string, /20-F/);
       const c = await get(`${base}/stocks/${encodeURIComponent('<script>')}/score`, key);
       assert.equal(c.status, 400);
     });

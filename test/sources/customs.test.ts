@@ -5,6 +5,7 @@ import { parseCustomsXml, toSectorExports, toTradeMonths } from '../../src/sourc
 import { sectorOfHs } from '../../src/sources/customs/sectors.js';
 import { EXPORT_SECTORS } from '../../src/sources/shared/export-sectors.js';
 import { CustomsSource } from '../../src/sources/customs/source.js';
+import type { ProgressPatch } from '../../src/sources/progress.js';
 import { context, fixture, loopback } from './helpers.js';
 
 const TOTALS_Q1_2024 = [
@@ -71,6 +72,31 @@ describe('CustomsSource against recorded responses', () => {
       assert.deepEqual(months, ['202312', '202401', '202402', '202403']);
       assert.equal(result.data.sectorExports?.find((r) => r.sector === 'Semiconductors')?.exports, 10_504_429_762);
       assert.equal(result.cursor, '2024-03');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a first run plans its calls (totals from 1990 by year, 24 sector months) and reports them as progress; out of the allowance it keeps what came, paced', async () => {
+    const empty = '<response><header><resultCode>00</resultCode><resultMsg>정상서비스.</resultMsg></header><body><items></items><totalCount>0</totalCount></body></response>';
+    const server = await loopback((req) => ({ body: req.url.pathname.endsWith('/Newtrade/getNewtradeList') ? fixture('customs/newtrade_2024.xml') : empty }));
+    try {
+      const progress: ProgressPatch[] = [];
+      const clock = (): Date => new Date('2024-04-20T03:00:00Z');
+      await new CustomsSource({ serviceKey: KEY, baseUrl: server.base, requestsPerSecond: 0, clock }).ingest(context({ asOf: '2024-04-20', cursor: null, progress: (p) => void progress.push(p) }));
+      // 1990-01 .. 2024-03 = 34 x 12 + 3 = 411 months of totals = 35 yearly windows; + 24 sector months = 59 calls.
+      assert.equal(server.requests.length, 59);
+      assert.deepEqual([progress[0]?.phase, progress[0]?.unit, progress[0]?.total], ['calling', 'calls', 59]);
+      assert.deepEqual([progress.at(-1)?.phase, progress.at(-1)?.done], ['done', 59]);
+
+      progress.length = 0;
+      const small = new CustomsSource({ serviceKey: KEY, baseUrl: server.base, requestsPerSecond: 0, clock, dailyAllowance: 3 });
+      const result = await small.ingest(context({ asOf: '2024-04-20', cursor: null, progress: (p) => void progress.push(p) }));
+      // Three totals windows came (each answered with the 2024 fixture's three months), then the allowance ran out.
+      assert.equal(result.data.trade?.length, 9);
+      assert.equal(result.cursor, '');
+      assert.deepEqual(result.calls, { day: '2024-04-20', calls: 3 });
+      assert.deepEqual([progress.at(-1)?.phase, progress.at(-1)?.done, progress.at(-1)?.nextTryAt?.toISOString()], ['paced', 3, '2024-04-20T15:00:00.000Z']);
     } finally {
       await server.close();
     }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { SourceHttpError } from '../../src/sources/http.js';
 import { parseStatisticSearch } from '../../src/sources/ecos/parse.js';
 import { EcosSource } from '../../src/sources/ecos/source.js';
+import type { ProgressPatch } from '../../src/sources/progress.js';
 import { context, fixture, fixtureJson, loopback } from './helpers.js';
 
 const RATES = [
@@ -34,12 +35,31 @@ describe('EcosSource against recorded responses', () => {
     }
   });
 
+  it('a first run reads the series from 1990, page by page, with progress in pages', async () => {
+    // CONSTRUCTED: the documented StatisticSearch envelope; list_total_count 2,500 rows -> 3 pages of 1,000.
+    const server = await loopback((req) => {
+      const start = Number(req.url.pathname.split('/')[6]);
+      const rows = start > 2_500 ? [] : [{ STAT_CODE: '731Y001', ITEM_CODE1: '0000001', UNIT_NAME: '원', TIME: start === 1 ? '19900102' : start === 1001 ? '19990104' : '20241121', DATA_VALUE: '1,398' }];
+      return { body: JSON.stringify({ StatisticSearch: { list_total_count: 2_500, row: rows } }) };
+    });
+    try {
+      const progress: ProgressPatch[] = [];
+      const result = await new EcosSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 }).ingest(context({ asOf: '2024-11-22', cursor: null, progress: (p) => void progress.push(p) }));
+      assert.deepEqual(server.requests.map((r) => r.url.pathname.split('/').slice(6, 8).join('-') + ' ' + r.url.pathname.split('/')[10]), ['1-1000 19900101', '1001-2000 19900101', '2001-3000 19900101']);
+      assert.equal(result.cursor, '2024-11-21');
+      assert.deepEqual(progress.map((p) => [p.phase, p.done, p.total]), [['calling', 0, 3], [undefined, 1, undefined], [undefined, 2, undefined], [undefined, 3, undefined], ['done', 3, 3]]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('INFO-200 (no data yet) keeps the cursor; other codes fail without the key', async () => {
     let body = fixture('ecos/info_200.json');
     const server = await loopback(() => ({ body }));
     try {
       const source = new EcosSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
-      assert.deepEqual(await source.ingest(context({ asOf: '2024-11-25', cursor: '2024-11-21' })), { data: { fx: [] }, cursor: '2024-11-21' });
+      const nothing = await source.ingest(context({ asOf: '2024-11-25', cursor: '2024-11-21' }));
+      assert.deepEqual([nothing.data, nothing.cursor, nothing.calls?.calls], [{ fx: [] }, '2024-11-21', 1]);
       body = fixture('ecos/info_100.json');
       await assert.rejects(source.ingest(context({ asOf: '2024-11-25', cursor: '2024-11-21' })), (err: unknown) => {
         assert.ok(err instanceof SourceHttpError);

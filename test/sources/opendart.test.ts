@@ -331,7 +331,7 @@ describe('OpenDartSource against recorded responses', () => {
     }
   });
 
-  it('stops on status 020 from company.json', async () => {
+  it('status 020 from company.json stops the company records with what it has, not the run', async () => {
     const server = await loopback((req) => {
       if (req.url.pathname === '/api/corpCode.xml') return { body: zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml')) };
       if (req.url.pathname === '/api/list.json') return { body: fixture('opendart/fnltt_status_013.json') };
@@ -339,7 +339,11 @@ describe('OpenDartSource against recorded responses', () => {
     });
     try {
       const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0 });
-      await assert.rejects(source.ingest(context()), (err: unknown) => err instanceof SourceHttpError && /status 020/.test(err.message));
+      const result = await source.ingest(context({ asOf: '2024-11-21' }));
+      // The first company.json answered 020: no company known, none asked after it.
+      assert.deepEqual([result.data.securities, result.cursor], [[], '{"date":"2024-11-21","known":[]}']);
+      assert.equal(server.requests.filter((r) => r.url.pathname === '/api/company.json').length, 1);
+      assert.equal(source.meter.remaining(), 0);
     } finally {
       await server.close();
     }

@@ -105,7 +105,8 @@ describe('PolygonSource against recorded responses', () => {
       assert.deepEqual(result.data.bars?.map((b) => [b.code, b.close, b.shares]), [['BRK.B', 505.48, 1_300_000_000], ['AAPL', 341.07, 14_700_000_000]]);
       assert.ok(!result.data.bars?.some((b) => b.code === 'PEBPF'));
       assert.deepEqual(result.skipped, { [SKIPPED.notCommon]: 7, [SKIPPED.noShares]: 5 }); // + CRVL: no SEC shares here
-      assert.equal(result.cursor, '2026-09-25');
+      // A bare-date cursor (written before the history walk) reads as history complete.
+      assert.equal(result.cursor, '{"date":"2026-09-25","back":null,"complete":true}');
     } finally {
       await server.close();
     }
@@ -163,7 +164,7 @@ describe('PolygonSource against recorded responses', () => {
           volume: 18_133_485, tradedValue: 18_133_485 * 415.1002, shares: 7_433_166_379, marketCap: 415.49 * 7_433_166_379, source: 'polygon',
         },
       ]);
-      assert.equal(result.cursor, '2024-11-20');
+      assert.equal(result.cursor, '{"date":"2024-11-20","back":null,"complete":true}');
       for (const line of ctx.log.lines) assert.ok(!line.includes(KEY));
       // SPY (an ETF) and BRK.B have no SEC shares in this frame.
       assert.deepEqual(result.skipped, { [SKIPPED.noShares]: 2 });

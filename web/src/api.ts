@@ -2,6 +2,8 @@
 // token, problem+json errors turned into ApiProblem, and one in-memory copy per URL for the
 // life of the page (the data changes hourly at most; switching tabs should not refetch).
 
+import { isLoopbackHost } from '../../src/http/loopback.js';
+
 const KEY_STORAGE = 'krus-dashboard.apiKey';
 const BASE = '/api/public/v2';
 
@@ -24,6 +26,19 @@ export function storeKey(key: string | null): void {
   if (key === null) localStorage.removeItem(KEY_STORAGE);
   else localStorage.setItem(KEY_STORAGE, key.trim());
   responses.clear();
+}
+
+/**
+ * The sign-in link `serve` prints for the demo on a loopback address (`/#key=sk_...`): the key
+ * comes in the fragment, which the browser never sends to a server. It is kept like a key typed
+ * in, and the fragment is replaced at once so the key leaves the address bar and the history.
+ * Only on a loopback host: a link to another host cannot sign a visitor in with someone's key.
+ */
+export function adoptKeyFromFragment(): void {
+  const m = /^#key=([^&]+)$/.exec(location.hash);
+  if (m === null) return;
+  if (isLoopbackHost(location.hostname)) storeKey(decodeURIComponent(m[1] ?? ''));
+  history.replaceState(null, '', `${location.pathname}${location.search}#/rankings`);
 }
 
 type Query = Record<string, string | number | undefined>;

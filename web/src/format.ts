@@ -1,6 +1,6 @@
-// Numbers as people read them: won in 억 (1e8) and 조 (1e12), dollars in M and B, prices in
-// the stock's currency, percentages with a sign. Korean units are used in both languages
-// because they are the units the source figures (ttmNiEok) are published in.
+// Numbers as people read them: in Korean, won in 억 (1e8) and 조 (1e12); in English, won in
+// the units English readers use (KRW 6.64 tn, KRW 728.9 bn, KRW 12.3 m); dollars in M, B
+// and T; prices in the stock's currency; percentages with a sign.
 
 import { currentLang } from './i18n.js';
 import type { Currency } from './types.js';
@@ -22,9 +22,15 @@ export function money(value: number | null | undefined, currency: Currency): str
   if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
   const abs = Math.abs(value);
   if (currency === 'KRW') {
+    if (currentLang() === 'en') {
+      if (abs >= 1e12) return `KRW ${grouped(value / 1e12, 2)} tn`;
+      if (abs >= 1e9) return `KRW ${grouped(value / 1e9, 1)} bn`;
+      if (abs >= 1e6) return `KRW ${grouped(value / 1e6, 1)} m`;
+      return `KRW ${grouped(Math.round(value), 0)}`;
+    }
     if (abs >= 1e12) return `${grouped(value / 1e12, digitsFor(value / 1e12))}조`;
     if (abs >= 1e8) return `${grouped(Math.round(value / 1e8), 0)}억`;
-    return `${grouped(Math.round(value), 0)}${currentLang() === 'ko' ? '원' : ' won'}`;
+    return `${grouped(Math.round(value), 0)}원`;
   }
   const sign = value < 0 ? '-' : '';
   if (abs >= 1e12) return `${sign}$${grouped(abs / 1e12, 2)}T`;
@@ -38,10 +44,10 @@ export function eok(value: number | null | undefined): string {
   return value === null || value === undefined ? DASH : money(value * 1e8, 'KRW');
 }
 
-/** A share price: 33,542원 or $182.80. */
+/** A share price: 33,542원 (KRW 33,542 in English) or $182.80. */
 export function price(value: number | null | undefined, currency: Currency): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
-  if (currency === 'KRW') return `${grouped(value, 0)}${currentLang() === 'ko' ? '원' : ' won'}`;
+  if (currency === 'KRW') return currentLang() === 'ko' ? `${grouped(value, 0)}원` : `KRW ${grouped(value, 0)}`;
   return `${value < 0 ? '-' : ''}$${grouped(Math.abs(value), 2)}`;
 }
 
@@ -85,4 +91,14 @@ export function inUnit(value: number | null, unit: string): string {
 export function timestamp(iso: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
   return m ? `${m[1]} ${m[2]} (${m[3] === 'Z' ? 'UTC' : m[3]})` : iso;
+}
+
+/**
+ * A stock's name in the page's language: in Korean the listed name; in English the English
+ * name where there is one. `other` is the name not shown (for a tooltip or a second line).
+ */
+export function stockName(stock: { name: string; nameEn?: string | null }): { shown: string; other: string | null } {
+  const en = stock.nameEn ?? null;
+  if (currentLang() === 'en' && en !== null && en !== stock.name) return { shown: en, other: stock.name };
+  return { shown: stock.name, other: en !== null && en !== stock.name ? en : null };
 }

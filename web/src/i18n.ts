@@ -38,6 +38,10 @@ const LABELS = {
   forgetKey: ['키 삭제', 'Forget key'],
   keyNeeded: ['API 키를 입력하세요. 키는 이 브라우저(localStorage)에만 저장됩니다.', 'Enter your API key. It is kept in this browser only (localStorage).'],
   keyOk: ['키 확인됨', 'Key valid'],
+  fontNote: [
+    '이 시스템에 한글 글꼴이 없어 한글 종목명이 네모로 보입니다. Noto Sans KR을 설치하세요 (Debian/Ubuntu: apt install fonts-noto-cjk).',
+    'No Korean font on this system: Korean names show as boxes. Install Noto Sans KR (Debian/Ubuntu: apt install fonts-noto-cjk; macOS and Windows have one).',
+  ],
   plan: ['요금제', 'plan'],
   callsToday: ['오늘 호출', 'calls today'],
   loading: ['불러오는 중…', 'Loading…'],
@@ -55,7 +59,7 @@ const LABELS = {
   disclaimer: ['고지', 'Disclaimer'],
   bandThresholds: [
     '구간 — 한국: 메가 20조 이상, 초대형 5–20조, 대형 1–5조, 중형 3천억–1조, 소형 3천억 미만; 미국: 메가 $200B 이상, 초대형 $50–200B, 대형 $10–50B, 중형 $3–10B, 소형 $3B 미만.',
-    'Bands — KR: mega ≥ 20조, x-large 5–20조, large 1–5조, mid 3천억–1조, small < 3천억; US: mega ≥ $200B, x-large $50–200B, large $10–50B, mid $3–10B, small < $3B.',
+    'Bands — KR: mega ≥ KRW 20 tn, x-large KRW 5–20 tn, large KRW 1–5 tn, mid KRW 300 bn–1 tn, small < KRW 300 bn; US: mega ≥ $200B, x-large $50–200B, large $10–50B, mid $3–10B, small < $3B.',
   ],
   noBands: ['구간을 하나 이상 고르세요.', 'Choose at least one band.'],
   rank: ['#', '#'],

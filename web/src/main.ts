@@ -2,7 +2,8 @@
 // pages. Each page renders from the public REST API only.
 
 import './style.css';
-import { ApiProblem, api, storeKey, storedKey } from './api.js';
+import { ApiProblem, adoptKeyFromFragment, api, storeKey, storedKey } from './api.js';
+import { koreanFontNote } from './fonts.js';
 import { h, note } from './dom.js';
 import { currentLang, setLang, t } from './i18n.js';
 import type { PageContext } from './page.js';
@@ -75,6 +76,7 @@ function renderHeader(active: Page): void {
   );
   const navLink = (page: Page, label: string, hash: string) =>
     h('a', { href: hash, class: page === active ? 'active' : null, 'aria-current': page === active ? 'page' : null, 'data-nav': page }, label);
+  const fontNote = koreanFontNote();
   header.replaceChildren(
     h('a', { class: 'brand', href: '#/rankings' }, t('appTitle')),
     h('nav', {}, navLink('rankings', t('navRankings'), '#/rankings'), navLink('stock', t('navStock'), '#/stock'), navLink('exports', t('navExports'), '#/exports')),
@@ -93,6 +95,7 @@ function renderHeader(active: Page): void {
       t('langToggle'),
     ),
   );
+  if (fontNote !== null) header.append(h('p', { class: 'font-note', id: 'font-note', role: 'note' }, t(fontNote)));
   if (key !== null) {
     api<Health>('/health')
       .then((health) => {
@@ -138,4 +141,5 @@ function route(): void {
 }
 
 window.addEventListener('hashchange', route);
+adoptKeyFromFragment();
 route();

@@ -18,6 +18,8 @@ interface StockIdentity {
   code: string;
   market: Market;
   name: string;
+  /** English name where known (KR); US names are English. */
+  nameEn?: string | null;
   currency: Currency;
 }
 

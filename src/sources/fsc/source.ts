@@ -1,77 +1,170 @@
-// FSC stock price adapter: all KOSPI/KOSDAQ stocks for every trading day after the cursor,
-// fetched as one date range and paged (numOfRows/pageNo/totalCount).
+// FSC stock price adapter: every KOSPI/KOSDAQ stock of a date in one call (numOfRows above the
+// ~2,900 rows a day has; more pages only if a day ever holds more), walking dates: the new
+// sessions after the cursor first, then back through the history window (ten years by
+// default) a bounded number of dates a run, newest first, so the latest prices and listed
+// shares are served after the first call (shared/date-walk.ts). Calls are counted against the
+// key's daily allowance (data.go.kr development keys: 10,000 a day per service); out of it the
+// run stops with the dates it has, phase `paced`.
 
 import type { DailyBar, Security } from '../../domain/model.js';
-import { clientForRun, type HttpTuning, RateLimiter } from '../http.js';
+import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
+import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
-import { addDays, compactDate } from '../shared/parse.js';
+import { planWalk, readWalkCursor, walkDates, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
+import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { parseFscItem, parseFscPage, SOURCE_NAME } from './parse.js';
 
 export interface FscConfig extends HttpTuning {
   serviceKey: string;
   baseUrl?: string;
-  /** data.go.kr development keys allow 10,000 calls a day; pace politely. */
+  /** No per-second limit is documented; five a second is polite. */
   requestsPerSecond?: number;
+  /** Rows asked per call: above a day's ~2,900, so a date is one call. */
   pageSize?: number;
-  firstRunDays?: number;
+  /** Calendar days of history walked back from the newest session (default 3,653: ten years). */
+  historyDays?: number;
+  /** Dates a run at most (default 250, about a year: ~725,000 bars in one write). */
+  maxDaysPerRun?: number;
+  /**
+   * Weekdays in a row without rows, walking back after rows were seen, that mark the start of
+   * the provider's history (the longest KRX closure, Chuseok with substitute days, is 5).
+   */
+  emptyDaysToStop?: number;
+  /** Calls a Seoul day (the development key's documented 10,000; more for an operation key). */
+  dailyAllowance?: number;
+  /** The meter's clock (tests). */
+  clock?: () => Date;
 }
+
+/** The data.go.kr gateway's code for a key past its day's traffic (LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR). */
+const GATEWAY_QUOTA = /gateway error 22\b/;
 
 export class FscSource implements Source {
   readonly name = SOURCE_NAME;
   private readonly baseUrl: string;
   private readonly limiter: RateLimiter;
+  readonly meter: CallMeter;
 
   constructor(private readonly config: FscConfig) {
     this.baseUrl = (config.baseUrl ?? 'https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService').replace(/\/+$/, '');
     this.limiter = RateLimiter.perSecond(config.requestsPerSecond ?? 5);
+    this.meter = new CallMeter(SOURCE_NAME, config.dailyAllowance ?? 10_000, config.clock);
   }
 
+  /** DATA_GO_KR_API_KEY; FSC_DAILY_ALLOWANCE (an operation key's traffic), FSC_HISTORY_DAYS optional. */
   static fromEnv(env: Record<string, string | undefined>): FscSource | null {
     const serviceKey = env['DATA_GO_KR_API_KEY']?.trim();
     if (!serviceKey) return null;
-    return new FscSource({ serviceKey, baseUrl: env['FSC_BASE_URL'] || undefined });
+    const positive = (name: string): number | undefined => {
+      const n = Number(env[name]);
+      return Number.isInteger(n) && n > 0 ? n : undefined;
+    };
+    const dailyAllowance = positive('FSC_DAILY_ALLOWANCE');
+    const historyDays = positive('FSC_HISTORY_DAYS');
+    return new FscSource({
+      serviceKey,
+      baseUrl: env['FSC_BASE_URL'] || undefined,
+      ...(dailyAllowance ? { dailyAllowance } : {}),
+      ...(historyDays ? { historyDays } : {}),
+    });
+  }
+
+  /** Every row of one date: the number of rows, pushed into `into`. */
+  private async date(http: HttpClient, date: string, into: (bar: DailyBar, security: Security) => void): Promise<number> {
+    const pageSize = this.config.pageSize ?? 3_000;
+    let rows = 0;
+    for (let page = 1; ; page++) {
+      // One date: beginBasDt inclusive, endBasDt exclusive ("기준일자가 검색값보다 작은").
+      const url =
+        `${this.baseUrl}/getStockPriceInfo?serviceKey=${encodeServiceKey(this.config.serviceKey)}` +
+        `&resultType=json&numOfRows=${pageSize}&pageNo=${page}` +
+        `&beginBasDt=${compactDate(date)}&endBasDt=${compactDate(addDays(date, 1))}`;
+      const text = await http.getText(url);
+      const gw = gatewayError(text);
+      if (gw && GATEWAY_QUOTA.test(gw)) {
+        this.meter.spend();
+        throw new AllowanceSpent(this.name, this.meter.callsToday, this.meter.dailyAllowance ?? 0, this.meter.nextTryAt());
+      }
+      if (gw) throw http.upstreamError(gw, url);
+      const parsed = parseFscPage(http.parseJson(text, url));
+      if (parsed === null) throw http.parseError('no response envelope', url);
+      if (parsed.resultCode !== '00') throw http.upstreamError(`resultCode ${parsed.resultCode} ${parsed.resultMsg}`, url);
+      for (const item of parsed.items) {
+        const row = parseFscItem(item);
+        if (row) into(row.bar, row.security);
+      }
+      rows += parsed.items.length;
+      if (parsed.items.length === 0 || page * pageSize >= parsed.totalCount) return rows;
+    }
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
-    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)], defaults: { timeoutMs: 60_000 } });
-    const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(ctx.asOf, -(this.config.firstRunDays ?? 7)));
-    // FSC publishes a day on the next business day, and only closed sessions (15:30 Seoul) are asked for.
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, meter: this.meter, secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)], defaults: { timeoutMs: 60_000 } });
+    this.meter.restore(ctx.calls);
+    // FSC publishes a day on the next business day after 13:00; only closed sessions (15:30 Seoul) are asked for.
     const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
     const bars: DailyBar[] = [];
     const securities = new Map<string, { date: string; security: Security }>();
-    let latest = ctx.cursor;
-    if (from <= to) {
-      const pageSize = this.config.pageSize ?? 1000;
-      for (let page = 1; ; page++) {
-        // endBasDt is exclusive ("기준일자가 검색값보다 작은"), hence the day after `to`.
-        const url =
-          `${this.baseUrl}/getStockPriceInfo?serviceKey=${encodeServiceKey(this.config.serviceKey)}` +
-          `&resultType=json&numOfRows=${pageSize}&pageNo=${page}` +
-          `&beginBasDt=${compactDate(from)}&endBasDt=${compactDate(addDays(to, 1))}`;
-        const text = await http.getText(url);
-        const gw = gatewayError(text);
-        if (gw) throw http.upstreamError(gw, url);
-        const parsed = parseFscPage(http.parseJson(text, url));
-        if (parsed === null) throw http.parseError('no response envelope', url);
-        if (parsed.resultCode !== '00') throw http.upstreamError(`resultCode ${parsed.resultCode} ${parsed.resultMsg}`, url);
-        for (const item of parsed.items) {
-          const row = parseFscItem(item);
-          if (!row) continue;
-          bars.push(row.bar);
-          const prev = securities.get(row.security.code);
-          // Keep the name/market of the latest day (renames and KOSDAQ->KOSPI moves).
-          if (!prev || prev.date <= row.bar.date) securities.set(row.security.code, { date: row.bar.date, security: row.security });
-          if (latest === null || row.bar.date > latest) latest = row.bar.date;
-        }
-        if (parsed.items.length === 0 || page * pageSize >= parsed.totalCount) break;
-      }
-    }
-    ctx.log.info('fsc: ingested', { bars: bars.length, from, to });
-    return {
-      data: { bars, securities: [...securities.values()].map((s) => s.security) },
-      cursor: latest ?? ctx.cursor ?? addDays(from, -1),
+    const take = (bar: DailyBar, security: Security): void => {
+      bars.push(bar);
+      const prev = securities.get(security.code);
+      // Keep the name/market of the latest day (renames and KOSDAQ->KOSPI moves).
+      if (!prev || prev.date <= bar.date) securities.set(security.code, { date: bar.date, security });
     };
+    const result = (cursor: string): SourceResult => ({
+      data: { bars, securities: [...securities.values()].map((s) => s.security) },
+      cursor,
+      calls: this.meter.state(),
+    });
+    const perCallMs = this.limiter.minIntervalMs;
+
+    if (ctx.range) {
+      // A backfill: every date of the range, newest first; the incremental cursor is not moved.
+      const dates = weekdaysBetween(ctx.range.from, to).reverse();
+      const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: dates.length, callsPerUnit: 1, perCallMs });
+      plan.start('backfill by date');
+      try {
+        for (const d of dates) {
+          await this.date(http, d, take);
+          plan.step();
+        }
+        plan.finish();
+      } catch (err) {
+        if (!(err instanceof AllowanceSpent)) throw err;
+        plan.paced();
+      }
+      ctx.log.info('fsc: backfill', { bars: bars.length, days: plan.unitsDone, from: ctx.range.from, to });
+      return result(ctx.cursor ?? writeWalkCursor({ latest: null, back: null, complete: false }));
+    }
+
+    let cursor = readWalkCursor(ctx.cursor);
+    if (cursor === null) {
+      ctx.log.warn('fsc: unreadable cursor, starting afresh');
+      cursor = { latest: null, back: null, complete: false };
+    }
+    const historyFrom = addDays(ctx.asOf, -(this.config.historyDays ?? 3_653));
+    const walk = planWalk(cursor, { to, historyFrom, maxDays: this.config.maxDaysPerRun ?? 250 });
+    const next: WalkCursor = { ...cursor };
+    const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: walk.total, callsPerUnit: 1, perCallMs, doneBefore: walk.doneBefore });
+    plan.start(cursor.complete ? undefined : `prices and listed shares by date, back to ${historyFrom}`);
+    try {
+      const ended = await walkDates(walk, next, {
+        historyFrom,
+        emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
+        rows: (d) => this.date(http, d, take),
+        step: () => plan.step(),
+      });
+      if (ended) ctx.log.info(`fsc: ${ended}`);
+      if (next.complete) plan.finish();
+      else plan.rest(`the history walk continues next run from ${next.back ?? to}`);
+    } catch (err) {
+      if (!(err instanceof AllowanceSpent)) throw err;
+      plan.paced();
+      ctx.log.warn('fsc: the day\'s allowance is used; the walk resumes after the renewal', { callsToday: err.callsToday, nextTryAt: err.nextTryAt.toISOString() });
+    }
+    ctx.log.info('fsc: ingested', { bars: bars.length, latest: next.latest, back: next.back, complete: next.complete });
+    return result(writeWalkCursor(next));
   }
 }

@@ -1,47 +1,113 @@
 // KRX investor-flow adapter: for each trading day after the cursor, net buying by foreigners
-// (9000) and institutions (7050, 기관합계) on KOSPI (STK) and KOSDAQ (KSQ): four POSTs a day.
+// (9000) and institutions (7050, 기관합계) on KOSPI (STK) and KOSDAQ (KSQ): four POSTs a day,
+// through a signed-in member session (session.ts). The score's supply input needs the last 20
+// trading days, so a first run reads six weeks. Optionally (KRX_PRICES=1) also prices and listed
+// shares of the whole market by date (MDCSTAT01501, one call a date), walked like FSC's: new
+// sessions first, then back through the history window a bounded number of dates a run.
 
-import type { InvestorFlow } from '../../domain/model.js';
+import type { DailyBar, InvestorFlow, Security } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
+import { CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
+import { planWalk, readWalkCursor, walkDates, type WalkCursor } from '../shared/date-walk.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
-import { INVESTOR, mergeFlows, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
+import { INVESTOR, mergeFlows, parseMarketDay, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
+import { KrxSession, type KrxCredentials } from './session.js';
 
 export interface KrxConfig extends HttpTuning {
   baseUrl?: string;
-  /** A logged-in data.krx.co.kr session cookie; the marketplace answers `LOGOUT` without one. */
+  /** Member credentials (KRX_ID / KRX_PASSWORD): the adapter signs in and renews the session itself. */
+  credentials?: KrxCredentials;
+  /** A signed-in data.krx.co.kr session cookie pasted by hand (KRX_COOKIE): the fallback without credentials. */
   cookie?: string;
   userAgent?: string;
   /** KRX publishes no limit; one request a second is polite. */
   requestsPerSecond?: number;
   /** Days fetched per run at most, so a long gap is caught up over several runs. */
   maxDaysPerRun?: number;
+  /** Calendar days a first run reads: six weeks hold the 20 trading days the supply input needs. */
   firstRunDays?: number;
+  /** The meter's clock (tests). */
+  clock?: () => Date;
+  /** Also prices and listed shares of the whole market by date (MDCSTAT01501). */
+  prices?: boolean;
+  /** Calendar days of price history walked back (default 3,653, ten years). */
+  historyDays?: number;
+  /** Price dates a run at most (default 120: two minutes at one a second). */
+  maxPriceDaysPerRun?: number;
+}
+
+/**
+ * The cursor: the flows' last completed date, alone (bare, as before prices) or with the price
+ * walk's ends: `{"flows":"YYYY-MM-DD","prices":{"date","back","complete"}}`.
+ */
+export interface KrxCursor {
+  flows: string | null;
+  prices: WalkCursor;
+}
+
+export function readKrxCursor(raw: string | null): KrxCursor | null {
+  const fresh: WalkCursor = { latest: null, back: null, complete: false };
+  if (raw === null || raw === '') return { flows: null, prices: fresh };
+  if (!raw.trimStart().startsWith('{')) return { flows: raw.trim(), prices: fresh };
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
+  const { flows, prices } = body as { flows?: unknown; prices?: unknown };
+  return { flows: typeof flows === 'string' ? flows : null, prices: (prices ? readWalkCursor(JSON.stringify(prices)) : null) ?? fresh };
 }
 
 const MARKETS = ['STK', 'KSQ'] as const;
+const DATA_PATH = '/comm/bldAttendant/getJsonData.cmd';
 
 export class KrxSource implements Source {
   readonly name = SOURCE_NAME;
   private readonly baseUrl: string;
   private readonly limiter: RateLimiter;
+  private readonly session: KrxSession;
+  /** KRX documents no daily allowance: the meter counts calls for the progress report only. */
+  readonly meter: CallMeter;
 
   constructor(private readonly config: KrxConfig = {}) {
     this.baseUrl = (config.baseUrl ?? 'https://data.krx.co.kr').replace(/\/+$/, '');
     this.limiter = RateLimiter.perSecond(config.requestsPerSecond ?? 1);
+    this.session = new KrxSession({ baseUrl: this.baseUrl, ...(config.credentials ? { credentials: config.credentials } : {}), ...(config.cookie ? { cookie: config.cookie } : {}) });
+    this.meter = new CallMeter(SOURCE_NAME, null, config.clock);
   }
 
-  /** Enabled by KRX_COOKIE (a session) or KRX_ENABLED=1 (for a proxy or base URL that needs none). */
+  /**
+   * Enabled by KRX_ID and KRX_PASSWORD (member sign-in), KRX_COOKIE (a session pasted by hand)
+   * or KRX_ENABLED=1 (for a proxy or base URL that needs none).
+   */
   static fromEnv(env: Record<string, string | undefined>): KrxSource | null {
+    const historyDays = Number(env['KRX_HISTORY_DAYS']);
+    const id = env['KRX_ID']?.trim();
+    const password = env['KRX_PASSWORD'];
+    const credentials = id && password ? { id, password } : undefined;
     const cookie = env['KRX_COOKIE']?.trim();
-    if (!cookie && env['KRX_ENABLED'] !== '1') return null;
-    return new KrxSource({ cookie: cookie || undefined, baseUrl: env['KRX_BASE_URL'] || undefined, userAgent: env['KRX_USER_AGENT'] || undefined });
+    if (!credentials && !cookie && env['KRX_ENABLED'] !== '1') return null;
+    return new KrxSource({
+      ...(credentials ? { credentials } : {}),
+      cookie: cookie || undefined,
+      baseUrl: env['KRX_BASE_URL'] || undefined,
+      userAgent: env['KRX_USER_AGENT'] || undefined,
+      prices: env['KRX_PRICES'] === '1',
+      ...(Number.isInteger(historyDays) && historyDays > 0 ? { historyDays } : {}),
+    });
+  }
+
+  /** Sign-ins made so far (the first and each renewal). */
+  get signIns(): number {
+    return this.session.signIns;
   }
 
   private async netBuying(http: HttpClient, date: string, mktId: string, invstTpCd: string): Promise<NetBuyRow[]> {
-    const url = `${this.baseUrl}/comm/bldAttendant/getJsonData.cmd`;
-    const body = new URLSearchParams({
+    const form = new URLSearchParams({
       bld: 'dbms/MDC/STAT/standard/MDCSTAT02401',
       locale: 'ko_KR',
       mktId,
@@ -52,31 +118,49 @@ export class KrxSource implements Source {
       money: '1',
       csvxls_isNo: 'false',
     }).toString();
-    const text = await http.getText(url, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
-    });
-    if (text.trim() === 'LOGOUT') throw http.upstreamError('session required: the marketplace answered LOGOUT (set KRX_COOKIE)', url);
+    const text = await this.session.postData(http, DATA_PATH, form, `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`);
+    const url = `${this.baseUrl}${DATA_PATH}`;
     const rows = parseNetBuying(http.parseJson(text, url));
     if (rows === null) throw http.parseError(`no output list: ${text.slice(0, 120)}`, url);
     return rows;
   }
 
+  /** Every KOSPI/KOSDAQ row of one date, pushed into `take`; the number of rows. */
+  private async marketDay(http: HttpClient, date: string, take: (bar: DailyBar, security: Security) => void): Promise<number> {
+    const form = new URLSearchParams({
+      bld: 'dbms/MDC/STAT/standard/MDCSTAT01501',
+      locale: 'ko_KR',
+      mktId: 'ALL',
+      trdDd: compactDate(date),
+      share: '1',
+      money: '1',
+      csvxls_isNo: 'false',
+    }).toString();
+    const text = await this.session.postData(http, DATA_PATH, form, `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`);
+    const url = `${this.baseUrl}${DATA_PATH}`;
+    const rows = parseMarketDay(http.parseJson(text, url), date);
+    if (rows === null) throw http.parseError(`no OutBlock_1: ${text.slice(0, 120)}`, url);
+    for (const r of rows) take(r.bar, r.security);
+    return rows.length;
+  }
+
   async ingest(ctx: SourceContext): Promise<SourceResult> {
-    const headers: Record<string, string> = {
-      'user-agent': this.config.userAgent ?? 'Mozilla/5.0 (compatible; kr-us-stock-data-service)',
-      referer: `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`,
-    };
-    if (this.config.cookie) headers['cookie'] = this.config.cookie;
-    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: this.config.cookie ? [this.config.cookie] : [], headers });
+    const secrets = [this.config.cookie, this.config.credentials?.password, this.config.credentials?.id].filter((s): s is string => s !== undefined && s !== '');
+    const headers: Record<string, string> = { 'user-agent': this.config.userAgent ?? 'Mozilla/5.0 (compatible; kr-us-stock-data-service)' };
+    const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, meter: this.meter, secrets, headers });
+    this.meter.restore(ctx.calls);
     // Today's figures are provisional until the evening; only completed days are taken, and
     // never a session that has not closed (a backfill's range.to included).
+    const cursor = readKrxCursor(ctx.cursor);
+    if (cursor === null) ctx.log.warn('krx: unreadable cursor, starting afresh');
+    const flowsCursor = cursor?.flows ?? null;
     const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? addDays(ctx.asOf, -1));
-    const from = ctx.range?.from ?? (ctx.cursor ? addDays(ctx.cursor, 1) : addDays(to, -(this.config.firstRunDays ?? 7)));
-    const days = weekdaysBetween(from, to).slice(0, this.config.maxDaysPerRun ?? 10);
+    const from = ctx.range?.from ?? (flowsCursor ? addDays(flowsCursor, 1) : addDays(to, -(this.config.firstRunDays ?? 42)));
+    const days = weekdaysBetween(from, to).slice(0, this.config.maxDaysPerRun ?? 30);
+    const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: days.length, callsPerUnit: MARKETS.length * 2, perCallMs: this.limiter.minIntervalMs });
+    plan.start();
     const flows: InvestorFlow[] = [];
-    let cursor = ctx.cursor;
+    let last = flowsCursor;
     for (const date of days) {
       const foreign: NetBuyRow[] = [];
       const institution: NetBuyRow[] = [];
@@ -86,9 +170,43 @@ export class KrxSource implements Source {
       }
       // An empty day before `to` is a market holiday; either way it is done.
       flows.push(...mergeFlows(date, foreign, institution));
-      cursor = date;
+      last = date;
+      plan.step();
     }
-    ctx.log.info('krx: ingested', { flows: flows.length, days: days.length });
-    return { data: { flows }, cursor: cursor ?? addDays(from, -1) };
+    plan.finish();
+    const flowsOut = last ?? addDays(from, -1);
+    ctx.log.info('krx: ingested', { flows: flows.length, days: days.length, signIns: this.session.signIns });
+    if (!this.config.prices) return { data: { flows }, cursor: flowsOut, calls: this.meter.state() };
+
+    // Prices: the closing prices of a session are final once it has closed (15:30 Seoul).
+    const bars: DailyBar[] = [];
+    const securities = new Map<string, { date: string; security: Security }>();
+    const take = (bar: DailyBar, security: Security): void => {
+      bars.push(bar);
+      const prev = securities.get(security.code);
+      if (!prev || prev.date <= bar.date) securities.set(security.code, { date: bar.date, security });
+    };
+    const priceTo = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
+    const historyFrom = addDays(ctx.asOf, -(this.config.historyDays ?? 3_653));
+    const prior = cursor?.prices ?? { latest: null, back: null, complete: false };
+    // A backfill walks its range's dates, newest first; the incremental cursor is not moved.
+    const walk = ctx.range
+      ? { forward: [], backward: weekdaysBetween(ctx.range.from, priceTo).reverse(), total: 0, doneBefore: 0 }
+      : planWalk(prior, { to: priceTo, historyFrom, maxDays: this.config.maxPriceDaysPerRun ?? 120 });
+    if (ctx.range) walk.total = walk.backward.length;
+    const next: WalkCursor = { ...prior };
+    const pricePlan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: walk.total, callsPerUnit: 1, perCallMs: this.limiter.minIntervalMs, doneBefore: walk.doneBefore });
+    pricePlan.start(`whole-market prices by date (MDCSTAT01501), back to ${ctx.range?.from ?? historyFrom}`);
+    const ended = await walkDates(walk, next, {
+      historyFrom: ctx.range?.from ?? historyFrom,
+      emptyDaysToStop: 10,
+      rows: (d) => this.marketDay(http, d, take),
+      step: () => pricePlan.step(),
+    });
+    if (ended) ctx.log.info(`krx: ${ended}`);
+    if (next.complete || ctx.range) pricePlan.finish();
+    else pricePlan.rest(`the price walk continues next run from ${next.back ?? priceTo}`);
+    const out = ctx.range ? (ctx.cursor ?? flowsOut) : JSON.stringify({ flows: flowsOut, prices: { date: next.latest, back: next.back, complete: next.complete } });
+    return { data: { flows, bars, securities: [...securities.values()].map((s) => s.security) }, cursor: out, calls: this.meter.state() };
   }
 }

@@ -5,6 +5,7 @@
 
 import type { FinancialReport, Security } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
+import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
 import { ignoreProgress, type ProgressSink } from '../progress.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, lastDayOfMonth } from '../shared/parse.js';
@@ -35,8 +36,21 @@ export interface OpenDartConfig extends HttpTuning {
   requestsPerSecond?: number;
   /** How far back the first run looks (list.json searches at most three months without corp_code). */
   firstRunDays?: number;
-  /** At most this many company.json calls a run (default 500); the rest follow in later runs. */
+  /**
+   * At most this many company.json calls a run; unset, every listed company not yet known is
+   * asked (about 2,700 calls on a first day, well inside the allowance) until the allowance runs out.
+   */
   companiesPerRun?: number;
+  /** Calls a Seoul day per key (OpenDART's documented 20,000). */
+  dailyAllowance?: number;
+  /**
+   * Time from the start of a run after which no further company.json is asked (default 480 s,
+   * inside the refresh's ten-minute source timeout, which would discard the whole run); the
+   * rest follow on the next run. 0: no bound.
+   */
+  runBudgetMs?: number;
+  /** The meter's clock (tests). */
+  clock?: () => Date;
 }
 
 /**
@@ -93,10 +107,13 @@ export class OpenDartSource implements Source {
   readonly name = SOURCE_NAME;
   private readonly baseUrl: string;
   private readonly limiter: RateLimiter;
+  /** Every call of this key in the current Seoul day, against OpenDART's 20,000. */
+  readonly meter: CallMeter;
 
   constructor(private readonly config: OpenDartConfig) {
     this.baseUrl = (config.baseUrl ?? 'https://opendart.fss.or.kr').replace(/\/+$/, '');
     this.limiter = RateLimiter.perSecond(config.requestsPerSecond ?? 5);
+    this.meter = new CallMeter(SOURCE_NAME, config.dailyAllowance ?? 20_000, config.clock);
   }
 
   static fromEnv(env: Record<string, string | undefined>): OpenDartSource | null {
@@ -105,8 +122,9 @@ export class OpenDartSource implements Source {
     return new OpenDartSource({ apiKey, baseUrl: env['DART_BASE_URL'] || undefined });
   }
 
-  private client(ctx: SourceContext): HttpClient {
-    return clientForRun(this.name, ctx, this.config, { limiter: this.limiter, secrets: [this.config.apiKey] });
+  /** The run's HttpClient, its calls metered against the key's allowance (pass it to `filingDates` so those count too). */
+  client(ctx: Pick<SourceContext, 'fetch' | 'signal' | 'log'>): HttpClient {
+    return clientForRun(this.name, ctx, this.config, { limiter: this.limiter, meter: this.meter, secrets: [this.config.apiKey] });
   }
 
   private url(path: string, params: Record<string, string>): string {
@@ -230,12 +248,24 @@ export class OpenDartSource implements Source {
   async company(http: HttpClient, corp: CorpCode): Promise<Security | 'skip' | null> {
     const url = this.url('company.json', { corp_code: corp.corpCode });
     const body = await http.getJson(url);
+    if (parseDartEnvelope(body)?.status === DART_STATUS.RATE_LIMIT) {
+      // OpenDART counts by its own clock: its word ends the day's calls, whatever we counted.
+      this.meter.spend();
+      throw new AllowanceSpent(this.name, this.meter.callsToday, this.meter.dailyAllowance ?? 0, this.meter.nextTryAt());
+    }
     if (this.checked(http, url, body).status === DART_STATUS.NO_DATA) return null;
     return parseCompany(body, corp.stockCode) ?? 'skip';
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = this.client(ctx);
+    const startedMs = this.meter.now().getTime();
+    this.meter.restore(ctx.calls);
+    if (this.meter.remaining() === 0 && ctx.cursor !== null) {
+      // The day's allowance was used by an earlier run: nothing to ask until it renews.
+      ctx.progress?.({ phase: 'paced', callsToday: this.meter.callsToday, dailyAllowance: this.meter.dailyAllowance, nextTryAt: this.meter.nextTryAt(), note: 'the day\'s allowance is used' });
+      return { data: {}, cursor: ctx.cursor, calls: this.meter.state() };
+    }
     const to = ctx.range?.to ?? ctx.asOf;
     const cursor = readCursor(ctx.cursor);
     if (ctx.cursor !== null && cursor === null) ctx.log.warn('opendart: unreadable cursor, starting afresh');
@@ -278,18 +308,20 @@ export class OpenDartSource implements Source {
       }
     }
     const filed = new Set([...unique.values()].map((f) => f.corpCode));
-    const fresh = await this.newCompanies(http, ctx, listed, known, filed, skip);
+    const fresh = await this.newCompanies(http, ctx, listed, known, filed, skip, startedMs);
     // company.json, where it answered, wins over the placement (same code, one row per write).
     for (const s of fresh.securities) placed.set(s.code, s);
     const securities = [...placed.values()];
     ctx.log.info('opendart: ingested', { filings: filings.length, reports: reports.length, securities: securities.length, from, to });
-    return { data: { reports, securities }, cursor: writeCursor({ date: to, known: fresh.known }), skipped };
+    return { data: { reports, securities }, cursor: writeCursor({ date: to, known: fresh.known }), skipped, calls: this.meter.state() };
   }
 
   /**
    * company.json for listed companies not yet known, those with a filing in this run first,
-   * at most `companiesPerRun`. Returns their Securities and the updated known set (delisted
-   * companies dropped).
+   * all of them (or `companiesPerRun`) at the paced rate, reported as progress in companies.
+   * Out of the day's allowance it stops with those it has: they are known, the rest follow
+   * after the renewal. Returns their Securities and the updated known set (delisted companies
+   * dropped).
    */
   private async newCompanies(
     http: HttpClient,
@@ -298,15 +330,36 @@ export class OpenDartSource implements Source {
     known: Set<string>,
     filed: Set<string>,
     skip: (reason: string) => void,
+    startedMs: number,
   ): Promise<{ securities: Security[]; known: string[] }> {
     const next = [...known].filter((c) => listed.has(c));
     const pending = [...listed.values()]
       .filter((c) => !known.has(c.corpCode))
       .sort((a, b) => Number(filed.has(b.corpCode)) - Number(filed.has(a.corpCode)) || a.corpCode.localeCompare(b.corpCode));
-    const limit = this.config.companiesPerRun ?? 500;
+    const limit = this.config.companiesPerRun ?? pending.length;
     const securities: Security[] = [];
-    for (const corp of pending.slice(0, limit)) {
-      const result = await this.company(http, corp);
+    const asked = pending.slice(0, limit);
+    const plan = new CallPlan(ctx.progress, this.meter, { unit: 'companies', total: asked.length, callsPerUnit: 1, perCallMs: this.limiter.minIntervalMs });
+    plan.start('company records and sectors (company.json)');
+    const budget = this.config.runBudgetMs ?? 480_000;
+    for (const corp of asked) {
+      if (budget > 0 && this.meter.now().getTime() - startedMs >= budget) {
+        plan.rest(`company records continue next run (${asked.length - plan.unitsDone} left)`);
+        ctx.log.info('opendart: company records continue next run', { left: asked.length - plan.unitsDone });
+        return { securities, known: next };
+      }
+      let result: Security | 'skip' | null;
+      try {
+        result = await this.company(http, corp);
+      } catch (err) {
+        if (!(err instanceof AllowanceSpent)) throw err;
+        plan.paced();
+        ctx.log.warn('opendart: the day\'s allowance is used; company records resume after the renewal', {
+          callsToday: err.callsToday, dailyAllowance: err.dailyAllowance, left: asked.length - plan.unitsDone, nextTryAt: err.nextTryAt.toISOString(),
+        });
+        return { securities, known: next };
+      }
+      plan.step();
       if (result === null) {
         skip('company.json status 013 (asked again next run)');
         ctx.log.warn('opendart: no company.json data', { corpCode: corp.corpCode });
@@ -315,6 +368,7 @@ export class OpenDartSource implements Source {
       next.push(corp.corpCode);
       if (result !== 'skip') securities.push(result);
     }
+    plan.finish();
     if (pending.length > limit) ctx.log.info('opendart: companies left for later runs', { left: pending.length - limit });
     return { securities, known: next };
   }

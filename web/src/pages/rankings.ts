@@ -3,7 +3,7 @@
 
 import { api } from '../api.js';
 import { h, note } from '../dom.js';
-import { eok, money, num, pct, price } from '../format.js';
+import { eok, money, num, pct, price, stockName } from '../format.js';
 import { t, tDynamic, type LabelKey } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { BAND_KEYS, type BandKey, type RankingRow, type Rankings } from '../types.js';
@@ -22,7 +22,15 @@ interface Column {
 const COLUMNS: Column[] = [
   { key: 'rank', label: 'rank', numeric: true, cell: (_r, rank) => String(rank) },
   { key: 'ticker', label: 'ticker', numeric: false, cell: (r) => h('a', { href: `#/stock/${encodeURIComponent(r.ticker)}`, class: 'ticker' }, r.ticker) },
-  { key: 'name', label: 'name', numeric: false, cell: (r) => r.name },
+  {
+    key: 'name',
+    label: 'name',
+    numeric: false,
+    cell: (r) => {
+      const { shown, other } = stockName(r);
+      return h('span', { class: 'stock-name', title: other, lang: shown === r.name && r.market === 'KR' ? 'ko' : null }, shown);
+    },
+  },
   { key: 'market', label: 'market', numeric: false, cell: (r) => r.market },
   { key: 'currency', label: 'currency', numeric: false, cell: (r) => r.currency },
   { key: 'band', label: 'band', numeric: false, cell: (r) => tDynamic(`band_${r.band}`) },

@@ -5,7 +5,7 @@
 import { ApiProblem, api } from '../api.js';
 import { bandChart, priceChart, type PriceChart } from '../charts.js';
 import { h, note } from '../dom.js';
-import { eok, inUnit, money, num, pct, price, volume } from '../format.js';
+import { eok, inUnit, money, num, pct, price, stockName, volume } from '../format.js';
 import { metricLabel, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { CODE_PATTERN, findStocks } from '../search.js';
@@ -135,7 +135,14 @@ function stockHeader(score: StockScore): HTMLElement {
   return h(
     'div',
     { class: 'stock-header', id: 'stock-header' },
-    h('h1', {}, score.name, ' ', h('span', { class: 'code', id: 'stock-code' }, `${score.code} · ${score.market} · ${score.currency}`)),
+    h(
+      'h1',
+      {},
+      stockName(score).shown,
+      ' ',
+      stockName(score).other === null ? null : h('span', { class: 'name-en', id: 'stock-other-name' }, `${stockName(score).other ?? ''} `),
+      h('span', { class: 'code', id: 'stock-code' }, `${score.code} · ${score.market} · ${score.currency}`),
+    ),
     h(
       'p',
       {},
