@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
+import { runOutcome } from '../tools/dataset.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { computeSnapshotYielding } from './build.js';
 import { Claims } from './claims.js';
@@ -244,7 +245,11 @@ export class Refresher {
       return status;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.logger.warn({ source: source.name, errName: (err as Error).name }, 'source failed; previous data kept');
+      // "Previous data kept" only where there is some: on an empty store (a first start with the
+      // upstreams unreachable) nothing is kept and nothing is served.
+      const held = await this.store.market.hasMarketData().catch(() => null);
+      const outcome = held === null ? 'source failed' : held ? 'source failed; previous data kept' : 'source failed; no data stored yet, nothing to serve from it';
+      this.logger.warn({ source: source.name, errName: (err as Error).name }, outcome);
       return { source: source.name, ok: false, at, error: message.slice(0, 200) };
     } finally {
       clearTimeout(timer);
@@ -269,7 +274,7 @@ export class Refresher {
       // and updatedAt); follower instances recompute when they see it.
       const version = await this.store.refresh.bumpDatasetVersion();
       const report = await this.recompute(version, statuses, ingestMs);
-      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), statuses.every((s) => s.ok) ? 'ok' : 'partial', JSON.stringify(statuses));
+      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), runOutcome(statuses), JSON.stringify(statuses));
       return report;
     } catch (err) {
       await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'failed', (err as Error).name);
