@@ -12,6 +12,7 @@
 //   BENCH_BULK=1           generate and serve the bulk files (DART quarterly ZIPs, SEC archives)
 //   BENCH_CACHE_DIR=...    where the generated bulk files are kept between runs
 //   BENCH_LOG_LEVEL=info   the service's log level (its log goes to a file in the run's folder)
+//   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
 //   BENCH_KEEP=1           keep the run's DATA_DIR (printed) instead of removing it
 
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,8 @@ export interface FirstStartSettings {
   keep: boolean;
   /** Where results are written (null: nowhere). */
   resultsFile: string | null;
+  /** The simulated clock's start (ISO instant); now when absent. */
+  startAt?: string;
   /** Overrides of the replica's limits (tests only). */
   limits?: Parameters<typeof startReplica>[0]['limits'];
 }
@@ -55,6 +58,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     keep: env.BENCH_KEEP === '1',
     resultsFile: join(ROOT, 'bench', 'first-start.json'),
+    ...(env.BENCH_START_AT ? { startAt: env.BENCH_START_AT } : {}),
   };
 }
 
@@ -182,7 +186,7 @@ function meterFetch(replica: Replica, clock: WarpClock): { restore: () => void; 
 /** The rehearsal: replica up, service started on an empty DATA_DIR, measured until its first dataset is served. */
 export async function rehearse(settings: FirstStartSettings): Promise<FirstStartResult> {
   const startedAt = new Date();
-  const clock = new WarpClock();
+  const clock = new WarpClock(settings.startAt === undefined ? undefined : Date.parse(settings.startAt));
   const restoreTimer = setPacingTimer(clock);
   const runDir = join(settings.cacheDir, '..', `first-start-${process.pid}-${Date.now()}`);
   mkdirSync(runDir, { recursive: true });

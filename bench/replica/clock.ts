@@ -28,7 +28,13 @@ export class WarpClock implements PacingTimer {
   /** Waits requested (count). */
   waits = 0;
 
-  constructor(private readonly realNow: () => number = Date.now) {}
+  /** `startAt`: the clock's time now (ms since the epoch); real time when absent. */
+  constructor(
+    startAt?: number,
+    private readonly realNow: () => number = Date.now,
+  ) {
+    if (startAt !== undefined) this.offset = startAt - realNow();
+  }
 
   now(): number {
     return this.realNow() + this.offset;
