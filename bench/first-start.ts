@@ -10,6 +10,8 @@
 //
 //   BENCH_SCALE=1          share of the real universe (0.02: ~54 KR, ~120 US; under a minute)
 //   BENCH_BULK=1           generate and serve the bulk files (DART quarterly ZIPs, SEC archives)
+//   BENCH_BACKFILL=1       then ten years of KR statements by today's API path (DART backfills)
+//   BENCH_KRX_COOKIE=1     sign in to the replica's KRX by hand and pass KRX_COOKIE (today's way)
 //   BENCH_CACHE_DIR=...    where the generated bulk files are kept between runs
 //   BENCH_LOG_LEVEL=info   the service's log level (its log goes to a file in the run's folder)
 //   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
@@ -23,6 +25,8 @@ import { createKey, startApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { setPacingTimer } from '../src/sources/http.js';
 import { configuredSources } from '../src/sources/index.js';
+import { Refresher } from '../src/refresh/pipeline.js';
+import { BAND_KEYS } from '../src/domain/results.js';
 import { log, machineLoad, procStatusBytes, round } from './lib/util.js';
 import { printTable } from './lib/table.js';
 import { WarpClock } from './replica/clock.js';
@@ -42,6 +46,14 @@ export interface FirstStartSettings {
   keep: boolean;
   /** Where results are written (null: nowhere). */
   resultsFile: string | null;
+  /**
+   * After the first start, load ten years of KR statements the way today's service can: DART-only
+   * backfills of three months each (list.json, then fnlttSinglAcntAll per filing), the next
+   * Seoul day after a run that hit the daily allowance (status 020).
+   */
+  backfill: boolean;
+  /** Sign in to the replica's KRX as an operator would in a browser and pass the session as KRX_COOKIE. */
+  krxCookie: boolean;
   /** The simulated clock's start (ISO instant); now when absent. */
   startAt?: string;
   /** Overrides of the replica's limits (tests only). */
@@ -54,6 +66,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
   return {
     scale,
     bulk: env.BENCH_BULK !== '0',
+    backfill: env.BENCH_BACKFILL !== '0',
+    krxCookie: env.BENCH_KRX_COOKIE !== '0',
     cacheDir: env.BENCH_CACHE_DIR ?? join(ROOT, 'bench', '.data', `replica-${scale}`),
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     keep: env.BENCH_KEEP === '1',
@@ -100,7 +114,37 @@ export interface FirstStartResult {
   coverage: { market: 'KR' | 'US'; listed: number; scored: number; pct: number }[];
   /** What the API path needs for ten years, from the replica's filing calendar and today's adapters. */
   today: { dartFilingsTenYears: number; dartCallsTenYears: number; dartDaysAtAllowance: number; secCallsAllCompanies: number; secHoursAtRate: number; polygonDaysOfHistoryPerHourAtRate: number; note: string };
+  /** Ten years of KR statements by today's API path, measured (null: not run). */
+  backfill: BackfillResult | null;
   unanswered: string[];
+}
+
+export interface BackfillResult {
+  windows: number;
+  runs: number;
+  /** Runs that failed on the daily allowance (their calls are lost: a failed source keeps nothing). */
+  runsRefused: number;
+  /** Windows whose DART run failed for another reason (error kept). */
+  failed: { from: string; to: string; error: string }[];
+  dartCalls: number;
+  dartRefusedDay: number;
+  simulatedMs: number;
+  realMs: number;
+  coverage: FirstStartResult['coverage'];
+}
+
+/** Three-month windows [from, to] from 2016-01-01 through `today` (ISO dates). */
+export function quarterWindows(today: string): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  for (let y = 2016; y <= Number(today.slice(0, 4)); y++) {
+    for (const [a, b] of [['01-01', '03-31'], ['04-01', '06-30'], ['07-01', '09-30'], ['10-01', '12-31']] as const) {
+      const from = `${y}-${a}`;
+      if (from > today) break;
+      const to = `${y}-${b}`;
+      out.push({ from, to: to < today ? to : today });
+    }
+  }
+  return out;
 }
 
 function dirBytes(dir: string): number {
@@ -218,8 +262,10 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       US_PRICES_API_KEY: 'replicaPolygonKey',
       SEC_USER_AGENT: 'first-start rehearsal bench@example.com',
       ECOS_API_KEY: 'replicaEcosKey',
-      // KRX: enabled; the member account the replica accepts is offered for a service that signs in.
+      // KRX: enabled; the member account the replica accepts is offered for a service that signs in,
+      // and (today's way) a session cookie the operator signed in for by hand.
       KRX_ENABLED: '1',
+      ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
       KRX_MEMBER_ID: KRX_MEMBER.id,
       KRX_PASSWORD: KRX_MEMBER.password,
     };
@@ -237,6 +283,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const readySimulatedMs = clock.now() - sim0;
     const cpu = process.cpuUsage(cpu0);
     const peakRssBytes = procStatusBytes('self', 'VmHWM');
+    const waitedMs = clock.skippedMs - skipped0;
     log(`first dataset served after ${round(readyRealMs / 1000, 1)} s real, ${round(readySimulatedMs / 3_600_000, 2)} h simulated`);
 
     const key = await createKey(app.store.access, 'paid', 'rehearsal', () => new Date(clock.now()));
@@ -245,19 +292,61 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       return (await res.json()) as Record<string, unknown>;
     };
     const health = await get('/health');
-    const coverage: FirstStartResult['coverage'] = [];
-    const krListed = u.kr.length;
-    for (const market of ['KR', 'US'] as const) {
-      const answer = await get(`/rankings?market=${market}&limit=1`);
-      const scored = typeof answer['totalCount'] === 'number' ? answer['totalCount'] : 0;
-      const listed = market === 'KR' ? krListed : u.us.length;
-      coverage.push({ market, listed, scored, pct: round((100 * scored) / listed, 1) });
-    }
+    const coverage = await coverageOf(get, u);
     const swapped = readLog(logFile).find((l) => l['msg'] === 'dataset swapped');
     const diskBytes = dirBytes(dataDir);
+    const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
+    const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
 
-    const perSource: SourceRow[] = [...metered.spans.entries()].map(([source, span]) => {
-      const s: SourceStats | undefined = source === 'other' ? undefined : replica?.stats[source as ReplicaSource];
+    let backfill: BackfillResult | null = null;
+    if (settings.backfill) {
+      const dartSource = configuredSources(env).find((x) => x.name === 'opendart');
+      if (!dartSource) throw new Error('no opendart source configured');
+      const windows = quarterWindows(today);
+      log(`backfill: ten years of KR statements by the API path, ${windows.length} windows of three months`);
+      const b0 = performance.now();
+      const s0 = clock.now();
+      const calls0 = replica.stats.opendart.calls;
+      const refused0 = replica.stats.opendart.refusedDay;
+      let runs = 0;
+      let runsRefused = 0;
+      const failed: BackfillResult['failed'] = [];
+      for (const range of windows) {
+        for (;;) {
+          runs++;
+          const refresher = new Refresher(app.store, app.holder, [dartSource], () => new Date(clock.now()), logger, { sourceLabel: 'opendart', range, sourceTimeoutMs: 24 * 3_600_000 });
+          const status = (await refresher.run()).sources[0];
+          if (status?.ok) break;
+          if (/\b020\b/.test(status?.error ?? '')) {
+            runsRefused++;
+            // The operator runs it again the next Seoul day, a minute after midnight.
+            const nowMs = clock.now();
+            const nextMidnight = Math.floor((nowMs + 9 * 3_600_000) / 86_400_000 + 1) * 86_400_000 - 9 * 3_600_000;
+            clock.advance(nextMidnight - nowMs + 60_000);
+            continue;
+          }
+          failed.push({ ...range, error: (status?.error ?? 'no status').slice(0, 200) });
+          break;
+        }
+      }
+      const after: FirstStartResult['coverage'] = [];
+      for (const c of await coverageOf(get, u)) after.push(c);
+      backfill = {
+        windows: windows.length,
+        runs,
+        runsRefused,
+        failed,
+        dartCalls: replica.stats.opendart.calls - calls0,
+        dartRefusedDay: replica.stats.opendart.refusedDay - refused0,
+        simulatedMs: Math.round(clock.now() - s0),
+        realMs: Math.round(performance.now() - b0),
+        coverage: after,
+      };
+      log(`backfill done: ${backfill.dartCalls} DART calls, ${round(backfill.simulatedMs / 86_400_000, 2)} days simulated, ${round(backfill.realMs / 1000, 1)} s real`);
+    }
+
+    const perSource: SourceRow[] = [...spansAtReady.entries()].map(([source, span]) => {
+      const s: SourceStats | undefined = source === 'other' ? undefined : statsAtReady[source as ReplicaSource];
       return {
         source: source as SourceRow['source'],
         calls: span.calls,
@@ -286,7 +375,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       service: {
         readyRealMs: Math.round(readyRealMs),
         readySimulatedMs: Math.round(readySimulatedMs),
-        waitedMs: Math.round(clock.skippedMs - skipped0),
+        waitedMs: Math.round(waitedMs),
         cpuMs: Math.round((cpu.user + cpu.system) / 1000),
         peakRssBytes,
         diskBytes,
@@ -309,6 +398,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
         polygonDaysOfHistoryPerHourAtRate: 5 * 60,
         note: "The API path's calls for the whole history; a first start today looks back 90 days (DART), 7 days (FSC), 5 days (Polygon) and asks SEC for every company.",
       },
+      backfill,
       unanswered: [...new Set(replica.unanswered)].slice(0, 50),
     };
     if (!settings.keep) log(`run folder ${runDir} removed at the end (BENCH_KEEP=1 keeps it)`);
@@ -321,6 +411,33 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     restoreTimer();
     if (!settings.keep) rmSync(runDir, { recursive: true, force: true });
   }
+}
+
+/** The KRX member sign-in (FORMATS.md section 4) against the replica: the session cookie an operator would paste. */
+async function krxSignIn(base: string): Promise<string> {
+  const page = await fetch(`${base}/contents/MDC/COMS/client/MDCCOMS001.cmd`);
+  await page.arrayBuffer();
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const res = await fetch(`${base}/contents/MDC/COMS/client/MDCCOMS001D1.cmd`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ mbrId: KRX_MEMBER.id, pw: KRX_MEMBER.password, skipDup: 'Y' }).toString(),
+  });
+  const code = ((await res.json()) as { _error_code?: string })._error_code;
+  if (code !== 'CD001') throw new Error(`KRX sign-in on the replica answered ${code}`);
+  return cookie;
+}
+
+/** Listed stocks of each market with a score: rankings' totalCount over every market-cap band, over the replica's listed companies. */
+async function coverageOf(get: (path: string) => Promise<Record<string, unknown>>, u: Replica['universe']): Promise<FirstStartResult['coverage']> {
+  const out: FirstStartResult['coverage'] = [];
+  for (const market of ['KR', 'US'] as const) {
+    const answer = await get(`/rankings?market=${market}&limit=1&bands=${BAND_KEYS.join(',')}`);
+    const scored = typeof answer['totalCount'] === 'number' ? answer['totalCount'] : 0;
+    const listed = market === 'KR' ? u.kr.length : u.us.length;
+    out.push({ market, listed, scored, pct: round((100 * scored) / listed, 1) });
+  }
+  return out;
 }
 
 function readLog(file: string): Record<string, unknown>[] {
@@ -359,6 +476,14 @@ export function printResult(r: FirstStartResult): void {
     `\nten years on the API path: DART ${t.dartFilingsTenYears} filings -> ${t.dartCallsTenYears} fnlttSinglAcntAll calls = ${t.dartDaysAtAllowance} days of the 20,000-a-day allowance; ` +
       `SEC ${t.secCallsAllCompanies} calls = ${t.secHoursAtRate} h at 10/s; Polygon ${t.polygonDaysOfHistoryPerHourAtRate} days of history per hour at 5 calls a minute\n`,
   );
+  const b = r.backfill;
+  if (b) {
+    process.stdout.write(
+      `ten years of KR statements by today's API path, measured: ${b.windows} three-month DART backfills in ${b.runs} runs (${b.runsRefused} stopped by status 020 and rerun the next day), ` +
+        `${b.dartCalls} DART calls (${b.dartRefusedDay} refused), ${round(b.simulatedMs / 86_400_000, 2)} days simulated, ${round(b.realMs / 1000, 1)} s real; coverage after: ${b.coverage.map((c) => `${c.market} ${c.scored}/${c.listed} (${c.pct} %)`).join(', ')}` +
+        `${b.failed.length > 0 ? `; failed windows: ${b.failed.map((f) => `${f.from}..${f.to}: ${f.error}`).join(' | ')}` : ''}\n`,
+    );
+  }
   if (r.unanswered.length > 0) process.stdout.write(`replica had no answer for: ${r.unanswered.slice(0, 10).join(' ')}\n`);
 }
 

@@ -146,7 +146,12 @@ export class DartApi {
   /**
    * fnlttSinglAcntAll.json of a copy: Samsung Electronics' recorded annual statements of the
    * nearest recorded year (2019-2023), re-keyed to the copy's corp_code, year, report and
-   * receipt number. Copies marked separate-only answer 013 for CFS, as such filers do.
+   * receipt number. Quarterly reports are DERIVED from them, since only annual full statements
+   * are recorded: income and cash-flow amounts are the year's times q/4 year to date (the
+   * three-month figure a quarter of the year, in `thstrm_amount`; the year to date in
+   * `thstrm_add_amount` for the half and Q3), balance amounts as recorded; a year outside
+   * 2019-2023 scales its nearest recorded year by 6 % a year. Copies marked separate-only answer
+   * 013 for CFS, as such filers do.
    */
   statementsOf(q: URLSearchParams): Answer {
     const noData = json({ status: '013', message: '조회된 데이타가 없습니다.' });
@@ -157,7 +162,26 @@ export class DartApi {
     const fsDiv = q.get('fs_div');
     if (fsDiv !== 'CFS' && fsDiv !== 'OFS') return json({ status: '100', message: '필드의 부적절한 값입니다.' });
     if (fsDiv === 'CFS' && corp.separateOnly) return noData;
-    const list = this.recorded(year).map((r) => ({ ...r, rcept_no: filing.rceptNo, reprt_code: filing.reprtCode, bsns_year: String(year), corp_code: corp.corpCode }));
+    const quarter = { '11013': 1, '11012': 2, '11014': 3, '11011': 4 }[filing.reprtCode];
+    const recordedYear = Math.min(2023, Math.max(2019, year));
+    const growth = 1.06 ** (year - recordedYear);
+    const scaled = (amount: string | undefined, share: number): string | undefined => {
+      if (amount === undefined || amount.trim() === '' || amount === '-') return amount;
+      const n = Number(amount.replace(/,/g, ''));
+      return Number.isFinite(n) ? String(Math.round(n * growth * share)) : amount;
+    };
+    const list = this.recorded(year).map((r) => {
+      const flow = r['sj_div'] === 'IS' || r['sj_div'] === 'CIS' || r['sj_div'] === 'CF';
+      const row: DartStatementRow = { ...r, rcept_no: filing.rceptNo, reprt_code: filing.reprtCode, bsns_year: String(year), corp_code: corp.corpCode };
+      if (!flow) {
+        row['thstrm_amount'] = scaled(r['thstrm_amount'], 1) ?? '';
+        return row;
+      }
+      const income = r['sj_div'] !== 'CF';
+      row['thstrm_amount'] = scaled(r['thstrm_amount'], income && quarter < 4 ? 1 / 4 : quarter / 4) ?? '';
+      if (income && (quarter === 2 || quarter === 3)) row['thstrm_add_amount'] = scaled(r['thstrm_amount'], quarter / 4) ?? '';
+      return row;
+    });
     return json({ status: '000', message: '정상', list });
   }
 
