@@ -65,7 +65,8 @@ describe('the replica enforces the documented limits', () => {
   let clock: WarpClock;
   let replica: Replica;
   before(async () => {
-    clock = new WarpClock(START);
+    // A clock that stands still unless advanced: every call is judged at a known instant.
+    clock = new WarpClock(START, () => 0);
     // A DART allowance of 3 and a data.go.kr allowance of 2 stand for 20,000 and 10,000 (reached in a few calls).
     replica = await startReplica({ scale: 0.002, now: () => clock.now(), limits: { opendart: { perDay: 3, dayOffsetHours: 9 }, fsc: { perDay: 2, dayOffsetHours: 9 } } });
   });
