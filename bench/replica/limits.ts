@@ -2,7 +2,8 @@
 // Figures and the answers past them (docs/sources.md; each provider's own terms):
 // - OpenDART: 20,000 calls a day per key; past it, HTTP 200 with status "020".
 // - SEC EDGAR (www and data.sec.gov): at most 10 requests a second; past it, HTTP 403 (EDGAR's
-//   "Request Rate Threshold Exceeded" page; some front ends answer 429).
+//   "Request Rate Threshold Exceeded" page; some front ends answer 429). A request without a
+//   User-Agent holding a contact address is refused with 403 too (bench/replica/server.ts).
 // - Polygon free plan: 5 calls a minute; past it, HTTP 429 with status "ERROR".
 // - data.go.kr (FSC stock prices, Korea Customs trade): a daily traffic allowance per service
 //   (10,000 a day for a development account); past it, HTTP 200 with the gateway's XML

@@ -51,7 +51,7 @@ export const KRX_SESSION_IDLE_MS = 30 * 60_000;
 
 export interface SourceStats {
   calls: number;
-  /** Answered past a per-window rate (403/429). */
+  /** Answered past a per-window rate (403/429), and for SEC a request without a declared User-Agent (403). */
   refusedRate: number;
   /** Answered past the daily allowance (020, gateway code 22). */
   refusedDay: number;
@@ -243,6 +243,12 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
       s.calls++;
       s.byKind[routed.kind] = (s.byKind[routed.kind] ?? 0) + 1;
       const sentAt = Number(req.headers[SENT_AT_HEADER]);
+      // SEC's fair-access policy: a User-Agent naming the caller and a contact address, else 403.
+      if ((routed.source === 'sec' || routed.source === 'sec-bulk') && !/@/.test(req.headers['user-agent'] ?? '')) {
+        s.refusedRate++;
+        send(res, s, { status: 403, headers: { 'content-type': 'text/html' }, body: '<html><head><title>SEC.gov | Your Request Originates from an Undeclared Automated Tool</title></head><body>Please declare your traffic by updating your user agent to include company specific information.</body></html>' });
+        return;
+      }
       const verdict = judge.judge(routed.source, Number.isFinite(sentAt) && sentAt > 0 ? sentAt : undefined);
       if (verdict !== 'ok') {
         if (verdict === 'rate') s.refusedRate++;

@@ -99,10 +99,16 @@ describe('the replica enforces the documented limits', () => {
     assert.equal((await fetch(url)).status, 200);
   });
 
-  it('SEC: the eleventh request within a second is refused with 403', async () => {
+  it('SEC: 403 without a declared User-Agent; the eleventh request within a second is refused with 403', async () => {
     const url = `${replica.env['SEC_BASE_URL']}/files/company_tickers.json`;
+    const undeclared = await fetch(url, { headers: { 'user-agent': 'node' } });
+    await undeclared.arrayBuffer();
+    assert.equal(undeclared.status, 403);
+    // The undeclared call is refused before it is counted against the rate: a fresh second follows.
+    clock.advance(1_000);
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await fetch(url).then(async (r) => (await r.arrayBuffer(), r))).status);
+    const headers = { 'user-agent': 'rehearsal test@example.com' };
+    for (let i = 0; i < 11; i++) statuses.push((await fetch(url, { headers }).then(async (r) => (await r.arrayBuffer(), r))).status);
     assert.deepEqual(statuses, [...Array(10).fill(200), 403]);
   });
 
