@@ -466,7 +466,11 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine load: start ${JSON.stringify(loadAtStart)}, end ${JSON.stringify(machineLoad())}; results in bench/results.json\n`);
 }
 
-await main().catch(async (err: unknown) => {
+// `npm run bench -- first-start`: the first-start rehearsal (bench/first-start.ts) instead.
+const named = process.argv[2];
+const run = named === 'first-start' ? (await import('./first-start.js')).main : named === undefined ? main : null;
+if (run === null) throw new Error(`unknown bench ${named}; known: first-start (none: the read-path bench)`);
+await run().catch(async (err: unknown) => {
   process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
   await sleep(10);
   process.exit(1);

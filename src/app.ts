@@ -24,6 +24,7 @@ import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { AccessStore, Plan } from './store/access-store.js';
 import type { Store } from './store/store.js';
+import { COVERAGE_META_KEY } from './tools/coverage.js';
 import { DatasetHolder } from './tools/holder.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -178,6 +179,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       ({ read, held }) => logger.info({ version: data.version, stocks: held, read, ms: Date.now() - started, stopped: signal.aborted }, 'histories warmed'),
       () => undefined,
     );
+  });
+
+  // The CLI's `sources` prints the served dataset's coverage report from the store's meta.
+  holder.onSwap((data) => {
+    setImmediate(() => void store.refresh.setMeta(COVERAGE_META_KEY, JSON.stringify(data.coverage())).catch(() => undefined));
   });
 
   if ((await store.access.countKeys()) === 0) {

@@ -4,6 +4,7 @@
 import type { ServedDataset } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import type { DatasetHolder } from '../tools/holder.js';
+import type { ProgressEntry } from '../tools/health.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import { jsonBytes } from './json-bytes.js';
 import { ResponseCache, type CachedBody } from './response-cache.js';
@@ -19,7 +20,11 @@ export interface ToolOutcome {
 export class ToolRunner {
   readonly cache = new ResponseCache();
 
-  constructor(private readonly holder: DatasetHolder) {
+  constructor(
+    private readonly holder: DatasetHolder,
+    /** Every source's progress now, for health; none without a progress board (the demo). */
+    private readonly progress?: () => readonly ProgressEntry[],
+  ) {
     holder.onSwap(() => this.cache.clear());
   }
 
@@ -41,7 +46,7 @@ export class ToolRunner {
     if (held !== undefined) return held;
     const dataset = this.dataset();
     if (!tool.cacheable) {
-      const result = await tool.handler(args, { data: dataset, account });
+      const result = await tool.handler(args, { data: dataset, account, ...(this.progress ? { progress: this.progress } : {}) });
       return { dataset, entry: ResponseCache.entry(jsonBytes(result)), cached: false };
     }
     const key = ResponseCache.key(dataset.version, tool.name, args);

@@ -3,6 +3,7 @@
 // cannot say something the answers contradict. Reading one is free, like tools/list.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { seoulIso } from '../access/clock.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
 import { GRADE_BOUNDS } from '../domain/score.js';
@@ -101,7 +102,7 @@ export const RESOURCES: readonly McpResource[] = [
     mimeType: 'application/json',
     read: (dataset) => {
       const data = dataset();
-      return json({ source: data.source, updatedAt: data.updatedAt, asOf: data.asOf, nextRefreshAt: data.nextRefreshAt.toISOString(), sources: data.sources });
+      return json({ source: data.source, updatedAt: data.updatedAt, asOf: data.asOf, nextRefreshAt: seoulIso(data.nextRefreshAt), sources: data.sources });
     },
   },
 ];

@@ -84,7 +84,15 @@ export function openApiDocument(version: string): Json {
   }
   const plain = (description: string): Json => ({ get: { summary: description, security: [], responses: { '200': { description: 'OK' } } } });
   paths['/healthz'] = plain('Liveness: the process answers');
-  paths['/readyz'] = { get: { summary: 'Readiness: 200 once data is served, else 503', security: [], responses: { '200': { description: 'ready' }, '503': problem('not ready') } } };
+  paths['/readyz'] = {
+    get: {
+      summary:
+        'Readiness: 200 (`ready`, or `degraded` when a source failed) once stocks are served; 503 while none is (`loading`, or `failed` when every source failed) or while the database or Redis does not answer (`unavailable`). ' +
+        'The body gives each source\'s last run, next try and progress; error texts only with a valid key (docs/deploy.md)',
+      security: [],
+      responses: { '200': { description: 'ready or degraded' }, '503': { description: 'loading, failed or unavailable' } },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: {

@@ -8,14 +8,15 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
-import type { SourceProgress } from '../refresh/progress.js';
 import { ApiError } from '../tools/errors.js';
+import type { ProgressEntry } from '../tools/health.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { outageError } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';
 import { openApiDocument } from './openapi.js';
 import { problemOf } from './problem.js';
+import { readiness } from './readiness.js';
 import { restRoutes } from './rest.js';
 import { webRoutes } from './web.js';
 
@@ -41,8 +42,8 @@ export interface ServerDeps {
   readinessChecks?: { name: string; check: () => Promise<string | null> }[];
   /** What start-up is doing while no dataset is served, for /readyz. */
   startupPhase?: () => string;
-  /** Per source: phase, done / total, bytes, calls of the day's allowance, ETA (src/refresh/progress.ts). */
-  progress?: () => readonly SourceProgress[];
+  /** Every source's progress now (the refresh's ProgressBoard `snapshot()`), for /readyz and health. */
+  progress?: () => readonly ProgressEntry[];
 }
 
 /** A readiness check that has not answered by then counts as failed: /readyz answers fast. */
@@ -85,7 +86,7 @@ export async function buildServer(deps: ServerDeps) {
     },
     routerOptions: { ignoreTrailingSlash: true },
   });
-  const runner = new ToolRunner(deps.holder);
+  const runner = new ToolRunner(deps.holder, deps.progress);
 
   // The per-request hooks take a `done` callback rather than returning a promise: at tens of
   // thousands of requests a second the promises and microtasks of four async hooks show.
@@ -161,25 +162,22 @@ export async function buildServer(deps: ServerDeps) {
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    const reasons: string[] = [];
-    const data = deps.holder.current;
-    if (data === null) reasons.push(`dataset not loaded yet${deps.startupPhase ? ` (${deps.startupPhase()})` : ''}`);
-    const results = await Promise.all((deps.readinessChecks ?? []).map(({ name, check }) => timed(name, check)));
-    for (const reason of results) if (reason !== null) reasons.push(reason);
-    if (reasons.length > 0) {
-      const err = new ApiError('data_unavailable', `not ready: ${reasons.join('; ')}`);
-      return reply.code(503).type('application/problem+json').send(JSON.stringify(problemOf(err)));
-    }
-    const failed = (data?.sources ?? []).filter((s) => !s.ok);
-    return {
-      status: failed.length ? 'degraded' : 'ready',
-      dataVersion: data?.version,
-      updatedAt: data?.updatedAt,
-      asOf: data?.asOf,
-      source: data?.source,
-      sources: data?.sources ?? [],
-    };
+  app.get('/readyz', async (request, reply) => {
+    const checks = deps.readinessChecks ?? [];
+    const results = await Promise.all(checks.map(({ name, check }) => timed(name, check)));
+    const failedChecks = checks.flatMap(({ name }, i) => (results[i] == null ? [] : [{ name, reason: results[i] as string }]));
+    // Error texts (a source's, a check's own words) only for a caller with a valid key; the key
+    // is looked at only when one is sent, and a store that does not answer means no details.
+    const header = request.headers.authorization;
+    const detailed = header !== undefined && header !== '' && (await deps.access.authenticate(header).then((a) => a.ok, () => false));
+    const { httpStatus, body } = readiness({
+      data: deps.holder.current,
+      startupPhase: deps.startupPhase?.() ?? null,
+      failedChecks,
+      progress: deps.progress?.() ?? [],
+      detailed,
+    });
+    return reply.code(httpStatus).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body));
   });
 
   const openapi = JSON.stringify(openApiDocument(deps.version));

@@ -51,6 +51,8 @@ export interface ComputedSnapshot {
   sectorExports: readonly SectorExportMonth[];
   usdKrw: FxRate | null;
   counts: { securities: number; scored: number; unscored: number };
+  /** Every security the store lists, served or not (the coverage report's `listed`). */
+  listed: readonly StoredSecurity[];
 }
 
 export const viewKey = (market: Market, code: string): string => `${market}:${code}`;
@@ -223,6 +225,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     sectorExports: universe.sectorExports,
     usdKrw: fx,
     counts: { securities: universe.securities.length, scored: rows.length, unscored: universe.securities.length - rows.length },
+    listed: universe.securities,
   };
 }
 

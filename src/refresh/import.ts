@@ -15,7 +15,8 @@ import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../sources/bulk.js';
 import type { ProgressSink } from '../sources/progress.js';
 import type { Store } from '../store/store.js';
-import { runStatus, type SourceStatus } from './pipeline.js';
+import { runOutcome } from '../tools/dataset.js';
+import type { SourceStatus } from './pipeline.js';
 import type { ProgressBoard } from './progress.js';
 
 /**
@@ -147,7 +148,7 @@ export class Importer {
       return { runId, status: 'stopped', sources: statuses, versions, batches };
     }
     await publish();
-    const status: ImportStatus = runStatus(statuses);
+    const status: ImportStatus = runOutcome(statuses);
     await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), status, JSON.stringify(statuses));
     this.board.flush();
     this.logger.info({ status, batches, versions: versions.length, sources: statuses.map((s) => `${s.source}:${s.ok ? 'ok' : 'failed'}:${s.records ?? 0}`) }, 'bulk import finished');

@@ -15,6 +15,7 @@ import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { MeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
+import { runOutcome } from '../tools/dataset.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { computeSnapshotYielding } from './build.js';
 import { Claims } from './claims.js';
@@ -81,12 +82,6 @@ function readCalls(json: string | null): MeterState | null {
   } catch {
     return null;
   }
-}
-
-/** A run's status: `ok` when every source took its records, `failed` when none did, else `partial`. */
-export function runStatus(statuses: readonly SourceStatus[]): 'ok' | 'partial' | 'failed' {
-  const ok = statuses.filter((s) => s.ok).length;
-  return ok === statuses.length ? 'ok' : ok === 0 ? 'failed' : 'partial';
 }
 
 /** The next top of the hour after `at`. */
@@ -279,8 +274,11 @@ export class Refresher {
       return status;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const kept = await this.store.market.hasMarketData().catch(() => false);
-      this.logger.warn({ source: source.name, errName: (err as Error).name }, kept ? 'source failed; previous data kept' : 'source failed; nothing stored yet');
+      // "Previous data kept" only where there is some: on an empty store (a first start with the
+      // upstreams unreachable) nothing is kept and nothing is served.
+      const held = await this.store.market.hasMarketData().catch(() => null);
+      const outcome = held === null ? 'source failed' : held ? 'source failed; previous data kept' : 'source failed; no data stored yet, nothing to serve from it';
+      this.logger.warn({ source: source.name, errName: (err as Error).name }, outcome);
       this.options.progress?.finish(source.name, 'failed', message.slice(0, 200), this.cron?.nextRun() ?? null);
       return { source: source.name, ok: false, at, error: message.slice(0, 200) };
     } finally {
@@ -308,7 +306,7 @@ export class Refresher {
       // and updatedAt); follower instances recompute when they see it.
       const version = await this.store.refresh.bumpDatasetVersion();
       const report = await this.recompute(version, statuses, ingestMs);
-      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), runStatus(statuses), JSON.stringify(statuses));
+      await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), runOutcome(statuses), JSON.stringify(statuses));
       return report;
     } catch (err) {
       await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'failed', (err as Error).name);

@@ -10,6 +10,7 @@ import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/sear
 import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
 import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
 import { ApiError } from '../tools/errors.js';
+import { coverageOf, type CoverageReport } from '../tools/coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -47,16 +48,44 @@ export class SnapshotDataset implements ServedDataset {
 
   stock(code: string): StockView {
     const { market, code: normalised } = normaliseCode(code);
-    const view = this.computed.views.get(viewKey(market, normalised));
-    if (view === undefined) throw new ApiError('not_found', notFoundDetail(market, normalised, this.source));
+    const key = viewKey(market, normalised);
+    // Not served is not unknown: while no stock is served (the first load) any code may be one
+    // that is coming, and a code the store lists without a served view is coming for sure.
+    this.requireStocks();
+    const view = this.computed.views.get(key);
+    if (view === undefined) {
+      if (this.listedKeys().has(key)) {
+        throw new ApiError('data_unavailable', `${market === 'KR' ? `the KR stock ${normalised}` : `the US stock ${normalised}`} is listed but not loaded yet (no price yet); try again after the next refresh`);
+      }
+      throw new ApiError('not_found', notFoundDetail(market, normalised, this.source));
+    }
     return view;
   }
 
+  /** data_unavailable while the dataset holds no stock: the first load has not brought any yet. */
+  private requireStocks(): void {
+    if (this.computed.views.size === 0) {
+      throw new ApiError('data_unavailable', 'no stock is served yet: the first load from the sources is under way or failed (GET /readyz shows each source and its next try); try again later');
+    }
+  }
+
+  private listedKeyCache: Set<string> | null = null;
+  private listedKeys(): Set<string> {
+    return (this.listedKeyCache ??= new Set(this.computed.listed.map((s) => viewKey(s.market, s.code))));
+  }
+
+  private coverageReport: CoverageReport | null = null;
+  coverage(): CoverageReport {
+    return (this.coverageReport ??= coverageOf(this.asOf, this.computed.views.values(), this.computed.listed));
+  }
+
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset = 0): { rows: RankingRow[]; totalCount: number } {
+    this.requireStocks();
     return rankings(this.computed.rankings, { markets, bands, limit, offset });
   }
 
   search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number } {
+    this.requireStocks();
     return searchStocks(this.computed.search, query);
   }
 

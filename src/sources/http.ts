@@ -49,7 +49,55 @@ function decodeSafe(s: string): string {
   }
 }
 
-/** Spaces request starts at least `minIntervalMs` apart (one queue per limiter). */
+/**
+ * The clock every pacing wait goes through: the rate limiters' spacing and the retry backoff.
+ * Real time by default; a rehearsal (bench/first-start.ts) installs a simulated clock on which
+ * a wait costs no real time, and the replica of the upstreams judges rates on the same clock.
+ */
+export interface PacingTimer {
+  /** Milliseconds since the epoch on this clock. */
+  now(): number;
+  /** Resolves once `ms` have passed on this clock; rejects with an `aborted` error on abort. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realTimer: PacingTimer = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new SourceHttpError('aborted', 'aborted', ''));
+        return;
+      }
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(new SourceHttpError('aborted', 'aborted', ''));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+let pacing: PacingTimer = realTimer;
+
+/** Installs the pacing clock for the whole process; returns a function that restores the previous one. */
+export function setPacingTimer(timer: PacingTimer): () => void {
+  const previous = pacing;
+  pacing = timer;
+  return () => {
+    pacing = previous;
+  };
+}
+
+/** The pacing clock's time (milliseconds since the epoch). */
+export function pacingNow(): number {
+  return pacing.now();
+}
+
+/** Spaces request starts at least `minIntervalMs` apart (one queue per limiter), on the pacing clock. */
 export class RateLimiter {
   private next = 0;
   private chain: Promise<void> = Promise.resolve();
@@ -61,9 +109,9 @@ export class RateLimiter {
 
   acquire(signal?: AbortSignal): Promise<void> {
     const turn = this.chain.then(async () => {
-      const wait = this.next - Date.now();
+      const wait = this.next - pacing.now();
       if (wait > 0) await sleep(wait, signal);
-      this.next = Date.now() + this.minIntervalMs;
+      this.next = pacing.now() + this.minIntervalMs;
     });
     // A failed wait (abort) must not block later callers.
     this.chain = turn.catch(() => undefined);
@@ -71,26 +119,13 @@ export class RateLimiter {
   }
 }
 
+/** Waits `ms` on the pacing clock (real time unless a rehearsal installed its own). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new SourceHttpError('aborted', 'aborted', ''));
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new SourceHttpError('aborted', 'aborted', ''));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return pacing.sleep(ms, signal);
 }
 
 /** Retry-After is either delta-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+export function parseRetryAfter(value: string | null, now: number = pacing.now()): number | null {
   if (value === null || value.trim() === '') return null;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);

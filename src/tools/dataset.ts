@@ -7,6 +7,7 @@ import type { DayBars, SeriesWindow } from '../domain/series.js';
 import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
 import type { StoredSecurity } from '../store/market-data.js';
+import type { CoverageReport } from './coverage.js';
 
 export interface PriceRef {
   date: string;
@@ -50,6 +51,16 @@ export interface SourceState {
   records?: number;
 }
 
+/**
+ * A refresh run's outcome from its sources' states: `failed` when every source failed (nothing
+ * new came in), `partial` when some did, `ok` when none did (a run with no real source, the
+ * demo, is `ok`).
+ */
+export function runOutcome(sources: readonly Pick<SourceState, 'ok'>[]): 'ok' | 'partial' | 'failed' {
+  if (sources.every((s) => s.ok)) return 'ok';
+  return sources.some((s) => s.ok) ? 'partial' : 'failed';
+}
+
 export interface SectorCount {
   market: Market;
   sector: string;
@@ -69,8 +80,14 @@ export interface ServedDataset {
   readonly nextRefreshAt: Date;
   /** The last refresh's outcome per source (empty for the demo universe). */
   readonly sources: readonly SourceState[];
-  /** Finds a stock by code: six digits are KR, anything else a US ticker. Throws not_found. */
+  /**
+   * Finds a stock by code: six digits are KR, anything else a US ticker. Throws not_found for a
+   * code nobody lists, data_unavailable for one the store lists but the dataset does not hold,
+   * and for any code while the dataset holds no stock at all (the first load).
+   */
   stock(code: string): StockView;
+  /** How many listed stocks each tool answers with values, and why the rest are null (computed once per dataset). */
+  coverage(): CoverageReport;
   /** Rows [offset, offset + limit) of the sorted, filtered rankings, and how many passed the filter. */
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset?: number): { rows: RankingRow[]; totalCount: number };
   /** Stocks by name, English name, code or ticker, best first (src/domain/search.ts): an index lookup. */

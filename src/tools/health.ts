@@ -1,5 +1,56 @@
 import { z } from 'zod';
+import { seoulIso } from '../access/clock.js';
+import { COVERAGE_TOOLS, NULL_REASONS, type NullReason } from './coverage.js';
 import { defineTool } from './tool.js';
+
+const PHASES = ['waiting', 'listing', 'downloading', 'reading', 'calling', 'paced', 'done', 'failed'] as const;
+
+/** One source's progress as health and /readyz show it (src/refresh/progress.ts keeps it). */
+export const sourceProgress = z.object({
+  source: z.string(),
+  phase: z.enum(PHASES).describe('waiting, listing, downloading, reading, calling, paced (out of the day\'s allowance), done or failed'),
+  unit: z.string().describe('What done and total count: files, members, companies, days, calls'),
+  done: z.number().int(),
+  total: z.number().int().nullable().describe('null while not known yet'),
+  bytes: z.number().int().describe('Bytes read so far in this phase'),
+  callsToday: z.number().int().describe('Calls made today (Asia/Seoul day) against the source\'s daily allowance'),
+  dailyAllowance: z.number().int().nullable().describe('The source\'s documented calls a day; null where none is documented'),
+  etaSeconds: z.number().int().nullable().describe('Seconds to done; null while unknown'),
+  etaAt: z.string().nullable().describe('When it is expected to be done (ISO 8601, +09:00)'),
+  nextTryAt: z.string().nullable().describe('When a paced or failed source tries next (ISO 8601, +09:00)'),
+  note: z.string().nullable().describe('One short line: what it is doing or why it waits'),
+});
+export type ProgressEntry = z.infer<typeof sourceProgress>;
+
+const nullCounts = z.object(Object.fromEntries(NULL_REASONS.map((r) => [r, z.number().int()])) as Record<NullReason, z.ZodNumber>);
+const market = z.enum(['KR', 'US']);
+
+/** The coverage report (src/tools/coverage.ts) as health shows it. */
+export const coverageReport = z
+  .object({
+    asOf: z.string(),
+    markets: z.array(
+      z.object({
+        market,
+        listed: z.number().int().describe('Securities the store lists'),
+        priced: z.number().int().describe('Served with a price'),
+        scored: z.number().int().describe('With a V3 score (rankings rows)'),
+        complete: z.number().describe('scored / listed, 0..1'),
+      }),
+    ),
+    tools: z.array(
+      z.object({
+        tool: z.enum(COVERAGE_TOOLS),
+        market,
+        listed: z.number().int(),
+        withValues: z.number().int().describe('Stocks the tool answers with values'),
+        nulls: nullCounts.describe('The other stocks by why their values are null: noPrice, noFilingsYet, filingsIncomplete, notCovered (the filings do not carry the item, e.g. financial-sector layouts), undefinedForCompany (e.g. a loss for PER), noFlows, noFxRate, other'),
+        complete: z.number().describe('withValues / listed, 0..1'),
+      }),
+    ),
+    metrics: z.array(z.object({ metric: z.string(), market, withValues: z.number().int(), nulls: nullCounts })).describe('Each get_stock_snapshot metric per market'),
+  })
+  .describe('Per market and tool, how many listed stocks answer with values and why the rest are null');
 
 const output = z.object({
   valid: z.boolean().describe('Whether the key is valid'),
@@ -12,20 +63,25 @@ const output = z.object({
   dataUpdatedAt: z.string(),
   dataAsOf: z.string(),
   source: z.string(),
+  nextRefreshAt: z.string().describe('When the next scheduled refresh is due (ISO 8601, +09:00)'),
   sources: z
     .array(z.object({ source: z.string(), ok: z.boolean(), at: z.string(), error: z.string().optional(), records: z.number().int().optional() }))
     .describe('The last refresh per upstream source; a failed one keeps the previous data served'),
+  progress: z.array(sourceProgress).describe('What each source is doing now (empty for the demo universe)'),
+  coverage: coverageReport,
 });
 
 export const health = defineTool({
   name: 'health',
   title: 'Key and usage',
-  description: 'Whether the API key is valid, its plan (free or paid), calls made today, the daily quota and when it resets.',
+  description:
+    'Whether the API key is valid, its plan (free or paid), calls made today, the daily quota and when it resets; ' +
+    'the served data\'s state: each source\'s last refresh and progress, and how many listed stocks each tool answers with values.',
   input: z.strictObject({}),
   output,
   path: '/health',
   cacheable: false,
-  async handler(_args, { data, account }) {
+  async handler(_args, { data, account, progress }) {
     return {
       valid: account.valid,
       plan: account.plan,
@@ -37,7 +93,18 @@ export const health = defineTool({
       dataUpdatedAt: data.updatedAt,
       dataAsOf: data.asOf,
       source: data.source,
+      nextRefreshAt: seoulIso(data.nextRefreshAt),
       sources: [...data.sources],
+      progress: (progress?.() ?? []).map(progressEntry),
+      coverage: data.coverage(),
     };
   },
 });
+
+/** The fields health and /readyz show of a board entry (the board keeps a few more). */
+export function progressEntry(p: ProgressEntry): ProgressEntry {
+  return {
+    source: p.source, phase: p.phase, unit: p.unit, done: p.done, total: p.total, bytes: p.bytes, callsToday: p.callsToday,
+    dailyAllowance: p.dailyAllowance, etaSeconds: p.etaSeconds, etaAt: p.etaAt, nextTryAt: p.nextTryAt, note: p.note,
+  };
+}

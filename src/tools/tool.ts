@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { ServedDataset } from './dataset.js';
 import type { SeriesSpec } from './budget.js';
+import type { ProgressEntry } from './health.js';
 import type { ObjectSchema } from './params.js';
 
 /** What the door knows about the caller's key; health reports it. */
@@ -21,6 +22,8 @@ export interface Account {
 export interface ToolContext {
   data: ServedDataset;
   account: Account;
+  /** What each source is doing now (the refresh's progress board); health shows it. */
+  progress?: () => readonly ProgressEntry[];
 }
 
 export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {

@@ -162,7 +162,8 @@ describe('refresh faults', () => {
       assert.match(status?.error ?? '', { '500': /500/, hang: /timed out|abort/i, truncated: /JSON|Unexpected|Unterminated/i, 'wrong-shape': /malformed/, '429': /429/ }[fault]);
       assert.deepEqual(refresher.sourceStatus, report.sources);
       const [run] = await t.app.store.refresh.refreshRuns(1);
-      assert.equal(run?.status, 'partial');
+      // The run's one source failed: nothing new came in, so the run is `failed` (runOutcome).
+      assert.equal(run?.status, 'failed');
       assert.match(run?.detail ?? '', /"ok":false/);
       if (fault === 'hang') {
         assert.ok(ms < 5_000, `the hang was cut off by the timeout (${Math.round(ms)} ms)`);
@@ -192,7 +193,7 @@ describe('refresh faults', () => {
     assert.equal(report.sources[0]?.ok, false);
     assert.match(report.sources[0]?.error ?? '', /timed out after 300 ms/);
     assert.equal(await served(), before);
-    assert.equal((await t.app.store.refresh.refreshRuns(1))[0]?.status, 'partial');
+    assert.equal((await t.app.store.refresh.refreshRuns(1))[0]?.status, 'failed', 'its one source failed');
   });
 
   it("a record the store refuses rolls back the source's whole write", async () => {

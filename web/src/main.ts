@@ -10,6 +10,7 @@ import type { PageContext } from './page.js';
 import { renderExports } from './pages/exports.js';
 import { renderRankings } from './pages/rankings.js';
 import { renderStock } from './pages/stock.js';
+import { serviceStatus } from './status.js';
 import type { Health } from './types.js';
 
 type Page = 'rankings' | 'stock' | 'exports';
@@ -19,8 +20,11 @@ const root = document.getElementById('app');
 if (root === null) throw new Error('index.html has no #app');
 
 const header = h('header', { class: 'top' });
+// The service's state (src/status.ts): progress while loading, the coverage numbers always.
+const statusPanel = h('section', { id: 'service-status', class: 'card service-status', hidden: true, 'aria-live': 'polite' });
 const view = h('main', { id: 'view' });
-root.append(header, view);
+root.append(header, h('div', { class: 'status-wrap' }, statusPanel), view);
+const status = serviceStatus(statusPanel, () => route());
 
 let renderSeq = 0;
 let disposers: (() => void)[] = [];
@@ -112,6 +116,7 @@ function route(): void {
   document.documentElement.lang = currentLang();
   document.title = t('appTitle');
   renderHeader(page);
+  status.refresh();
   view.replaceChildren();
   view.dataset.page = page;
   if (storedKey() === null) {

@@ -1,0 +1,504 @@
+// `npm run bench -- first-start`: a full-scale rehearsal of a first real start. A loopback
+// replica of every upstream (bench/replica: ~2,700 KR and ~6,000 US listed companies, ten
+// years, re-keyed copies of the real recorded answers and bulk rows) enforces each source's
+// documented rate limits and daily allowances on a simulated clock on which waiting costs no
+// real time (docs/performance.md, "The first-start rehearsal"). The service runs in this
+// process (startApp, a fresh DATA_DIR, every adapter's base URL on the replica) and its first
+// start is measured: per source calls, bytes, time on the simulated clock and real time; the
+// process's CPU, peak RSS and disk; the recompute; the coverage at the end (listed stocks of
+// each market with a score). Results in bench/first-start.json.
+//
+//   BENCH_SCALE=1          share of the real universe (0.02: ~54 KR, ~120 US; under a minute)
+//   BENCH_BULK=1           generate and serve the bulk files (DART quarterly ZIPs, SEC archives)
+//   BENCH_BACKFILL=1       then ten years of KR statements by today's API path (DART backfills)
+//   BENCH_KRX_COOKIE=1     sign in to the replica's KRX by hand and pass KRX_COOKIE (today's way)
+//   BENCH_CACHE_DIR=...    where the generated bulk files are kept between runs
+//   BENCH_LOG_LEVEL=info   the service's log level (its log goes to a file in the run's folder)
+//   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
+//   BENCH_KEEP=1           keep the run's DATA_DIR (printed) instead of removing it
+
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import pino from 'pino';
+import { createKey, startApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { setPacingTimer } from '../src/sources/http.js';
+import { configuredSources } from '../src/sources/index.js';
+import { Refresher } from '../src/refresh/pipeline.js';
+import { BAND_KEYS } from '../src/domain/results.js';
+import { log, machineLoad, procStatusBytes, round } from './lib/util.js';
+import { printTable } from './lib/table.js';
+import { WarpClock } from './replica/clock.js';
+import { filingsThrough } from './replica/api.js';
+import { prepareBulk, type BulkSummary } from './replica/bulk.js';
+import { KRX_MEMBER, PREFIX, SENT_AT_HEADER, seoulDate, startReplica, type Replica, type SourceStats } from './replica/server.js';
+import type { ReplicaSource } from './replica/limits.js';
+import { DOCUMENTED_LIMITS } from './replica/limits.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+/** The refresh pipeline's default per-source timeout (RefresherOptions.sourceTimeoutMs). */
+const SOURCE_TIMEOUT_MS = 10 * 60_000;
+
+export interface FirstStartSettings {
+  scale: number;
+  bulk: boolean;
+  cacheDir: string;
+  logLevel: string;
+  keep: boolean;
+  /** Where results are written (null: nowhere). */
+  resultsFile: string | null;
+  /**
+   * After the first start, load ten years of KR statements the way today's service can: DART-only
+   * backfills of three months each (list.json, then fnlttSinglAcntAll per filing), the next
+   * Seoul day after a run that hit the daily allowance (status 020).
+   */
+  backfill: boolean;
+  /** Sign in to the replica's KRX as an operator would in a browser and pass the session as KRX_COOKIE. */
+  krxCookie: boolean;
+  /** The simulated clock's start (ISO instant); now when absent. */
+  startAt?: string;
+  /** Overrides of the replica's limits (tests only). */
+  limits?: Parameters<typeof startReplica>[0]['limits'];
+}
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStartSettings {
+  const scale = Number(env.BENCH_SCALE ?? 1);
+  if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`);
+  return {
+    scale,
+    bulk: env.BENCH_BULK !== '0',
+    backfill: env.BENCH_BACKFILL !== '0',
+    krxCookie: env.BENCH_KRX_COOKIE !== '0',
+    cacheDir: env.BENCH_CACHE_DIR ?? join(ROOT, 'bench', '.data', `replica-${scale}`),
+    logLevel: env.BENCH_LOG_LEVEL ?? 'info',
+    keep: env.BENCH_KEEP === '1',
+    resultsFile: join(ROOT, 'bench', 'first-start.json'),
+    ...(env.BENCH_START_AT ? { startAt: env.BENCH_START_AT } : {}),
+  };
+}
+
+/** Per source, as the service's side saw it (its fetch calls to the replica's prefix). */
+export interface SourceRow {
+  source: ReplicaSource | 'other';
+  calls: number;
+  bytes: number;
+  refusedRate: number;
+  refusedDay: number;
+  loggedOut: number;
+  unanswered: number;
+  /** First to last call on the simulated clock (ms): what a real start would take for this source. */
+  simulatedSpanMs: number;
+  /** The same span in real time. */
+  realSpanMs: number;
+  /**
+   * The simulated span exceeds the pipeline's per-source timeout (10 minutes, on real time):
+   * a real start abandons this source, though the rehearsal (where waiting costs no real time) does not.
+   */
+  overSourceTimeout: boolean;
+  byKind: Record<string, number>;
+}
+
+export interface FirstStartResult {
+  meta: { startedAt: string; node: string; cpus: number; scale: number; load: ReturnType<typeof machineLoad> };
+  universe: { kr: number; krKospi: number; krKosdaq: number; us: number; krUnlistedFilers: number };
+  bulk: BulkSummary | null;
+  service: {
+    /** startApp to the first dataset served, real time. */
+    readyRealMs: number;
+    /** The same on the simulated clock (real time plus every wait skipped). */
+    readySimulatedMs: number;
+    /** Waiting skipped by the simulated clock. */
+    waitedMs: number;
+    /** CPU of this process (service and replica together) during the start, and the replica's share estimate excluded. */
+    cpuMs: number;
+    peakRssBytes: number | null;
+    diskBytes: number;
+    recompute: { loadMs: number | null; computeMs: number | null; maxStallMs: number | null; securities: number | null };
+    sources: { source: string; ok: boolean; error?: string; records?: number }[];
+  };
+  perSource: SourceRow[];
+  coverage: { market: 'KR' | 'US'; listed: number; scored: number; pct: number }[];
+  /** What the API path needs for ten years, from the replica's filing calendar and today's adapters. */
+  today: { dartFilingsTenYears: number; dartCallsTenYears: number; dartDaysAtAllowance: number; secCallsAllCompanies: number; secHoursAtRate: number; polygonDaysOfHistoryPerHourAtRate: number; note: string };
+  /** Ten years of KR statements by today's API path, measured (null: not run). */
+  backfill: BackfillResult | null;
+  unanswered: string[];
+}
+
+export interface BackfillResult {
+  windows: number;
+  runs: number;
+  /** Runs that failed on the daily allowance (their calls are lost: a failed source keeps nothing). */
+  runsRefused: number;
+  /** Windows whose DART run failed for another reason (error kept). */
+  failed: { from: string; to: string; error: string }[];
+  dartCalls: number;
+  dartRefusedDay: number;
+  simulatedMs: number;
+  realMs: number;
+  coverage: FirstStartResult['coverage'];
+}
+
+/** Three-month windows [from, to] from 2016-01-01 through `today` (ISO dates). */
+export function quarterWindows(today: string): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  for (let y = 2016; y <= Number(today.slice(0, 4)); y++) {
+    for (const [a, b] of [['01-01', '03-31'], ['04-01', '06-30'], ['07-01', '09-30'], ['10-01', '12-31']] as const) {
+      const from = `${y}-${a}`;
+      if (from > today) break;
+      const to = `${y}-${b}`;
+      out.push({ from, to: to < today ? to : today });
+    }
+  }
+  return out;
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return total;
+}
+
+const SOURCE_OF_PREFIX: [string, ReplicaSource][] = [
+  [PREFIX.dart + '/disclosureinfo', 'opendart-bulk'],
+  [PREFIX.dart + '/cmm', 'opendart-bulk'],
+  [PREFIX.dart, 'opendart'],
+  [PREFIX.secWww + '/Archives/edgar/daily-index/xbrl', 'sec-bulk'],
+  [PREFIX.secWww + '/Archives/edgar/daily-index/bulkdata', 'sec-bulk'],
+  [PREFIX.secWww, 'sec'],
+  [PREFIX.secData, 'sec'],
+  [PREFIX.fsc, 'fsc'],
+  [PREFIX.polygon, 'polygon'],
+  [PREFIX.ecos, 'ecos'],
+  [PREFIX.customs, 'customs'],
+  [PREFIX.krx, 'krx'],
+];
+
+/**
+ * Counts the service's calls to the replica and holds the simulated clock while one is in
+ * flight (a wait is skipped only when nothing is being transferred).
+ */
+function meterFetch(replica: Replica, clock: WarpClock): { restore: () => void; spans: Map<string, { firstReal: number; lastReal: number; firstSim: number; lastSim: number; calls: number; bytes: number }> } {
+  const original = globalThis.fetch;
+  const spans = new Map<string, { firstReal: number; lastReal: number; firstSim: number; lastSim: number; calls: number; bytes: number }>();
+  const wrapped: typeof fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith(replica.base)) return original(input, init);
+    const path = url.slice(replica.base.length);
+    const source = SOURCE_OF_PREFIX.find(([p]) => path.startsWith(p))?.[1] ?? 'other';
+    let span = spans.get(source);
+    if (!span) spans.set(source, (span = { firstReal: performance.now(), lastReal: 0, firstSim: clock.now(), lastSim: 0, calls: 0, bytes: 0 }));
+    span.calls++;
+    const done = clock.busy();
+    const s = span;
+    const finish = (n: number): void => {
+      s.bytes += n;
+      s.lastReal = performance.now();
+      s.lastSim = clock.now();
+      done();
+    };
+    try {
+      // The replica judges rates at the instant the service sent the call (its event loop,
+      // shared with the service, may take the request up later).
+      const headers = new Headers(init?.headers);
+      headers.set(SENT_AT_HEADER, String(clock.now()));
+      const res = await original(input, { ...init, headers });
+      if (res.body === null) {
+        finish(0);
+        return res;
+      }
+      // The body passes through a counter: the call ends when its last byte is read.
+      let n = 0;
+      const counter = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          n += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+        flush() {
+          finish(n);
+        },
+      });
+      // A body that fails or is cancelled midway ends the call too.
+      res.body.pipeTo(counter.writable).catch(() => finish(n));
+      return new Response(counter.readable, { status: res.status, statusText: res.statusText, headers: res.headers });
+    } catch (err) {
+      finish(0);
+      throw err;
+    }
+  };
+  globalThis.fetch = wrapped;
+  return { restore: () => (globalThis.fetch = original), spans };
+}
+
+/** The rehearsal: replica up, service started on an empty DATA_DIR, measured until its first dataset is served. */
+export async function rehearse(settings: FirstStartSettings): Promise<FirstStartResult> {
+  const startedAt = new Date();
+  const clock = new WarpClock(settings.startAt === undefined ? undefined : Date.parse(settings.startAt));
+  const restoreTimer = setPacingTimer(clock);
+  const runDir = join(settings.cacheDir, '..', `first-start-${process.pid}-${Date.now()}`);
+  mkdirSync(runDir, { recursive: true });
+  let replica: Replica | null = null;
+  let metered: ReturnType<typeof meterFetch> | null = null;
+  let app: Awaited<ReturnType<typeof startApp>> | null = null;
+  try {
+    const today = seoulDate(clock.now());
+    // The universe is built once here for the bulk files and again (identically) by the replica.
+    let bulkSummary: BulkSummary | null = null;
+    const replicaOptions: Parameters<typeof startReplica>[0] = { scale: settings.scale, now: () => clock.now(), ...(settings.limits ? { limits: settings.limits } : {}) };
+    if (settings.bulk) {
+      const { buildUniverse } = await import('./replica/universe.js');
+      log(`bulk files for scale ${settings.scale} in ${settings.cacheDir}`);
+      const bulk = prepareBulk(buildUniverse(settings.scale), today, settings.cacheDir, log);
+      bulkSummary = bulk.summary;
+      replicaOptions.bulk = bulk;
+      log(`bulk files ${bulk.summary.cached ? 'reused' : `generated in ${round(bulk.summary.generationMs / 1000, 1)} s`}`);
+    }
+    replica = await startReplica(replicaOptions);
+    const u = replica.universe;
+    log(`replica at ${replica.base}: ${u.kr.length} KR (+${u.krUnlisted} unlisted filers), ${u.us.length} US companies`);
+    const dataDir = join(runDir, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    const env: Record<string, string> = {
+      ...replica.env,
+      DART_API_KEY: 'replica0000000000000000000000000000000000',
+      DATA_GO_KR_API_KEY: 'replicaDataGoKrKey',
+      US_PRICES_API_KEY: 'replicaPolygonKey',
+      SEC_USER_AGENT: 'first-start rehearsal bench@example.com',
+      ECOS_API_KEY: 'replicaEcosKey',
+      // KRX: enabled; the member account the replica accepts is offered for a service that signs in,
+      // and (today's way) a session cookie the operator signed in for by hand.
+      KRX_ENABLED: '1',
+      ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
+      KRX_MEMBER_ID: KRX_MEMBER.id,
+      KRX_PASSWORD: KRX_MEMBER.password,
+    };
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: settings.logLevel, PAID_BURST_PER_SECOND: '100000', ...env });
+    const logFile = join(runDir, 'service.log');
+    const logger = pino({ level: settings.logLevel, base: { service: 'stock-data' } }, pino.destination({ dest: logFile, sync: true }));
+    metered = meterFetch(replica, clock);
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const sim0 = clock.now();
+    const skipped0 = clock.skippedMs;
+    app = await startApp(config, { clock: () => new Date(clock.now()), logger, sources: configuredSources(env) });
+    await app.ready;
+    const readyRealMs = performance.now() - t0;
+    const readySimulatedMs = clock.now() - sim0;
+    const cpu = process.cpuUsage(cpu0);
+    const peakRssBytes = procStatusBytes('self', 'VmHWM');
+    const waitedMs = clock.skippedMs - skipped0;
+    log(`first dataset served after ${round(readyRealMs / 1000, 1)} s real, ${round(readySimulatedMs / 3_600_000, 2)} h simulated`);
+
+    const key = await createKey(app.store.access, 'paid', 'rehearsal', () => new Date(clock.now()));
+    const get = async (path: string): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${app?.url}/api/public/v2${path}`, { headers: { authorization: `Bearer ${key}` } });
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const health = await get('/health');
+    const coverage = await coverageOf(get, u);
+    const swapped = readLog(logFile).find((l) => l['msg'] === 'dataset swapped');
+    const diskBytes = dirBytes(dataDir);
+    const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
+    const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
+
+    let backfill: BackfillResult | null = null;
+    if (settings.backfill) {
+      const dartSource = configuredSources(env).find((x) => x.name === 'opendart');
+      if (!dartSource) throw new Error('no opendart source configured');
+      const windows = quarterWindows(today);
+      log(`backfill: ten years of KR statements by the API path, ${windows.length} windows of three months`);
+      const b0 = performance.now();
+      const s0 = clock.now();
+      const calls0 = replica.stats.opendart.calls;
+      const refused0 = replica.stats.opendart.refusedDay;
+      let runs = 0;
+      let runsRefused = 0;
+      const failed: BackfillResult['failed'] = [];
+      for (const range of windows) {
+        for (;;) {
+          runs++;
+          const refresher = new Refresher(app.store, app.holder, [dartSource], () => new Date(clock.now()), logger, { sourceLabel: 'opendart', range, sourceTimeoutMs: 24 * 3_600_000 });
+          const status = (await refresher.run()).sources[0];
+          if (status?.ok) break;
+          if (/\b020\b/.test(status?.error ?? '')) {
+            runsRefused++;
+            // The operator runs it again the next Seoul day, a minute after midnight.
+            const nowMs = clock.now();
+            const nextMidnight = Math.floor((nowMs + 9 * 3_600_000) / 86_400_000 + 1) * 86_400_000 - 9 * 3_600_000;
+            clock.advance(nextMidnight - nowMs + 60_000);
+            continue;
+          }
+          failed.push({ ...range, error: (status?.error ?? 'no status').slice(0, 200) });
+          break;
+        }
+      }
+      const after: FirstStartResult['coverage'] = [];
+      for (const c of await coverageOf(get, u)) after.push(c);
+      backfill = {
+        windows: windows.length,
+        runs,
+        runsRefused,
+        failed,
+        dartCalls: replica.stats.opendart.calls - calls0,
+        dartRefusedDay: replica.stats.opendart.refusedDay - refused0,
+        simulatedMs: Math.round(clock.now() - s0),
+        realMs: Math.round(performance.now() - b0),
+        coverage: after,
+      };
+      log(`backfill done: ${backfill.dartCalls} DART calls, ${round(backfill.simulatedMs / 86_400_000, 2)} days simulated, ${round(backfill.realMs / 1000, 1)} s real`);
+    }
+
+    const perSource: SourceRow[] = [...spansAtReady.entries()].map(([source, span]) => {
+      const s: SourceStats | undefined = source === 'other' ? undefined : statsAtReady[source as ReplicaSource];
+      return {
+        source: source as SourceRow['source'],
+        calls: span.calls,
+        bytes: span.bytes,
+        refusedRate: s?.refusedRate ?? 0,
+        refusedDay: s?.refusedDay ?? 0,
+        loggedOut: s?.loggedOut ?? 0,
+        unanswered: s?.unanswered ?? 0,
+        simulatedSpanMs: Math.round(span.lastSim - span.firstSim),
+        realSpanMs: Math.round(span.lastReal - span.firstReal),
+        overSourceTimeout: span.lastSim - span.firstSim > SOURCE_TIMEOUT_MS,
+        byKind: s?.byKind ?? {},
+      };
+    });
+
+    // Today's API path over ten years: every periodic report of the universe (2015 annual on),
+    // one fnlttSinglAcntAll call each plus a second (OFS) for filers without consolidated
+    // statements, at 20,000 a day; SEC two calls a company at 10 a second.
+    const filings = filingsThrough(u, today);
+    const dartCalls = filings.length + filings.filter((f) => f.company.separateOnly).length;
+    const dartPerDay = DOCUMENTED_LIMITS.opendart.perDay ?? 20_000;
+    const secCalls = 2 * u.us.length + 1;
+    const result: FirstStartResult = {
+      meta: { startedAt: startedAt.toISOString(), node: process.version, cpus: cpus().length, scale: settings.scale, load: machineLoad() },
+      universe: { kr: u.kr.length, krKospi: u.kr.filter((c) => c.corpCls === 'Y').length, krKosdaq: u.kr.filter((c) => c.corpCls === 'K').length, us: u.us.length, krUnlistedFilers: u.krUnlisted },
+      bulk: bulkSummary,
+      service: {
+        readyRealMs: Math.round(readyRealMs),
+        readySimulatedMs: Math.round(readySimulatedMs),
+        waitedMs: Math.round(waitedMs),
+        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+        peakRssBytes,
+        diskBytes,
+        recompute: {
+          loadMs: typeof swapped?.['loadMs'] === 'number' ? swapped['loadMs'] : null,
+          computeMs: typeof swapped?.['computeMs'] === 'number' ? swapped['computeMs'] : null,
+          maxStallMs: typeof swapped?.['maxStallMs'] === 'number' ? swapped['maxStallMs'] : null,
+          securities: typeof swapped?.['securities'] === 'number' ? swapped['securities'] : null,
+        },
+        sources: Array.isArray(health['sources']) ? (health['sources'] as FirstStartResult['service']['sources']) : [],
+      },
+      perSource,
+      coverage,
+      today: {
+        dartFilingsTenYears: filings.length,
+        dartCallsTenYears: dartCalls,
+        dartDaysAtAllowance: round(dartCalls / dartPerDay, 1),
+        secCallsAllCompanies: secCalls,
+        secHoursAtRate: round(secCalls / 10 / 3600, 2),
+        polygonDaysOfHistoryPerHourAtRate: 5 * 60,
+        note: "The API path's calls for the whole history; a first start today looks back 90 days (DART), 7 days (FSC), 5 days (Polygon) and asks SEC for every company.",
+      },
+      backfill,
+      unanswered: [...new Set(replica.unanswered)].slice(0, 50),
+    };
+    if (!settings.keep) log(`run folder ${runDir} removed at the end (BENCH_KEEP=1 keeps it)`);
+    else log(`run folder kept: ${runDir}`);
+    return result;
+  } finally {
+    metered?.restore();
+    await app?.close().catch(() => undefined);
+    await replica?.close();
+    restoreTimer();
+    if (!settings.keep) rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
+/** The KRX member sign-in (FORMATS.md section 4) against the replica: the session cookie an operator would paste. */
+async function krxSignIn(base: string): Promise<string> {
+  const page = await fetch(`${base}/contents/MDC/COMS/client/MDCCOMS001.cmd`);
+  await page.arrayBuffer();
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const res = await fetch(`${base}/contents/MDC/COMS/client/MDCCOMS001D1.cmd`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ mbrId: KRX_MEMBER.id, pw: KRX_MEMBER.password, skipDup: 'Y' }).toString(),
+  });
+  const code = ((await res.json()) as { _error_code?: string })._error_code;
+  if (code !== 'CD001') throw new Error(`KRX sign-in on the replica answered ${code}`);
+  return cookie;
+}
+
+/** Listed stocks of each market with a score: rankings' totalCount over every market-cap band, over the replica's listed companies. */
+async function coverageOf(get: (path: string) => Promise<Record<string, unknown>>, u: Replica['universe']): Promise<FirstStartResult['coverage']> {
+  const out: FirstStartResult['coverage'] = [];
+  for (const market of ['KR', 'US'] as const) {
+    const answer = await get(`/rankings?market=${market}&limit=1&bands=${BAND_KEYS.join(',')}`);
+    const scored = typeof answer['totalCount'] === 'number' ? answer['totalCount'] : 0;
+    const listed = market === 'KR' ? u.kr.length : u.us.length;
+    out.push({ market, listed, scored, pct: round((100 * scored) / listed, 1) });
+  }
+  return out;
+}
+
+function readLog(file: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const text = readFileSync(file, 'utf8');
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // not a log line
+    }
+  }
+  return out;
+}
+
+const mib = (b: number | null): number | null => (b === null ? null : round(b / 1024 / 1024, 0));
+const hours = (ms: number): number => round(ms / 3_600_000, 2);
+
+export function printResult(r: FirstStartResult): void {
+  process.stdout.write(`\nFirst-start rehearsal, scale ${r.meta.scale}: ${r.universe.kr} KR (${r.universe.krKospi} KOSPI, ${r.universe.krKosdaq} KOSDAQ), ${r.universe.us} US companies\n`);
+  if (r.bulk) process.stdout.write(`bulk files: ${r.bulk.cached ? 'reused from cache' : `generated in ${round(r.bulk.generationMs / 1000, 1)} s`} (DART ${r.bulk.dartZips} ZIPs ${mib(r.bulk.dartBytes)} MiB; companyfacts.zip ${mib(r.bulk.companyfactsBytes)} MiB; submissions.zip ${mib(r.bulk.submissionsBytes)} MiB), not counted below\n`);
+  printTable(
+    ['source', 'calls', 'MiB', 'refused rate', 'refused day', 'LOGOUT', 'simulated min', 'real s', 'over the 10-min source timeout', 'calls by kind (replica)'],
+    r.perSource.map((s) => [s.source, s.calls, round(s.bytes / 1024 / 1024, 1), s.refusedRate, s.refusedDay, s.loggedOut, round(s.simulatedSpanMs / 60_000, 1), round(s.realSpanMs / 1000, 1), s.overSourceTimeout ? 'YES' : 'no', Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(', ')]),
+  );
+  const sv = r.service;
+  process.stdout.write(
+    `\nservice: first dataset after ${round(sv.readyRealMs / 1000, 1)} s real = ${hours(sv.readySimulatedMs)} h simulated (${hours(sv.waitedMs)} h of it waiting); CPU ${round(sv.cpuMs / 1000, 1)} s (service and replica in one process); ` +
+      `peak RSS ${mib(sv.peakRssBytes)} MiB (same process); disk ${mib(sv.diskBytes)} MiB; recompute load ${sv.recompute.loadMs} ms + compute ${sv.recompute.computeMs} ms, longest stall ${sv.recompute.maxStallMs} ms\n`,
+  );
+  printTable(['source (service view)', 'ok', 'records', 'error'], sv.sources.map((s) => [s.source, s.ok ? 'yes' : 'NO', s.records ?? '-', (s.error ?? '').slice(0, 110)]));
+  printTable(['market', 'listed', 'with a score', '%'], r.coverage.map((c) => [c.market, c.listed, c.scored, c.pct]));
+  const t = r.today;
+  process.stdout.write(
+    `\nten years on the API path: DART ${t.dartFilingsTenYears} filings -> ${t.dartCallsTenYears} fnlttSinglAcntAll calls = ${t.dartDaysAtAllowance} days of the 20,000-a-day allowance; ` +
+      `SEC ${t.secCallsAllCompanies} calls = ${t.secHoursAtRate} h at 10/s; Polygon ${t.polygonDaysOfHistoryPerHourAtRate} days of history per hour at 5 calls a minute\n`,
+  );
+  const b = r.backfill;
+  if (b) {
+    process.stdout.write(
+      `ten years of KR statements by today's API path, measured: ${b.windows} three-month DART backfills in ${b.runs} runs (${b.runsRefused} stopped by status 020 and rerun the next day), ` +
+        `${b.dartCalls} DART calls (${b.dartRefusedDay} refused), ${round(b.simulatedMs / 86_400_000, 2)} days simulated, ${round(b.realMs / 1000, 1)} s real; coverage after: ${b.coverage.map((c) => `${c.market} ${c.scored}/${c.listed} (${c.pct} %)`).join(', ')}` +
+        `${b.failed.length > 0 ? `; failed windows: ${b.failed.map((f) => `${f.from}..${f.to}: ${f.error}`).join(' | ')}` : ''}\n`,
+    );
+  }
+  if (r.unanswered.length > 0) process.stdout.write(`replica had no answer for: ${r.unanswered.slice(0, 10).join(' ')}\n`);
+}
+
+export async function main(): Promise<void> {
+  const settings = settingsFromEnv();
+  log(`first-start rehearsal: ${JSON.stringify(settings)}; load ${JSON.stringify(machineLoad())}`);
+  const result = await rehearse(settings);
+  if (settings.resultsFile) writeFileSync(settings.resultsFile, `${JSON.stringify(result, null, 2)}\n`);
+  printResult(result);
+}

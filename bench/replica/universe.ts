@@ -1,0 +1,156 @@
+// The replica's universe: re-keyed copies of the companies whose real answers are recorded in
+// test/fixtures/real (PROVENANCE.md there). Each copy carries new keys that cannot be mistaken
+// for a real company's (KR corp_code 9xxxxxxx and stock code 9xxxxx; US CIK 9,000,000 + n and
+// a ticker starting with Q) and says in its name which real company it copies.
+//
+// Prices are not recorded at this scale: each copy's daily prices follow a deterministic path
+// around its template's recorded close (Samsung Electronics 2022-06-22 for KR, a grouped-daily
+// row for US), so a day's answer is the same on every run.
+
+import { real, realJson } from '../../test/e2e/upstream.js';
+
+/** Real scale: listed companies per market (KOSPI ~950 + KOSDAQ ~1,750; US listed operating companies). */
+export const FULL_SCALE = { kr: 2_700, krKospiShare: 0.35, us: 6_000, krUnlisted: 97_000 } as const;
+
+export interface KrCompany {
+  index: number;
+  corpCode: string;
+  stockCode: string;
+  /** KOSPI `Y` or KOSDAQ `K` (OpenDART corp_cls). */
+  corpCls: 'Y' | 'K';
+  name: string;
+  nameEn: string;
+  /** The real company copied (recorded company.json). */
+  template: KrTemplate;
+  /** Only separate (OFS) statements, as many KOSDAQ filers without subsidiaries: CFS answers 013. */
+  separateOnly: boolean;
+  /** The close its price path circles (won). */
+  basePrice: number;
+}
+
+export interface KrTemplate {
+  corpCode: string;
+  company: Record<string, string>;
+}
+
+export interface UsCompany {
+  index: number;
+  cik: number;
+  ticker: string;
+  title: string;
+  template: UsTemplate;
+  basePrice: number;
+}
+
+export interface UsTemplate {
+  ticker: string;
+  /** Recorded companyfacts (gzipped file under test/fixtures/real). */
+  facts: string;
+  /** Recorded submissions used for its copies (Apple's and Marvell's are recorded). */
+  submissions: string;
+}
+
+const KR_TEMPLATES: KrTemplate[] = [
+  { corpCode: '00126380', company: realJson<Record<string, string>>('opendart/company_00126380.json.gz') },
+  { corpCode: '00164779', company: realJson<Record<string, string>>('opendart/company_00164779.json') },
+];
+
+const US_TEMPLATES: UsTemplate[] = [
+  { ticker: 'AAPL', facts: 'sec/companyfacts_CIK0000320193_AAPL.json.gz', submissions: 'sec/submissions_CIK0000320193_AAPL.json.gz' },
+  { ticker: 'TSLA', facts: 'sec/companyfacts_CIK0001318605_TSLA.json.gz', submissions: 'sec/submissions_CIK0001835632_MRVL.json.gz' },
+  { ticker: 'MRVL', facts: 'sec/companyfacts_CIK0001835632_MRVL.json.gz', submissions: 'sec/submissions_CIK0001835632_MRVL.json.gz' },
+];
+
+/** A ticker from an index: Q then four letters (QAAAA, QAAAB, ...), no real listing uses them all. */
+export function replicaTicker(i: number): string {
+  let s = '';
+  let n = i;
+  for (let k = 0; k < 4; k++) {
+    s = String.fromCharCode(65 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  }
+  return `Q${s}`;
+}
+
+/** Deterministic fraction in [0, 1) from an integer (a hash, not a random stream). */
+export function unit(n: number): number {
+  let x = (n ^ 0x9e3779b9) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
+  return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
+}
+
+export interface Universe {
+  scale: number;
+  kr: KrCompany[];
+  krUnlisted: number;
+  us: UsCompany[];
+  krByCorp: Map<string, KrCompany>;
+  usByCik: Map<number, UsCompany>;
+}
+
+export function buildUniverse(scale: number): Universe {
+  const nKr = Math.max(2, Math.round(FULL_SCALE.kr * scale));
+  const nUs = Math.max(3, Math.round(FULL_SCALE.us * scale));
+  const kospi = Math.round(nKr * FULL_SCALE.krKospiShare);
+  const kr: KrCompany[] = [];
+  for (let i = 0; i < nKr; i++) {
+    const template = KR_TEMPLATES[i % KR_TEMPLATES.length] as KrTemplate;
+    const c = template.company;
+    kr.push({
+      index: i,
+      corpCode: `9${String(i).padStart(7, '0')}`,
+      stockCode: `9${String(i).padStart(5, '0')}`,
+      corpCls: i < kospi ? 'Y' : 'K',
+      name: `${c['stock_name'] ?? ''} 복제${i}`,
+      nameEn: `${c['corp_name_eng'] ?? ''} (re-keyed copy ${i} of ${template.corpCode})`,
+      template,
+      separateOnly: i % 3 === 2,
+      basePrice: Math.round(1_000 + unit(i) * 99_000),
+    });
+  }
+  const us: UsCompany[] = [];
+  for (let i = 0; i < nUs; i++) {
+    const template = US_TEMPLATES[i % US_TEMPLATES.length] as UsTemplate;
+    us.push({
+      index: i,
+      cik: 9_000_000 + i,
+      ticker: replicaTicker(i),
+      title: `Replica ${i} (re-keyed copy of ${template.ticker})`,
+      template,
+      basePrice: Math.round((2 + unit(i + 1_000_000) * 400) * 100) / 100,
+    });
+  }
+  return {
+    scale,
+    kr,
+    krUnlisted: Math.round(FULL_SCALE.krUnlisted * scale),
+    us,
+    krByCorp: new Map(kr.map((c) => [c.corpCode, c])),
+    usByCik: new Map(us.map((c) => [c.cik, c])),
+  };
+}
+
+/** A day's price of a copy: its base times a slow deterministic wave (days since 1970). */
+export function priceOn(base: number, seed: number, day: number): { open: number; high: number; low: number; close: number; volume: number } {
+  const wave = 1 + 0.25 * Math.sin(day / 60 + seed) + 0.05 * Math.sin(day / 7 + seed * 3);
+  const close = base * wave;
+  const open = close * (1 + 0.01 * Math.sin(day + seed));
+  return {
+    open,
+    high: Math.max(open, close) * 1.01,
+    low: Math.min(open, close) * 0.99,
+    close,
+    volume: Math.round(100_000 + unit(seed * 7919 + day) * 900_000),
+  };
+}
+
+export const epochDay = (iso: string): number => Math.floor(Date.parse(`${iso}T00:00:00Z`) / 86_400_000);
+export const isoOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
+/** Monday to Friday (the replica's markets have no holidays). */
+export const isWeekday = (day: number): boolean => {
+  const dow = (day + 4) % 7; // 1970-01-01 was a Thursday
+  return dow !== 0 && dow !== 6;
+};
+
+export { real, realJson };

@@ -1,0 +1,207 @@
+// The coverage report: per market, how many listed stocks the service answers with values, and
+// for the rest why their values are null (no price yet, no filings yet, a metric the company's
+// filings do not carry, ...), so "complete" is a number. Pure: computed once from what a
+// published dataset holds (its stock views and the securities the store lists), never per call.
+
+import type { Market, Security } from '../domain/model.js';
+import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
+import type { StockView } from './dataset.js';
+
+/**
+ * Why a value is null, in categories a person can act on. The reasons themselves are the
+ * domain's sentences (src/domain/v3.ts, ttm.ts, snapshot.ts); `nullReasonOf` sorts them.
+ * - `noPrice`: no price bar yet (or none in the last 60 days);
+ * - `noFilingsYet`: no quarterly report disclosed for the company yet;
+ * - `filingsIncomplete`: some quarters are there, one the TTM needs is missing;
+ * - `notCovered`: the filings do not carry the item (financial-sector layouts without current
+ *   assets or revenue, a company that does not report net income every quarter);
+ * - `undefinedForCompany`: the inputs are there but the metric is undefined (a loss for PER,
+ *   a zero or negative denominator, a factor that does not exist);
+ * - `noFlows`: no investor-type flows or traded value for the score's supply input;
+ * - `noFxRate`: no USD/KRW rate, which a US stock's score needs;
+ * - `other`: a reason none of the above describes.
+ */
+export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'noFlows', 'noFxRate', 'other'] as const;
+export type NullReason = (typeof NULL_REASONS)[number];
+export type NullCounts = Record<NullReason, number>;
+
+/** The tools whose per-stock answers the report counts. */
+export const COVERAGE_TOOLS = ['get_stock_score', 'get_rankings', 'get_stock_snapshot'] as const;
+export type CoverageTool = (typeof COVERAGE_TOOLS)[number];
+
+export interface MarketCoverage {
+  market: Market;
+  /** Securities the store lists for the market (served or not). */
+  listed: number;
+  /** Served with a price. */
+  priced: number;
+  /** With a V3 score (the rankings' rows). */
+  scored: number;
+  /** `scored / listed`, 0..1 to four decimals; 0 when nothing is listed. */
+  complete: number;
+}
+
+export interface ToolCoverage {
+  tool: CoverageTool;
+  market: Market;
+  listed: number;
+  /** Stocks the tool answers with values (score: a score; snapshot: at least one metric). */
+  withValues: number;
+  /** The other stocks, by why their values are null; the counts add up to `listed - withValues`. */
+  nulls: NullCounts;
+  /** `withValues / listed`, 0..1 to four decimals. */
+  complete: number;
+}
+
+export interface MetricCoverage {
+  /** A get_stock_snapshot metric, e.g. `per`, `currentRatio`. */
+  metric: string;
+  market: Market;
+  withValues: number;
+  nulls: NullCounts;
+}
+
+export interface CoverageReport {
+  asOf: string;
+  markets: MarketCoverage[];
+  tools: ToolCoverage[];
+  /** Each snapshot metric per market: where financial-sector layouts or losses leave it undefined. */
+  metrics: MetricCoverage[];
+}
+
+const MARKETS: readonly Market[] = ['KR', 'US'];
+
+/** Sorts one of the domain's null reasons into its category (`NULL_REASONS`). */
+export function nullReasonOf(reason: string): NullReason {
+  if (/no price on or before/.test(reason)) return 'noPrice';
+  if (/no quarterly report disclosed/.test(reason)) return 'noFilingsYet';
+  if (/no filing for|filed only|fewer than four quarters/.test(reason)) return 'filingsIncomplete';
+  if (/USD\/KRW/.test(reason)) return 'noFxRate';
+  if (/investor-type flows|traded value|no trading day/.test(reason)) return 'noFlows';
+  if (/not reported/.test(reason)) return 'notCovered';
+  if (/not positive|is zero|undefined|no interest expense|no net income for/.test(reason)) return 'undefinedForCompany';
+  return 'other';
+}
+
+/**
+ * Where a stock has no value at all, the category that explains it first: missing filings
+ * before a missing price, before what the filings do not carry.
+ */
+const PRIORITY: readonly NullReason[] = ['noFilingsYet', 'filingsIncomplete', 'noPrice', 'notCovered', 'noFxRate', 'noFlows', 'undefinedForCompany', 'other'];
+
+export const emptyNullCounts = (): NullCounts => Object.fromEntries(NULL_REASONS.map((r) => [r, 0])) as NullCounts;
+
+const ratio = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
+
+function metricsOf(groups: SnapshotGroups): [string, SnapshotMetric][] {
+  const out: [string, SnapshotMetric][] = [];
+  for (const group of Object.values(groups) as Record<string, SnapshotMetric>[]) for (const [name, metric] of Object.entries(group)) out.push([name, metric]);
+  return out;
+}
+
+/**
+ * The report for one dataset. `views`: the served stocks; `listed`: every security the store
+ * holds (a security without a view is not served yet and counts as `noPrice` for every tool).
+ */
+export function coverageOf(asOf: string, views: Iterable<StockView>, listed: Iterable<Pick<Security, 'market' | 'code'>>): CoverageReport {
+  const markets = new Map<Market, MarketCoverage>(MARKETS.map((m) => [m, { market: m, listed: 0, priced: 0, scored: 0, complete: 0 }]));
+  const tools = new Map<string, ToolCoverage>();
+  const metrics = new Map<string, MetricCoverage>();
+  const tool = (name: CoverageTool, market: Market): ToolCoverage => {
+    const key = `${name}:${market}`;
+    let entry = tools.get(key);
+    if (entry === undefined) tools.set(key, (entry = { tool: name, market, listed: 0, withValues: 0, nulls: emptyNullCounts(), complete: 0 }));
+    return entry;
+  };
+  for (const name of COVERAGE_TOOLS) for (const market of MARKETS) tool(name, market);
+  const metric = (name: string, market: Market): MetricCoverage => {
+    const key = `${name}:${market}`;
+    let entry = metrics.get(key);
+    if (entry === undefined) metrics.set(key, (entry = { metric: name, market, withValues: 0, nulls: emptyNullCounts() }));
+    return entry;
+  };
+
+  const served = new Set<string>();
+  for (const view of views) {
+    const market = view.security.market;
+    served.add(`${market}:${view.security.code}`);
+    const m = markets.get(market) as MarketCoverage;
+    m.listed++;
+    if (view.price !== null) m.priced++;
+    if (view.v3.ok) m.scored++;
+    for (const name of ['get_stock_score', 'get_rankings'] as const) {
+      const t = tool(name, market);
+      t.listed++;
+      if (view.v3.ok) t.withValues++;
+      else t.nulls[nullReasonOf(view.v3.reason)]++;
+    }
+    const snapshot = tool('get_stock_snapshot', market);
+    snapshot.listed++;
+    let anyValue = false;
+    let first: NullReason = 'other';
+    for (const [name, value] of metricsOf(view.snapshot)) {
+      const entry = metric(name, market);
+      if (value.value !== null) {
+        entry.withValues++;
+        anyValue = true;
+      } else {
+        const why = nullReasonOf(value.reason ?? '');
+        entry.nulls[why]++;
+        if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
+      }
+    }
+    if (anyValue) snapshot.withValues++;
+    else snapshot.nulls[first]++;
+  }
+  for (const security of listed) {
+    if (served.has(`${security.market}:${security.code}`)) continue;
+    const m = markets.get(security.market) as MarketCoverage;
+    m.listed++;
+    for (const name of COVERAGE_TOOLS) {
+      const t = tool(name, security.market);
+      t.listed++;
+      t.nulls.noPrice++;
+    }
+  }
+  for (const m of markets.values()) m.complete = ratio(m.scored, m.listed);
+  for (const t of tools.values()) t.complete = ratio(t.withValues, t.listed);
+  return { asOf, markets: [...markets.values()], tools: [...tools.values()], metrics: [...metrics.values()] };
+}
+
+/** Where the service keeps the served dataset's report in the store's meta, for the CLI's `sources`. */
+export const COVERAGE_META_KEY = 'coverage';
+
+/** A report as the CLI reads it back from the store's meta; null when none is kept or it does not parse. */
+export function readCoverage(json: string | null): CoverageReport | null {
+  if (json === null) return null;
+  try {
+    const parsed = JSON.parse(json) as Partial<CoverageReport> | null;
+    return parsed !== null && typeof parsed.asOf === 'string' && Array.isArray(parsed.markets) && Array.isArray(parsed.tools) && Array.isArray(parsed.metrics) ? (parsed as CoverageReport) : null;
+  } catch {
+    return null;
+  }
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+const percent = (fraction: number): string => `${(fraction * 100).toFixed(1)} %`;
+const nullsText = (nulls: NullCounts): string =>
+  NULL_REASONS.filter((r) => nulls[r] > 0)
+    .map((r) => `${r} ${count(nulls[r])}`)
+    .join(', ');
+
+/**
+ * The report as lines for a terminal (the CLI's `sources`): per market listed / priced / scored
+ * and complete, then per tool and market the stocks with values and the nulls by reason.
+ */
+export function coverageLines(report: CoverageReport): string[] {
+  const lines = [`coverage of the served dataset as of ${report.asOf}`];
+  for (const m of report.markets) {
+    lines.push(`  ${m.market}  listed ${count(m.listed)}, priced ${count(m.priced)}, scored ${count(m.scored)}: complete ${percent(m.complete)}`);
+  }
+  const width = Math.max(...report.tools.map((t) => t.tool.length));
+  for (const t of report.tools) {
+    const nulls = nullsText(t.nulls);
+    lines.push(`  ${t.tool.padEnd(width)}  ${t.market}  ${count(t.withValues)} of ${count(t.listed)} with values (${percent(t.complete)})${nulls ? `; null: ${nulls}` : ''}`);
+  }
+  return lines;
+}

@@ -1,0 +1,262 @@
+// The first-start rehearsal's replica and harness (bench/replica, bench/first-start.ts): the
+// simulated clock takes the service's pacing waits, the replica enforces each source's limits
+// with the provider's own answers past them, the bulk files read back through the service's
+// ZIP reader, and a tiny-scale rehearsal completes and reports.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FscSource } from '../../src/sources/fsc/source.js';
+import { RateLimiter, setPacingTimer, SourceHttpError } from '../../src/sources/http.js';
+import { zipMembers } from '../../src/sources/shared/zip-stream.js';
+import { rehearse } from '../../bench/first-start.js';
+import { prepareBulk } from '../../bench/replica/bulk.js';
+import { WarpClock } from '../../bench/replica/clock.js';
+import { DOCUMENTED_LIMITS } from '../../bench/replica/limits.js';
+import { KRX_MEMBER, startReplica, type Replica } from '../../bench/replica/server.js';
+import { buildUniverse } from '../../bench/replica/universe.js';
+import { context } from '../sources/helpers.js';
+import { tempDir } from '../support/tmp.js';
+
+// 2026-11-25 10:00 in Seoul (01:00 UTC): a Wednesday.
+const START = Date.parse('2026-11-25T01:00:00Z');
+
+describe('the simulated clock', () => {
+  it('takes a rate limiter\'s waits: five calls 1,000 ms apart span 4,000 ms on the clock', async () => {
+    const clock = new WarpClock(START);
+    const restore = setPacingTimer(clock);
+    try {
+      const limiter = new RateLimiter(1_000);
+      const at: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        await limiter.acquire();
+        at.push(clock.now());
+      }
+      // Four waits (the first call goes at once); each later call starts >= 1,000 ms after the one before.
+      assert.equal(clock.waits, 4);
+      for (let i = 1; i < 5; i++) assert.ok((at[i] as number) - (at[i - 1] as number) >= 1_000, `gap ${i}`);
+      assert.ok(clock.now() - START >= 4_000);
+      assert.ok(clock.skippedMs > 0);
+    } finally {
+      restore();
+    }
+  });
+
+  it('does not skip a wait while a call is in flight, and an aborted wait rejects', async () => {
+    const clock = new WarpClock(START);
+    const done = clock.busy();
+    let woke = false;
+    const sleeping = clock.sleep(60_000).then(() => (woke = true));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(woke, false);
+    done();
+    await sleeping;
+    assert.equal(woke, true);
+    const controller = new AbortController();
+    const hold = clock.busy();
+    const aborted = clock.sleep(1_000, controller.signal);
+    controller.abort();
+    await assert.rejects(aborted, (err: unknown) => err instanceof SourceHttpError && err.kind === 'aborted');
+    hold();
+  });
+});
+
+describe('the replica enforces the documented limits', () => {
+  let clock: WarpClock;
+  let replica: Replica;
+  before(async () => {
+    // A clock that stands still unless advanced: every call is judged at a known instant.
+    clock = new WarpClock(START, () => 0);
+    // A DART allowance of 3 and a data.go.kr allowance of 2 stand for 20,000 and 10,000 (reached in a few calls).
+    replica = await startReplica({ scale: 0.002, now: () => clock.now(), limits: { opendart: { perDay: 3, dayOffsetHours: 9 }, fsc: { perDay: 2, dayOffsetHours: 9 } } });
+  });
+  after(() => replica.close());
+
+  it('documents the providers\' figures', () => {
+    assert.equal(DOCUMENTED_LIMITS.opendart.perDay, 20_000);
+    assert.deepEqual(DOCUMENTED_LIMITS.sec.rate, { calls: 10, windowMs: 1_000 });
+    assert.deepEqual(DOCUMENTED_LIMITS.polygon.rate, { calls: 5, windowMs: 60_000 });
+    assert.equal(DOCUMENTED_LIMITS.fsc.perDay, 10_000);
+  });
+
+  it('OpenDART: status 020 past the day\'s allowance, answers again the next Seoul day', async () => {
+    const url = `${replica.env['DART_BASE_URL']}/api/company.json?crtfc_key=k&corp_code=90000000`;
+    const statuses: string[] = [];
+    for (let i = 0; i < 4; i++) statuses.push(((await (await fetch(url)).json()) as { status: string }).status);
+    assert.deepEqual(statuses, ['000', '000', '000', '020']);
+    // 10:00 Seoul + 14 h = 00:00 the next Seoul day.
+    clock.advance(14 * 3_600_000);
+    assert.equal(((await (await fetch(url)).json()) as { status: string }).status, '000');
+    assert.equal(replica.stats.opendart.refusedDay, 1);
+  });
+
+  it('Polygon: the sixth call within a minute is refused with 429; a minute later it answers', async () => {
+    const url = `${replica.env['US_PRICES_BASE_URL']}/v2/aggs/grouped/locale/us/market/stocks/2026-11-20?adjusted=true&apiKey=k`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await fetch(url).then(async (r) => (await r.arrayBuffer(), r))).status);
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+    clock.advance(60_000);
+    assert.equal((await fetch(url)).status, 200);
+  });
+
+  it('SEC: 403 without a declared User-Agent; the eleventh request within a second is refused with 403', async () => {
+    const url = `${replica.env['SEC_BASE_URL']}/files/company_tickers.json`;
+    const undeclared = await fetch(url, { headers: { 'user-agent': 'node' } });
+    await undeclared.arrayBuffer();
+    assert.equal(undeclared.status, 403);
+    // The undeclared call is refused before it is counted against the rate: a fresh second follows.
+    clock.advance(1_000);
+    const statuses: number[] = [];
+    const headers = { 'user-agent': 'rehearsal test@example.com' };
+    for (let i = 0; i < 11; i++) statuses.push((await fetch(url, { headers }).then(async (r) => (await r.arrayBuffer(), r))).status);
+    assert.deepEqual(statuses, [...Array(10).fill(200), 403]);
+  });
+
+  it('data.go.kr: past the daily traffic the gateway\'s code 22 envelope, which the FSC adapter reports', async () => {
+    const source = new FscSource({ serviceKey: 'k', baseUrl: replica.env['FSC_BASE_URL'], retries: 0 });
+    // asOf 2026-11-25: FSC's first run asks for the last 7 days, one page (2 calls would be 2 runs).
+    const first = await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch }));
+    assert.ok((first.data.bars ?? []).length > 0);
+    await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch }));
+    await assert.rejects(source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch })), /LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR/);
+  });
+
+  it('KRX: 400 LOGOUT without a session; the member sign-in flow opens one (CD011 on a second session unless skipDup=Y)', async () => {
+    const base = replica.env['KRX_BASE_URL'] as string;
+    const data = `${base}/comm/bldAttendant/getJsonData.cmd`;
+    const form = 'bld=dbms/MDC/STAT/standard/MDCSTAT02401&mktId=STK&invstTpCd=9000&strtDd=20261124&endDd=20261124';
+    const post = (url: string, body: string, cookie?: string) =>
+      fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) } });
+    const anonymous = await post(data, form);
+    assert.equal(anonymous.status, 400);
+    assert.equal(await anonymous.text(), 'LOGOUT');
+    const signIn = async (password: string, skipDup = false): Promise<{ cookie: string; code: string }> => {
+      const page = await fetch(`${base}/contents/MDC/COMS/client/MDCCOMS001.cmd`);
+      await page.arrayBuffer();
+      const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const res = await post(`${base}/contents/MDC/COMS/client/MDCCOMS001D1.cmd`, `mbrId=${KRX_MEMBER.id}&pw=${password}${skipDup ? '&skipDup=Y' : ''}`, cookie);
+      return { cookie, code: ((await res.json()) as { _error_code: string })._error_code };
+    };
+    assert.equal((await signIn('wrong')).code, 'CD002');
+    const first = await signIn(KRX_MEMBER.password);
+    assert.equal(first.code, 'CD001');
+    const rows = (await (await post(data, form, first.cookie)).json()) as { output: { ISU_SRT_CD: string }[] };
+    // Scale 0.002: 5 KR copies, 2 of them on KOSPI (STK): 900000 and 900001.
+    assert.deepEqual(rows.output.map((r) => r.ISU_SRT_CD), ['900000', '900001']);
+    const second = await signIn(KRX_MEMBER.password);
+    assert.equal(second.code, 'CD011');
+    assert.equal((await signIn(KRX_MEMBER.password, true)).code, 'CD001');
+    // The first session was displaced by the second sign-in.
+    assert.equal((await post(data, form, first.cookie)).status, 400);
+  });
+});
+
+describe('the bulk files', () => {
+  it('read back through the service\'s ZIP reader: CP949 member names, re-keyed companyfacts', async () => {
+    const tmp = tempDir('replica-bulk-');
+    try {
+      const universe = buildUniverse(0.002);
+      const bulk = prepareBulk(universe, '2026-11-25', join(tmp.dir, 'cache'));
+      // 2015 annual + 10 years x 4 + 2026 Q1-Q3 = 44 periods, 4 statements each.
+      assert.equal(bulk.summary.dartZips, 176);
+      const page = bulk.dartListPage();
+      const links = [...String(page.body).matchAll(/download_ext002\('(\d{4})','([A-Z]{2})',\s*'([A-Z]{2})',\s*'([^']+)'\)/g)];
+      assert.equal(links.length, 176);
+      const bs = links.find((l) => l[1] === '2025' && l[2] === 'FQ' && l[3] === 'BS')?.[4] as string;
+      const zip = bulk.dartZip(bs);
+      assert.ok(zip);
+      const names: string[] = [];
+      let general = '';
+      for await (const m of zipMembers(zip.file)) {
+        names.push(m.name);
+        if (m.name === '2025_1분기보고서_01_재무상태표_20250522.txt') general = (await import('iconv-lite')).default.decode(await m.bytes(), 'cp949');
+      }
+      // Ten members: five sectors x separate/consolidated.
+      assert.equal(names.length, 10);
+      assert.ok(names.includes('2025_1분기보고서_01_재무상태표_은행_연결_20250522.txt'), names.join(' '));
+      const rows = general.trim().split('\n').slice(1).map((l) => l.split('\t'));
+      assert.deepEqual([...new Set(rows.map((r) => r[1]))], ['[900000]', '[900001]', '[900002]', '[900003]', '[900004]']);
+      assert.ok(rows.every((r) => r[7] === '2025-03-31' && r[8] === '1분기보고서'));
+      const facts = bulk.secArchive('companyfacts');
+      assert.ok(facts);
+      const ciks: number[] = [];
+      for await (const m of zipMembers(facts.file)) {
+        const body = JSON.parse((await m.bytes()).toString('utf8')) as { cik: number; entityName: string; facts: object };
+        assert.equal(m.name, `CIK${String(body.cik).padStart(10, '0')}.json`);
+        assert.match(body.entityName, /re-keyed copy of (AAPL|TSLA|MRVL)/);
+        ciks.push(body.cik);
+      }
+      // Scale 0.002: max(3, round(12)) = 12 US copies, CIK 9,000,000 to 9,000,011.
+      assert.deepEqual(ciks, Array.from({ length: 12 }, (_, i) => 9_000_000 + i));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
+describe('the rehearsal', () => {
+  it('runs a first start against the replica at a tiny scale and reports per source and the coverage', async () => {
+    const tmp = tempDir('rehearsal-');
+    try {
+      // An OpenDART allowance of 100 a day stands for 20,000, so the backfill meets it. SEC's
+      // window is halved: today's service paces the SEC source and Polygon's share counts (also
+      // SEC) with two limiters, and at this size Polygon's first call follows the SEC source's
+      // last within the same second (the 11th call in a second is refused by the strict
+      // window, as the limits test shows); at real size the SEC source's store write separates them.
+      const result = await rehearse({
+        scale: 0.002,
+        bulk: true,
+        backfill: true,
+        krxCookie: true,
+        cacheDir: join(tmp.dir, 'cache'),
+        logLevel: 'warn',
+        keep: false,
+        resultsFile: null,
+        startAt: '2026-11-25T01:00:00Z',
+        limits: { opendart: { perDay: 100, dayOffsetHours: 9 }, sec: { rate: { calls: 10, windowMs: 500 } } },
+      });
+      // Scale 0.002: round(5.4) = 5 KR copies (2 KOSPI), 12 US.
+      assert.deepEqual(result.universe, { kr: 5, krKospi: 2, krKosdaq: 3, us: 12, krUnlistedFilers: 194 });
+      const by = new Map(result.perSource.map((s) => [s.source, s]));
+      // DART's first run: corpCode.xml, one list.json page, and for the 5 Q3 2026 filings one
+      // CFS call each plus OFS for the separate-only copy (index 2): 6; company.json for all 5.
+      assert.deepEqual(by.get('opendart')?.byKind, { 'corpCode.xml': 1, 'list.json': 1, 'fnlttSinglAcntAll.json': 6, 'company.json': 5 });
+      // SEC: company_tickers twice (the SEC source and Polygon's shares), 12 x (companyfacts + submissions), 2 frames.
+      assert.deepEqual(by.get('sec')?.byKind, { 'company_tickers.json': 2, companyfacts: 12, submissions: 12, frames: 2 });
+      assert.equal(by.get('sec')?.refusedRate, 0);
+      // KRX with the session cookie signed in for by hand (today's way): the first run reads
+      // 2026-11-17 (7 days before the last closed session) to 11-24, 6 weekdays x 2 markets x
+      // 2 investor types = 24 calls, none refused.
+      assert.equal(by.get('krx')?.calls, 24);
+      assert.equal(by.get('krx')?.loggedOut, 0);
+      assert.ok(result.service.sources.every((s) => s.ok), JSON.stringify(result.service.sources));
+      // Every US copy has four quarters of facts and prices: all 12 scored. KR: one quarter
+      // (the 90-day first run), so no TTM and no score yet.
+      assert.deepEqual(result.coverage, [
+        { market: 'KR', listed: 5, scored: 0, pct: 0 },
+        { market: 'US', listed: 12, scored: 12, pct: 100 },
+      ]);
+      // 44 periodic reports per copy through 2026-11-25; the separate-only copy needs a second call each.
+      assert.equal(result.today.dartFilingsTenYears, 5 * 44);
+      assert.equal(result.today.dartCallsTenYears, 5 * 44 + 44);
+      assert.ok(result.service.readySimulatedMs >= result.service.waitedMs);
+      // The backfill: 44 three-month windows (2016 Q1 to 2026 Q4); each run stopped by 020 is
+      // refused once and run again the next day; afterwards every KR copy has its quarters.
+      const b = result.backfill;
+      assert.ok(b);
+      assert.equal(b.windows, 44);
+      assert.deepEqual(b.failed, []);
+      assert.ok(b.runsRefused >= 1);
+      assert.equal(b.runs, 44 + b.runsRefused);
+      assert.equal(b.dartRefusedDay, b.runsRefused);
+      assert.ok(b.simulatedMs >= b.runsRefused * 3_600_000);
+      assert.deepEqual(b.coverage, [
+        { market: 'KR', listed: 5, scored: 5, pct: 100 },
+        { market: 'US', listed: 12, scored: 12, pct: 100 },
+      ]);
+      assert.deepEqual(result.unanswered, []);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
