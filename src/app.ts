@@ -11,9 +11,13 @@ import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
-import { Claims } from './refresh/claims.js';
+import { Claims, type Lease } from './refresh/claims.js';
+import type { BulkPlan } from './refresh/bulk-sources.js';
 import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './refresh/demo-load.js';
+import { bulkFirstStart } from './refresh/first-start.js';
+import { Importer } from './refresh/import.js';
 import { Refresher } from './refresh/pipeline.js';
+import { ProgressBoard } from './refresh/progress.js';
 import { SnapshotDataset } from './refresh/served.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
@@ -34,6 +38,12 @@ export interface AppOptions {
   demo?: { scale?: number; seed?: number; asOf?: string };
   /** Called once with a freshly created demo key (the CLI prints it). */
   onDemoKey?: (key: string) => void;
+  /**
+   * The bulk files a first start with real sources reads (src/refresh/bulk-sources.ts
+   * `bulkPlan`): `serve` passes one unless BULK_ON_FIRST_START=off; without it, the first start
+   * is one API refresh.
+   */
+  bulk?: BulkPlan;
 }
 
 export interface App {
@@ -43,8 +53,12 @@ export interface App {
   access: AccessControl;
   server: Awaited<ReturnType<typeof buildServer>>;
   url: string;
-  /** Resolves when the first dataset is being served. */
+  /** Resolves when the first dataset is being served (with real sources: the first with stocks). */
   ready: Promise<void>;
+  /** Resolves when the first start's loading is over (a bulk first start goes on after `ready`). */
+  loaded: Promise<void>;
+  /** Per source: phase, done / total, bytes, calls of the day's allowance, ETA. */
+  progress: ProgressBoard;
   close(): Promise<void>;
 }
 
@@ -78,6 +92,9 @@ export async function openUsageCounter(
   await redis.connect();
   return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
 }
+
+/** Meta key of a first start from the bulk files: `bulk` while unfinished, then `done`. */
+const FIRST_START = 'first-start';
 
 /** How long a graceful stop may take before the last step (closing pools) is cut short. */
 export const STOP_BUDGET_MS = 8_000;
@@ -126,10 +143,19 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const holder = new DatasetHolder();
   const sources = options.sources ?? [];
   const claims = new Claims(store.refresh, logger);
+  // One board: the refresh and the bulk import write to it; /readyz and health read it; the
+  // CLI's `sources` reads it from the store's meta, where it is written at most every 2 s.
+  let progressWritten: Promise<unknown> = Promise.resolve();
+  const progress = new ProgressBoard(clock, {
+    persist: (json) => {
+      progressWritten = store.refresh.setMeta('progress', json).catch((err: unknown) => logger.warn({ errName: (err as Error).name }, 'progress not written'));
+    },
+  });
   const refresher = new Refresher(store, holder, sources, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
     cron: config.REFRESH_CRON,
     instance: claims.holder.instance,
+    progress,
   });
   // Aborted by close(): every start-up phase (waiting, loading, computing) ends on it.
   const stopping = new AbortController();
@@ -176,6 +202,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     allowedOrigins: config.allowedOrigins,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     startupPhase: () => phase,
+    progress: () => progress.snapshot(),
     readinessChecks: [
       {
         name: 'database',
@@ -190,6 +217,39 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
   const url = await server.listen({ host: config.HOST, port: config.PORT });
 
+  // With real sources, start-up is ready once a dataset with stocks is served, even while a bulk
+  // first start goes on loading; `loaded` says when that is over.
+  let stocksServed: () => void = () => undefined;
+  const firstStocks = new Promise<void>((resolve) => (stocksServed = resolve));
+  holder.onSwap((data) => {
+    if (data.sectors().some((s) => s.stocks > 0)) stocksServed();
+  });
+  let loading: Promise<void> = Promise.resolve();
+  let bulkStarted = false;
+  /**
+   * The first start from the bulk files (src/refresh/first-start.ts), holding the `bootstrap`
+   * claim until it is over. Marked unfinished in meta (`first-start`) until it is: a start that
+   * finds it unfinished (the process was stopped or died meanwhile) runs it again, which is
+   * idempotent (each batch an upsert; cursors set only where none is).
+   */
+  const bulkStart = async (plan: BulkPlan, lease: Lease): Promise<void> => {
+    const signal = AbortSignal.any([stopping.signal, lease.lost]);
+    try {
+      await store.refresh.setMeta(FIRST_START, 'bulk');
+      const importer = new Importer(store, clock, logger, progress, {
+        publishEverySeconds: config.BULK_PUBLISH_SECONDS,
+        // Fire and forget: a recompute must not hold the import's reading.
+        onPublish: () => void refresher.catchUp().catch(() => undefined),
+      });
+      const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger, signal, onPhase: (p) => (phase = p) });
+      await store.refresh.setMeta(FIRST_START, 'done');
+      logger.info({ imported: report.imported.status, cursors: report.cursors }, 'first start done');
+      await lease.finish();
+    } catch (err) {
+      await lease.release().catch(() => undefined);
+      if (!signal.aborted) logger.error({ errName: (err as Error).name, err }, 'first start failed; the next start tries again, the hourly refresh goes on');
+    }
+  };
   const ready = (async () => {
     const signal = stopping.signal;
     // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
@@ -202,6 +262,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         continue;
       }
       try {
+        if (sources.length > 0 && options.bulk) {
+          bulkStarted = true;
+          loading = bulkStart(options.bulk, lease);
+          // Serve as soon as stocks are there; the rest of the first start goes on.
+          await Promise.race([loading, firstStocks]);
+          break;
+        }
         if (sources.length > 0) {
           phase = 'first refresh from the sources';
           await refresher.run();
@@ -226,13 +293,27 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       }
     }
     signal.throwIfAborted();
+    // A bulk first start that did not finish (stopped, or its process died) goes on in the
+    // background while what it stored is served; its claim tells whether another instance has it.
+    if (!bulkStarted && sources.length > 0 && options.bulk && (await store.refresh.getMeta(FIRST_START)) === 'bulk') {
+      const lease = await claims.acquire('bootstrap');
+      if (lease) {
+        logger.info('an unfinished first start from the bulk files goes on');
+        loading = bulkStart(options.bulk, lease);
+      }
+    }
     phase = 'computing the dataset';
     if (holder.current === null) await refresher.rebuild();
     signal.throwIfAborted();
     phase = 'serving';
-    if (config.REFRESH_SCHEDULE === 'hourly') refresher.schedule();
-    else refresher.follow();
+    // While a first start loads, the versions it publishes are followed; the hourly runs begin
+    // once it is done (they would only repeat its API refreshes meanwhile).
+    refresher.follow();
+    if (config.REFRESH_SCHEDULE === 'hourly') void loading.then(() => stopping.signal.aborted || refresher.schedule());
   })();
+  const loaded = ready.then(() => loading);
+  // Its failure is `ready`'s, reported there; unawaited, it must not end the process.
+  loaded.catch(() => undefined);
   ready.catch((err: unknown) => {
     if (!stopping.signal.aborted) logger.error({ errName: (err as Error).name }, 'start-up load failed');
   });
@@ -245,6 +326,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     server,
     url,
     ready,
+    loaded,
+    progress,
     async close() {
       // Graceful, whatever start-up is doing: stop start-up and the refresh (a load in progress
       // rolls back), stop taking connections and finish in-flight requests (cut after 5 s),
@@ -258,7 +341,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await within(server.close(), left());
       clearTimeout(cut);
       await within(ready, left());
+      await within(loading, left());
       await within(refresher.idle(), left());
+      // The board's last state, when a source reported (never a write for the demo universe,
+      // whose load may still hold the store's write lock).
+      if (progress.snapshot().length > 0) {
+        progress.flush();
+        await within(progressWritten, left());
+      }
       await within(counter.close(), left());
       await within(store.close(), left());
       if (flushLogs) clearInterval(flushLogs);

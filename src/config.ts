@@ -48,6 +48,12 @@ const schema = z.object({
   REFRESH_SCHEDULE: z.enum(['hourly', 'off']).default('hourly'),
   /** The refresh schedule as a cron expression in Asia/Seoul (a seconds field is allowed). */
   REFRESH_CRON: z.string().default('0 * * * *'),
+  /** Where the bulk files (OpenDART's quarterly ZIPs, SEC's archives) are downloaded; default DATA_DIR/bulk. */
+  BULK_DIR: z.string().optional(),
+  /** A first start with real sources on an empty store loads history from the bulk files (`off`: one API refresh instead). */
+  BULK_ON_FIRST_START: z.enum(['on', 'off']).default('on'),
+  /** While a bulk import runs, a new dataset version is published at most this often (seconds). */
+  BULK_PUBLISH_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 
 export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[] };

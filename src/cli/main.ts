@@ -7,7 +7,11 @@ import { parseArgs } from 'node:util';
 import { seoulDay, systemClock } from '../access/clock.js';
 import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
 import { loadConfig } from '../config.js';
+import { BULK_SOURCES, bulkPlan } from '../refresh/bulk-sources.js';
+import { bulkFirstStart } from '../refresh/first-start.js';
+import { Importer } from '../refresh/import.js';
 import { Refresher } from '../refresh/pipeline.js';
+import { ProgressBoard, readProgress } from '../refresh/progress.js';
 import { setHeapGrowth } from '../runtime/heap.js';
 import { configuredSources } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
@@ -15,7 +19,8 @@ import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint } from './banner.js';
-import { formatSourceRuns } from './sources.js';
+import { followProgress } from './progress.js';
+import { formatProgress, formatSourceRuns } from './sources.js';
 
 const USAGE = `usage:
   serve                                   start the service (npm start)
@@ -24,8 +29,13 @@ const USAGE = `usage:
   keys revoke <prefix>                    revoke a key (takes effect on its next request)
   keys plan <prefix> free|paid            change a key's plan
   refresh                                 run one refresh now (ingest, recompute)
-  backfill --from YYYY-MM-DD --to YYYY-MM-DD   load history from the configured sources
-  sources [--runs N]                      per source, what the latest N refresh runs took and skipped (default 5)
+  import [--from DIR]                     load history from the official bulk files: DART's quarterly ZIPs and SEC's
+                                          companyfacts.zip / submissions.zip found in DIR, or downloaded into BULK_DIR;
+                                          then the configured API sources (placement, knowledge dates, prices)
+  backfill --from YYYY-MM-DD --to YYYY-MM-DD [--api]
+                                          load history: statements from the bulk files (downloaded), the other
+                                          sources from their APIs over the range; --api: every source from its API
+  sources [--runs N]                      progress per source, then what the latest N runs took and skipped (default 5)
   backup <file>                           a consistent copy of the SQLite store, safe while serving
   restore <file>                          replace the SQLite store with a backup (a running service picks it up)
   version`;
@@ -71,6 +81,9 @@ async function serve(): Promise<void> {
   try {
     app = await startApp(config, {
       sources,
+      ...(sources.length > 0 && config.BULK_ON_FIRST_START === 'on'
+        ? { bulk: bulkPlan({ dir: bulkDir(config), download: true, asOf: seoulDay(systemClock()), sources, env: process.env }) }
+        : {}),
       onDemoKey: (key) => {
         createdKey = key;
         process.stdout.write(keyBanner(key, sources.length === 0));
@@ -155,6 +168,87 @@ async function keys(args: string[]): Promise<void> {
   }
 }
 
+function bulkDir(config: ReturnType<typeof loadConfig>): string {
+  return resolve(config.BULK_DIR ?? join(config.DATA_DIR, 'bulk'));
+}
+
+/**
+ * `import [--from DIR]`: the bulk files (read from DIR, or downloaded into BULK_DIR) beside the
+ * API sources that need no placement from them, then every configured API source, as a first
+ * start does (src/refresh/first-start.ts). A service running beside it on the same store picks
+ * up each version it publishes.
+ */
+async function importBulk(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' } } });
+  const config = loadConfig();
+  const sources = configuredSources(process.env);
+  const dir = values.from === undefined ? bulkDir(config) : resolve(values.from);
+  const plan = bulkPlan({ dir, download: values.from === undefined, asOf: seoulDay(systemClock()), sources, env: process.env });
+  if (plan.inputs.length === 0) {
+    fail(
+      values.from === undefined
+        ? 'import: nothing to download (SEC needs SEC_USER_AGENT; DART needs nothing)'
+        : `import: no bulk file in ${dir} (DART's YYYY_nQ_XX_YYYYMMDDhhmmss.zip, companyfacts.zip)`,
+    );
+  }
+  const store = await openStore(config);
+  const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
+  const board = new ProgressBoard(systemClock, { persist: (json) => void store.refresh.setMeta('progress', json).catch(() => undefined) });
+  const stop = followProgress(board);
+  try {
+    const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, {
+      sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'bulk',
+      progress: board,
+    });
+    const importer = new Importer(store, systemClock, logger, board, { publishEverySeconds: config.BULK_PUBLISH_SECONDS });
+    const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger });
+    stop();
+    process.stdout.write(`\nimport ${report.imported.status}: ${report.imported.batches} batches, ${report.imported.versions.length} dataset versions published\n`);
+    process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(report.after ? 2 : 1)));
+    for (const [source, cursor] of Object.entries(report.cursors)) process.stdout.write(`cursor:${source} set to ${cursor}\n`);
+    if (report.imported.status !== 'ok' || report.after?.sources.some((s) => !s.ok)) process.exitCode = 1;
+  } finally {
+    stop();
+    board.flush();
+    await store.close();
+  }
+}
+
+/** `backfill` by default: the statements from the bulk files, every other source from its API over the range. */
+async function backfillBulk(range: { from: string; to: string }): Promise<void> {
+  const config = loadConfig();
+  const sources = configuredSources(process.env);
+  const plan = bulkPlan({
+    dir: bulkDir(config),
+    download: true,
+    asOf: seoulDay(systemClock()),
+    sources,
+    env: process.env,
+    fromYear: Math.max(2015, Number(range.from.slice(0, 4))),
+    toYear: Number(range.to.slice(0, 4)),
+  });
+  const store = await openStore(config);
+  const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
+  const board = new ProgressBoard(systemClock, { persist: (json) => void store.refresh.setMeta('progress', json).catch(() => undefined) });
+  const stop = followProgress(board);
+  try {
+    const imported = await new Importer(store, systemClock, logger, board, { publishEverySeconds: config.BULK_PUBLISH_SECONDS }).run(plan.inputs);
+    await plan.setCursors(store.refresh, imported.sources);
+    const others = sources.filter((s) => !BULK_SOURCES.has(s.name));
+    const report =
+      others.length > 0
+        ? await new Refresher(store, new DatasetHolder(), others, systemClock, logger, { sourceLabel: others.map((s) => s.name).join(','), range, progress: board }).run()
+        : null;
+    stop();
+    process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(report ? 2 : 1)));
+    if (imported.status !== 'ok' || report?.sources.some((s) => !s.ok)) process.exitCode = 1;
+  } finally {
+    stop();
+    board.flush();
+    await store.close();
+  }
+}
+
 async function refresh(range?: { from: string; to: string }): Promise<void> {
   const config = loadConfig();
   const store = await openStore(config);
@@ -184,13 +278,19 @@ switch (command) {
   case 'refresh':
     await refresh();
     break;
+  case 'import':
+    await importBulk(rest);
+    break;
   case 'backfill': {
-    const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' } } });
+    const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, api: { type: 'boolean', default: false } } });
     const date = /^\d{4}-\d{2}-\d{2}$/;
     if (!values.from || !values.to || !date.test(values.from) || !date.test(values.to) || values.from > values.to) {
-      fail('usage: backfill --from YYYY-MM-DD --to YYYY-MM-DD (from <= to)');
+      fail('usage: backfill --from YYYY-MM-DD --to YYYY-MM-DD [--api] (from <= to)');
     }
-    await refresh({ from: values.from, to: values.to });
+    // The API path (every source, statements included, from its API over the range) stays for
+    // a short range, or where the bulk files cannot be had.
+    if (values.api || configuredSources(process.env).length === 0) await refresh({ from: values.from, to: values.to });
+    else await backfillBulk({ from: values.from, to: values.to });
     break;
   }
   case 'sources': {
@@ -199,6 +299,7 @@ switch (command) {
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('usage: sources [--runs N] (1..1000)');
     const store = await openStore(loadConfig());
     try {
+      process.stdout.write(formatProgress(readProgress(await store.refresh.getMeta('progress'))));
       process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(runs)));
     } finally {
       await store.close();

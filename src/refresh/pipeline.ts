@@ -12,12 +12,14 @@ import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
+import type { MeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import { runOutcome } from '../tools/dataset.js';
 import type { DatasetHolder } from '../tools/holder.js';
 import { computeSnapshotYielding } from './build.js';
 import { Claims } from './claims.js';
+import type { ProgressBoard } from './progress.js';
 import { loadUniverse, SnapshotDataset } from './served.js';
 import { stallMonitor } from '../runtime/stalls.js';
 
@@ -59,6 +61,8 @@ export interface RefresherOptions {
   instance?: string;
   /** Cron expression (Asia/Seoul) for scheduled runs; default every hour on the hour. */
   cron?: string;
+  /** Where each source's progress goes (`ctx.progress`): waiting, its own phases, then done or failed. */
+  progress?: ProgressBoard;
 }
 
 const HOURLY = '0 * * * *';
@@ -66,6 +70,18 @@ const HOURLY = '0 * * * *';
 /** What health and /readyz show of a source's run. */
 function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
   return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
+}
+
+/** A source's stored call count (`{day, calls}`), or null when none or unreadable. */
+function readCalls(json: string | null): MeterState | null {
+  if (json === null) return null;
+  try {
+    const v: unknown = JSON.parse(json);
+    const { day, calls } = (v ?? {}) as Partial<MeterState>;
+    return typeof day === 'string' && typeof calls === 'number' ? { day, calls } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The next top of the hour after `at`. */
@@ -84,7 +100,7 @@ export class Refresher {
   private cron: Cron | null = null;
   private poller: NodeJS.Timeout | null = null;
   private lastStatus: SourceStatus[] = [];
-  private readonly options: Required<Omit<RefresherOptions, 'range'>> & Pick<RefresherOptions, 'range'>;
+  private readonly options: Required<Omit<RefresherOptions, 'range' | 'progress'>> & Pick<RefresherOptions, 'range' | 'progress'>;
 
   constructor(
     /** Writes market data; keeps the refresh bookkeeping (cursors, runs, the dataset version). */
@@ -157,9 +173,14 @@ export class Refresher {
     }
   }
 
-  /** One refresh now. If one is already running, waits for it instead of starting another. */
-  run(): Promise<RefreshReport> {
-    this.running ??= this.runOnce().finally(() => {
+  /**
+   * One refresh now. If one is already running, waits for it instead of starting another.
+   * `only`: the names of the sources to run (a first start runs some before the bulk files are
+   * in, the rest after); default every source.
+   */
+  run(only?: readonly string[]): Promise<RefreshReport> {
+    const sources = only ? this.sources.filter((s) => only.includes(s.name)) : this.sources;
+    this.running ??= this.runOnce(sources).finally(() => {
       this.running = null;
     });
     return this.running;
@@ -189,12 +210,15 @@ export class Refresher {
 
   private async ingest(source: Source): Promise<SourceStatus> {
     const at = seoulIso(this.clock());
+    const progress = this.options.progress?.sink(source.name);
+    progress?.({ phase: 'calling', note: null });
     const cursorKey = `cursor:${source.name}`;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let onStop = (): void => undefined;
     try {
       const cursor = await this.store.refresh.getMeta(cursorKey);
+      const calls = readCalls(await this.store.refresh.getMeta(`calls:${source.name}`));
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           controller.abort();
@@ -220,6 +244,8 @@ export class Refresher {
             info: (msg, fields) => this.logger.info({ source: source.name, ...fields }, msg),
             warn: (msg, fields) => this.logger.warn({ source: source.name, ...fields }, msg),
           },
+          ...(progress ? { progress } : {}),
+          calls,
         }),
         timeout,
       ]);
@@ -234,6 +260,8 @@ export class Refresher {
       // A backfill reads an explicit older range: the incremental cursor stays where the
       // hourly runs left it, or the next run would fetch everything since the range again.
       if (!this.options.range) await this.store.refresh.setMeta(cursorKey, result.cursor);
+      // The day's call count, handed back next run so a restart does not forget the allowance used.
+      if (result.calls) await this.store.refresh.setMeta(`calls:${source.name}`, JSON.stringify(result.calls));
       const skipped = { ...result.skipped };
       for (const [reason, n] of Object.entries(written.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
       const status: SourceStatus = { source: source.name, ok: true, at, records: written.written };
@@ -242,6 +270,7 @@ export class Refresher {
         if (written.examples.length > 0) status.skippedExamples = written.examples;
         this.logger.warn({ source: source.name, skipped, examples: written.examples }, 'source records skipped');
       }
+      this.options.progress?.finish(source.name, 'done', `${written.written} records stored`);
       return status;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -250,6 +279,7 @@ export class Refresher {
       const held = await this.store.market.hasMarketData().catch(() => null);
       const outcome = held === null ? 'source failed' : held ? 'source failed; previous data kept' : 'source failed; no data stored yet, nothing to serve from it';
       this.logger.warn({ source: source.name, errName: (err as Error).name }, outcome);
+      this.options.progress?.finish(source.name, 'failed', message.slice(0, 200), this.cron?.nextRun() ?? null);
       return { source: source.name, ok: false, at, error: message.slice(0, 200) };
     } finally {
       clearTimeout(timer);
@@ -257,11 +287,13 @@ export class Refresher {
     }
   }
 
-  private async runOnce(): Promise<RefreshReport> {
+  private async runOnce(sources: readonly Source[]): Promise<RefreshReport> {
     const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString());
     const t0 = performance.now();
     const statuses: SourceStatus[] = [];
-    for (const source of this.sources) statuses.push(await this.ingest(source));
+    for (const source of sources) this.options.progress?.update(source.name, { phase: 'waiting', note: 'its turn in this refresh' });
+    for (const source of sources) statuses.push(await this.ingest(source));
+    this.options.progress?.flush();
     const ingestMs = performance.now() - t0;
     if (this.stopping.signal.aborted) {
       // Sources that finished before the stop landed whole; no version is published for them

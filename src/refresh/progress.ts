@@ -39,12 +39,19 @@ const FINISHED: ReadonlySet<ProgressPhase> = new Set(['done', 'failed']);
 
 export class ProgressBoard {
   private readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Set<(progress: SourceProgress) => void>();
   private persistTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly clock: Clock,
     private readonly options: { persist?: (json: string) => void; persistEveryMs?: number } = {},
   ) {}
+
+  /** Calls `listener` with a source's progress after each update (the CLI's plain lines); returns the unsubscribe. */
+  subscribe(listener: (progress: SourceProgress) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** The sink a source writes to. */
   sink(source: string): ProgressSink {
@@ -91,6 +98,17 @@ export class ProgressBoard {
     p.etaSeconds = this.eta(entry, nowMs);
     p.etaAt = p.etaSeconds === null ? null : seoulIso(new Date(nowMs + p.etaSeconds * 1000));
     this.schedulePersist();
+    for (const listener of this.listeners) listener({ ...p });
+  }
+
+  /**
+   * Ends a source's current work as done or failed, keeping the counts it reached (a phase
+   * change through `update` starts them afresh).
+   */
+  finish(source: string, phase: 'done' | 'failed', note: string | null = null, nextTryAt: Date | null = null): void {
+    const p = this.entries.get(source)?.progress;
+    const done = p?.done ?? 0;
+    this.update(source, { phase, done, total: phase === 'done' ? Math.max(done, p?.total ?? 0) : (p?.total ?? null), bytes: p?.bytes ?? 0, note, nextTryAt });
   }
 
   private eta(entry: Entry, nowMs: number): number | null {

@@ -174,7 +174,8 @@ describe('a first start with every upstream unreachable', () => {
     const health = (await get(`${app.url}/api/public/v2/health`, key)).body as { nextRefreshAt: string; sources: { ok: boolean }[]; progress: unknown[]; coverage: { markets: { listed: number }[] } };
     assert.equal(health.nextRefreshAt, '2026-11-20T13:00:00+09:00');
     assert.deepEqual(health.sources.map((s) => s.ok), [false, false, false]);
-    assert.deepEqual(health.progress, []);
+    // The refresh's progress board (app.ts): each source failed, in the order the run took them.
+    assert.deepEqual((health.progress as { source: string; phase: string }[]).map((p) => [p.source, p.phase]), [['ecos', 'failed'], ['opendart', 'failed'], ['sec', 'failed']]);
     assert.deepEqual(health.coverage.markets.map((m) => m.listed), [0, 0]);
   });
 

@@ -183,8 +183,8 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
     ]);
     assert.equal(
       out,
-      'run 7  2026-11-23T01:00:00.000Z  partial\n  sec       FAILED timed out after 600000 ms\n  fsc       ok     taken 12, skipped 0\n' +
-        'run 6  2026-11-23T00:00:00.000Z  running (not finished)\n  (no per-source detail)\n',
+      'run 7  2026-11-23T10:00:00+09:00  partial\n  sec       FAILED timed out after 600000 ms\n  fsc       ok     taken 12, skipped 0\n' +
+        'run 6  2026-11-23T09:00:00+09:00  running (not finished)\n  (no per-source detail)\n',
     );
     assert.equal(formatSourceRuns([]), 'no refresh run recorded yet\n');
   });
