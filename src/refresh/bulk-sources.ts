@@ -13,6 +13,7 @@ import { downloadDartBulk } from '../sources/opendart/bulk-list.js';
 import { OpenDartSource, writeCursor } from '../sources/opendart/source.js';
 import { SecBulkReader } from '../sources/sec/bulk.js';
 import { downloadSecArchives } from '../sources/sec/bulk-download.js';
+import { SEC_UPSTREAM } from '../sources/sec/parse.js';
 import { SecSource } from '../sources/sec/source.js';
 import { addDays } from '../sources/shared/parse.js';
 import type { Source, SourceLogger } from '../sources/source.js';
@@ -125,9 +126,9 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
   const dartApi = options.sources.find((s): s is OpenDartSource => s instanceof OpenDartSource);
   const secApi = options.sources.find((s): s is SecSource => s instanceof SecSource);
   const userAgent = env['SEC_USER_AGENT']?.trim();
-  const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { headers?: Record<string, string>; perSecond: number; timeoutMs?: number }): HttpClient =>
+  const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { headers?: Record<string, string>; perSecond: number; timeoutMs?: number; upstream?: string }): HttpClient =>
     clientForRun(source, { fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }, { timeoutMs: extra.timeoutMs ?? 120_000 }, {
-      limiter: RateLimiter.perSecond(extra.perSecond),
+      limiter: extra.upstream ? RateLimiter.shared(extra.upstream, extra.perSecond) : RateLimiter.perSecond(extra.perSecond),
       ...(extra.headers ? { headers: extra.headers } : {}),
     });
   let secVintage: string | null = null;
@@ -174,7 +175,7 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
       open: async (ctx) => {
         if (!userAgent) throw new Error('SEC_USER_AGENT is not set: SEC requires a contact for its ticker list and archives');
         if (!secApi) throw new Error('the SEC source is not configured: its ticker list names the companies');
-        const http = client('sec', ctx, { perSecond: 10, headers: { 'user-agent': userAgent, accept: 'application/json, application/zip, */*' }, timeoutMs: 30 * 60_000 });
+        const http = client('sec', ctx, { perSecond: 10, upstream: SEC_UPSTREAM, headers: { 'user-agent': userAgent, accept: 'application/json, application/zip, */*' }, timeoutMs: 30 * 60_000 });
         ctx.progress({ phase: 'listing', note: 'company_tickers.json' });
         const tickers = await secApi.tickers(http);
         if (options.download) {
