@@ -113,7 +113,9 @@ export class ProgressBoard {
 
   private eta(entry: Entry, nowMs: number): number | null {
     const p = entry.progress;
-    if (FINISHED.has(p.phase)) return 0;
+    if (p.phase === 'done') return 0;
+    // A failed source is not going to be done by any rate: when it tries again is `nextTryAt`.
+    if (p.phase === 'failed') return null;
     if (entry.ownEta !== null) return Math.max(0, Math.round(entry.ownEta));
     if (p.total === null) return null;
     const left = p.total - p.done;
