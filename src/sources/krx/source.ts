@@ -10,7 +10,7 @@ import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../
 import { CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { planWalk, readWalkCursor, walkDates, type WalkCursor } from '../shared/date-walk.js';
-import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
+import { addDays, compactDate, jsonObject, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { INVESTOR, mergeFlows, parseMarketDay, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
 import { KrxSession, type KrxCredentials } from './session.js';
@@ -51,14 +51,9 @@ export function readKrxCursor(raw: string | null): KrxCursor | null {
   const fresh: WalkCursor = { latest: null, back: null, complete: false };
   if (raw === null || raw === '') return { flows: null, prices: fresh };
   if (!raw.trimStart().startsWith('{')) return { flows: raw.trim(), prices: fresh };
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof body !== 'object' || body === null) return null;
-  const { flows, prices } = body as { flows?: unknown; prices?: unknown };
+  const body = jsonObject(raw);
+  if (body === null) return null;
+  const { flows, prices } = body;
   return { flows: typeof flows === 'string' ? flows : null, prices: (prices ? readWalkCursor(JSON.stringify(prices)) : null) ?? fresh };
 }
 
