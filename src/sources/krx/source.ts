@@ -10,6 +10,7 @@ import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../
 import { CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { planWalk, readWalkCursor, walkDates, type WalkCursor } from '../shared/date-walk.js';
+import { MarketRows } from '../shared/market-rows.js';
 import { addDays, compactDate, jsonObject, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { INVESTOR, mergeFlows, parseMarketDay, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
@@ -174,13 +175,7 @@ export class KrxSource implements Source {
     if (!this.config.prices) return { data: { flows }, cursor: flowsOut, calls: this.meter.state() };
 
     // Prices: the closing prices of a session are final once it has closed (15:30 Seoul).
-    const bars: DailyBar[] = [];
-    const securities = new Map<string, { date: string; security: Security }>();
-    const take = (bar: DailyBar, security: Security): void => {
-      bars.push(bar);
-      const prev = securities.get(security.code);
-      if (!prev || prev.date <= bar.date) securities.set(security.code, { date: bar.date, security });
-    };
+    const rows = new MarketRows();
     const priceTo = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
     const historyFrom = addDays(ctx.asOf, -(this.config.historyDays ?? 3_653));
     const prior = cursor?.prices ?? { latest: null, back: null, complete: false };
@@ -195,13 +190,13 @@ export class KrxSource implements Source {
     const ended = await walkDates(walk, next, {
       historyFrom: ctx.range?.from ?? historyFrom,
       emptyDaysToStop: 10,
-      rows: (d) => this.marketDay(http, d, take),
+      rows: (d) => this.marketDay(http, d, rows.take),
       step: () => pricePlan.step(),
     });
     if (ended) ctx.log.info(`krx: ${ended}`);
     if (next.complete || ctx.range) pricePlan.finish();
     else pricePlan.rest(`the price walk continues next run from ${next.back ?? priceTo}`);
     const out = ctx.range ? (ctx.cursor ?? flowsOut) : JSON.stringify({ flows: flowsOut, prices: { date: next.latest, back: next.back, complete: next.complete } });
-    return { data: { flows, bars, securities: [...securities.values()].map((s) => s.security) }, cursor: out, calls: this.meter.state() };
+    return { data: { flows, bars: rows.bars, securities: rows.securities() }, cursor: out, calls: this.meter.state() };
   }
 }
