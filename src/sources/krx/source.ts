@@ -102,40 +102,26 @@ export class KrxSource implements Source {
     return this.session.signIns;
   }
 
-  private async netBuying(http: HttpClient, date: string, mktId: string, invstTpCd: string): Promise<NetBuyRow[]> {
-    const form = new URLSearchParams({
-      bld: 'dbms/MDC/STAT/standard/MDCSTAT02401',
-      locale: 'ko_KR',
-      mktId,
-      invstTpCd,
-      strtDd: compactDate(date),
-      endDd: compactDate(date),
-      share: '1',
-      money: '1',
-      csvxls_isNo: 'false',
-    }).toString();
+  /**
+   * One statistics screen (`bld`) POSTed as a form with its parameters, the answer parsed by
+   * `parse`; null from `parse` (the rows' list missing) is a parse error naming `expected`.
+   */
+  private async post<T>(http: HttpClient, bld: string, params: Record<string, string>, parse: (body: unknown) => T | null, expected: string): Promise<T> {
+    const form = new URLSearchParams({ bld: `dbms/MDC/STAT/standard/${bld}`, locale: 'ko_KR', ...params, share: '1', money: '1', csvxls_isNo: 'false' }).toString();
     const text = await this.session.postData(http, DATA_PATH, form, `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`);
     const url = `${this.baseUrl}${DATA_PATH}`;
-    const rows = parseNetBuying(http.parseJson(text, url));
-    if (rows === null) throw http.parseError(`no output list: ${text.slice(0, 120)}`, url);
+    const rows = parse(http.parseJson(text, url));
+    if (rows === null) throw http.parseError(`no ${expected}: ${text.slice(0, 120)}`, url);
     return rows;
+  }
+
+  private netBuying(http: HttpClient, date: string, mktId: string, invstTpCd: string): Promise<NetBuyRow[]> {
+    return this.post(http, 'MDCSTAT02401', { mktId, invstTpCd, strtDd: compactDate(date), endDd: compactDate(date) }, parseNetBuying, 'output list');
   }
 
   /** Every KOSPI/KOSDAQ row of one date, pushed into `take`; the number of rows. */
   private async marketDay(http: HttpClient, date: string, take: (bar: DailyBar, security: Security) => void): Promise<number> {
-    const form = new URLSearchParams({
-      bld: 'dbms/MDC/STAT/standard/MDCSTAT01501',
-      locale: 'ko_KR',
-      mktId: 'ALL',
-      trdDd: compactDate(date),
-      share: '1',
-      money: '1',
-      csvxls_isNo: 'false',
-    }).toString();
-    const text = await this.session.postData(http, DATA_PATH, form, `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`);
-    const url = `${this.baseUrl}${DATA_PATH}`;
-    const rows = parseMarketDay(http.parseJson(text, url), date);
-    if (rows === null) throw http.parseError(`no OutBlock_1: ${text.slice(0, 120)}`, url);
+    const rows = await this.post(http, 'MDCSTAT01501', { mktId: 'ALL', trdDd: compactDate(date) }, (body) => parseMarketDay(body, date), 'OutBlock_1');
     for (const r of rows) take(r.bar, r.security);
     return rows.length;
   }
