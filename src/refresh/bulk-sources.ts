@@ -51,6 +51,20 @@ export interface FolderContents {
   dartZips: string[];
   companyfacts: boolean;
   submissions: boolean;
+  /** Files that are none of these, each with why it is not read. */
+  others: { name: string; reason: string }[];
+}
+
+/**
+ * Why a file in an import folder is not read. SEC's quarterly financial statement data sets
+ * (`2009q3.zip`, num/sub/tag/pre tables) hold the same XBRL facts as the nightly companyfacts
+ * archive, per filing rather than per company; the service reads the per-company archive, which
+ * is byte for byte what the API answers (one parser for both).
+ */
+export function notABulkFile(name: string): string {
+  if (/^(\d{4}q[1-4]|sec_fsds.*)\.zip$/i.test(name)) return "SEC's financial statement data sets: not read (the same facts come from companyfacts.zip)";
+  if (/^\d{4}_[1-4]Q_(BS|PL|CF|CE)_/.test(name)) return 'not a published DART bulk file name (YYYY_nQ_XX_YYYYMMDDhhmmss.zip)';
+  return 'not a bulk file the service reads';
 }
 
 /** The bulk files in `dir` under their published names (nothing when it does not exist). */
@@ -61,10 +75,13 @@ export function folderContents(dir: string): FolderContents {
   } catch {
     names = [];
   }
+  const dartZips = names.filter((n) => DART_ZIP.test(n)).sort();
+  const known = new Set([...dartZips, 'companyfacts.zip', 'submissions.zip']);
   return {
-    dartZips: names.filter((n) => DART_ZIP.test(n)).sort(),
+    dartZips,
     companyfacts: names.includes('companyfacts.zip'),
     submissions: names.includes('submissions.zip'),
+    others: names.filter((n) => !known.has(n) && !n.startsWith('.')).sort().map((name) => ({ name, reason: notABulkFile(name) })),
   };
 }
 
