@@ -205,6 +205,8 @@ describe('CLI refresh and backfill', () => {
       assert.match(key, /^sk_live_[A-Za-z0-9_-]{43}$/);
       const listed = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'list'], { env });
       assert.ok(listed.stdout.includes(key.slice(0, 16)) && !listed.stdout.includes(key), 'lists the prefix, never the key');
+      // Times in +09:00, as every time the service shows.
+      assert.match(listed.stdout, new RegExp(`${key.slice(0, 16)} +paid +active +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\+09:00 +- `));
       const revoked = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'revoke', key.slice(0, 16)], { env });
       assert.match(revoked.stdout, /revoked/);
       const plan = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'plan', key.slice(0, 16), 'free'], { env });
