@@ -10,6 +10,7 @@ import type { DailyBar } from '../../src/domain/model.js';
 import { seoulDay as seoulDayOf } from '../../src/access/clock.js';
 import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
+import { ProgressBoard } from '../../src/refresh/progress.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
@@ -187,6 +188,41 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
         'run 6  2026-11-23T09:00:00+09:00  running (not finished)\n  (no per-source detail)\n',
     );
     assert.equal(formatSourceRuns([]), 'no refresh run recorded yet\n');
+  });
+});
+
+describe('refresh: a source that paces a long walk itself', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(() => t.close());
+
+  /** Walks 45 of 520 days a run and says the rest continues next run, as the price adapters do. */
+  const walking: Source = {
+    name: 'walking',
+    timeoutMs: 60_000,
+    ingest: async (ctx: SourceContext): Promise<SourceResult> => {
+      ctx.progress?.({ phase: 'calling', unit: 'days', done: 0, total: 520 });
+      ctx.progress?.({ phase: 'waiting', done: 45, total: 520, etaSeconds: 5_700, note: 'the history walk continues next run' });
+      return { data: {}, cursor: 'day-45' };
+    },
+  };
+  /** Never answers: only a timeout ends it. */
+  const hanging = (timeoutMs?: number): Source => ({ name: 'hanging', ...(timeoutMs === undefined ? {} : { timeoutMs }), ingest: () => new Promise<SourceResult>(() => undefined) });
+
+  it('keeps what the source said of the rest (waiting, its ETA) instead of marking it done', async () => {
+    const board = new ProgressBoard(() => t.clock.now);
+    await new Refresher(t.app.store, t.app.holder, [walking], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'walk', progress: board }).run();
+    const p = board.snapshot().find((e) => e.source === 'walking');
+    assert.deepEqual([p?.phase, p?.done, p?.total, p?.etaSeconds, p?.note], ['waiting', 45, 520, 5_700, 'the history walk continues next run']);
+  });
+
+  it("gives a source its own time when it names one, and the refresher's when the caller set one", async () => {
+    const own = await new Refresher(t.app.store, t.app.holder, [hanging(300)], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'own' }).run();
+    assert.deepEqual(own.sources.map((s) => [s.ok, s.error]), [[false, 'timed out after 300 ms']]);
+    const set = await new Refresher(t.app.store, t.app.holder, [hanging(60_000)], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'set', sourceTimeoutMs: 200 }).run();
+    assert.deepEqual(set.sources.map((s) => [s.ok, s.error]), [[false, 'timed out after 200 ms']]);
   });
 });
 
