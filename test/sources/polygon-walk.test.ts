@@ -111,4 +111,25 @@ describe('Polygon history walk', () => {
       await server.close();
     }
   });
+
+  it('asks only the latest dates on a first run, so a first start prices every stock soon; the walk then goes on at its usual length', async () => {
+    const server = await loopback(polygon('2026-09-21'));
+    try {
+      const source = new PolygonSource({
+        apiKey: KEY, baseUrl: server.base, secUserAgent: 'Example admin@example.com', secDataBaseUrl: server.base, secWwwBaseUrl: server.base,
+        limiter: new InstantLimiter(12_000), historyDays: 14, maxDaysPerRun: 5, firstRunDays: 2,
+      });
+      const at = { asOf: '2026-09-28', now: new Date('2026-09-28T10:00:00+09:00') };
+      const first = await source.ingest(context({ ...at, cursor: null }));
+      // The first run: the 2 latest weekdays, not 5.
+      assert.deepEqual(dates(server.requests), ['2026-09-25', '2026-09-24']);
+      assert.equal(first.cursor, '{"date":"2026-09-25","back":"2026-09-24","complete":false}');
+      server.requests.length = 0;
+      await source.ingest(context({ ...at, cursor: first.cursor }));
+      // Then up to 5 a run: 09-23, 09-22, 09-21, and 09-18 answers NOT_AUTHORIZED (the plan's history ends).
+      assert.deepEqual(dates(server.requests), ['2026-09-23', '2026-09-22', '2026-09-21', '2026-09-18']);
+    } finally {
+      await server.close();
+    }
+  });
 });

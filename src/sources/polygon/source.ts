@@ -34,6 +34,14 @@ export const POLYGON_PLANS: Record<PolygonPlan, { requestsPerMinute: number; his
  */
 const RUN_BUDGET_MS = 40 * 60_000;
 
+/**
+ * A first run (no cursor) asks only the latest 30 weekdays: six minutes on the free plan, and
+ * enough sessions for every calculation's window (the supply input's 20 trading days), so a first
+ * start serves every US stock with a price and a score soon; the history walk follows in the
+ * next runs at the plan's pace.
+ */
+const FIRST_RUN_DAYS = 30;
+
 export interface PolygonConfig extends HttpTuning {
   apiKey: string;
   baseUrl?: string;
@@ -46,8 +54,10 @@ export interface PolygonConfig extends HttpTuning {
   requestsPerMinute?: number;
   /** Overrides the plan's history, in calendar days back from the newest session. */
   historyDays?: number;
-  /** Dates a run at most; default what fits nine minutes at the rate (45 on the free plan), at most 250. */
+  /** Dates a run at most; default what fits 40 minutes at the rate (200 on the free plan), at most 250. */
   maxDaysPerRun?: number;
+  /** Dates a first run asks (no cursor yet; default 30 weekdays), so a first start prices every stock soon. */
+  firstRunDays?: number;
   /** The request spacing (tests inject one that does not wait, keeping the plan's interval for the ETA). */
   limiter?: RateLimiter;
 }
@@ -146,7 +156,7 @@ export class PolygonSource implements Source {
     const historyFrom = addDays(to, -this.historyDays);
     // A backfill walks its range, newest first, in full; the incremental cursor is not moved.
     const walk = cursor
-      ? planWalk(cursor, { to, historyFrom, maxDays: this.maxDaysPerRun })
+      ? planWalk(cursor, { to, historyFrom, maxDays: cursor.latest === null ? Math.min(this.maxDaysPerRun, this.config.firstRunDays ?? FIRST_RUN_DAYS) : this.maxDaysPerRun })
       : { forward: [], backward: weekdaysBetween(ctx.range?.from ?? to, to).reverse(), total: 0, doneBefore: 0 };
     if (!cursor) walk.total = walk.backward.length;
     const next: WalkCursor = cursor ? { ...cursor } : { latest: null, back: null, complete: false };
