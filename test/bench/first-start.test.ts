@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FscSource } from '../../src/sources/fsc/source.js';
+import type { ProgressPatch } from '../../src/sources/progress.js';
 import { RateLimiter, setPacingTimer, SourceHttpError } from '../../src/sources/http.js';
 import { zipMembers } from '../../src/sources/shared/zip-stream.js';
 import { rehearse } from '../../bench/first-start.js';
@@ -112,13 +113,47 @@ describe('the replica enforces the documented limits', () => {
     assert.deepEqual(statuses, [...Array(10).fill(200), 403]);
   });
 
-  it('data.go.kr: past the daily traffic the gateway\'s code 22 envelope, which the FSC adapter reports', async () => {
-    const source = new FscSource({ serviceKey: 'k', baseUrl: replica.env['FSC_BASE_URL'], retries: 0 });
-    // asOf 2026-11-25: FSC's first run asks for the last 7 days, one page (2 calls would be 2 runs).
-    const first = await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch }));
-    assert.ok((first.data.bars ?? []).length > 0);
-    await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch }));
-    await assert.rejects(source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch })), /LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR/);
+  it('data.go.kr: past the daily traffic the gateway\'s code 22 envelope; the FSC adapter stops paced with the dates it has', async () => {
+    // The clock stands at 10:00 Seoul + 14 h (OpenDART) + 60 s (Polygon) + 1 s (SEC) from the
+    // tests before: 2026-11-26 00:01:01 Seoul, a fresh data.go.kr day (allowance 2 here).
+    assert.equal(clock.now(), START + 14 * 3_600_000 + 61_000);
+    const source = new FscSource({ serviceKey: 'k', baseUrl: replica.env['FSC_BASE_URL'], retries: 0, clock: () => new Date(clock.now()) });
+    const patches: ProgressPatch[] = [];
+    const progress = (p: ProgressPatch): void => void patches.push(p);
+    const last = (): ProgressPatch => Object.assign({}, ...patches) as ProgressPatch;
+    // asOf 2026-11-25 (no ctx.now: the adapter takes asOf as the newest date): a fresh walk goes
+    // back from 11-25. 11-25 and 11-24 answer (the replica publishes through yesterday, 11-25),
+    // 5 copies each; the third call (11-23) is past the day's 2 and answers code 22.
+    const first = await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch, progress }));
+    assert.deepEqual([...new Set((first.data.bars ?? []).map((b) => b.date))], ['2026-11-25', '2026-11-24']);
+    assert.equal((first.data.bars ?? []).length, 10);
+    assert.deepEqual((first.data.securities ?? []).map((x) => x.code).sort(), ['900000', '900001', '900002', '900003', '900004']);
+    // What was kept: the walk's newest date and the oldest walked, not complete.
+    assert.deepEqual(JSON.parse(first.cursor ?? 'null'), { date: '2026-11-25', back: '2026-11-24', complete: false });
+    // The provider said the allowance is used: the meter counts the day's 10,000 (3 calls made).
+    assert.deepEqual(first.calls, { day: '2026-11-26', calls: 10_000 });
+    // The window: 2016-11-24 (3,653 days before asOf) to 2026-11-25 is 3,654 days = 522 weeks,
+    // 5 weekdays each: 2,610 dates, 2 done. nextTryAt: the next Seoul midnight, 2026-11-27 00:00
+    // Seoul = 2026-11-26T15:00Z. ETA: 86,339 s to that reset (23:58:59) + the 2,608 dates left
+    // at 200 ms apart (5 a second) = 521.6 s: ceil(86,860.6) = 86,861 s.
+    const paced = last();
+    assert.equal(paced.phase, 'paced');
+    assert.equal(paced.done, 2);
+    assert.equal(paced.total, 2_610);
+    assert.equal(paced.callsToday, 10_000);
+    assert.equal(paced.dailyAllowance, 10_000);
+    assert.equal(paced.nextTryAt?.toISOString(), '2026-11-26T15:00:00.000Z');
+    assert.equal(paced.etaSeconds, 86_861);
+    assert.equal(paced.note, "the day's allowance of 10000 calls is used; 2608 days left");
+    assert.equal(replica.stats.fsc.calls, 3);
+    assert.equal(replica.stats.fsc.refusedDay, 1);
+    // The same day, resumed from the cursor: the meter refuses before any call; nothing new, the cursor kept.
+    patches.length = 0;
+    const second = await source.ingest(context({ asOf: '2026-11-25', cursor: first.cursor ?? null, fetch: globalThis.fetch, progress }));
+    assert.deepEqual(second.data.bars, []);
+    assert.equal(second.cursor, first.cursor);
+    assert.equal(replica.stats.fsc.calls, 3);
+    assert.deepEqual({ phase: last().phase, done: last().done, nextTryAt: last().nextTryAt?.toISOString() }, { phase: 'paced', done: 2, nextTryAt: '2026-11-26T15:00:00.000Z' });
   });
 
   it('KRX: 400 LOGOUT without a session; the member sign-in flow opens one (CD011 on a second session unless skipDup=Y)', async () => {
@@ -207,7 +242,8 @@ describe('the rehearsal', () => {
         scale: 0.002,
         bulk: true,
         backfill: true,
-        krxCookie: true,
+        krxCookie: false,
+        firstStart: 'api',
         cacheDir: join(tmp.dir, 'cache'),
         logLevel: 'warn',
         keep: false,
@@ -224,10 +260,18 @@ describe('the rehearsal', () => {
       // SEC: company_tickers twice (the SEC source and Polygon's shares), 12 x (companyfacts + submissions), 2 frames.
       assert.deepEqual(by.get('sec')?.byKind, { 'company_tickers.json': 2, companyfacts: 12, submissions: 12, frames: 2 });
       assert.equal(by.get('sec')?.refusedRate, 0);
-      // KRX with the session cookie signed in for by hand (today's way): the first run reads
-      // 2026-11-17 (7 days before the last closed session) to 11-24, 6 weekdays x 2 markets x
-      // 2 investor types = 24 calls, none refused.
-      assert.equal(by.get('krx')?.calls, 24);
+      // KRX signing in with KRX_ID / KRX_PASSWORD: the sign-in page, login.jsp and the sign-in
+      // post (CD001), then the first run's flows: asOf 2026-11-25 10:00 Seoul, the last closed
+      // session 11-24; six weeks (42 days) back from it is 10-13; 10-13 to 11-24 holds 31
+      // weekdays (six weeks of 5, and 11-24), of which a run takes the first 30 (10-13 to 11-23),
+      // 2 markets x 2 investor types each: 120 calls, none refused.
+      assert.deepEqual(by.get('krx')?.byKind, {
+        '/contents/MDC/COMS/client/MDCCOMS001.cmd': 1,
+        '/contents/MDC/COMS/client/view/login.jsp': 1,
+        '/contents/MDC/COMS/client/MDCCOMS001D1.cmd': 1,
+        '/comm/bldAttendant/getJsonData.cmd': 120,
+      });
+      assert.equal(by.get('krx')?.calls, 123);
       assert.equal(by.get('krx')?.loggedOut, 0);
       assert.ok(result.service.sources.every((s) => s.ok), JSON.stringify(result.service.sources));
       // Every US copy has four quarters of facts and prices: all 12 scored. KR: one quarter
