@@ -22,7 +22,7 @@
 //   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
 //   BENCH_KEEP=1           keep the run's DATA_DIR (printed) instead of removing it
 
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import pino from 'pino';
@@ -143,7 +143,12 @@ export interface FirstStartResult {
     /** CPU of this process (service and replica together) during the start, and the replica's share estimate excluded. */
     cpuMs: number;
     peakRssBytes: number | null;
+    /** DATA_DIR at the end: the store and the downloaded bulk files. */
     diskBytes: number;
+    /** Of which the downloaded bulk files (DATA_DIR/bulk). */
+    bulkDiskBytes: number;
+    /** Datasets published (`dataset swapped`) during the first start. */
+    swaps: number;
     recompute: { loadMs: number | null; computeMs: number | null; maxStallMs: number | null; securities: number | null };
     sources: { source: string; ok: boolean; error?: string; records?: number }[];
   };
@@ -378,8 +383,12 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const coverage = await coverageOf(get, u);
     const readyz = (await (await fetch(`${app.url}/readyz`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status?: string; markets?: MarketLine[] };
     const healthCoverage = health['coverage'] as { markets?: MarketLine[]; tools?: { tool: string; market: string; nulls: Record<string, number> }[] } | undefined;
-    const swapped = readLog(logFile).find((l) => l['msg'] === 'dataset swapped');
+    // The last swap before the end: the recompute over everything the first start loaded.
+    const swaps = readLog(logFile).filter((l) => l['msg'] === 'dataset swapped');
+    const swapped = swaps.at(-1);
     const diskBytes = dirBytes(dataDir);
+    const bulkDir = join(dataDir, 'bulk');
+    const bulkDiskBytes = existsSync(bulkDir) ? dirBytes(bulkDir) : 0;
     const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
     const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
 
@@ -471,6 +480,8 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
         cpuMs: Math.round((cpu.user + cpu.system) / 1000),
         peakRssBytes,
         diskBytes,
+        bulkDiskBytes,
+        swaps: swaps.length,
         recompute: {
           loadMs: typeof swapped?.['loadMs'] === 'number' ? swapped['loadMs'] : null,
           computeMs: typeof swapped?.['computeMs'] === 'number' ? swapped['computeMs'] : null,
@@ -579,7 +590,7 @@ export function printResult(r: FirstStartResult): void {
   process.stdout.write(
     `\nservice: first dataset after ${round(sv.firstDataset.realMs / 1000, 1)} s real = ${round(sv.firstDataset.simulatedMs / 60_000, 1)} min simulated; ` +
       `first start loaded after ${round(sv.readyRealMs / 1000, 1)} s real = ${hours(sv.readySimulatedMs)} h simulated (${hours(sv.waitedMs)} h of it waiting); CPU ${round(sv.cpuMs / 1000, 1)} s (service and replica in one process); ` +
-      `peak RSS ${mib(sv.peakRssBytes)} MiB (same process); disk ${mib(sv.diskBytes)} MiB; recompute load ${sv.recompute.loadMs} ms + compute ${sv.recompute.computeMs} ms, longest stall ${sv.recompute.maxStallMs} ms\n`,
+      `peak RSS ${mib(sv.peakRssBytes)} MiB (same process); disk ${mib(sv.diskBytes)} MiB (${mib(sv.bulkDiskBytes)} MiB of it downloaded bulk files); ${sv.swaps} datasets published, the last one's recompute load ${sv.recompute.loadMs} ms + compute ${sv.recompute.computeMs} ms, longest stall ${sv.recompute.maxStallMs} ms\n`,
   );
   printTable(['source (service view)', 'ok', 'records', 'error'], sv.sources.map((s) => [s.source, s.ok ? 'yes' : 'NO', s.records ?? '-', (s.error ?? '').slice(0, 110)]));
   printTable(['market', 'listed (replica)', 'with a score (rankings)', '%'], r.coverage.map((c) => [c.market, c.listed, c.scored, c.pct]));
