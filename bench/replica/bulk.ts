@@ -67,36 +67,32 @@ class ZipWriter {
   add(m: Member): void {
     const csize = m.deflated.reduce((n, b) => n + b.length, 0);
     if (this.offset + csize > 0xffff_fff0) throw new Error(`${this.path}: over 4 GiB (this writer has no ZIP64)`);
-    const flags = m.utf8 ? 0x0800 : 0;
-    const [time, date] = [0x6000, 0x5b79]; // 12:00, 2025-11-25 in DOS format
+    // The fields a local header and its central directory entry share, in the same order
+    // (APPNOTE 4.3.7 and 4.3.12): flags (bit 11: UTF-8 name), method 8 (deflate), DOS time
+    // and date (12:00, 2025-11-25), CRC-32, compressed and uncompressed size, name length.
+    const shared = (b: Buffer, at: number): void => {
+      b.writeUInt16LE(m.utf8 ? 0x0800 : 0, at);
+      b.writeUInt16LE(8, at + 2);
+      b.writeUInt16LE(0x6000, at + 4);
+      b.writeUInt16LE(0x5b79, at + 6);
+      b.writeUInt32LE(m.crc >>> 0, at + 8);
+      b.writeUInt32LE(csize, at + 12);
+      b.writeUInt32LE(m.size, at + 16);
+      b.writeUInt16LE(m.name.length, at + 20);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(flags, 6);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(m.crc >>> 0, 14);
-    local.writeUInt32LE(csize, 18);
-    local.writeUInt32LE(m.size, 22);
-    local.writeUInt16LE(m.name.length, 26);
-    local.writeUInt16LE(0, 28);
+    local.writeUInt16LE(20, 4); // version needed
+    shared(local, 6);
     const at = this.offset;
     this.write(local);
     this.write(m.name);
     for (const b of m.deflated) this.write(b);
     const c = Buffer.alloc(46);
     c.writeUInt32LE(0x02014b50, 0);
-    c.writeUInt16LE(20, 4);
-    c.writeUInt16LE(20, 6);
-    c.writeUInt16LE(flags, 8);
-    c.writeUInt16LE(8, 10);
-    c.writeUInt16LE(time, 12);
-    c.writeUInt16LE(date, 14);
-    c.writeUInt32LE(m.crc >>> 0, 16);
-    c.writeUInt32LE(csize, 20);
-    c.writeUInt32LE(m.size, 24);
-    c.writeUInt16LE(m.name.length, 28);
+    c.writeUInt16LE(20, 4); // version made by
+    c.writeUInt16LE(20, 6); // version needed
+    shared(c, 8);
     c.writeUInt32LE(at, 42);
     this.central.push(c, m.name);
     this.count++;

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { seoulDay, systemClock } from '../access/clock.js';
 import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
 import { loadConfig } from '../config.js';
-import { BULK_SOURCES, bulkPlan } from '../refresh/bulk-sources.js';
+import { BULK_SOURCES, bulkPlan, folderContents } from '../refresh/bulk-sources.js';
 import { bulkFirstStart } from '../refresh/first-start.js';
 import { Importer } from '../refresh/import.js';
 import { Refresher } from '../refresh/pipeline.js';
@@ -184,6 +184,7 @@ async function importBulk(args: string[]): Promise<void> {
   const sources = configuredSources(process.env);
   const dir = values.from === undefined ? bulkDir(config) : resolve(values.from);
   const plan = bulkPlan({ dir, download: values.from === undefined, asOf: seoulDay(systemClock()), sources, env: process.env });
+  if (values.from !== undefined) for (const { name, reason } of folderContents(dir).others) process.stderr.write(`import: ${name}: ${reason}\n`);
   if (plan.inputs.length === 0) {
     fail(
       values.from === undefined

@@ -13,6 +13,7 @@ import { downloadDartBulk } from '../sources/opendart/bulk-list.js';
 import { OpenDartSource, writeCursor } from '../sources/opendart/source.js';
 import { SecBulkReader } from '../sources/sec/bulk.js';
 import { downloadSecArchives } from '../sources/sec/bulk-download.js';
+import { SEC_UPSTREAM } from '../sources/sec/parse.js';
 import { SecSource } from '../sources/sec/source.js';
 import { addDays } from '../sources/shared/parse.js';
 import type { Source, SourceLogger } from '../sources/source.js';
@@ -50,6 +51,20 @@ export interface FolderContents {
   dartZips: string[];
   companyfacts: boolean;
   submissions: boolean;
+  /** Files that are none of these, each with why it is not read. */
+  others: { name: string; reason: string }[];
+}
+
+/**
+ * Why a file in an import folder is not read. SEC's quarterly financial statement data sets
+ * (`2009q3.zip`, num/sub/tag/pre tables) hold the same XBRL facts as the nightly companyfacts
+ * archive, per filing rather than per company; the service reads the per-company archive, which
+ * is byte for byte what the API answers (one parser for both).
+ */
+export function notABulkFile(name: string): string {
+  if (/^(\d{4}q[1-4]|sec_fsds.*)\.zip$/i.test(name)) return "SEC's financial statement data sets: not read (the same facts come from companyfacts.zip)";
+  if (/^\d{4}_[1-4]Q_(BS|PL|CF|CE)_/.test(name)) return 'not a published DART bulk file name (YYYY_nQ_XX_YYYYMMDDhhmmss.zip)';
+  return 'not a bulk file the service reads';
 }
 
 /** The bulk files in `dir` under their published names (nothing when it does not exist). */
@@ -60,10 +75,13 @@ export function folderContents(dir: string): FolderContents {
   } catch {
     names = [];
   }
+  const dartZips = names.filter((n) => DART_ZIP.test(n)).sort();
+  const known = new Set([...dartZips, 'companyfacts.zip', 'submissions.zip']);
   return {
-    dartZips: names.filter((n) => DART_ZIP.test(n)).sort(),
+    dartZips,
     companyfacts: names.includes('companyfacts.zip'),
     submissions: names.includes('submissions.zip'),
+    others: names.filter((n) => !known.has(n) && !n.startsWith('.')).sort().map((name) => ({ name, reason: notABulkFile(name) })),
   };
 }
 
@@ -125,9 +143,9 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
   const dartApi = options.sources.find((s): s is OpenDartSource => s instanceof OpenDartSource);
   const secApi = options.sources.find((s): s is SecSource => s instanceof SecSource);
   const userAgent = env['SEC_USER_AGENT']?.trim();
-  const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { headers?: Record<string, string>; perSecond: number; timeoutMs?: number }): HttpClient =>
+  const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { headers?: Record<string, string>; perSecond: number; timeoutMs?: number; upstream?: string }): HttpClient =>
     clientForRun(source, { fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }, { timeoutMs: extra.timeoutMs ?? 120_000 }, {
-      limiter: RateLimiter.perSecond(extra.perSecond),
+      limiter: extra.upstream ? RateLimiter.shared(extra.upstream, extra.perSecond) : RateLimiter.perSecond(extra.perSecond),
       ...(extra.headers ? { headers: extra.headers } : {}),
     });
   let secVintage: string | null = null;
@@ -174,7 +192,7 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
       open: async (ctx) => {
         if (!userAgent) throw new Error('SEC_USER_AGENT is not set: SEC requires a contact for its ticker list and archives');
         if (!secApi) throw new Error('the SEC source is not configured: its ticker list names the companies');
-        const http = client('sec', ctx, { perSecond: 10, headers: { 'user-agent': userAgent, accept: 'application/json, application/zip, */*' }, timeoutMs: 30 * 60_000 });
+        const http = client('sec', ctx, { perSecond: 10, upstream: SEC_UPSTREAM, headers: { 'user-agent': userAgent, accept: 'application/json, application/zip, */*' }, timeoutMs: 30 * 60_000 });
         ctx.progress({ phase: 'listing', note: 'company_tickers.json' });
         const tickers = await secApi.tickers(http);
         if (options.download) {

@@ -5,27 +5,9 @@
 // another process (the CLI beside a running service) can read it.
 
 import { seoulIso, type Clock } from '../access/clock.js';
-import type { ProgressPatch, ProgressPhase, ProgressSink } from '../sources/progress.js';
+import type { ProgressPatch, ProgressPhase, ProgressSink, SourceProgress } from '../sources/progress.js';
 
-export interface SourceProgress {
-  source: string;
-  phase: ProgressPhase;
-  unit: string;
-  done: number;
-  total: number | null;
-  bytes: number;
-  callsToday: number;
-  dailyAllowance: number | null;
-  /** When the current phase started (+09:00). */
-  startedAt: string;
-  updatedAt: string;
-  /** Seconds to done: the source's own estimate, else from the rate seen in this phase; null when unknown. */
-  etaSeconds: number | null;
-  /** When it is expected to be done (+09:00), from `etaSeconds`. */
-  etaAt: string | null;
-  nextTryAt: string | null;
-  note: string | null;
-}
+export type { SourceProgress } from '../sources/progress.js';
 
 interface Entry {
   progress: SourceProgress;
@@ -113,7 +95,9 @@ export class ProgressBoard {
 
   private eta(entry: Entry, nowMs: number): number | null {
     const p = entry.progress;
-    if (FINISHED.has(p.phase)) return 0;
+    if (p.phase === 'done') return 0;
+    // A failed source is not going to be done by any rate: when it tries again is `nextTryAt`.
+    if (p.phase === 'failed') return null;
     if (entry.ownEta !== null) return Math.max(0, Math.round(entry.ownEta));
     if (p.total === null) return null;
     const left = p.total - p.done;

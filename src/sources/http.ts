@@ -101,23 +101,47 @@ export function pacingNow(): number {
 export class RateLimiter {
   private next = 0;
   private chain: Promise<void> = Promise.resolve();
-  constructor(readonly minIntervalMs: number) {}
+  constructor(private interval: number) {}
+
+  get minIntervalMs(): number {
+    return this.interval;
+  }
 
   static perSecond(n: number): RateLimiter {
-    return new RateLimiter(n > 0 ? Math.ceil(1000 / n) : 0);
+    return new RateLimiter(intervalOf(n));
+  }
+
+  /**
+   * The one limiter of an upstream in this process. A provider's limit is on all of a client's
+   * requests, whichever adapter makes them: SEC's 10 a second covers the SEC adapter, the US
+   * price adapter's share-count lookups and the bulk download's ticker list alike, so each takes
+   * its turn in this one queue. Asked again at another rate, it keeps the slower of the two.
+   */
+  static shared(upstream: string, perSecond: number): RateLimiter {
+    const existing = sharedLimiters.get(upstream);
+    if (existing) {
+      existing.interval = Math.max(existing.interval, intervalOf(perSecond));
+      return existing;
+    }
+    const limiter = RateLimiter.perSecond(perSecond);
+    sharedLimiters.set(upstream, limiter);
+    return limiter;
   }
 
   acquire(signal?: AbortSignal): Promise<void> {
     const turn = this.chain.then(async () => {
       const wait = this.next - pacing.now();
       if (wait > 0) await sleep(wait, signal);
-      this.next = pacing.now() + this.minIntervalMs;
+      this.next = pacing.now() + this.interval;
     });
     // A failed wait (abort) must not block later callers.
     this.chain = turn.catch(() => undefined);
     return turn;
   }
 }
+
+const intervalOf = (perSecond: number): number => (perSecond > 0 ? Math.ceil(1000 / perSecond) : 0);
+const sharedLimiters = new Map<string, RateLimiter>();
 
 /** Waits `ms` on the pacing clock (real time unless a rehearsal installed its own). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

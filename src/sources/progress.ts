@@ -45,6 +45,30 @@ export interface ProgressPatch {
   note?: string | null;
 }
 
+/**
+ * A source's entry on the board (refresh/progress.ts): its patches merged, with the times the
+ * board sets. Plain data, so the dashboard (web/) reads /readyz with this same type.
+ */
+export interface SourceProgress {
+  source: string;
+  phase: ProgressPhase;
+  unit: string;
+  done: number;
+  total: number | null;
+  bytes: number;
+  callsToday: number;
+  dailyAllowance: number | null;
+  /** When the current phase started (+09:00). */
+  startedAt: string;
+  updatedAt: string;
+  /** Seconds to done: the source's own estimate, else from the rate seen in this phase; null when unknown. */
+  etaSeconds: number | null;
+  /** When it is expected to be done (+09:00), from `etaSeconds`. */
+  etaAt: string | null;
+  nextTryAt: string | null;
+  note: string | null;
+}
+
 /** Where a source sends its progress. Cheap to call often (the board throttles what it keeps). */
 export type ProgressSink = (patch: ProgressPatch) => void;
 

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -45,6 +45,23 @@ describe('cli import --from DIR', () => {
     await assert.rejects(cli(['import', '--from', empty], cleanEnv({ DATA_DIR: join(tmp.dir, 'd0') })), (err: { code?: number; stderr?: string }) => {
       assert.equal(err.code, 2);
       assert.match(err.stderr ?? '', /^import: no bulk file in .*empty \(DART's YYYY_nQ_XX_YYYYMMDDhhmmss\.zip, companyfacts\.zip\)\n$/);
+      return true;
+    });
+  });
+
+  it("names the files it does not read, with why: SEC's financial statement data sets (the real 2009q3 release)", async () => {
+    const fsds = join(tmp.dir, 'fsds');
+    mkdirSync(fsds);
+    copyFileSync(new URL('../fixtures/real/bulk/sec_fsds/sec_fsds_2009q3_build20241122_segments-format.zip', import.meta.url), join(fsds, '2009q3.zip'));
+    writeFileSync(join(fsds, '2025_1Q_BS_2025.zip'), 'PK');
+    await assert.rejects(cli(['import', '--from', fsds], cleanEnv({ DATA_DIR: join(tmp.dir, 'd-fsds') })), (err: { code?: number; stderr?: string }) => {
+      assert.equal(err.code, 2);
+      assert.equal(
+        err.stderr,
+        "import: 2009q3.zip: SEC's financial statement data sets: not read (the same facts come from companyfacts.zip)\n" +
+          'import: 2025_1Q_BS_2025.zip: not a published DART bulk file name (YYYY_nQ_XX_YYYYMMDDhhmmss.zip)\n' +
+          `import: no bulk file in ${fsds} (DART's YYYY_nQ_XX_YYYYMMDDhhmmss.zip, companyfacts.zip)\n`,
+      );
       return true;
     });
   });

@@ -292,7 +292,7 @@ describe('progress on /readyz', () => {
       // ETA: the source's own 3,600 s from 12:00 -> 13:00 in Seoul; a failed phase's ETA is 0.
       assert.deepEqual(body.progress, [
         { source: 'opendart', phase: 'calling', unit: 'companies', done: 500, total: 2700, bytes: 0, callsToday: 1000, dailyAllowance: 20000, etaSeconds: 3600, etaAt: '2026-11-20T13:00:00+09:00', nextTryAt: null, note: null },
-        { source: 'krx', phase: 'failed', unit: 'items', done: 0, total: null, bytes: 0, callsToday: 0, dailyAllowance: null, etaSeconds: 0, etaAt: '2026-11-20T12:00:00+09:00', nextTryAt: '2026-11-20T13:00:00+09:00', note: null },
+        { source: 'krx', phase: 'failed', unit: 'items', done: 0, total: null, bytes: 0, callsToday: 0, dailyAllowance: null, etaSeconds: null, etaAt: null, nextTryAt: '2026-11-20T13:00:00+09:00', note: null },
       ]);
       assert.doesNotMatch(res.text, /LOGOUT/);
       const key = await createKey(store.access, 'free', 't', clock);

@@ -44,7 +44,7 @@ describe('ProgressBoard', () => {
     assert.equal(p?.etaSeconds, null);
   });
 
-  it("takes a paced source's own estimate and next try, and is 0 when done", () => {
+  it("takes a paced source's own estimate and next try, has none when failed, and is 0 when done", () => {
     const t = steppedClock('2026-11-25T14:00:00Z');
     const board = new ProgressBoard(t.clock);
     const sink = board.sink('polygon');
@@ -53,6 +53,11 @@ describe('ProgressBoard', () => {
     assert.equal(p?.etaSeconds, 26_640);
     assert.equal(p?.nextTryAt, '2026-11-26T00:00:00+09:00');
     assert.equal(board.active, true);
+    sink({ phase: 'failed', nextTryAt: new Date('2026-11-25T15:00:00Z') });
+    p = board.snapshot()[0];
+    assert.equal(p?.etaSeconds, null, 'a failed source has no time to done, only a next try');
+    assert.equal(p?.etaAt, null);
+    assert.equal(p?.nextTryAt, '2026-11-26T00:00:00+09:00');
     sink({ phase: 'done', done: 2_520 });
     p = board.snapshot()[0];
     assert.equal(p?.etaSeconds, 0);

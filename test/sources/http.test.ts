@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HttpClient, parseRetryAfter, RateLimiter, redact, SourceHttpError } from '../../src/sources/http.js';
+import { HttpClient, parseRetryAfter, RateLimiter, redact, setPacingTimer, SourceHttpError, type PacingTimer } from '../../src/sources/http.js';
 import { loopback, memoryLog, type Loopback } from './helpers.js';
 
 const KEY = 'Ab+c/d=SECRETKEY123';
@@ -124,5 +124,30 @@ describe('http helpers', () => {
     const t0 = Date.now();
     await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
     assert.ok(Date.now() - t0 >= 95);
+  });
+
+  it("shares one upstream's limiter between every caller in the process, at the slower rate asked", async () => {
+    // A virtual clock: sleeping advances it, so the spacing is read exactly, without waiting.
+    let now = 1_000_000;
+    const starts: number[] = [];
+    const timer: PacingTimer = { now: () => now, sleep: async (ms) => void (now += ms) };
+    const restore = setPacingTimer(timer);
+    try {
+      const adapter = RateLimiter.shared('test.upstream', 10);
+      const lookups = RateLimiter.shared('test.upstream', 20);
+      assert.equal(adapter, lookups, 'one queue');
+      assert.equal(adapter.minIntervalMs, 100, '10 a second is kept over 20');
+      assert.notEqual(RateLimiter.shared('other.upstream', 10), adapter);
+      // Two adapters' calls interleaved: 100 ms apart in one queue, so 10 in any second.
+      for (let i = 0; i < 3; i++) {
+        await adapter.acquire();
+        starts.push(now);
+        await lookups.acquire();
+        starts.push(now);
+      }
+      assert.deepEqual(starts.map((t) => t - starts[0]!), [0, 100, 200, 300, 400, 500]);
+    } finally {
+      restore();
+    }
   });
 });

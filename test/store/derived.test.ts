@@ -66,6 +66,9 @@ function collect() {
   return { lines, log, rebuilt };
 }
 
+/** The summary `collect().rebuilt()` gives of a form rebuilt from the format `ageForms` leaves (the one before today's). */
+const rebuiltFromAged = (form: DerivedForm, stocks: number, rows: number) => ({ form, from: DERIVED_FORMATS[form] - 1, to: DERIVED_FORMATS[form], stocks, rows });
+
 /** The stored universe's security ids, ascending (the order a rebuild goes in). */
 async function writeUniverse(store: KyselyStore): Promise<number[]> {
   await store.market.writeDataset(universe);
@@ -110,9 +113,9 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
       const { log, rebuilt } = collect();
       store = await open(log);
       assert.deepEqual(rebuilt(), [
-        { form: 'bar_packs', from: DERIVED_FORMATS.bar_packs - 1, to: DERIVED_FORMATS.bar_packs, stocks: 5, rows: BAR_PACKS },
-        { form: 'ttm_steps', from: DERIVED_FORMATS.ttm_steps - 1, to: DERIVED_FORMATS.ttm_steps, stocks: 5, rows: WITH_FILINGS },
-        { form: 'report_packs', from: DERIVED_FORMATS.report_packs - 1, to: DERIVED_FORMATS.report_packs, stocks: 5, rows: WITH_FILINGS },
+        rebuiltFromAged('bar_packs', 5, BAR_PACKS),
+        rebuiltFromAged('ttm_steps', 5, WITH_FILINGS),
+        rebuiltFromAged('report_packs', 5, WITH_FILINGS),
       ]);
       await assertCurrent(store, ids);
     } finally {
@@ -179,9 +182,9 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
       store = await open(log);
       // The bar packs of stocks 3 to 5 (the fourth has no bars: 2 stocks x 2 years); the others all five.
       assert.deepEqual(rebuilt(), [
-        { form: 'bar_packs', from: DERIVED_FORMATS.bar_packs - 1, to: DERIVED_FORMATS.bar_packs, stocks: 3, rows: 4 },
-        { form: 'ttm_steps', from: DERIVED_FORMATS.ttm_steps - 1, to: DERIVED_FORMATS.ttm_steps, stocks: 5, rows: WITH_FILINGS },
-        { form: 'report_packs', from: DERIVED_FORMATS.report_packs - 1, to: DERIVED_FORMATS.report_packs, stocks: 5, rows: WITH_FILINGS },
+        rebuiltFromAged('bar_packs', 3, 4),
+        rebuiltFromAged('ttm_steps', 5, WITH_FILINGS),
+        rebuiltFromAged('report_packs', 5, WITH_FILINGS),
       ]);
       await assertCurrent(store, ids);
     } finally {

@@ -29,7 +29,7 @@ export function startInstance(env: Record<string, string>): Promise<Instance> {
   });
 }
 
-export async function waitReady(url: string, timeoutMs = 90_000): Promise<{ dataVersion: number }> {
+export async function waitReady(url: string, timeoutMs = 180_000): Promise<{ dataVersion: number }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const res = await fetch(`${url}/readyz`).catch(() => null);

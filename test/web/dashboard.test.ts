@@ -3,17 +3,16 @@
 // The browser part skips when /usr/bin/chromium is absent (CI installs it, see .ci/run).
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { webRoutes } from '../../src/http/web.js';
+import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 interface RankingRow {
@@ -35,17 +34,10 @@ interface Bar {
   close: number;
 }
 
-/** `npm test` builds the page first; a single-file run builds it when it is missing. */
-async function ensureBuilt(): Promise<void> {
-  if (existsSync(join(WEB_DIST, 'index.html'))) return;
-  const { build } = await import('vite');
-  await build({ root: join(import.meta.dirname, '..', '..', 'web'), logLevel: 'warn', build: { emptyOutDir: true } });
-}
-
 describe('web dashboard: serving', () => {
   let t: TestServer;
   before(async () => {
-    await ensureBuilt();
+    await ensureWebBuilt();
     t = await startTestServer();
   });
   after(() => t.close());
@@ -85,15 +77,12 @@ describe('web dashboard: serving', () => {
   });
 });
 
-const skipBrowser = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium); browser tests skipped`;
-
 describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
   let t: TestServer;
   let key: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   const api = async <T>(path: string): Promise<T> => {
     const res = await get(`${t.url}/api/public/v2${path}`, key);
     assert.equal(res.status, 200, `${path}: ${res.text}`);
@@ -114,18 +103,11 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureBuilt();
+    await ensureWebBuilt();
     t = await startTestServer();
     key = await t.newKey('paid');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     // A Korean browser: the page starts in Korean; one test switches to English.
-    context = await browser.newContext({ locale: 'ko-KR', viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    ({ browser, page, pageErrors } = await openPage({ locale: 'ko-KR', width: 1360, height: 900 }));
   });
   after(async () => {
     await browser?.close();

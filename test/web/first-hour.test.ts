@@ -6,14 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
 
 interface Row {
   ticker: string;
@@ -21,12 +17,6 @@ interface Row {
   nameEn?: string | null;
   market: string;
   marketCap: number;
-}
-
-async function ensureBuilt(): Promise<void> {
-  if (existsSync(join(WEB_DIST, 'index.html'))) return;
-  const { build } = await import('vite');
-  await build({ root: join(import.meta.dirname, '..', '..', 'web'), logLevel: 'warn', build: { emptyOutDir: true } });
 }
 
 /** Whether fontconfig knows a font with Korean: what Chromium on Linux draws Hangul with. */
@@ -38,25 +28,18 @@ function systemHasKoreanFont(): boolean {
   }
 }
 
-describe('dashboard: the first hour', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} not installed` }, () => {
+describe('dashboard: the first hour', { skip: skipBrowser }, () => {
   let t: TestServer;
   let key: string;
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   before(async () => {
-    await ensureBuilt();
+    await ensureWebBuilt();
     t = await startTestServer();
     key = await t.newKey('paid');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const context = await browser.newContext({ locale: 'ko-KR', viewport: { width: 1400, height: 900 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    ({ browser, page, pageErrors } = await openPage({ locale: 'ko-KR', width: 1400, height: 900 }));
   });
   after(async () => {
     await browser?.close();

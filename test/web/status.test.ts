@@ -7,11 +7,11 @@
 // Skips when /usr/bin/chromium is absent, like test/web/dashboard.test.ts.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { AccessControl } from '../../src/access/access.js';
 import { StoreUsageCounter } from '../../src/access/usage.js';
 import { createKey } from '../../src/app.js';
@@ -20,24 +20,11 @@ import { ProgressBoard } from '../../src/refresh/progress.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { DatasetHolder } from '../../src/tools/holder.js';
+import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const WEB = join(import.meta.dirname, '..', '..', 'web');
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
-
-/** Builds web/dist when it is missing or older than a file of web/src. */
-async function ensureBuilt(): Promise<void> {
-  const index = join(WEB, 'dist', 'index.html');
-  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
-  const sources = readdirSync(join(WEB, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  if (built > 0 && sources.every((e) => statSync(join(e.parentPath, e.name)).mtimeMs < built)) return;
-  const { build } = await import('vite');
-  await build({ root: WEB, logLevel: 'warn', build: { emptyOutDir: true } });
-}
-
-const skipBrowser = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium); browser tests skipped`;
 
 describe('dashboard: the service-state panel in headless Chromium', { skip: skipBrowser }, () => {
   const tmp = tempDir();
@@ -51,7 +38,7 @@ describe('dashboard: the service-state panel in headless Chromium', { skip: skip
   // 2026-11-20 12:00 in Seoul.
   const now = new Date('2026-11-20T03:00:00Z');
   const board = new ProgressBoard(() => now);
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   const text = async (selector: string): Promise<string> => ((await page.textContent(selector)) ?? '').trim();
   const until = async (condition: () => Promise<boolean>): Promise<void> => {
     for (let i = 0; i < 200 && !(await condition()); i++) await new Promise((r) => setTimeout(r, 50));
@@ -60,7 +47,7 @@ describe('dashboard: the service-state panel in headless Chromium', { skip: skip
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureBuilt();
+    await ensureWebBuilt();
     store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
     const clock = () => now;
     const access = new AccessControl(store.access, new StoreUsageCounter(store.access), { free: { daily: 1000, burst: 100 }, paid: { daily: 1000, burst: 100 } }, clock);
@@ -74,14 +61,7 @@ describe('dashboard: the service-state panel in headless Chromium', { skip: skip
     });
     loadingUrl = await loading.listen({ host: '127.0.0.1', port: 0 });
     demo = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    ({ browser, page, pageErrors } = await openPage({ locale: 'en-US', width: 1360, height: 900 }));
   });
   after(async () => {
     await browser?.close();

@@ -4,25 +4,18 @@
 // try; always, the coverage numbers per market (listed, priced, scored, complete). The key,
 // when one is stored, is sent along: /readyz then adds the sources' error texts.
 
+import type { SourceProgress } from '../../src/sources/progress.js';
 import { storedKey } from './api.js';
 import { h } from './dom.js';
 import { num, timestamp } from './format.js';
 import { currentLang, t, tDynamic } from './i18n.js';
 
-interface Progress {
-  source: string;
-  phase: string;
-  unit: string;
-  done: number;
-  total: number | null;
-  bytes: number;
-  callsToday: number;
-  dailyAllowance: number | null;
-  etaSeconds: number | null;
-  etaAt: string | null;
-  nextTryAt: string | null;
-  note: string | null;
-}
+/**
+ * One source's progress as /readyz sends it: the board's entry without its phase times
+ * (src/tools/health.ts `progressEntry`). The type comes from src/sources/progress.ts, which
+ * imports nothing; health.ts's imports reach Node-only modules the browser build cannot type.
+ */
+type Progress = Omit<SourceProgress, 'startedAt' | 'updatedAt'>;
 
 interface Readiness {
   status: 'ready' | 'degraded' | 'unavailable' | 'loading' | 'failed';

@@ -12,6 +12,7 @@ import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
 import { planWalk, readWalkCursor, walkDates, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
+import { MarketRows } from '../shared/market-rows.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { parseFscItem, parseFscPage, SOURCE_NAME } from './parse.js';
@@ -105,16 +106,9 @@ export class FscSource implements Source {
     this.meter.restore(ctx.calls);
     // FSC publishes a day on the next business day after 13:00; only closed sessions (15:30 Seoul) are asked for.
     const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
-    const bars: DailyBar[] = [];
-    const securities = new Map<string, { date: string; security: Security }>();
-    const take = (bar: DailyBar, security: Security): void => {
-      bars.push(bar);
-      const prev = securities.get(security.code);
-      // Keep the name/market of the latest day (renames and KOSDAQ->KOSPI moves).
-      if (!prev || prev.date <= bar.date) securities.set(security.code, { date: bar.date, security });
-    };
+    const rows = new MarketRows();
     const result = (cursor: string): SourceResult => ({
-      data: { bars, securities: [...securities.values()].map((s) => s.security) },
+      data: { bars: rows.bars, securities: rows.securities() },
       cursor,
       calls: this.meter.state(),
     });
@@ -127,7 +121,7 @@ export class FscSource implements Source {
       plan.start('backfill by date');
       try {
         for (const d of dates) {
-          await this.date(http, d, take);
+          await this.date(http, d, rows.take);
           plan.step();
         }
         plan.finish();
@@ -135,7 +129,7 @@ export class FscSource implements Source {
         if (!(err instanceof AllowanceSpent)) throw err;
         plan.paced();
       }
-      ctx.log.info('fsc: backfill', { bars: bars.length, days: plan.unitsDone, from: ctx.range.from, to });
+      ctx.log.info('fsc: backfill', { bars: rows.bars.length, days: plan.unitsDone, from: ctx.range.from, to });
       return result(ctx.cursor ?? writeWalkCursor({ latest: null, back: null, complete: false }));
     }
 
@@ -153,7 +147,7 @@ export class FscSource implements Source {
       const ended = await walkDates(walk, next, {
         historyFrom,
         emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
-        rows: (d) => this.date(http, d, take),
+        rows: (d) => this.date(http, d, rows.take),
         step: () => plan.step(),
       });
       if (ended) ctx.log.info(`fsc: ${ended}`);
@@ -164,7 +158,7 @@ export class FscSource implements Source {
       plan.paced();
       ctx.log.warn('fsc: the day\'s allowance is used; the walk resumes after the renewal', { callsToday: err.callsToday, nextTryAt: err.nextTryAt.toISOString() });
     }
-    ctx.log.info('fsc: ingested', { bars: bars.length, latest: next.latest, back: next.back, complete: next.complete });
+    ctx.log.info('fsc: ingested', { bars: rows.bars.length, latest: next.latest, back: next.back, complete: next.complete });
     return result(writeWalkCursor(next));
   }
 }

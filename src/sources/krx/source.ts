@@ -10,7 +10,8 @@ import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../
 import { CallMeter, CallPlan } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { planWalk, readWalkCursor, walkDates, type WalkCursor } from '../shared/date-walk.js';
-import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
+import { MarketRows } from '../shared/market-rows.js';
+import { addDays, compactDate, jsonObject, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { INVESTOR, mergeFlows, parseMarketDay, parseNetBuying, SOURCE_NAME, type NetBuyRow } from './parse.js';
 import { KrxSession, type KrxCredentials } from './session.js';
@@ -51,14 +52,9 @@ export function readKrxCursor(raw: string | null): KrxCursor | null {
   const fresh: WalkCursor = { latest: null, back: null, complete: false };
   if (raw === null || raw === '') return { flows: null, prices: fresh };
   if (!raw.trimStart().startsWith('{')) return { flows: raw.trim(), prices: fresh };
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof body !== 'object' || body === null) return null;
-  const { flows, prices } = body as { flows?: unknown; prices?: unknown };
+  const body = jsonObject(raw);
+  if (body === null) return null;
+  const { flows, prices } = body;
   return { flows: typeof flows === 'string' ? flows : null, prices: (prices ? readWalkCursor(JSON.stringify(prices)) : null) ?? fresh };
 }
 
@@ -106,40 +102,26 @@ export class KrxSource implements Source {
     return this.session.signIns;
   }
 
-  private async netBuying(http: HttpClient, date: string, mktId: string, invstTpCd: string): Promise<NetBuyRow[]> {
-    const form = new URLSearchParams({
-      bld: 'dbms/MDC/STAT/standard/MDCSTAT02401',
-      locale: 'ko_KR',
-      mktId,
-      invstTpCd,
-      strtDd: compactDate(date),
-      endDd: compactDate(date),
-      share: '1',
-      money: '1',
-      csvxls_isNo: 'false',
-    }).toString();
+  /**
+   * One statistics screen (`bld`) POSTed as a form with its parameters, the answer parsed by
+   * `parse`; null from `parse` (the rows' list missing) is a parse error naming `expected`.
+   */
+  private async post<T>(http: HttpClient, bld: string, params: Record<string, string>, parse: (body: unknown) => T | null, expected: string): Promise<T> {
+    const form = new URLSearchParams({ bld: `dbms/MDC/STAT/standard/${bld}`, locale: 'ko_KR', ...params, share: '1', money: '1', csvxls_isNo: 'false' }).toString();
     const text = await this.session.postData(http, DATA_PATH, form, `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`);
     const url = `${this.baseUrl}${DATA_PATH}`;
-    const rows = parseNetBuying(http.parseJson(text, url));
-    if (rows === null) throw http.parseError(`no output list: ${text.slice(0, 120)}`, url);
+    const rows = parse(http.parseJson(text, url));
+    if (rows === null) throw http.parseError(`no ${expected}: ${text.slice(0, 120)}`, url);
     return rows;
+  }
+
+  private netBuying(http: HttpClient, date: string, mktId: string, invstTpCd: string): Promise<NetBuyRow[]> {
+    return this.post(http, 'MDCSTAT02401', { mktId, invstTpCd, strtDd: compactDate(date), endDd: compactDate(date) }, parseNetBuying, 'output list');
   }
 
   /** Every KOSPI/KOSDAQ row of one date, pushed into `take`; the number of rows. */
   private async marketDay(http: HttpClient, date: string, take: (bar: DailyBar, security: Security) => void): Promise<number> {
-    const form = new URLSearchParams({
-      bld: 'dbms/MDC/STAT/standard/MDCSTAT01501',
-      locale: 'ko_KR',
-      mktId: 'ALL',
-      trdDd: compactDate(date),
-      share: '1',
-      money: '1',
-      csvxls_isNo: 'false',
-    }).toString();
-    const text = await this.session.postData(http, DATA_PATH, form, `${this.baseUrl}/contents/MDC/MDI/mdiLoader/index.cmd`);
-    const url = `${this.baseUrl}${DATA_PATH}`;
-    const rows = parseMarketDay(http.parseJson(text, url), date);
-    if (rows === null) throw http.parseError(`no OutBlock_1: ${text.slice(0, 120)}`, url);
+    const rows = await this.post(http, 'MDCSTAT01501', { mktId: 'ALL', trdDd: compactDate(date) }, (body) => parseMarketDay(body, date), 'OutBlock_1');
     for (const r of rows) take(r.bar, r.security);
     return rows.length;
   }
@@ -179,13 +161,7 @@ export class KrxSource implements Source {
     if (!this.config.prices) return { data: { flows }, cursor: flowsOut, calls: this.meter.state() };
 
     // Prices: the closing prices of a session are final once it has closed (15:30 Seoul).
-    const bars: DailyBar[] = [];
-    const securities = new Map<string, { date: string; security: Security }>();
-    const take = (bar: DailyBar, security: Security): void => {
-      bars.push(bar);
-      const prev = securities.get(security.code);
-      if (!prev || prev.date <= bar.date) securities.set(security.code, { date: bar.date, security });
-    };
+    const rows = new MarketRows();
     const priceTo = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
     const historyFrom = addDays(ctx.asOf, -(this.config.historyDays ?? 3_653));
     const prior = cursor?.prices ?? { latest: null, back: null, complete: false };
@@ -200,13 +176,13 @@ export class KrxSource implements Source {
     const ended = await walkDates(walk, next, {
       historyFrom: ctx.range?.from ?? historyFrom,
       emptyDaysToStop: 10,
-      rows: (d) => this.marketDay(http, d, take),
+      rows: (d) => this.marketDay(http, d, rows.take),
       step: () => pricePlan.step(),
     });
     if (ended) ctx.log.info(`krx: ${ended}`);
     if (next.complete || ctx.range) pricePlan.finish();
     else pricePlan.rest(`the price walk continues next run from ${next.back ?? priceTo}`);
     const out = ctx.range ? (ctx.cursor ?? flowsOut) : JSON.stringify({ flows: flowsOut, prices: { date: next.latest, back: next.back, complete: next.complete } });
-    return { data: { flows, bars, securities: [...securities.values()].map((s) => s.security) }, cursor: out, calls: this.meter.state() };
+    return { data: { flows, bars: rows.bars, securities: rows.securities() }, cursor: out, calls: this.meter.state() };
   }
 }

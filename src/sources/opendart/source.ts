@@ -8,7 +8,7 @@ import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../
 import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
 import { ignoreProgress, type ProgressSink } from '../progress.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
-import { addDays, compactDate, lastDayOfMonth } from '../shared/parse.js';
+import { addDays, compactDate, jsonObject, lastDayOfMonth } from '../shared/parse.js';
 import {
   DART_STATUS,
   parseCorpCodeXml,
@@ -66,15 +66,9 @@ export interface OpenDartCursor {
 export function readCursor(raw: string | null): OpenDartCursor | null {
   if (raw === null) return null;
   if (!raw.trimStart().startsWith('{')) return { date: raw, known: [] };
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof body !== 'object' || body === null) return null;
-  const date: unknown = (body as { date?: unknown }).date;
-  const known: unknown = (body as { known?: unknown }).known;
+  const body = jsonObject(raw);
+  if (body === null) return null;
+  const { date, known } = body;
   if (typeof date !== 'string') return null;
   return { date, known: Array.isArray(known) ? known.filter((c): c is string => typeof c === 'string') : [] };
 }

@@ -12,7 +12,7 @@ import type { Source, SourceContext, SourceResult } from '../source.js';
 import { planWalk, readWalkCursor, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
 import { addDays, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
-import { parseCompanyTickers } from '../sec/parse.js';
+import { parseCompanyTickers, SEC_UPSTREAM } from '../sec/parse.js';
 import { parseGrouped, parseSharesFrame, SOURCE_NAME, toDailyBars } from './parse.js';
 
 export type PolygonPlan = 'free' | 'paid';
@@ -52,7 +52,7 @@ export class PolygonSource implements Source {
   readonly name = SOURCE_NAME;
   private readonly baseUrl: string;
   readonly limiter: RateLimiter;
-  private readonly secLimiter = RateLimiter.perSecond(10);
+  private readonly secLimiter = RateLimiter.shared(SEC_UPSTREAM, 10);
   /** Polygon documents no daily cap: the meter counts calls for the progress report. */
   readonly meter = new CallMeter(SOURCE_NAME, null);
   readonly historyDays: number;

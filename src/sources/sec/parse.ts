@@ -12,6 +12,8 @@ import type { FinancialReport, FiscalQuarter, Security } from '../../domain/mode
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 
 export const SOURCE_NAME = 'sec';
+/** The key of SEC's one rate limiter in a process (`RateLimiter.shared`): its 10 a second is per client, across sec.gov and data.sec.gov. */
+export const SEC_UPSTREAM = 'sec.gov';
 
 export interface TickerEntry {
   cik: number;

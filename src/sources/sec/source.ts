@@ -15,6 +15,7 @@ import {
   parseSubmissions,
   SEC_SKIP,
   secCompany,
+  SEC_UPSTREAM,
   SOURCE_NAME,
   type SecCompany,
   type TickerEntry,
@@ -41,7 +42,7 @@ export class SecSource implements Source {
   private readonly wwwBase: string;
 
   constructor(private readonly config: SecConfig) {
-    this.limiter = RateLimiter.perSecond(Math.min(config.requestsPerSecond ?? 10, 10));
+    this.limiter = RateLimiter.shared(SEC_UPSTREAM, Math.min(config.requestsPerSecond ?? 10, 10));
     this.dataBase = (config.dataBaseUrl ?? 'https://data.sec.gov').replace(/\/+$/, '');
     this.wwwBase = (config.wwwBaseUrl ?? 'https://www.sec.gov').replace(/\/+$/, '');
   }

@@ -5,7 +5,7 @@
 // starts the day after it, so a day the provider had not yet published is asked again), and
 // `back`, the oldest date walked (the history continues the weekday before it).
 
-import { addDays, weekdaysBetween } from './parse.js';
+import { addDays, jsonObject, weekdaysBetween } from './parse.js';
 
 export interface WalkCursor {
   /** The newest date that had rows; null before any. */
@@ -26,14 +26,9 @@ const ISO = /^\d{4}-\d{2}-\d{2}$/;
 export function readWalkCursor(raw: string | null): WalkCursor | null {
   if (raw === null) return { latest: null, back: null, complete: false };
   if (ISO.test(raw.trim())) return { latest: raw.trim(), back: null, complete: true };
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof body !== 'object' || body === null) return null;
-  const { date, back, complete } = body as { date?: unknown; back?: unknown; complete?: unknown };
+  const body = jsonObject(raw);
+  if (body === null) return null;
+  const { date, back, complete } = body;
   const day = (v: unknown): string | null => (typeof v === 'string' && ISO.test(v) ? v : null);
   return { latest: day(date), back: day(back), complete: complete === true };
 }

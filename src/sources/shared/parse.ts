@@ -6,6 +6,20 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A JSON text that holds an object (a cursor, an envelope), as that object; null when the text
+ * is not JSON or holds anything else (an array, a string, a number, null).
+ */
+export function jsonObject(raw: string): Record<string, unknown> | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  return isRecord(body) ? body : null;
+}
+
 /** A string field, or '' when absent; numbers are stringified (some envelopes mix them). */
 export function str(obj: Record<string, unknown>, key: string): string {
   const v = obj[key];
