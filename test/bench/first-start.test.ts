@@ -234,10 +234,8 @@ describe('the rehearsal', () => {
     const tmp = tempDir('rehearsal-');
     try {
       // An OpenDART allowance of 100 a day stands for 20,000, so the backfill meets it. SEC's
-      // window is halved: today's service paces the SEC source and Polygon's share counts (also
-      // SEC) with two limiters, and at this size Polygon's first call follows the SEC source's
-      // last within the same second (the 11th call in a second is refused by the strict
-      // window, as the limits test shows); at real size the SEC source's store write separates them.
+      // documented 10 a second: the SEC source and Polygon's share counts take turns in the
+      // process's one SEC limiter, so none of their calls is refused (asserted below).
       const result = await rehearse({
         scale: 0.002,
         bulk: true,
@@ -249,7 +247,7 @@ describe('the rehearsal', () => {
         keep: false,
         resultsFile: null,
         startAt: '2026-11-25T01:00:00Z',
-        limits: { opendart: { perDay: 100, dayOffsetHours: 9 }, sec: { rate: { calls: 10, windowMs: 500 } } },
+        limits: { opendart: { perDay: 100, dayOffsetHours: 9 } },
       });
       // Scale 0.002: round(5.4) = 5 KR copies (2 KOSPI), 12 US.
       assert.deepEqual(result.universe, { kr: 5, krKospi: 2, krKosdaq: 3, us: 12, krUnlistedFilers: 194 });
