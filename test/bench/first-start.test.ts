@@ -301,4 +301,69 @@ describe('the rehearsal', () => {
       tmp.cleanup();
     }
   });
+
+  it('rehearses the bulk path (what `serve` does): the files downloaded and imported, the API sources beside and after them, every copy scored', async () => {
+    const tmp = tempDir('rehearsal-bulk-');
+    try {
+      const result = await rehearse({
+        scale: 0.002,
+        bulk: true,
+        backfill: false,
+        krxCookie: false,
+        cacheDir: join(tmp.dir, 'cache'),
+        logLevel: 'warn',
+        keep: false,
+        resultsFile: null,
+        startAt: '2026-11-25T01:00:00Z',
+        firstStart: 'bulk',
+      });
+      assert.equal(result.firstStart, 'bulk');
+      const by = new Map(result.perSource.map((s) => [s.source, s]));
+      // The list page, then BS, PL and CF (CE is not read) of 44 periods (2015 annual, 2016 to
+      // 2025 x 4, 2026 Q1-Q3): 132 ZIPs. SEC: the two nightly archives, once each.
+      assert.deepEqual(by.get('opendart-bulk')?.byKind, { 'bulk list page': 1, 'bulk quarterly ZIP': 132 });
+      assert.deepEqual(by.get('sec-bulk')?.byKind, { 'companyfacts.zip': 1, 'submissions.zip': 1 });
+      // KRX: one sign-in (3 calls); beside the import the first run's 30 dates (10-13 to 11-23,
+      // 4 calls each: 120), after it the one date left (11-24, the last closed session): 4.
+      assert.deepEqual(by.get('krx')?.byKind, {
+        '/contents/MDC/COMS/client/MDCCOMS001.cmd': 1,
+        '/contents/MDC/COMS/client/view/login.jsp': 1,
+        '/contents/MDC/COMS/client/MDCCOMS001D1.cmd': 1,
+        '/comm/bldAttendant/getJsonData.cmd': 124,
+      });
+      // FSC runs beside the import and after it, 250 dates a run, newest first: 500.
+      assert.equal(by.get('fsc')?.calls, 500);
+      // Polygon runs after the import only (its bars need the US placement): one run of
+      // floor(540,000 ms budget / 12,000 ms a call at 5 a minute) = 45 dates.
+      assert.equal(by.get('polygon')?.calls, 45);
+      for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
+      assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
+      // Every copy has ten years of statements from the files and prices: all scored.
+      assert.deepEqual(result.coverage, [
+        { market: 'KR', listed: 5, scored: 5, pct: 100 },
+        { market: 'US', listed: 12, scored: 12, pct: 100 },
+      ]);
+      assert.deepEqual(result.served.health, [
+        { market: 'KR', listed: 5, priced: 5, scored: 5, complete: 1 },
+        { market: 'US', listed: 12, priced: 12, scored: 12, complete: 1 },
+      ]);
+      assert.deepEqual(result.served.readyz, result.served.health);
+      assert.equal(result.served.readyzStatus, 'ready');
+      // Polygon's window: 730 days back from 2026-11-24 (the last closed US session at 10:00
+      // Seoul) is 2024-11-24, a Sunday; the 731 days are 104 weeks (520 weekdays) and Sun 11-22,
+      // Mon 11-23, Tue 11-24 (2 more): 522 dates, 45 walked, 477 left = 477 x 12 s = 5,724 s.
+      assert.deepEqual(
+        { done: result.priceHistory?.done, total: result.priceHistory?.total, left: result.priceHistory?.remainingDays, s: result.priceHistory?.remainingSecondsAtPlanRate },
+        { done: 45, total: 522, left: 477, s: 5_724 },
+      );
+      // FSC's window: 2016-11-24 (3,653 days before 11-25), a Thursday, to 11-24: 521 weeks
+      // (2,605 weekdays) and Thu 11-19 to Tue 11-24 (4 more): 2,609 dates, 500 walked.
+      const fsc = result.progress.find((p) => p.source === 'fsc');
+      assert.deepEqual([fsc?.done, fsc?.total], [500, 2_609]);
+      assert.ok(result.service.firstDataset.realMs <= result.service.readyRealMs);
+      assert.deepEqual(result.unanswered, []);
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });
