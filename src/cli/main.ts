@@ -20,7 +20,7 @@ import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint } from './banner.js';
 import { followProgress } from './progress.js';
-import { formatProgress, formatSourceRuns } from './sources.js';
+import { formatProgress, formatSourceRuns, seoulTime } from './sources.js';
 
 const USAGE = `usage:
   serve                                   start the service (npm start)
@@ -142,7 +142,7 @@ async function keys(args: string[]): Promise<void> {
         process.stdout.write('prefix            plan  status   created                   last used                 calls today  name\n');
         for (const k of rows) {
           process.stdout.write(
-            `${k.prefix.padEnd(17)} ${k.plan.padEnd(5)} ${(k.revokedAt ? 'revoked' : 'active').padEnd(8)} ${k.createdAt.padEnd(25)} ${(k.lastUsedAt ?? '-').padEnd(25)} ${String(k.callsToday).padStart(11)}  ${k.name}\n`,
+            `${k.prefix.padEnd(17)} ${k.plan.padEnd(5)} ${(k.revokedAt ? 'revoked' : 'active').padEnd(8)} ${seoulTime(k.createdAt).padEnd(25)} ${(k.lastUsedAt ? seoulTime(k.lastUsedAt) : '-').padEnd(25)} ${String(k.callsToday).padStart(11)}  ${k.name}\n`,
           );
         }
         break;

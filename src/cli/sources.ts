@@ -29,7 +29,7 @@ export function runStatuses(run: RefreshRun): SourceStatus[] {
 }
 
 /** A stored UTC instant as every time the service shows, +09:00; as stored when it does not parse. */
-function seoulTime(iso: string): string {
+export function seoulTime(iso: string): string {
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? iso : seoulIso(at);
 }

@@ -112,10 +112,13 @@ export class Refresher {
     options: RefresherOptions,
   ) {
     this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), cron: HOURLY, ...options };
+    this.timeoutSetByCaller = options.sourceTimeoutMs !== undefined;
     this.claims = new Claims(store.refresh, logger, { instance: this.options.instance });
   }
 
   private readonly claims: Claims;
+  /** A timeout given to the refresher holds for every source; else a source's own, else ten minutes. */
+  private readonly timeoutSetByCaller: boolean;
   /** Aborted by `stop()`: a source being read stops as on a timeout, and no new run starts. */
   private readonly stopping = new AbortController();
 
@@ -219,11 +222,12 @@ export class Refresher {
     try {
       const cursor = await this.store.refresh.getMeta(cursorKey);
       const calls = readCalls(await this.store.refresh.getMeta(`calls:${source.name}`));
+      const timeoutMs = this.timeoutSetByCaller ? this.options.sourceTimeoutMs : (source.timeoutMs ?? this.options.sourceTimeoutMs);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           controller.abort();
-          reject(new Error(`timed out after ${this.options.sourceTimeoutMs} ms`));
-        }, this.options.sourceTimeoutMs);
+          reject(new Error(`timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
         // A shutdown stops the source as a timeout does: nothing of it is written.
         onStop = () => {
           controller.abort();
@@ -270,7 +274,11 @@ export class Refresher {
         if (written.examples.length > 0) status.skippedExamples = written.examples;
         this.logger.warn({ source: source.name, skipped, examples: written.examples }, 'source records skipped');
       }
-      this.options.progress?.finish(source.name, 'done', `${written.written} records stored`);
+      // A source that stopped with more to do (a walk's per-run bound, or the day's allowance)
+      // said so itself, with its ETA and next try: that stays; otherwise it is done.
+      const left = this.options.progress?.phaseOf(source.name);
+      if (left === 'waiting' || left === 'paced') this.options.progress?.update(source.name, {});
+      else this.options.progress?.finish(source.name, 'done', `${written.written} records stored`);
       return status;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

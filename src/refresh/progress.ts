@@ -108,6 +108,11 @@ export class ProgressBoard {
     return Math.round(left / (progressed / elapsed));
   }
 
+  /** The phase a source last reported; undefined when it has not. */
+  phaseOf(source: string): ProgressPhase | undefined {
+    return this.entries.get(source)?.progress.phase;
+  }
+
   /** Every source's progress, in the order they first reported. */
   snapshot(): SourceProgress[] {
     return [...this.entries.values()].map((e) => ({ ...e.progress }));

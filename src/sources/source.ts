@@ -54,5 +54,10 @@ export interface SourceResult {
 export interface Source {
   /** Stable name reported in `source` fields and in refresh status, e.g. `opendart`. */
   readonly name: string;
+  /**
+   * How long one run of this source may take, where it paces a long walk itself within its own
+   * budget (Polygon's free plan: 5 calls a minute); the refresh's default (ten minutes) otherwise.
+   */
+  readonly timeoutMs?: number;
   ingest(ctx: SourceContext): Promise<SourceResult>;
 }

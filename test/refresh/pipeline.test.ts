@@ -10,6 +10,7 @@ import type { DailyBar } from '../../src/domain/model.js';
 import { seoulDay as seoulDayOf } from '../../src/access/clock.js';
 import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
+import { ProgressBoard } from '../../src/refresh/progress.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
@@ -190,6 +191,41 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
   });
 });
 
+describe('refresh: a source that paces a long walk itself', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(() => t.close());
+
+  /** Walks 45 of 520 days a run and says the rest continues next run, as the price adapters do. */
+  const walking: Source = {
+    name: 'walking',
+    timeoutMs: 60_000,
+    ingest: async (ctx: SourceContext): Promise<SourceResult> => {
+      ctx.progress?.({ phase: 'calling', unit: 'days', done: 0, total: 520 });
+      ctx.progress?.({ phase: 'waiting', done: 45, total: 520, etaSeconds: 5_700, note: 'the history walk continues next run' });
+      return { data: {}, cursor: 'day-45' };
+    },
+  };
+  /** Never answers: only a timeout ends it. */
+  const hanging = (timeoutMs?: number): Source => ({ name: 'hanging', ...(timeoutMs === undefined ? {} : { timeoutMs }), ingest: () => new Promise<SourceResult>(() => undefined) });
+
+  it('keeps what the source said of the rest (waiting, its ETA) instead of marking it done', async () => {
+    const board = new ProgressBoard(() => t.clock.now);
+    await new Refresher(t.app.store, t.app.holder, [walking], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'walk', progress: board }).run();
+    const p = board.snapshot().find((e) => e.source === 'walking');
+    assert.deepEqual([p?.phase, p?.done, p?.total, p?.etaSeconds, p?.note], ['waiting', 45, 520, 5_700, 'the history walk continues next run']);
+  });
+
+  it("gives a source its own time when it names one, and the refresher's when the caller set one", async () => {
+    const own = await new Refresher(t.app.store, t.app.holder, [hanging(300)], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'own' }).run();
+    assert.deepEqual(own.sources.map((s) => [s.ok, s.error]), [[false, 'timed out after 300 ms']]);
+    const set = await new Refresher(t.app.store, t.app.holder, [hanging(60_000)], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'set', sourceTimeoutMs: 200 }).run();
+    assert.deepEqual(set.sources.map((s) => [s.ok, s.error]), [[false, 'timed out after 200 ms']]);
+  });
+});
+
 describe('CLI refresh and backfill', () => {
   it('runs one refresh and reports it; backfill validates its range', async () => {
     const tmp = tempDir();
@@ -205,6 +241,8 @@ describe('CLI refresh and backfill', () => {
       assert.match(key, /^sk_live_[A-Za-z0-9_-]{43}$/);
       const listed = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'list'], { env });
       assert.ok(listed.stdout.includes(key.slice(0, 16)) && !listed.stdout.includes(key), 'lists the prefix, never the key');
+      // Times in +09:00, as every time the service shows.
+      assert.match(listed.stdout, new RegExp(`${key.slice(0, 16)} +paid +active +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\+09:00 +- `));
       const revoked = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'revoke', key.slice(0, 16)], { env });
       assert.match(revoked.stdout, /revoked/);
       const plan = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'plan', key.slice(0, 16), 'free'], { env });

@@ -59,13 +59,15 @@ const dates = (requests: Recorded[]): string[] =>
 describe('Polygon plan', () => {
   it('from the environment: free 5 a minute and two years, paid 600 a minute and ten years; overrides', () => {
     const free = PolygonSource.fromEnv(ENV);
-    // 60,000 ms / 5 = 12,000 ms; 540 s of a run / 12 s = 45 days a run.
-    assert.deepEqual([free?.limiter.minIntervalMs, free?.historyDays, free?.maxDaysPerRun], [12_000, 730, 45]);
+    // 60,000 ms / 5 = 12,000 ms; a run's 40 min = 2,400 s / 12 s = 200 days a run, and the
+    // source's own timeout is 40 + 5 = 45 min (the refresh's ten minutes would cut it).
+    assert.deepEqual([free?.limiter.minIntervalMs, free?.historyDays, free?.maxDaysPerRun, free?.timeoutMs], [12_000, 730, 200, 2_700_000]);
     const paid = PolygonSource.fromEnv({ ...ENV, US_PRICES_PLAN: 'paid' });
-    // 60,000 / 600 = 100 ms; 540 s / 0.1 s = 5,400, bounded to 250.
+    // 60,000 / 600 = 100 ms; 2,400 s / 0.1 s = 24,000, bounded to 250.
     assert.deepEqual([paid?.limiter.minIntervalMs, paid?.historyDays, paid?.maxDaysPerRun], [100, 3_653, 250]);
     const own = PolygonSource.fromEnv({ ...ENV, US_PRICES_REQUESTS_PER_MINUTE: '10', US_PRICES_HISTORY_DAYS: '365' });
-    assert.deepEqual([own?.limiter.minIntervalMs, own?.historyDays, own?.maxDaysPerRun], [6_000, 365, 90]);
+    // 60,000 / 10 = 6,000 ms; 2,400 s / 6 s = 400, bounded to 250.
+    assert.deepEqual([own?.limiter.minIntervalMs, own?.historyDays, own?.maxDaysPerRun], [6_000, 365, 250]);
   });
 });
 

@@ -27,8 +27,12 @@ export const POLYGON_PLANS: Record<PolygonPlan, { requestsPerMinute: number; his
   paid: { requestsPerMinute: 600, historyDays: 3_653 },
 };
 
-/** The refresh gives a source ten minutes; a run's dates leave a minute of it for the SEC shares and the write. */
-const RUN_BUDGET_MS = 540_000;
+/**
+ * A run's dates take at most this long at the plan's rate (free: 200 days a run, 12 s apart), so a
+ * run ends well within the hour before the next scheduled one; the source's own timeout leaves
+ * five minutes more for the SEC share counts and the write.
+ */
+const RUN_BUDGET_MS = 40 * 60_000;
 
 export interface PolygonConfig extends HttpTuning {
   apiKey: string;
@@ -57,6 +61,7 @@ export class PolygonSource implements Source {
   readonly meter = new CallMeter(SOURCE_NAME, null);
   readonly historyDays: number;
   readonly maxDaysPerRun: number;
+  readonly timeoutMs = RUN_BUDGET_MS + 5 * 60_000;
 
   constructor(private readonly config: PolygonConfig) {
     this.baseUrl = (config.baseUrl ?? 'https://api.polygon.io').replace(/\/+$/, '');

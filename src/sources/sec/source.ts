@@ -37,6 +37,11 @@ export interface SecConfig extends HttpTuning {
 
 export class SecSource implements Source {
   readonly name = SOURCE_NAME;
+  /**
+   * A first pass through the API (no bulk archives) reads ~6,000 companies at 2 requests each,
+   * 10 a second: about 20 minutes, which the refresh's ten-minute default would cut.
+   */
+  readonly timeoutMs = 45 * 60_000;
   private readonly limiter: RateLimiter;
   private readonly dataBase: string;
   private readonly wwwBase: string;
