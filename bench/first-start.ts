@@ -9,17 +9,20 @@
 // each market with a score). Results in bench/first-start.json.
 //
 //   BENCH_SCALE=1          share of the real universe (0.02: ~54 KR, ~120 US; under a minute)
+//   BENCH_FIRST_START=bulk the service's first start from the bulk files, what `serve` does when
+//                          sources are configured (default); `api`: one API refresh, the first
+//                          start without the bulk files (the comparison)
 //   BENCH_BULK=1           generate and serve the bulk files (DART quarterly ZIPs, SEC archives)
-//   BENCH_BACKFILL=1       then ten years of KR statements by today's API path (DART backfills)
-//   BENCH_KRX_COOKIE=1     sign in to the replica's KRX by hand and pass KRX_COOKIE (today's way)
+//   BENCH_BACKFILL=1       then ten years of KR statements by the API path (DART backfills);
+//                          default on with BENCH_FIRST_START=api, off with bulk
+//   BENCH_KRX_COOKIE=1     also sign in to the replica's KRX by hand and pass KRX_COOKIE (the
+//                          fallback); by default the service signs in with KRX_ID / KRX_PASSWORD
 //   BENCH_CACHE_DIR=...    where the generated bulk files are kept between runs
 //   BENCH_LOG_LEVEL=info   the service's log level (its log goes to a file in the run's folder)
 //   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
 //   BENCH_KEEP=1           keep the run's DATA_DIR (printed) instead of removing it
-//   BENCH_FIRST_START=bulk the service's first start from the bulk files (what `serve` does; with
-//                          BENCH_BULK=1); default `api`, one API refresh
 
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import pino from 'pino';
@@ -29,6 +32,8 @@ import { setPacingTimer } from '../src/sources/http.js';
 import { configuredSources } from '../src/sources/index.js';
 import { Refresher } from '../src/refresh/pipeline.js';
 import { bulkPlan } from '../src/refresh/bulk-sources.js';
+import { POLYGON_PLANS } from '../src/sources/polygon/source.js';
+import type { SourceProgress } from '../src/refresh/progress.js';
 import { BAND_KEYS } from '../src/domain/results.js';
 import { log, machineLoad, procStatusBytes, round } from './lib/util.js';
 import { printTable } from './lib/table.js';
@@ -57,11 +62,14 @@ export interface FirstStartSettings {
    * Seoul day after a run that hit the daily allowance (status 020).
    */
   backfill: boolean;
-  /** Sign in to the replica's KRX as an operator would in a browser and pass the session as KRX_COOKIE. */
+  /** Also sign in to the replica's KRX as an operator would in a browser and pass the session as KRX_COOKIE (the fallback without KRX_ID / KRX_PASSWORD). */
   krxCookie: boolean;
   /** The simulated clock's start (ISO instant); now when absent. */
   startAt?: string;
-  /** `bulk`: the first start downloads and imports the bulk files (src/refresh/first-start.ts) before coverage is read. */
+  /**
+   * `bulk` (default): the first start downloads and imports the bulk files (src/refresh/first-start.ts)
+   * beside the API sources, and everything is read after `app.loaded`; `api`: one API refresh.
+   */
   firstStart?: 'api' | 'bulk';
   /** Overrides of the replica's limits (tests only). */
   limits?: Parameters<typeof startReplica>[0]['limits'];
@@ -69,18 +77,20 @@ export interface FirstStartSettings {
 
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStartSettings {
   const scale = Number(env.BENCH_SCALE ?? 1);
+  const firstStart = env.BENCH_FIRST_START === 'api' ? 'api' : 'bulk';
+  if (env.BENCH_FIRST_START !== undefined && env.BENCH_FIRST_START !== firstStart) throw new Error(`BENCH_FIRST_START must be bulk or api, got ${env.BENCH_FIRST_START}`);
   if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`);
   return {
     scale,
     bulk: env.BENCH_BULK !== '0',
-    backfill: env.BENCH_BACKFILL !== '0',
-    krxCookie: env.BENCH_KRX_COOKIE !== '0',
+    backfill: env.BENCH_BACKFILL === undefined ? firstStart === 'api' : env.BENCH_BACKFILL !== '0',
+    krxCookie: env.BENCH_KRX_COOKIE === '1',
     cacheDir: env.BENCH_CACHE_DIR ?? join(ROOT, 'bench', '.data', `replica-${scale}`),
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     keep: env.BENCH_KEEP === '1',
     resultsFile: join(ROOT, 'bench', 'first-start.json'),
     ...(env.BENCH_START_AT ? { startAt: env.BENCH_START_AT } : {}),
-    firstStart: env.BENCH_FIRST_START === 'bulk' ? 'bulk' : 'api',
+    firstStart,
   };
 }
 
@@ -97,6 +107,8 @@ export interface SourceRow {
   simulatedSpanMs: number;
   /** The same span in real time. */
   realSpanMs: number;
+  /** The simulated span less the real one: the pacing waits the simulated clock skipped while this source ran (shared with sources running beside it). */
+  waitedMs: number;
   /**
    * The simulated span exceeds the pipeline's per-source timeout (10 minutes, on real time):
    * a real start abandons this source, though the rehearsal (where waiting costs no real time) does not.
@@ -105,12 +117,24 @@ export interface SourceRow {
   byKind: Record<string, number>;
 }
 
+/** A market line of the coverage report (health's `coverage.markets`, /readyz `markets`). */
+export interface MarketLine {
+  market: 'KR' | 'US';
+  listed: number;
+  priced: number;
+  scored: number;
+  complete: number;
+}
+
 export interface FirstStartResult {
+  firstStart: 'api' | 'bulk';
   meta: { startedAt: string; node: string; cpus: number; scale: number; load: ReturnType<typeof machineLoad> };
   universe: { kr: number; krKospi: number; krKosdaq: number; us: number; krUnlistedFilers: number };
   bulk: BulkSummary | null;
   service: {
-    /** startApp to the first dataset served, real time. */
+    /** startApp to the first dataset served (`app.ready`), real time and on the simulated clock. */
+    firstDataset: { realMs: number; simulatedMs: number };
+    /** startApp to the whole first start loaded (`app.loaded` on the bulk path; the first refresh on the API path), real time. */
     readyRealMs: number;
     /** The same on the simulated clock (real time plus every wait skipped). */
     readySimulatedMs: number;
@@ -119,17 +143,49 @@ export interface FirstStartResult {
     /** CPU of this process (service and replica together) during the start, and the replica's share estimate excluded. */
     cpuMs: number;
     peakRssBytes: number | null;
+    /** DATA_DIR at the end: the store and the downloaded bulk files. */
     diskBytes: number;
+    /** Of which the downloaded bulk files (DATA_DIR/bulk). */
+    bulkDiskBytes: number;
+    /** Datasets published (`dataset swapped`) during the first start. */
+    swaps: number;
     recompute: { loadMs: number | null; computeMs: number | null; maxStallMs: number | null; securities: number | null };
     sources: { source: string; ok: boolean; error?: string; records?: number }[];
   };
   perSource: SourceRow[];
   coverage: { market: 'KR' | 'US'; listed: number; scored: number; pct: number }[];
+  /** The service's own coverage report at the end: health's `coverage.markets` and /readyz `markets` (listed = what the store lists). */
+  served: { health: MarketLine[]; readyz: MarketLine[]; readyzStatus: string | null; unscored: Record<string, Record<string, number>> };
+  /** Every source's progress board entry at the end (`app.progress.snapshot()`). */
+  progress: ProgressSummary[];
+  /** US price history still to come (Polygon's walk over its history window): from the board. */
+  priceHistory: {
+    phase: string;
+    done: number;
+    total: number | null;
+    etaSeconds: number | null;
+    /** The board's last entry while Polygon's run was going (its own ETA), before the run's end marked it done. */
+    lastRunning: { phase: string; done: number; total: number | null; etaSeconds: number | null; note: string | null } | null;
+    remainingDays: number | null;
+    remainingSecondsAtPlanRate: number | null;
+  } | null;
   /** What the API path needs for ten years, from the replica's filing calendar and today's adapters. */
   today: { dartFilingsTenYears: number; dartCallsTenYears: number; dartDaysAtAllowance: number; secCallsAllCompanies: number; secHoursAtRate: number; polygonDaysOfHistoryPerHourAtRate: number; note: string };
   /** Ten years of KR statements by today's API path, measured (null: not run). */
   backfill: BackfillResult | null;
   unanswered: string[];
+}
+
+export interface ProgressSummary {
+  source: string;
+  phase: string;
+  unit: string;
+  done: number;
+  total: number | null;
+  callsToday: number;
+  etaSeconds: number | null;
+  nextTryAt: string | null;
+  note: string | null;
 }
 
 export interface BackfillResult {
@@ -252,6 +308,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
   let app: Awaited<ReturnType<typeof startApp>> | null = null;
   try {
     const today = seoulDate(clock.now());
+    const firstStart = settings.firstStart ?? 'bulk';
     // The universe is built once here for the bulk files and again (identically) by the replica.
     let bulkSummary: BulkSummary | null = null;
     const replicaOptions: Parameters<typeof startReplica>[0] = { scale: settings.scale, now: () => clock.now(), ...(settings.limits ? { limits: settings.limits } : {}) };
@@ -275,12 +332,11 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       US_PRICES_API_KEY: 'replicaPolygonKey',
       SEC_USER_AGENT: 'first-start rehearsal bench@example.com',
       ECOS_API_KEY: 'replicaEcosKey',
-      // KRX: enabled; the member account the replica accepts is offered for a service that signs in,
-      // and (today's way) a session cookie the operator signed in for by hand.
-      KRX_ENABLED: '1',
-      ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
-      KRX_MEMBER_ID: KRX_MEMBER.id,
+      // KRX: the member account the replica accepts (the adapter signs in and renews the
+      // session itself); optionally also a session cookie signed in for by hand (the fallback).
+      KRX_ID: KRX_MEMBER.id,
       KRX_PASSWORD: KRX_MEMBER.password,
+      ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
     };
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: settings.logLevel, PAID_BURST_PER_SECOND: '100000', ...env });
     const logFile = join(runDir, 'service.log');
@@ -291,11 +347,20 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const sim0 = clock.now();
     const skipped0 = clock.skippedMs;
     const sources = configuredSources(env);
-    const bulk = settings.firstStart === 'bulk' ? { bulk: bulkPlan({ dir: join(dataDir, 'bulk'), download: true, asOf: today, sources, env }) } : {};
+    const bulk = firstStart === 'bulk' ? { bulk: bulkPlan({ dir: join(dataDir, 'bulk'), download: true, asOf: today, sources, env }) } : {};
     app = await startApp(config, { clock: () => new Date(clock.now()), logger, sources, ...bulk });
+    // The board marks a source `done` when its run is stored, also when a walk stopped with units
+    // left for the next run: the last entry seen while it ran keeps the walk's own ETA.
+    const lastRunning = new Map<string, SourceProgress>();
+    const started = app;
+    const sample = (): void => {
+      for (const p of started.progress.snapshot()) if (p.phase !== 'done' && p.phase !== 'failed') lastRunning.set(p.source, p);
+    };
+    const sampler = setInterval(sample, 250);
     await app.ready;
-    if (settings.firstStart === 'bulk') {
-      log(`first dataset served after ${round((performance.now() - t0) / 1000, 1)} s real; the bulk first start goes on`);
+    const firstDataset = { realMs: performance.now() - t0, simulatedMs: clock.now() - sim0 };
+    log(`first dataset served after ${round(firstDataset.realMs / 1000, 1)} s real, ${round(firstDataset.simulatedMs / 60_000, 1)} min simulated`);
+    if (firstStart === 'bulk') {
       await app.loaded;
       log(`bulk first start loaded after ${round((performance.now() - t0) / 1000, 1)} s real: ${app.progress.snapshot().map((p) => `${p.source} ${p.phase}`).join(', ')}`);
     }
@@ -304,7 +369,10 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const cpu = process.cpuUsage(cpu0);
     const peakRssBytes = procStatusBytes('self', 'VmHWM');
     const waitedMs = clock.skippedMs - skipped0;
-    log(`first dataset served after ${round(readyRealMs / 1000, 1)} s real, ${round(readySimulatedMs / 3_600_000, 2)} h simulated`);
+    clearInterval(sampler);
+    sample();
+    const progress = app.progress.snapshot();
+    log(`first start loaded after ${round(readyRealMs / 1000, 1)} s real, ${round(readySimulatedMs / 3_600_000, 2)} h simulated`);
 
     const key = await createKey(app.store.access, 'paid', 'rehearsal', () => new Date(clock.now()));
     const get = async (path: string): Promise<Record<string, unknown>> => {
@@ -313,8 +381,14 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     };
     const health = await get('/health');
     const coverage = await coverageOf(get, u);
-    const swapped = readLog(logFile).find((l) => l['msg'] === 'dataset swapped');
+    const readyz = (await (await fetch(`${app.url}/readyz`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status?: string; markets?: MarketLine[] };
+    const healthCoverage = health['coverage'] as { markets?: MarketLine[]; tools?: { tool: string; market: string; nulls: Record<string, number> }[] } | undefined;
+    // The last swap before the end: the recompute over everything the first start loaded.
+    const swaps = readLog(logFile).filter((l) => l['msg'] === 'dataset swapped');
+    const swapped = swaps.at(-1);
     const diskBytes = dirBytes(dataDir);
+    const bulkDir = join(dataDir, 'bulk');
+    const bulkDiskBytes = existsSync(bulkDir) ? dirBytes(bulkDir) : 0;
     const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
     const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
 
@@ -377,6 +451,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
         unanswered: s?.unanswered ?? 0,
         simulatedSpanMs: Math.round(span.lastSim - span.firstSim),
         realSpanMs: Math.round(span.lastReal - span.firstReal),
+        waitedMs: Math.max(0, Math.round(span.lastSim - span.firstSim - (span.lastReal - span.firstReal))),
         overSourceTimeout: span.lastSim - span.firstSim > SOURCE_TIMEOUT_MS,
         byKind: s?.byKind ?? {},
       };
@@ -389,17 +464,24 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const dartCalls = filings.length + filings.filter((f) => f.company.separateOnly).length;
     const dartPerDay = DOCUMENTED_LIMITS.opendart.perDay ?? 20_000;
     const secCalls = 2 * u.us.length + 1;
+    const polygon = progress.find((p) => p.source === 'polygon');
+    const polygonRunning = lastRunning.get('polygon');
+    const polygonPlan = POLYGON_PLANS.free;
     const result: FirstStartResult = {
+      firstStart,
       meta: { startedAt: startedAt.toISOString(), node: process.version, cpus: cpus().length, scale: settings.scale, load: machineLoad() },
       universe: { kr: u.kr.length, krKospi: u.kr.filter((c) => c.corpCls === 'Y').length, krKosdaq: u.kr.filter((c) => c.corpCls === 'K').length, us: u.us.length, krUnlistedFilers: u.krUnlisted },
       bulk: bulkSummary,
       service: {
+        firstDataset: { realMs: Math.round(firstDataset.realMs), simulatedMs: Math.round(firstDataset.simulatedMs) },
         readyRealMs: Math.round(readyRealMs),
         readySimulatedMs: Math.round(readySimulatedMs),
         waitedMs: Math.round(waitedMs),
         cpuMs: Math.round((cpu.user + cpu.system) / 1000),
         peakRssBytes,
         diskBytes,
+        bulkDiskBytes,
+        swaps: swaps.length,
         recompute: {
           loadMs: typeof swapped?.['loadMs'] === 'number' ? swapped['loadMs'] : null,
           computeMs: typeof swapped?.['computeMs'] === 'number' ? swapped['computeMs'] : null,
@@ -410,6 +492,25 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       },
       perSource,
       coverage,
+      served: {
+        health: healthCoverage?.markets ?? [],
+        readyz: readyz.markets ?? [],
+        readyzStatus: readyz.status ?? null,
+        unscored: Object.fromEntries((healthCoverage?.tools ?? []).filter((t) => t.tool === 'get_stock_score').map((t) => [t.market, Object.fromEntries(Object.entries(t.nulls).filter(([, n]) => n > 0))])),
+      },
+      progress: progress.map((p) => ({ source: p.source, phase: p.phase, unit: p.unit, done: p.done, total: p.total, callsToday: p.callsToday, etaSeconds: p.etaSeconds, nextTryAt: p.nextTryAt, note: p.note })),
+      priceHistory: polygon
+        ? {
+            phase: polygon.phase,
+            done: polygon.done,
+            total: polygon.total,
+            etaSeconds: polygon.etaSeconds,
+            lastRunning: polygonRunning ? { phase: polygonRunning.phase, done: polygonRunning.done, total: polygonRunning.total, etaSeconds: polygonRunning.etaSeconds, note: polygonRunning.note } : null,
+            // One day per call at the free plan's 5 calls a minute: the days left, at that pace.
+            remainingDays: polygon.total === null ? null : polygon.total - polygon.done,
+            remainingSecondsAtPlanRate: polygon.total === null ? null : Math.round(((polygon.total - polygon.done) * 60) / polygonPlan.requestsPerMinute),
+          }
+        : null,
       today: {
         dartFilingsTenYears: filings.length,
         dartCallsTenYears: dartCalls,
@@ -417,7 +518,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
         secCallsAllCompanies: secCalls,
         secHoursAtRate: round(secCalls / 10 / 3600, 2),
         polygonDaysOfHistoryPerHourAtRate: 5 * 60,
-        note: "The API path's calls for the whole history; a first start today looks back 90 days (DART), 7 days (FSC), 5 days (Polygon) and asks SEC for every company.",
+        note: "The API path's calls for the whole history: DART's first run looks back 90 days, a backfill per three months fetches the rest; SEC is asked for every company; Polygon walks back one day per call.",
       },
       backfill,
       unanswered: [...new Set(replica.unanswered)].slice(0, 50),
@@ -479,19 +580,32 @@ const mib = (b: number | null): number | null => (b === null ? null : round(b / 
 const hours = (ms: number): number => round(ms / 3_600_000, 2);
 
 export function printResult(r: FirstStartResult): void {
-  process.stdout.write(`\nFirst-start rehearsal, scale ${r.meta.scale}: ${r.universe.kr} KR (${r.universe.krKospi} KOSPI, ${r.universe.krKosdaq} KOSDAQ), ${r.universe.us} US companies\n`);
+  process.stdout.write(`\nFirst-start rehearsal (${r.firstStart} path), scale ${r.meta.scale}, load ${JSON.stringify(r.meta.load)}: ${r.universe.kr} KR (${r.universe.krKospi} KOSPI, ${r.universe.krKosdaq} KOSDAQ), ${r.universe.us} US companies\n`);
   if (r.bulk) process.stdout.write(`bulk files: ${r.bulk.cached ? 'reused from cache' : `generated in ${round(r.bulk.generationMs / 1000, 1)} s`} (DART ${r.bulk.dartZips} ZIPs ${mib(r.bulk.dartBytes)} MiB; companyfacts.zip ${mib(r.bulk.companyfactsBytes)} MiB; submissions.zip ${mib(r.bulk.submissionsBytes)} MiB), not counted below\n`);
   printTable(
-    ['source', 'calls', 'MiB', 'refused rate', 'refused day', 'LOGOUT', 'simulated min', 'real s', 'over the 10-min source timeout', 'calls by kind (replica)'],
-    r.perSource.map((s) => [s.source, s.calls, round(s.bytes / 1024 / 1024, 1), s.refusedRate, s.refusedDay, s.loggedOut, round(s.simulatedSpanMs / 60_000, 1), round(s.realSpanMs / 1000, 1), s.overSourceTimeout ? 'YES' : 'no', Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(', ')]),
+    ['source', 'calls', 'MiB', 'refused rate', 'refused day', 'LOGOUT', 'simulated min', 'waited min', 'real s', 'over the 10-min source timeout', 'calls by kind (replica)'],
+    r.perSource.map((s) => [s.source, s.calls, round(s.bytes / 1024 / 1024, 1), s.refusedRate, s.refusedDay, s.loggedOut, round(s.simulatedSpanMs / 60_000, 1), round(s.waitedMs / 60_000, 1), round(s.realSpanMs / 1000, 1), s.overSourceTimeout ? 'YES' : 'no', Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(', ')]),
   );
   const sv = r.service;
   process.stdout.write(
-    `\nservice: first dataset after ${round(sv.readyRealMs / 1000, 1)} s real = ${hours(sv.readySimulatedMs)} h simulated (${hours(sv.waitedMs)} h of it waiting); CPU ${round(sv.cpuMs / 1000, 1)} s (service and replica in one process); ` +
-      `peak RSS ${mib(sv.peakRssBytes)} MiB (same process); disk ${mib(sv.diskBytes)} MiB; recompute load ${sv.recompute.loadMs} ms + compute ${sv.recompute.computeMs} ms, longest stall ${sv.recompute.maxStallMs} ms\n`,
+    `\nservice: first dataset after ${round(sv.firstDataset.realMs / 1000, 1)} s real = ${round(sv.firstDataset.simulatedMs / 60_000, 1)} min simulated; ` +
+      `first start loaded after ${round(sv.readyRealMs / 1000, 1)} s real = ${hours(sv.readySimulatedMs)} h simulated (${hours(sv.waitedMs)} h of it waiting); CPU ${round(sv.cpuMs / 1000, 1)} s (service and replica in one process); ` +
+      `peak RSS ${mib(sv.peakRssBytes)} MiB (same process); disk ${mib(sv.diskBytes)} MiB (${mib(sv.bulkDiskBytes)} MiB of it downloaded bulk files); ${sv.swaps} datasets published, the last one's recompute load ${sv.recompute.loadMs} ms + compute ${sv.recompute.computeMs} ms, longest stall ${sv.recompute.maxStallMs} ms\n`,
   );
   printTable(['source (service view)', 'ok', 'records', 'error'], sv.sources.map((s) => [s.source, s.ok ? 'yes' : 'NO', s.records ?? '-', (s.error ?? '').slice(0, 110)]));
-  printTable(['market', 'listed', 'with a score', '%'], r.coverage.map((c) => [c.market, c.listed, c.scored, c.pct]));
+  printTable(['market', 'listed (replica)', 'with a score (rankings)', '%'], r.coverage.map((c) => [c.market, c.listed, c.scored, c.pct]));
+  printTable(['market (health coverage)', 'listed (store)', 'priced', 'scored', 'complete'], r.served.health.map((m) => [m.market, m.listed, m.priced, m.scored, m.complete]));
+  process.stdout.write(`/readyz: ${r.served.readyzStatus}, ${r.served.readyz.map((m) => `${m.market} ${m.scored}/${m.listed} scored`).join(', ')}; without a score, by reason: ${JSON.stringify(r.served.unscored)}\n`);
+  printTable(['source (progress board)', 'phase', 'done', 'total', 'calls today', 'ETA h', 'next try', 'note'], r.progress.map((p) => [p.source, p.phase, `${p.done} ${p.unit}`, p.total ?? '-', p.callsToday, p.etaSeconds === null ? '-' : round(p.etaSeconds / 3600, 2), p.nextTryAt ?? '-', (p.note ?? '').slice(0, 80)]));
+  const ph = r.priceHistory;
+  if (ph) {
+    const lr = ph.lastRunning;
+    process.stdout.write(
+      `US price history (Polygon): board ${ph.phase}, ${ph.done}/${ph.total ?? '?'} days, board ETA ${ph.etaSeconds === null ? 'unknown' : `${round(ph.etaSeconds / 3600, 2)} h`}; ` +
+        `last while running: ${lr ? `${lr.phase} ${lr.done}/${lr.total ?? '?'}, ETA ${lr.etaSeconds === null ? 'unknown' : `${round(lr.etaSeconds / 3600, 2)} h`}` : 'not seen'}; ` +
+        `${ph.remainingDays ?? '?'} days left = ${ph.remainingSecondsAtPlanRate === null ? '?' : round(ph.remainingSecondsAtPlanRate / 3600, 2)} h at 5 calls a minute\n`,
+    );
+  }
   const t = r.today;
   process.stdout.write(
     `\nten years on the API path: DART ${t.dartFilingsTenYears} filings -> ${t.dartCallsTenYears} fnlttSinglAcntAll calls = ${t.dartDaysAtAllowance} days of the 20,000-a-day allowance; ` +

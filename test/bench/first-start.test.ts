@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FscSource } from '../../src/sources/fsc/source.js';
+import type { ProgressPatch } from '../../src/sources/progress.js';
 import { RateLimiter, setPacingTimer, SourceHttpError } from '../../src/sources/http.js';
 import { zipMembers } from '../../src/sources/shared/zip-stream.js';
 import { rehearse } from '../../bench/first-start.js';
@@ -112,13 +113,47 @@ describe('the replica enforces the documented limits', () => {
     assert.deepEqual(statuses, [...Array(10).fill(200), 403]);
   });
 
-  it('data.go.kr: past the daily traffic the gateway\'s code 22 envelope, which the FSC adapter reports', async () => {
-    const source = new FscSource({ serviceKey: 'k', baseUrl: replica.env['FSC_BASE_URL'], retries: 0 });
-    // asOf 2026-11-25: FSC's first run asks for the last 7 days, one page (2 calls would be 2 runs).
-    const first = await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch }));
-    assert.ok((first.data.bars ?? []).length > 0);
-    await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch }));
-    await assert.rejects(source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch })), /LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR/);
+  it('data.go.kr: past the daily traffic the gateway\'s code 22 envelope; the FSC adapter stops paced with the dates it has', async () => {
+    // The clock stands at 10:00 Seoul + 14 h (OpenDART) + 60 s (Polygon) + 1 s (SEC) from the
+    // tests before: 2026-11-26 00:01:01 Seoul, a fresh data.go.kr day (allowance 2 here).
+    assert.equal(clock.now(), START + 14 * 3_600_000 + 61_000);
+    const source = new FscSource({ serviceKey: 'k', baseUrl: replica.env['FSC_BASE_URL'], retries: 0, clock: () => new Date(clock.now()) });
+    const patches: ProgressPatch[] = [];
+    const progress = (p: ProgressPatch): void => void patches.push(p);
+    const last = (): ProgressPatch => Object.assign({}, ...patches) as ProgressPatch;
+    // asOf 2026-11-25 (no ctx.now: the adapter takes asOf as the newest date): a fresh walk goes
+    // back from 11-25. 11-25 and 11-24 answer (the replica publishes through yesterday, 11-25),
+    // 5 copies each; the third call (11-23) is past the day's 2 and answers code 22.
+    const first = await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch, progress }));
+    assert.deepEqual([...new Set((first.data.bars ?? []).map((b) => b.date))], ['2026-11-25', '2026-11-24']);
+    assert.equal((first.data.bars ?? []).length, 10);
+    assert.deepEqual((first.data.securities ?? []).map((x) => x.code).sort(), ['900000', '900001', '900002', '900003', '900004']);
+    // What was kept: the walk's newest date and the oldest walked, not complete.
+    assert.deepEqual(JSON.parse(first.cursor ?? 'null'), { date: '2026-11-25', back: '2026-11-24', complete: false });
+    // The provider said the allowance is used: the meter counts the day's 10,000 (3 calls made).
+    assert.deepEqual(first.calls, { day: '2026-11-26', calls: 10_000 });
+    // The window: 2016-11-24 (3,653 days before asOf) to 2026-11-25 is 3,654 days = 522 weeks,
+    // 5 weekdays each: 2,610 dates, 2 done. nextTryAt: the next Seoul midnight, 2026-11-27 00:00
+    // Seoul = 2026-11-26T15:00Z. ETA: 86,339 s to that reset (23:58:59) + the 2,608 dates left
+    // at 200 ms apart (5 a second) = 521.6 s: ceil(86,860.6) = 86,861 s.
+    const paced = last();
+    assert.equal(paced.phase, 'paced');
+    assert.equal(paced.done, 2);
+    assert.equal(paced.total, 2_610);
+    assert.equal(paced.callsToday, 10_000);
+    assert.equal(paced.dailyAllowance, 10_000);
+    assert.equal(paced.nextTryAt?.toISOString(), '2026-11-26T15:00:00.000Z');
+    assert.equal(paced.etaSeconds, 86_861);
+    assert.equal(paced.note, "the day's allowance of 10000 calls is used; 2608 days left");
+    assert.equal(replica.stats.fsc.calls, 3);
+    assert.equal(replica.stats.fsc.refusedDay, 1);
+    // The same day, resumed from the cursor: the meter refuses before any call; nothing new, the cursor kept.
+    patches.length = 0;
+    const second = await source.ingest(context({ asOf: '2026-11-25', cursor: first.cursor ?? null, fetch: globalThis.fetch, progress }));
+    assert.deepEqual(second.data.bars, []);
+    assert.equal(second.cursor, first.cursor);
+    assert.equal(replica.stats.fsc.calls, 3);
+    assert.deepEqual({ phase: last().phase, done: last().done, nextTryAt: last().nextTryAt?.toISOString() }, { phase: 'paced', done: 2, nextTryAt: '2026-11-26T15:00:00.000Z' });
   });
 
   it('KRX: 400 LOGOUT without a session; the member sign-in flow opens one (CD011 on a second session unless skipDup=Y)', async () => {
@@ -199,21 +234,20 @@ describe('the rehearsal', () => {
     const tmp = tempDir('rehearsal-');
     try {
       // An OpenDART allowance of 100 a day stands for 20,000, so the backfill meets it. SEC's
-      // window is halved: today's service paces the SEC source and Polygon's share counts (also
-      // SEC) with two limiters, and at this size Polygon's first call follows the SEC source's
-      // last within the same second (the 11th call in a second is refused by the strict
-      // window, as the limits test shows); at real size the SEC source's store write separates them.
+      // documented 10 a second: the SEC source and Polygon's share counts take turns in the
+      // process's one SEC limiter, so none of their calls is refused (asserted below).
       const result = await rehearse({
         scale: 0.002,
         bulk: true,
         backfill: true,
-        krxCookie: true,
+        krxCookie: false,
+        firstStart: 'api',
         cacheDir: join(tmp.dir, 'cache'),
         logLevel: 'warn',
         keep: false,
         resultsFile: null,
         startAt: '2026-11-25T01:00:00Z',
-        limits: { opendart: { perDay: 100, dayOffsetHours: 9 }, sec: { rate: { calls: 10, windowMs: 500 } } },
+        limits: { opendart: { perDay: 100, dayOffsetHours: 9 } },
       });
       // Scale 0.002: round(5.4) = 5 KR copies (2 KOSPI), 12 US.
       assert.deepEqual(result.universe, { kr: 5, krKospi: 2, krKosdaq: 3, us: 12, krUnlistedFilers: 194 });
@@ -224,10 +258,18 @@ describe('the rehearsal', () => {
       // SEC: company_tickers twice (the SEC source and Polygon's shares), 12 x (companyfacts + submissions), 2 frames.
       assert.deepEqual(by.get('sec')?.byKind, { 'company_tickers.json': 2, companyfacts: 12, submissions: 12, frames: 2 });
       assert.equal(by.get('sec')?.refusedRate, 0);
-      // KRX with the session cookie signed in for by hand (today's way): the first run reads
-      // 2026-11-17 (7 days before the last closed session) to 11-24, 6 weekdays x 2 markets x
-      // 2 investor types = 24 calls, none refused.
-      assert.equal(by.get('krx')?.calls, 24);
+      // KRX signing in with KRX_ID / KRX_PASSWORD: the sign-in page, login.jsp and the sign-in
+      // post (CD001), then the first run's flows: asOf 2026-11-25 10:00 Seoul, the last closed
+      // session 11-24; six weeks (42 days) back from it is 10-13; 10-13 to 11-24 holds 31
+      // weekdays (six weeks of 5, and 11-24), of which a run takes the first 30 (10-13 to 11-23),
+      // 2 markets x 2 investor types each: 120 calls, none refused.
+      assert.deepEqual(by.get('krx')?.byKind, {
+        '/contents/MDC/COMS/client/MDCCOMS001.cmd': 1,
+        '/contents/MDC/COMS/client/view/login.jsp': 1,
+        '/contents/MDC/COMS/client/MDCCOMS001D1.cmd': 1,
+        '/comm/bldAttendant/getJsonData.cmd': 120,
+      });
+      assert.equal(by.get('krx')?.calls, 123);
       assert.equal(by.get('krx')?.loggedOut, 0);
       assert.ok(result.service.sources.every((s) => s.ok), JSON.stringify(result.service.sources));
       // Every US copy has four quarters of facts and prices: all 12 scored. KR: one quarter
@@ -254,6 +296,73 @@ describe('the rehearsal', () => {
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
         { market: 'US', listed: 12, scored: 12, pct: 100 },
       ]);
+      assert.deepEqual(result.unanswered, []);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('rehearses the bulk path (what `serve` does): the files downloaded and imported, the API sources beside and after them, every copy scored', async () => {
+    const tmp = tempDir('rehearsal-bulk-');
+    try {
+      const result = await rehearse({
+        scale: 0.002,
+        bulk: true,
+        backfill: false,
+        krxCookie: false,
+        cacheDir: join(tmp.dir, 'cache'),
+        logLevel: 'warn',
+        keep: false,
+        resultsFile: null,
+        startAt: '2026-11-25T01:00:00Z',
+        firstStart: 'bulk',
+      });
+      assert.equal(result.firstStart, 'bulk');
+      const by = new Map(result.perSource.map((s) => [s.source, s]));
+      // The list page, then BS, PL and CF (CE is not read) of 44 periods (2015 annual, 2016 to
+      // 2025 x 4, 2026 Q1-Q3): 132 ZIPs. SEC: the two nightly archives, once each.
+      assert.deepEqual(by.get('opendart-bulk')?.byKind, { 'bulk list page': 1, 'bulk quarterly ZIP': 132 });
+      assert.deepEqual(by.get('sec-bulk')?.byKind, { 'companyfacts.zip': 1, 'submissions.zip': 1 });
+      // KRX: one sign-in (3 calls); beside the import the first run's 30 dates (10-13 to 11-23,
+      // 4 calls each: 120), after it the one date left (11-24, the last closed session): 4.
+      assert.deepEqual(by.get('krx')?.byKind, {
+        '/contents/MDC/COMS/client/MDCCOMS001.cmd': 1,
+        '/contents/MDC/COMS/client/view/login.jsp': 1,
+        '/contents/MDC/COMS/client/MDCCOMS001D1.cmd': 1,
+        '/comm/bldAttendant/getJsonData.cmd': 124,
+      });
+      // FSC runs beside the import and after it, 250 dates a run, newest first: 500.
+      assert.equal(by.get('fsc')?.calls, 500);
+      // Polygon runs after the import only (its bars need the US placement): one run of
+      // floor(2,400,000 ms budget (40 min) / 12,000 ms a call at 5 a minute) = 200 dates.
+      assert.equal(by.get('polygon')?.calls, 200);
+      for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
+      assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
+      // Every copy has ten years of statements from the files and prices: all scored.
+      assert.deepEqual(result.coverage, [
+        { market: 'KR', listed: 5, scored: 5, pct: 100 },
+        { market: 'US', listed: 12, scored: 12, pct: 100 },
+      ]);
+      assert.deepEqual(result.served.health, [
+        { market: 'KR', listed: 5, priced: 5, scored: 5, complete: 1 },
+        { market: 'US', listed: 12, priced: 12, scored: 12, complete: 1 },
+      ]);
+      assert.deepEqual(result.served.readyz, result.served.health);
+      assert.equal(result.served.readyzStatus, 'ready');
+      // Polygon's window: 730 days back from 2026-11-24 (the last closed US session at 10:00
+      // Seoul) is 2024-11-24, a Sunday; the 731 days are 104 weeks (520 weekdays) and Sun 11-22,
+      // Mon 11-23, Tue 11-24 (2 more): 522 dates, 200 walked, 322 left = 322 x 12 s = 3,864 s,
+      // the board's own ETA too: the walk waits for the next run with its ETA kept.
+      const ph = result.priceHistory;
+      assert.deepEqual(
+        { phase: ph?.phase, done: ph?.done, total: ph?.total, eta: ph?.etaSeconds, left: ph?.remainingDays, s: ph?.remainingSecondsAtPlanRate },
+        { phase: 'waiting', done: 200, total: 522, eta: 3_864, left: 322, s: 3_864 },
+      );
+      // FSC's window: 2016-11-24 (3,653 days before 11-25), a Thursday, to 11-24: 521 weeks
+      // (2,605 weekdays) and Thu 11-19 to Tue 11-24 (4 more): 2,609 dates, 500 walked.
+      const fsc = result.progress.find((p) => p.source === 'fsc');
+      assert.deepEqual([fsc?.done, fsc?.total], [500, 2_609]);
+      assert.ok(result.service.firstDataset.realMs <= result.service.readyRealMs);
       assert.deepEqual(result.unanswered, []);
     } finally {
       tmp.cleanup();
