@@ -333,9 +333,9 @@ describe('the rehearsal', () => {
       });
       // FSC runs beside the import and after it, 250 dates a run, newest first: 500.
       assert.equal(by.get('fsc')?.calls, 500);
-      // Polygon runs after the import only (its bars need the US placement): one run of
-      // floor(2,400,000 ms budget (40 min) / 12,000 ms a call at 5 a minute) = 200 dates.
-      assert.equal(by.get('polygon')?.calls, 200);
+      // Polygon runs after the import only (its bars need the US placement): its first run asks
+      // the latest 30 weekdays (FIRST_RUN_DAYS), under the 200 a run its 40-minute budget allows.
+      assert.equal(by.get('polygon')?.calls, 30);
       for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
       assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
       // Every copy has ten years of statements from the files and prices: all scored.
@@ -351,12 +351,12 @@ describe('the rehearsal', () => {
       assert.equal(result.served.readyzStatus, 'ready');
       // Polygon's window: 730 days back from 2026-11-24 (the last closed US session at 10:00
       // Seoul) is 2024-11-24, a Sunday; the 731 days are 104 weeks (520 weekdays) and Sun 11-22,
-      // Mon 11-23, Tue 11-24 (2 more): 522 dates, 200 walked, 322 left = 322 x 12 s = 3,864 s,
+      // Mon 11-23, Tue 11-24 (2 more): 522 dates, 30 walked, 492 left = 492 x 12 s = 5,904 s,
       // the board's own ETA too: the walk waits for the next run with its ETA kept.
       const ph = result.priceHistory;
       assert.deepEqual(
         { phase: ph?.phase, done: ph?.done, total: ph?.total, eta: ph?.etaSeconds, left: ph?.remainingDays, s: ph?.remainingSecondsAtPlanRate },
-        { phase: 'waiting', done: 200, total: 522, eta: 3_864, left: 322, s: 3_864 },
+        { phase: 'waiting', done: 30, total: 522, eta: 5_904, left: 492, s: 5_904 },
       );
       // FSC's window: 2016-11-24 (3,653 days before 11-25), a Thursday, to 11-24: 521 weeks
       // (2,605 weekdays) and Thu 11-19 to Tue 11-24 (4 more): 2,609 dates, 500 walked.
