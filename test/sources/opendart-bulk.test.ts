@@ -30,6 +30,7 @@ import {
   type OpenDartBulkOptions,
 } from '../../src/sources/opendart/bulk.js';
 import type { ProgressPatch } from '../../src/sources/progress.js';
+import { accountLabel, reportFromRows, statementRow } from '../../src/sources/opendart/parse.js';
 import { memoryLog, zipOf, type ZipEntry } from './helpers.js';
 
 const SAMPLES = new URL('../fixtures/real/bulk/opendart/', import.meta.url);
@@ -177,6 +178,26 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
     );
   });
 
+  it("2016 Q1: KJ프리텍, rows filed under the filer's own account codes, some with outline numbers (Ⅵ.당기순이익)", () => {
+    // [083470] 연결 (preferred over 별도): 매출액 (entity00475718_udf_*) 30,183,584,464; ifrs_CostOfSales
+    // 25,548,131,642; dart_OperatingIncomeLoss 83,353,700; `지배기업의 소유주지분` and `당기순이익` both
+    // -857,024,125; `   이자비용` (entity id) 252,746,526.
+    const kj = find(all, '083470', '2016-03-31');
+    assert.deepEqual(
+      [kj.consolidated, kj.revenue, kj.costOfSales, kj.operatingIncome, kj.netIncome, kj.interestExpense],
+      [true, 30_183_584_464, 25_548_131_642, 83_353_700, -857_024_125, 252_746_526],
+    );
+    // Its separate statements, the fallback where a filer has no consolidated ones: profit for the
+    // period only under an entity id labelled `Ⅵ.당기순이익` 850,061,439; 매출액 19,472,786,791;
+    // `   이자비용` (under `2. 금융비용`) 206,411,671.
+    const text = iconv.decode(sampleBytes('2016_1분기보고서_02_손익계산서_20210317.txt.gz'), 'cp949');
+    const rows = text.split('\n').map((l) => l.split('\t')).filter((c) => c[1] === '[083470]')
+      .map((c) => statementRow({ sjDiv: 'IS', accountId: c[10] ?? '', accountNm: c[11] ?? '', thstrmAmount: c[13] ?? null, thstrmAddAmount: null }));
+    const separate = reportFromRows(rows, { code: '083470', fiscalYear: 2016, fiscalQuarter: 1, periodEnd: '2016-03-31', fsDiv: 'OFS', disclosedOn: '2016-05-16' });
+    assert.deepEqual([separate.revenue, separate.netIncome, separate.interestExpense], [19_472_786_791, 850_061_439, 206_411_671]);
+    assert.deepEqual(['Ⅵ.당기순이익', '1. 금융수익', '(1)매출액', '가.이자비용', 'IV. 영업이익', '영업이익(손실)'].map(accountLabel), ['당기순이익', '금융수익', '매출액', '이자비용', '영업이익', '영업이익(손실)']);
+  });
+
   it('2019 H1: flows are the cumulative column, not the three months (Samsung consolidated; KTH separate only)', () => {
     // [005930] ifrs_Revenue 당기 반기 3개월 56,127,104,000,000, 누적 108,512,650,000,000;
     // ifrs_CostOfSales 누적 68,691,136,000,000; dart_OperatingIncomeLoss 누적 12,830,347,000,000; OwnersOfParent 누적 10,172,020,000,000.
@@ -231,12 +252,13 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
       r.consolidated, r.revenue, r.operatingIncome, r.netIncome, r.interestExpense, r.operatingCashFlow, r.capex,
       r.totalAssets, r.totalLiabilities, r.equity, r.cash, r.debt,
     ];
-    // Bank: 카카오뱅크 [323410], separate only (은행 별도). CIS: ifrs-full_Revenue I. 영업수익 784,562,000,000; no 영업이익 line;
+    // Bank: 카카오뱅크 [323410], separate only (은행 별도). CIS: ifrs-full_Revenue I. 영업수익 784,562,000,000;
+    // ifrs-full_ProfitLossFromOperatingActivities `IV. 영업이익` 183,039,000,000 (by its label, outline number dropped);
     // ifrs-full_ProfitLoss IX. 분기순이익 137,416,000,000; ifrs-full_InterestExpense 1. 이자비용 278,748,000,000.
     // CF: OCF 852,594,000,000; 유형자산의 취득 8,514,000,000. BS: Assets 68,402,725,000,000; Liabilities 61,892,661,000,000;
     // 자본총계 6,510,064,000,000; no cash line and no borrowing or bond line on the BS.
     assert.deepEqual(items(find(all, '323410', '2025-03-31')), [
-      false, 784_562_000_000, null, 137_416_000_000, 278_748_000_000, 852_594_000_000, 8_514_000_000,
+      false, 784_562_000_000, 183_039_000_000, 137_416_000_000, 278_748_000_000, 852_594_000_000, 8_514_000_000,
       68_402_725_000_000, 61_892_661_000_000, 6_510_064_000_000, null, null,
     ]);
     // Insurer: 삼성화재해상보험 [000810], 연결. No revenue line (보험영업수익 is not one of ours); 영업이익 792,356,362,337;

@@ -201,6 +201,15 @@ export const normaliseAccountId = (id: string): string => {
 };
 
 /** A StatementRow from raw cells: the one place ids and labels are normalised and amounts parsed. */
+/**
+ * A row's label as the rules match it: without spaces and without the outline number a filer may
+ * put in front (`Ⅵ.당기순이익`, `1. 금융수익`, `(1)매출액`, `가.이자비용`), which real statements
+ * carry on rows filed under the filer's own account code.
+ */
+export function accountLabel(label: string): string {
+  return label.replace(/\s+/g, '').replace(/^(?:(?:[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩⅪⅫ]+|[IVX]+|\d{1,2}|[가나다라마바사아자차카타파하])[.)]|\(\d{1,2}\))/u, '');
+}
+
 export function statementRow(raw: {
   sjDiv: string;
   accountId: string;
@@ -211,7 +220,7 @@ export function statementRow(raw: {
   return {
     sjDiv: raw.sjDiv.trim(),
     accountId: normaliseAccountId(raw.accountId),
-    accountNm: raw.accountNm.replace(/\s+/g, ''),
+    accountNm: accountLabel(raw.accountNm),
     thstrmAmount: parseAmount(raw.thstrmAmount),
     thstrmAddAmount: parseAmount(raw.thstrmAddAmount),
   };
