@@ -55,8 +55,9 @@ describe('what the bulk files cover, and the cursors set from them', () => {
         dartZips: ['2015_4Q_BS_20230503040109.zip', '2025_1Q_BS_20250606040000.zip', '2025_2Q_BS_20250903040000.zip', '2025_2Q_CF_20250910040000.zip', '2025_2Q_PL_20250905040000.zip'],
         companyfacts: true,
         submissions: false,
+        others: [{ name: 'notes.txt', reason: 'not a bulk file the service reads' }],
       });
-      assert.deepEqual(folderContents(join(tmp.dir, 'none')), { dartZips: [], companyfacts: false, submissions: false });
+      assert.deepEqual(folderContents(join(tmp.dir, 'none')), { dartZips: [], companyfacts: false, submissions: false, others: [] });
     } finally {
       tmp.cleanup();
     }
