@@ -12,7 +12,7 @@ import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
-import type { MeterState } from '../sources/meter.js';
+import { readMeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import { runOutcome } from '../tools/dataset.js';
@@ -70,18 +70,6 @@ const HOURLY = '0 * * * *';
 /** What health and /readyz show of a source's run. */
 function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
   return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
-}
-
-/** A source's stored call count (`{day, calls}`), or null when none or unreadable. */
-function readCalls(json: string | null): MeterState | null {
-  if (json === null) return null;
-  try {
-    const v: unknown = JSON.parse(json);
-    const { day, calls } = (v ?? {}) as Partial<MeterState>;
-    return typeof day === 'string' && typeof calls === 'number' ? { day, calls } : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The next top of the hour after `at`. */
@@ -221,7 +209,7 @@ export class Refresher {
     let onStop = (): void => undefined;
     try {
       const cursor = await this.store.refresh.getMeta(cursorKey);
-      const calls = readCalls(await this.store.refresh.getMeta(`calls:${source.name}`));
+      const calls = readMeterState(await this.store.refresh.getMeta(`calls:${source.name}`));
       const timeoutMs = this.timeoutSetByCaller ? this.options.sourceTimeoutMs : (source.timeoutMs ?? this.options.sourceTimeoutMs);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {

@@ -7,12 +7,19 @@
 
 import { nextSeoulMidnight, seoulDay, type Clock } from '../access/clock.js';
 import type { ProgressSink } from './progress.js';
+import { jsonObject } from './shared/parse.js';
 
 /** The count a meter reports to the run, so it survives a restart: `calls` made on Seoul `day`. */
 export interface MeterState {
   /** `YYYY-MM-DD`, Asia/Seoul. */
   day: string;
   calls: number;
+}
+
+/** A stored MeterState (the JSON the refresh keeps per source), or null when none or unreadable. */
+export function readMeterState(json: string | null): MeterState | null {
+  const v = json === null ? null : jsonObject(json);
+  return v && typeof v['day'] === 'string' && typeof v['calls'] === 'number' ? { day: v['day'], calls: v['calls'] } : null;
 }
 
 /** Thrown before a request that would exceed the day's allowance: no call is made. */
