@@ -18,14 +18,14 @@ import { bulkFirstStart } from './refresh/first-start.js';
 import { Importer } from './refresh/import.js';
 import { Refresher } from './refresh/pipeline.js';
 import { ProgressBoard } from './refresh/progress.js';
-import { SnapshotDataset } from './refresh/served.js';
+import { SnapshotDataset } from './serving/served.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { AccessStore, Plan } from './store/access-store.js';
 import type { Store } from './store/store.js';
-import { COVERAGE_META_KEY } from './tools/coverage.js';
-import { DatasetHolder } from './tools/holder.js';
+import { COVERAGE_META_KEY } from './serving/coverage.js';
+import { DatasetHolder } from './serving/holder.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -162,7 +162,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   /** What start-up is doing until the first dataset is served (/readyz says it). */
   let phase = 'starting';
   // After each swap the new dataset's history cache fills in the background, largest stocks
-  // first (src/refresh/history.ts `warm`); the next swap, or close(), stops the previous fill.
+  // first (src/serving/history.ts `warm`); the next swap, or close(), stops the previous fill.
   let warming = new AbortController();
   // Each swap follows a large write (the first load, a refresh here or by another process):
   // the write-ahead log is folded back and truncated before the histories' reads begin.

@@ -16,7 +16,7 @@ import { setHeapGrowth } from '../runtime/heap.js';
 import { configuredSources } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
-import { DatasetHolder } from '../tools/holder.js';
+import { DatasetHolder } from '../serving/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint } from './banner.js';
 import { followProgress } from './progress.js';

@@ -5,7 +5,7 @@
 //
 // `resampleSeries` and `valuationBandOfSeries` give exactly what `resampleBars` and
 // `valuationBand` give on the same bars (the same arithmetic in the same order;
-// test/refresh/history.test.ts compares the serialised answers).
+// test/serving/history.test.ts compares the serialised answers).
 
 import { dateOfDayNumber, dayNumber } from './calendar.js';
 import type { BandType, Interval, PriceBar, ValuationBandResult, ValuationBandYear } from './results.js';

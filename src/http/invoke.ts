@@ -1,9 +1,9 @@
 // Running one tool call, shared by both doors: validated arguments in, serialised result
 // out, from the response cache when the dataset version and arguments were seen before.
 
-import type { ServedDataset } from '../tools/dataset.js';
+import type { ServedDataset } from '../serving/dataset.js';
 import { ApiError } from '../tools/errors.js';
-import type { DatasetHolder } from '../tools/holder.js';
+import type { DatasetHolder } from '../serving/holder.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import { jsonBytes } from './json-bytes.js';

@@ -8,7 +8,7 @@ import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
 import { GRADE_BOUNDS } from '../domain/score.js';
 import { MARKET_CAP_BANDS, V3_FORMULA } from '../domain/v3.js';
-import type { ServedDataset } from '../tools/dataset.js';
+import type { ServedDataset } from '../serving/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import { MCP_ERRORS, RpcError } from './mcp-errors.js';
 

@@ -13,8 +13,8 @@
 // numbers: no upstream error text (a source's error, a progress note, a check's own words).
 
 import { seoulIso } from '../access/clock.js';
-import { runOutcome, type ServedDataset } from '../tools/dataset.js';
-import type { MarketCoverage } from '../tools/coverage.js';
+import { runOutcome, type ServedDataset } from '../serving/dataset.js';
+import type { MarketCoverage } from '../serving/coverage.js';
 import { progressEntry, type ProgressEntry } from '../tools/health.js';
 
 export type ReadinessStatus = 'ready' | 'degraded' | 'unavailable' | 'loading' | 'failed';

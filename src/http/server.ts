@@ -10,7 +10,7 @@ import type { AccessControl } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import type { ProgressEntry } from '../tools/health.js';
-import type { DatasetHolder } from '../tools/holder.js';
+import type { DatasetHolder } from '../serving/holder.js';
 import { outageError } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';

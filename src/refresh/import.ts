@@ -15,7 +15,7 @@ import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../sources/bulk.js';
 import type { ProgressSink } from '../sources/progress.js';
 import type { Store } from '../store/store.js';
-import { runOutcome } from '../tools/dataset.js';
+import { runOutcome } from '../serving/dataset.js';
 import type { SourceStatus } from './pipeline.js';
 import type { ProgressBoard } from './progress.js';
 

@@ -15,12 +15,12 @@ import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
 import { readMeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
-import { runOutcome } from '../tools/dataset.js';
-import type { DatasetHolder } from '../tools/holder.js';
-import { computeSnapshotYielding } from './build.js';
+import { runOutcome } from '../serving/dataset.js';
+import type { DatasetHolder } from '../serving/holder.js';
+import { computeSnapshotYielding } from '../serving/build.js';
 import { Claims } from './claims.js';
 import type { ProgressBoard } from './progress.js';
-import { loadUniverse, SnapshotDataset } from './served.js';
+import { loadUniverse, SnapshotDataset } from '../serving/served.js';
 import { stallMonitor } from '../runtime/stalls.js';
 
 export interface SourceStatus {

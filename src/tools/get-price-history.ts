@@ -26,7 +26,7 @@ const output = z.object({
 
 /**
  * Day bars in the answer's format, written from the series' columns (ColumnRows): serialised,
- * exactly what `inFormat` gives for the same bars as objects (test/refresh/history.test.ts).
+ * exactly what `inFormat` gives for the same bars as objects (test/serving/history.test.ts).
  */
 export function dayRowsInFormat(format: SeriesFormat, { series, start, end }: DayBars): PriceBar[] | Columns<(typeof BAR_COLUMNS)[number]> {
   const numbers = (values: Float64Array): RowColumn => ({ kind: 'number', values });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { seoulIso } from '../access/clock.js';
-import { COVERAGE_TOOLS, NULL_REASONS, type NullReason } from './coverage.js';
+import { COVERAGE_TOOLS, NULL_REASONS, type NullReason } from '../serving/coverage.js';
 import { defineTool } from './tool.js';
 
 const PHASES = ['waiting', 'listing', 'downloading', 'reading', 'calling', 'paced', 'done', 'failed'] as const;
@@ -25,7 +25,7 @@ export type ProgressEntry = z.infer<typeof sourceProgress>;
 const nullCounts = z.object(Object.fromEntries(NULL_REASONS.map((r) => [r, z.number().int()])) as Record<NullReason, z.ZodNumber>);
 const market = z.enum(['KR', 'US']);
 
-/** The coverage report (src/tools/coverage.ts) as health shows it. */
+/** The coverage report (src/serving/coverage.ts) as health shows it. */
 export const coverageReport = z
   .object({
     asOf: z.string(),

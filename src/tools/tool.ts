@@ -3,7 +3,7 @@
 // OpenAPI document are generated from these declarations.
 
 import type { z } from 'zod';
-import type { ServedDataset } from './dataset.js';
+import type { ServedDataset } from '../serving/dataset.js';
 import type { SeriesSpec } from './budget.js';
 import type { ProgressEntry } from './health.js';
 import type { ObjectSchema } from './params.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dashboardUrl, doorsBanner, keyBanner, listenFailureHint } from '../../src/cli/banner.js';
 import { isLoopbackHost as isLoopback } from '../../src/http/loopback.js';
-import { notFoundDetail } from '../../src/refresh/served.js';
+import { notFoundDetail } from '../../src/serving/served.js';
 
 const URL = 'http://127.0.0.1:8080';
 const KEY = 'sk_live_abcdefgh_0123456789';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildServer } from '../../src/http/server.js';
-import { DatasetHolder } from '../../src/tools/holder.js';
+import { DatasetHolder } from '../../src/serving/holder.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import pino from 'pino';
 

@@ -20,7 +20,7 @@ import { FscSource } from '../../src/sources/fsc/source.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { DatasetHolder } from '../../src/tools/holder.js';
+import { DatasetHolder } from '../../src/serving/holder.js';
 import { startUpstream, type Upstream } from '../e2e/upstream.js';
 import { tempDir } from '../support/tmp.js';
 import { archive, FactsZipReader } from './bulk-readers.js';

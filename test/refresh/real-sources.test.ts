@@ -11,7 +11,7 @@ import { CustomsSource } from '../../src/sources/customs/source.js';
 import { EcosSource } from '../../src/sources/ecos/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { DatasetHolder } from '../../src/tools/holder.js';
+import { DatasetHolder } from '../../src/serving/holder.js';
 import { fixture, loopback, type Loopback } from '../sources/helpers.js';
 import { tempDir } from '../support/tmp.js';
 

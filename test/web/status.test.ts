@@ -19,7 +19,7 @@ import { buildServer } from '../../src/http/server.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { DatasetHolder } from '../../src/tools/holder.js';
+import { DatasetHolder } from '../../src/serving/holder.js';
 import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';

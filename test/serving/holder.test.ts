@@ -2,8 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DatasetHolder } from '../../src/tools/holder.js';
-import type { ServedDataset } from '../../src/tools/dataset.js';
+import { DatasetHolder } from '../../src/serving/holder.js';
+import type { ServedDataset } from '../../src/serving/dataset.js';
 
 const dataset = (version: number): ServedDataset => ({ version }) as ServedDataset;
 

@@ -8,9 +8,9 @@ import type { DayBars, SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
-import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from '../tools/dataset.js';
+import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from './dataset.js';
 import { ApiError } from '../tools/errors.js';
-import { coverageOf, type CoverageReport } from '../tools/coverage.js';
+import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -158,7 +158,7 @@ const EXPORTS_FIRST_YEAR = 1990;
  * Reads from the store what the builder needs for the whole universe, and no more: per stock
  * the filings of its last SNAPSHOT_QUARTERS fiscal quarters and its last SNAPSHOT_BARS bars
  * (with the flows of their dates). `computeSnapshot` gives the same result on this as on every
- * filing and bar: it uses nothing older (test/refresh/served.test.ts checks it).
+ * filing and bar: it uses nothing older (test/serving/served.test.ts checks it).
  */
 export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ): Promise<UniverseData> {
   const since = addDays(asOf, -RECENT_DAYS);

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Market } from '../../src/domain/model.js';
 import type { SnapshotGroups, SnapshotMetric } from '../../src/domain/results.js';
-import { coverageLines, coverageOf, emptyNullCounts, nullReasonOf, readCoverage, type NullCounts } from '../../src/tools/coverage.js';
-import type { StockView, V3Outcome } from '../../src/tools/dataset.js';
+import { coverageLines, coverageOf, emptyNullCounts, nullReasonOf, readCoverage, type NullCounts } from '../../src/serving/coverage.js';
+import type { StockView, V3Outcome } from '../../src/serving/dataset.js';
 
 type MetricName = 'per' | 'pbr' | 'evEbit' | 'roe' | 'roic' | 'operatingMargin' | 'revenueYoy' | 'epsYoy' | 'netDebtRatio' | 'interestCoverage' | 'currentRatio' | 'operatingCashFlow' | 'fcfYield' | 'cfToNi' | 'ccc';
 

@@ -12,7 +12,7 @@ import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, t
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 import type { StoredSecurity } from '../store/market-data.js';
-import type { StockView, V3Outcome } from '../tools/dataset.js';
+import type { StockView, V3Outcome } from './dataset.js';
 
 /** Calendar days back the builder looks for bars: the 20-trading-day supply window plus slack. */
 export const RECENT_DAYS = 60;

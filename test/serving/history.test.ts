@@ -12,7 +12,7 @@ import { resampleBars, type ResampleOptions } from '../../src/domain/bars.js';
 import type { BandType } from '../../src/domain/results.js';
 import { valuationBand } from '../../src/domain/valuationBand.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
-import { StockHistories } from '../../src/refresh/history.js';
+import { StockHistories } from '../../src/serving/history.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { StoredSecurity } from '../../src/store/market-data.js';
 import type { KyselyStore } from '../../src/store/store.js';
