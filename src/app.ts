@@ -5,27 +5,27 @@ import pino, { type Logger } from 'pino';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { AccessControl } from './access/access.js';
-import { seoulDay, systemClock, type Clock } from './access/clock.js';
+import { systemClock, type Clock } from './access/clock.js';
 import { generateKey } from './access/keys.js';
 import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
-import { Claims, type Lease } from './refresh/claims.js';
+import { bootstrap } from './refresh/bootstrap.js';
 import type { BulkPlan } from './refresh/bulk-sources.js';
-import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './refresh/demo-load.js';
-import { bulkFirstStart } from './refresh/first-start.js';
-import { Importer } from './refresh/import.js';
+import { Claims } from './refresh/claims.js';
+import type { StoreLocation } from './refresh/demo-load.js';
 import { Refresher } from './refresh/pipeline.js';
 import { ProgressBoard } from './refresh/progress.js';
-import { SnapshotDataset } from './serving/served.js';
+import { COVERAGE_META_KEY } from './serving/coverage.js';
+import { DatasetHolder } from './serving/holder.js';
+import type { SnapshotDataset } from './serving/served.js';
+import { warmHistoriesOnSwap } from './serving/warming.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { AccessStore, Plan } from './store/access-store.js';
 import type { Store } from './store/store.js';
-import { COVERAGE_META_KEY } from './serving/coverage.js';
-import { DatasetHolder } from './serving/holder.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -48,7 +48,7 @@ export interface AppOptions {
 
 export interface App {
   store: Store;
-  holder: DatasetHolder;
+  holder: DatasetHolder<SnapshotDataset>;
   refresher: Refresher;
   access: AccessControl;
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -93,27 +93,11 @@ export async function openUsageCounter(
   return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
 }
 
-/** Meta key of a first start from the bulk files: `bulk` while unfinished, then `done`. */
-const FIRST_START = 'first-start';
-
 /** How long a graceful stop may take before the last step (closing pools) is cut short. */
 export const STOP_BUDGET_MS = 8_000;
 
 function storeLocation(config: Config): StoreLocation {
   return config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { sqliteFile: join(config.DATA_DIR, 'service.sqlite') };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Settles with `promise`, or after `ms` (resolving) if it has not by then. */
@@ -140,7 +124,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const store = await openStore(config, true, logger);
   const counter = await openUsageCounter(config, store, logger);
   const access = new AccessControl(store.access, counter.usage, config.plans, clock);
-  const holder = new DatasetHolder();
+  const holder = new DatasetHolder<SnapshotDataset>();
   const sources = options.sources ?? [];
   const claims = new Claims(store.refresh, logger);
   // One board: the refresh and the bulk import write to it; /readyz and health read it; the
@@ -161,25 +145,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const stopping = new AbortController();
   /** What start-up is doing until the first dataset is served (/readyz says it). */
   let phase = 'starting';
-  // After each swap the new dataset's history cache fills in the background, largest stocks
-  // first (src/serving/history.ts `warm`); the next swap, or close(), stops the previous fill.
-  let warming = new AbortController();
   // Each swap follows a large write (the first load, a refresh here or by another process):
   // the write-ahead log is folded back and truncated before the histories' reads begin.
   holder.onSwap(() => {
     if (!store.checkpoint()) logger.info('write-ahead log not checkpointed: a reader was busy; the next swap retries');
   });
-  holder.onSwap((data) => {
-    warming.abort();
-    warming = new AbortController();
-    if (!(data instanceof SnapshotDataset) || stopping.signal.aborted) return;
-    const started = Date.now();
-    const signal = warming.signal;
-    void data.warmHistories(signal).then(
-      ({ read, held }) => logger.info({ version: data.version, stocks: held, read, ms: Date.now() - started, stopped: signal.aborted }, 'histories warmed'),
-      () => undefined,
-    );
-  });
+  // After each swap the new dataset's history cache fills in the background, largest stocks
+  // first; the next swap, or close(), stops the previous fill.
+  const warming = warmHistoriesOnSwap(holder, logger);
 
   // The CLI's `sources` prints the served dataset's coverage report from the store's meta.
   holder.onSwap((data) => {
@@ -217,101 +190,36 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
   const url = await server.listen({ host: config.HOST, port: config.PORT });
 
-  // With real sources, start-up is ready once a dataset with stocks is served, even while a bulk
-  // first start goes on loading; `loaded` says when that is over.
-  let stocksServed: () => void = () => undefined;
-  const firstStocks = new Promise<void>((resolve) => (stocksServed = resolve));
-  holder.onSwap((data) => {
-    if (data.sectors().some((s) => s.stocks > 0)) stocksServed();
+  // The first dataset (./refresh/bootstrap.ts); then the refreshes. While a first start loads,
+  // the versions it publishes are followed; the hourly runs begin once it is done (they would
+  // only repeat its API refreshes meanwhile).
+  const start = bootstrap({
+    store,
+    claims,
+    refresher,
+    holder,
+    sources,
+    clock,
+    logger,
+    progress,
+    storeLocation: storeLocation(config),
+    demo: {
+      size: config.DEMO_SIZE,
+      scale: options.demo?.scale ?? config.DEMO_SCALE,
+      ...(options.demo?.seed === undefined ? {} : { seed: options.demo.seed }),
+      ...(options.demo?.asOf === undefined ? {} : { asOf: options.demo.asOf }),
+    },
+    ...(options.bulk ? { bulk: options.bulk } : {}),
+    bulkPublishSeconds: config.BULK_PUBLISH_SECONDS,
+    signal: stopping.signal,
+    onPhase: (p) => (phase = p),
   });
-  let loading: Promise<void> = Promise.resolve();
-  let bulkStarted = false;
-  /**
-   * The first start from the bulk files (src/refresh/first-start.ts), holding the `bootstrap`
-   * claim until it is over. Marked unfinished in meta (`first-start`) until it is: a start that
-   * finds it unfinished (the process was stopped or died meanwhile) runs it again, which is
-   * idempotent (each batch an upsert; cursors set only where none is).
-   */
-  const bulkStart = async (plan: BulkPlan, lease: Lease): Promise<void> => {
-    const signal = AbortSignal.any([stopping.signal, lease.lost]);
-    try {
-      await store.refresh.setMeta(FIRST_START, 'bulk');
-      const importer = new Importer(store, clock, logger, progress, {
-        publishEverySeconds: config.BULK_PUBLISH_SECONDS,
-        // Fire and forget: a recompute must not hold the import's reading.
-        onPublish: () => void refresher.catchUp().catch(() => undefined),
-      });
-      const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger, signal, onPhase: (p) => (phase = p) });
-      await store.refresh.setMeta(FIRST_START, 'done');
-      logger.info({ imported: report.imported.status, cursors: report.cursors }, 'first start done');
-      await lease.finish();
-    } catch (err) {
-      await lease.release().catch(() => undefined);
-      if (!signal.aborted) logger.error({ errName: (err as Error).name, err }, 'first start failed; the next start tries again, the hourly refresh goes on');
-    }
-  };
-  const ready = (async () => {
-    const signal = stopping.signal;
-    // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
-    // transaction; the others wait, and take the claim over if its holder dies first.
-    while (!signal.aborted && (await store.refresh.datasetVersion()) === 0 && !(await store.market.hasMarketData())) {
-      const lease = await claims.acquire('bootstrap');
-      if (lease === null) {
-        phase = 'waiting for another instance to load the first dataset';
-        await pause(500, signal);
-        continue;
-      }
-      try {
-        if (sources.length > 0 && options.bulk) {
-          bulkStarted = true;
-          loading = bulkStart(options.bulk, lease);
-          // Serve as soon as stocks are there; the rest of the first start goes on.
-          await Promise.race([loading, firstStocks]);
-          break;
-        }
-        if (sources.length > 0) {
-          phase = 'first refresh from the sources';
-          await refresher.run();
-        } else {
-          const asOf = options.demo?.asOf ?? seoulDay(clock());
-          phase = 'loading the demo universe';
-          const loaded = await loadDemoInWorker(
-            storeLocation(config),
-            { asOf, now: clock(), size: config.DEMO_SIZE, scale: options.demo?.scale ?? config.DEMO_SCALE, ...(options.demo?.seed === undefined ? {} : { seed: options.demo.seed }) },
-            {
-              signal: AbortSignal.any([signal, lease.lost]),
-              onProgress: (p: DemoLoadProgress) => (phase = `loading the demo universe: ${p.securities} of ${p.total} companies`),
-            },
-          );
-          logger.info({ ...loaded, asOf }, 'demo universe loaded');
-          await store.refresh.bumpDatasetVersion();
-        }
-        await lease.finish();
-      } catch (err) {
-        await lease.release().catch(() => undefined);
-        throw err;
-      }
-    }
-    signal.throwIfAborted();
-    // A bulk first start that did not finish (stopped, or its process died) goes on in the
-    // background while what it stored is served; its claim tells whether another instance has it.
-    if (!bulkStarted && sources.length > 0 && options.bulk && (await store.refresh.getMeta(FIRST_START)) === 'bulk') {
-      const lease = await claims.acquire('bootstrap');
-      if (lease) {
-        logger.info('an unfinished first start from the bulk files goes on');
-        loading = bulkStart(options.bulk, lease);
-      }
-    }
-    phase = 'computing the dataset';
-    if (holder.current === null) await refresher.rebuild();
-    signal.throwIfAborted();
+  const ready = start.served.then(() => {
     phase = 'serving';
-    // While a first start loads, the versions it publishes are followed; the hourly runs begin
-    // once it is done (they would only repeat its API refreshes meanwhile).
     refresher.follow();
-    if (config.REFRESH_SCHEDULE === 'hourly') void loading.then(() => stopping.signal.aborted || refresher.schedule());
-  })();
-  const loaded = ready.then(() => loading);
+    if (config.REFRESH_SCHEDULE === 'hourly') void start.loading().then(() => stopping.signal.aborted || refresher.schedule());
+  });
+  const loaded = ready.then(() => start.loading());
   // Its failure is `ready`'s, reported there; unawaited, it must not end the process.
   loaded.catch(() => undefined);
   ready.catch((err: unknown) => {
@@ -335,13 +243,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       const deadline = Date.now() + STOP_BUDGET_MS;
       const left = () => Math.max(0, deadline - Date.now());
       stopping.abort(new Error('the service is stopping'));
-      warming.abort();
+      warming.stop();
       refresher.stop();
       const cut = setTimeout(() => server.server.closeAllConnections(), 5_000);
       await within(server.close(), left());
       clearTimeout(cut);
       await within(ready, left());
-      await within(loading, left());
+      await within(start.loading(), left());
       await within(refresher.idle(), left());
       // The board's last state, when a source reported (never a write for the demo universe,
       // whose load may still hold the store's write lock).

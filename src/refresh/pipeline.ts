@@ -93,7 +93,7 @@ export class Refresher {
   constructor(
     /** Writes market data; keeps the refresh bookkeeping (cursors, runs, the dataset version). */
     private readonly store: Pick<Store, 'market' | 'refresh'>,
-    private readonly holder: DatasetHolder,
+    private readonly holder: DatasetHolder<SnapshotDataset>,
     private readonly sources: readonly Source[],
     private readonly clock: Clock,
     private readonly logger: Logger,

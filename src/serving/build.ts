@@ -2,6 +2,7 @@
 // calculated tools serve (V3 inputs and rankings, score percentiles, TTM snapshots, the 17
 // cohort percentiles), so that serving is a lookup. Pure: data in, snapshot out.
 
+import { barAsOf } from '../domain/bars.js';
 import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { PercentileEntry, RankingRow } from '../domain/results.js';
 import { englishNameOf } from '../domain/model.js';
@@ -11,8 +12,7 @@ import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
-import type { StoredSecurity } from '../store/market-data.js';
-import type { StockView, V3Outcome } from './dataset.js';
+import type { ServedSecurity, StockView, V3Outcome } from './dataset.js';
 
 /** Calendar days back the builder looks for bars: the 20-trading-day supply window plus slack. */
 export const RECENT_DAYS = 60;
@@ -26,7 +26,7 @@ export const SNAPSHOT_BARS = SUPPLY_WINDOW_DAYS + 1;
 export const SNAPSHOT_QUARTERS = 9;
 
 export interface UniverseData {
-  securities: readonly StoredSecurity[];
+  securities: readonly ServedSecurity[];
   /**
    * Each security's filings, at least those of its last SNAPSHOT_QUARTERS fiscal quarters
    * disclosed by `asOf` (all of them where that window holds fewer than four quarters).
@@ -52,7 +52,7 @@ export interface ComputedSnapshot {
   usdKrw: FxRate | null;
   counts: { securities: number; scored: number; unscored: number };
   /** Every security the store lists, served or not (the coverage report's `listed`). */
-  listed: readonly StoredSecurity[];
+  listed: readonly ServedSecurity[];
 }
 
 export const viewKey = (market: Market, code: string): string => `${market}:${code}`;
@@ -104,7 +104,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     const reports = universe.reports.get(security.id) ?? [];
     const bars = universe.recentBars.get(security.id) ?? [];
     const flows = universe.recentFlows.get(security.id) ?? [];
-    const last = lastBarOnOrBefore(bars, asOf);
+    const last = barAsOf(bars, asOf);
     const price: PricePoint | null = last ? { date: last.date, close: last.close, shares: last.shares, marketCap: last.marketCap } : null;
 
     // One derivation of the point-in-time quarters and TTM serves V3, the snapshot and the percentiles.
@@ -227,12 +227,4 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     counts: { securities: universe.securities.length, scored: rows.length, unscored: universe.securities.length - rows.length },
     listed: universe.securities,
   };
-}
-
-function lastBarOnOrBefore(bars: readonly SnapshotBar[], asOf: string): SnapshotBar | null {
-  for (let i = bars.length - 1; i >= 0; i--) {
-    const bar = bars[i] as SnapshotBar;
-    if (bar.date <= asOf) return bar;
-  }
-  return null;
 }

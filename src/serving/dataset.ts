@@ -2,12 +2,16 @@
 // whole universe at refresh time and swapped atomically. Tools only look things up here;
 // the per-stock histories (price bars, filings) are read through it on demand.
 
-import type { Market, SectorExportMonth, TradeMonth } from '../domain/model.js';
+import type { Market, SectorExportMonth, Security, TradeMonth } from '../domain/model.js';
 import type { DayBars, SeriesWindow } from '../domain/series.js';
 import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
-import type { StoredSecurity } from '../store/market-data.js';
 import type { CoverageReport } from './coverage.js';
+
+/** A listed stock as the dataset serves it: the security, and the id its histories are read by. */
+export interface ServedSecurity extends Security {
+  id: number;
+}
 
 export interface PriceRef {
   date: string;
@@ -29,7 +33,7 @@ export interface CohortPercentiles {
 }
 
 export interface StockView {
-  security: StoredSecurity;
+  security: ServedSecurity;
   price: PriceRef | null;
   band: BandKey | null;
   v3: V3Outcome;

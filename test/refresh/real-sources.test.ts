@@ -12,6 +12,7 @@ import { EcosSource } from '../../src/sources/ecos/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { DatasetHolder } from '../../src/serving/holder.js';
+import type { SnapshotDataset } from '../../src/serving/served.js';
 import { fixture, loopback, type Loopback } from '../sources/helpers.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -27,7 +28,7 @@ describe('refresh through real adapters against recorded responses', () => {
   let server: Loopback;
   let fault: Fault = 'none';
   let refresher: Refresher;
-  const holder = new DatasetHolder();
+  const holder = new DatasetHolder<SnapshotDataset>();
 
   before(async () => {
     server = await loopback((req) => {
