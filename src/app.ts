@@ -137,7 +137,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
   const refresher = new Refresher(store, holder, sources, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
-    cron: config.REFRESH_CRON,
+    cron: config.REFRESH_SCHEDULE === 'hourly' ? config.REFRESH_CRON : null,
     instance: claims.holder.instance,
     progress,
   });

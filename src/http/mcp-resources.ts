@@ -102,7 +102,7 @@ export const RESOURCES: readonly McpResource[] = [
     mimeType: 'application/json',
     read: (dataset) => {
       const data = dataset();
-      return json({ source: data.source, updatedAt: data.updatedAt, asOf: data.asOf, nextRefreshAt: seoulIso(data.nextRefreshAt), sources: data.sources });
+      return json({ source: data.source, updatedAt: data.updatedAt, asOf: data.asOf, nextRefreshAt: data.nextRefreshAt === null ? null : seoulIso(data.nextRefreshAt), sources: data.sources });
     },
   },
 ];

@@ -71,7 +71,7 @@ export function readiness({ data, startupPhase, failedChecks, progress, detailed
   const states = data?.sources ?? [];
   const lastRun = data === null ? null : runOutcome(states);
   const running = progress.some((p) => RUNNING.has(p.phase));
-  const nextRefreshAt = data === null ? null : seoulIso(data.nextRefreshAt);
+  const nextRefreshAt = data?.nextRefreshAt ? seoulIso(data.nextRefreshAt) : null;
   const progressOf = new Map(progress.map((p) => [p.source, p]));
   const down = failedChecks.map((c) => c.name);
 

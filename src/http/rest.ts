@@ -116,7 +116,9 @@ function send(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply
     reply.header('cache-control', 'no-store');
     return entry.bytes;
   }
-  const maxAge = Math.max(0, Math.floor((dataset.nextRefreshAt.getTime() - deps.clock().getTime()) / 1000));
+  // Until the next scheduled refresh; with none scheduled the data can change whenever a
+  // refresh is run, so a cache revalidates (ETag) every time.
+  const maxAge = dataset.nextRefreshAt === null ? 0 : Math.max(0, Math.floor((dataset.nextRefreshAt.getTime() - deps.clock().getTime()) / 1000));
   reply.header('x-cache', cached ? 'hit' : 'miss');
   reply.header('etag', entry.etag);
   reply.header('cache-control', `private, max-age=${maxAge}`);

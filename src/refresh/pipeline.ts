@@ -59,8 +59,11 @@ export interface RefresherOptions {
   pollMs?: number;
   /** This instance's name in refresh claims. */
   instance?: string;
-  /** Cron expression (Asia/Seoul) for scheduled runs; default every hour on the hour. */
-  cron?: string;
+  /**
+   * Cron expression (Asia/Seoul) for scheduled runs; default every hour on the hour. `null`: no
+   * scheduled runs (REFRESH_SCHEDULE=off), so a dataset names no next refresh.
+   */
+  cron?: string | null;
   /** Where each source's progress goes (`ctx.progress`): waiting, its own phases, then done or failed. */
   progress?: ProgressBoard;
 }
@@ -70,11 +73,6 @@ const HOURLY = '0 * * * *';
 /** What health and /readyz show of a source's run. */
 function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
   return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
-}
-
-/** The next top of the hour after `at`. */
-export function nextHour(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000 + 3_600_000);
 }
 
 /** The slot of a scheduled run: its scheduled time, the same on every instance. */
@@ -89,6 +87,8 @@ export class Refresher {
   private poller: NodeJS.Timeout | null = null;
   private lastStatus: SourceStatus[] = [];
   private readonly options: Required<Omit<RefresherOptions, 'range' | 'progress'>> & Pick<RefresherOptions, 'range' | 'progress'>;
+  /** The schedule's pattern, for when the next run is due (runs nothing itself); null without a schedule. */
+  private readonly timetable: Cron | null;
 
   constructor(
     /** Writes market data; keeps the refresh bookkeeping (cursors, runs, the dataset version). */
@@ -100,6 +100,8 @@ export class Refresher {
     options: RefresherOptions,
   ) {
     this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), cron: HOURLY, ...options };
+    // Parsed here, so that a pattern croner rejects stops the start rather than the first schedule().
+    this.timetable = this.options.cron === null ? null : new Cron(this.options.cron, { timezone: 'Asia/Seoul' });
     this.timeoutSetByCaller = options.sourceTimeoutMs !== undefined;
     this.claims = new Claims(store.refresh, logger, { instance: this.options.instance });
   }
@@ -119,14 +121,22 @@ export class Refresher {
     return this.lastStatus;
   }
 
-  /** Starts the hourly schedule and the version poller. */
+  /** When the next scheduled run after `at` is due; null when there is no schedule. */
+  nextRunAfter(at: Date): Date | null {
+    return this.timetable?.nextRun(at) ?? null;
+  }
+
+  /** Starts the schedule (when there is one) and the version poller. */
   schedule(): void {
-    this.cron ??= new Cron(this.options.cron, { timezone: 'Asia/Seoul', protect: true }, (job: Cron) => {
-      // The scheduled time (not the moment the callback runs) names the slot, so instances
-      // whose timers fire a few milliseconds apart still compete for the same slot.
-      const scheduled = job.currentRun() ?? new Date();
-      this.runScheduled(scheduled).catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
-    });
+    const pattern = this.options.cron;
+    if (pattern !== null) {
+      this.cron ??= new Cron(pattern, { timezone: 'Asia/Seoul', protect: true }, (job: Cron) => {
+        // The scheduled time (not the moment the callback runs) names the slot, so instances
+        // whose timers fire a few milliseconds apart still compete for the same slot.
+        const scheduled = job.currentRun() ?? new Date();
+        this.runScheduled(scheduled).catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
+      });
+    }
     this.follow();
   }
 
@@ -330,7 +340,7 @@ export class Refresher {
       new SnapshotDataset(
         computed,
         // health and /readyz keep their shape; what was skipped is in refresh_runs and the CLI.
-        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: nextHour(now), sources: statuses.map(servedState) },
+        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.nextRunAfter(now), sources: statuses.map(servedState) },
         this.store.market,
       ),
     );

@@ -80,8 +80,11 @@ export interface ServedDataset {
   readonly asOf: string;
   /** `demo`, or the real sources' names joined with commas. */
   readonly source: string;
-  /** When the next hourly refresh is due; responses may be cached until then. */
-  readonly nextRefreshAt: Date;
+  /**
+   * When the next scheduled refresh is due (the configured schedule's next run after this
+   * snapshot was computed); responses may be cached until then. Null when no refresh is scheduled.
+   */
+  readonly nextRefreshAt: Date | null;
   /** The last refresh's outcome per source (empty for the demo universe). */
   readonly sources: readonly SourceState[];
   /**

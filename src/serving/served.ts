@@ -19,7 +19,7 @@ export interface ServedMeta {
   version: number;
   updatedAt: string;
   source: string;
-  nextRefreshAt: Date;
+  nextRefreshAt: Date | null;
   sources: readonly SourceState[];
 }
 
@@ -27,7 +27,7 @@ export class SnapshotDataset implements ServedDataset {
   readonly version: number;
   readonly updatedAt: string;
   readonly source: string;
-  readonly nextRefreshAt: Date;
+  readonly nextRefreshAt: Date | null;
   readonly asOf: string;
   readonly sources: readonly SourceState[];
   private readonly histories: StockHistories;

@@ -63,7 +63,7 @@ const output = z.object({
   dataUpdatedAt: z.string(),
   dataAsOf: z.string(),
   source: z.string(),
-  nextRefreshAt: z.string().describe('When the next scheduled refresh is due (ISO 8601, +09:00)'),
+  nextRefreshAt: z.string().nullable().describe('When the next scheduled refresh is due (ISO 8601, +09:00); null when no refresh is scheduled'),
   sources: z
     .array(z.object({ source: z.string(), ok: z.boolean(), at: z.string(), error: z.string().optional(), records: z.number().int().optional() }))
     .describe('The last refresh per upstream source; a failed one keeps the previous data served'),
@@ -93,7 +93,7 @@ export const health = defineTool({
       dataUpdatedAt: data.updatedAt,
       dataAsOf: data.asOf,
       source: data.source,
-      nextRefreshAt: seoulIso(data.nextRefreshAt),
+      nextRefreshAt: data.nextRefreshAt === null ? null : seoulIso(data.nextRefreshAt),
       sources: [...data.sources],
       progress: (progress?.() ?? []).map(progressEntry),
       coverage: data.coverage(),

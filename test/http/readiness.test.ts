@@ -98,7 +98,9 @@ describe('a first start with every upstream unreachable', () => {
       new OpenDartSource({ apiKey: DART_KEY, baseUrl: closed, requestsPerSecond: 0, retries: 0 }),
       new SecSource({ userAgent: 'readiness test test@example.com', dataBaseUrl: closed, wwwBaseUrl: closed, requestsPerSecond: 0, retries: 0 }),
     ];
-    const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off' });
+    // A schedule whose next run after the test clock (2026-11-20 12:00 in Seoul) is 13:00 that
+    // day, and whose timer (on the real clock) does not fire while the test runs.
+    const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'hourly', REFRESH_CRON: '0 13 20 11 *' });
     app = await startApp(config, { clock: () => now, logger, sources });
     key = await createKey(app.store.access, 'paid', 'test', () => now);
   });

@@ -220,17 +220,41 @@ describe('REST /api/public/v2', () => {
   });
 
   describe('caching', () => {
-    it('ETag and Cache-Control to the next refresh; 304 on If-None-Match', async () => {
+    it('ETag, and Cache-Control max-age=0 with no refresh scheduled; 304 on If-None-Match', async () => {
       const first = await get(`${base}/rankings?limit=5`, key);
       const etag = first.headers.get('etag');
       assert.ok(etag);
-      // The test clock is 12:00:00 in Seoul; the next refresh is 13:00:00.
-      assert.equal(first.headers.get('cache-control'), 'private, max-age=3600');
+      // This server runs with REFRESH_SCHEDULE=off: the data changes whenever a refresh is run,
+      // so a cache revalidates every time, and health names no next refresh.
+      assert.equal(first.headers.get('cache-control'), 'private, max-age=0');
+      assert.equal(((await get(`${base}/health`, key)).body as Json).nextRefreshAt, null);
       const again = await get(`${base}/rankings?limit=5`, key, { 'if-none-match': etag });
       assert.equal(again.status, 304);
       assert.equal(again.text, '');
       const other = await get(`${base}/rankings?limit=6`, key, { 'if-none-match': etag });
       assert.equal(other.status, 200);
+    });
+
+    it('with a schedule, max-age runs to its next run, which health and /readyz name', async () => {
+      // REFRESH_CRON '0 0 1 1 *': midnight of 1 January in Seoul (its timer, on the real clock,
+      // does not fire while the test runs). From the test clock, 2026-11-20 12:00 in Seoul
+      // (03:00Z), the next run is 2027-01-01 00:00 in Seoul (2026-12-31 15:00Z): 20 Nov 03:00Z to
+      // 31 Dec 03:00Z is 41 days, then 12 h: 41 x 86,400 + 43,200 = 3,585,600 s.
+      const s = await startTestServer({ REFRESH_SCHEDULE: 'hourly', REFRESH_CRON: '0 0 1 1 *' });
+      try {
+        const k = await s.newKey('paid');
+        const path = `${s.url}/api/public/v2/rankings?limit=5`;
+        assert.equal((await get(path, k)).headers.get('cache-control'), 'private, max-age=3585600');
+        assert.equal(((await get(`${s.url}/api/public/v2/health`, k)).body as Json).nextRefreshAt, '2027-01-01T00:00:00+09:00');
+        assert.equal(((await get(`${s.url}/readyz`, null)).body as Json).nextRefreshAt, '2027-01-01T00:00:00+09:00');
+        // Ten minutes later the same answer (a cache hit) may be kept 600 s less: 3,585,000.
+        s.clock.now = new Date(s.clock.now.getTime() + 600_000);
+        const later = await get(path, k);
+        assert.equal(later.headers.get('x-cache'), 'hit');
+        assert.equal(later.headers.get('cache-control'), 'private, max-age=3585000');
+      } finally {
+        await s.close();
+      }
     });
 
     it('X-Cache says hit or miss; Cache-Control: no-cache computes the answer anew, with the same body', async () => {
