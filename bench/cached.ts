@@ -1,4 +1,4 @@
-// Item 4 of issue #17 on its own: the cached read paths against the ceiling, on one cached
+// Target 4 of docs/performance.md on its own: the cached read paths against the ceiling, on one cached
 // bench store, a few rounds in one process so that the ratios of one window can be compared.
 //   node --import tsx bench/cached.ts [universe] [rounds] [kinds]
 // universe: default default-x1; rounds: default 2; kinds: comma-separated scenario kinds

@@ -2,7 +2,7 @@
 // replica of every upstream (bench/replica: ~2,700 KR and ~6,000 US listed companies, ten
 // years, re-keyed copies of the real recorded answers and bulk rows) enforces each source's
 // documented rate limits and daily allowances on a simulated clock on which waiting costs no
-// real time (docs/performance.md, "The first-start rehearsal"). The service runs in this
+// real time (docs/performance.md, "First start at full scale"). The service runs in this
 // process (startApp, a fresh DATA_DIR, every adapter's base URL on the replica) and its first
 // start is measured: per source calls, bytes, time on the simulated clock and real time; the
 // process's CPU, peak RSS and disk; the recompute; the coverage at the end (listed stocks of

@@ -1,6 +1,6 @@
 // The mixed uncached load with refreshes while serving, alone on one cached bench store (see
-// bench/lib/mixed.ts): what item 5 of issue #17 measures (the longest event-loop stall during a
-// refresh, and the latency the load saw meanwhile), without the rest of the bench:
+// bench/lib/mixed.ts): what target 5 of docs/performance.md measures (the longest event-loop
+// stall during a refresh, and the latency the load saw meanwhile), without the rest of the bench:
 //   node --import tsx bench/refresh.ts [universe] [rounds] [seconds]
 // universe: default default-x1; rounds (default 1): a fresh service each; seconds (default 20):
 // the load's length, refreshes at 1/4 and 3/4 of it. BENCH_CONNECTIONS, BENCH_BUILD_DIR apply;

@@ -129,9 +129,9 @@ interface UniverseRun {
   rotating: { prices: Measured; band: Measured; prices1: Measured; band1: Measured } | null;
   /** Every per-stock tool at its default arguments, uncached (X-Cache counted). */
   tools: RotationRow[] | null;
-  /** A mixed uncached load with one refresh while serving (item 5). */
+  /** A mixed uncached load with one refresh while serving (target 5). */
   refreshUnderLoad: MixedLoadRun | null;
-  /** The long mixed uncached load (item 3), on the largest universe. */
+  /** The long mixed uncached load (target 3), on the largest universe. */
   soak: MixedLoadRun | null;
   rankings: (Measured) | null;
   securities: number;
@@ -231,7 +231,7 @@ interface Target {
 }
 
 /**
- * The targets of issue #17, each from this run's figures. Item 6 (the rotation, hits counted)
+ * The targets of docs/performance.md ("Targets"), each from this run's figures. Target 6 (the rotation, hits counted)
  * holds by construction: a rotation that sees one cache hit fails the run.
  */
 function issue17Targets(universeRuns: ReadonlyMap<string, UniverseRun>, recomputes: ReadonlyMap<string, RecomputeRow>): Target[] {

@@ -1,4 +1,4 @@
-// A mixed uncached load (issue #17, items 3 and 5): every per-stock tool in turn, one stock after
+// A mixed uncached load (targets 3 and 5, docs/performance.md): every per-stock tool in turn, one stock after
 // another, `Cache-Control: no-cache`, while this process samples the service's resident memory
 // and, at the given moments, makes the service recompute its dataset as an hourly refresh does
 // on a serving instance: it bumps the dataset version in the store, the service's version poller

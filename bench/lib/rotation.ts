@@ -1,4 +1,4 @@
-// The uncached rotation (issue #17, item 6): every per-stock tool at its default arguments,
+// The uncached rotation (target 6, docs/performance.md): every per-stock tool at its default arguments,
 // one stock after another over the whole universe, each request sent with
 // `Cache-Control: no-cache` so the service computes it anew; the service's `X-Cache` answers are
 // counted, so a run proves it never hit the response cache. At 50 connections and at 1.

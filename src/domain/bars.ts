@@ -1,6 +1,6 @@
 // Price bars: the price as of a date, and daily bars resampled into weeks and months
-// (DESIGN.md section 5: "Weekly bars: ISO weeks; monthly bars: calendar months; a bar is dated
-// by its last trading day").
+// (weekly bars: ISO weeks; monthly bars: calendar months; a bar is dated by its last trading
+// day).
 
 import { dayNumber, isoWeekday, monthOf } from './calendar.js';
 import type { DailyBar } from './model.js';

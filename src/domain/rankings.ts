@@ -1,5 +1,5 @@
-// Rankings: rows sorted by gapPct, highest first (spec section 4.3: "an implementation of the
-// REST form sorts by gapPct descending"), filtered by market and band.
+// Rankings: rows sorted by gapPct, highest first (the published order of the ranking), filtered
+// by market and band.
 //
 // Built for ~8,700 stocks per refresh and many requests per refresh: each market is sorted
 // once (`rankingIndex`); a request is one linear pass per requested market plus a merge of at

@@ -1,5 +1,5 @@
 // Result shapes of the calculations: what the tools serve (the tools add `updatedAt` and
-// `source`). Field names are camelCase as in the spec's rankings table. An undefined number
+// `source`). Field names are camelCase, as in the rankings row. An undefined number
 // is `null` with a `reason`, never NaN, Infinity or a made-up 0.
 
 import type { FiscalQuarter, Market } from './model.js';
@@ -36,7 +36,7 @@ export interface V3Result {
   gapPct: number;
 }
 
-/** One stock's row in the rankings (the spec's table plus market, currency and band). */
+/** One stock's row in the rankings (the published columns plus market, currency and band). */
 export interface RankingRow {
   ticker: string;
   name: string;
@@ -101,7 +101,7 @@ export type SnapshotMetricKey =
   | 'cfToNi'
   | 'ccc';
 
-/** Snapshot metrics grouped as the spec groups them. */
+/** Snapshot metrics in their six published groups. */
 export interface SnapshotGroups {
   valuation: { per: SnapshotMetric; pbr: SnapshotMetric; evEbit: SnapshotMetric };
   profitability: { roe: SnapshotMetric; roic: SnapshotMetric; operatingMargin: SnapshotMetric };

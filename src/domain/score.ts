@@ -1,6 +1,6 @@
-// Percentile ranks and the 0..100 stock score with its grade (DESIGN.md section 5:
-// "get_stock_score.score (0..100) is the stock's percentile of the V3 score within its market;
-// grade: A+ >= 90, A >= 80, B+ >= 70, B >= 60, C+ >= 50, C >= 40, D below").
+// Percentile ranks and the 0..100 stock score with its grade: get_stock_score.score (0..100) is
+// the stock's percentile of the V3 score within its market; grade: A+ >= 90, A >= 80, B+ >= 70,
+// B >= 60, C+ >= 50, C >= 40, D below (docs/calculations.md).
 
 import type { Grade } from './results.js';
 
@@ -51,7 +51,7 @@ export function percentileRanks(values: readonly number[]): number[] {
   return values.map((v) => rank(v) as number);
 }
 
-/** Grades by the lowest 0..100 score that earns them, bounds inclusive (DESIGN.md section 5); below the last, D. */
+/** Grades by the lowest 0..100 score that earns them, bounds inclusive; below the last, D. */
 export const GRADE_BOUNDS: readonly { grade: Grade; min: number }[] = [
   { grade: 'A+', min: 90 },
   { grade: 'A', min: 80 },
@@ -61,7 +61,7 @@ export const GRADE_BOUNDS: readonly { grade: Grade; min: number }[] = [
   { grade: 'C', min: 40 },
 ];
 
-/** Grade of a 0..100 score; lower bounds inclusive (DESIGN.md section 5). */
+/** Grade of a 0..100 score; lower bounds inclusive. */
 export function gradeOf(score: number): Grade {
   for (const { grade, min } of GRADE_BOUNDS) if (score >= min) return grade;
   return 'D';

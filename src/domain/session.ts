@@ -1,5 +1,5 @@
 // The last price bar of a market is its last closed regular session in its own time zone
-// (DESIGN.md): a Seoul date alone cannot say that, because New York's session of a date
+// (no bar of a session still trading): a Seoul date alone cannot say that, because New York's session of a date
 // closes at 05:00 or 06:00 the next Seoul day, and Seoul's own at 15:30. So the rule takes
 // an instant and reads the market's local date and time with Intl, which knows each zone's
 // offsets and daylight-saving changes (America/New_York: UTC-5, UTC-4 from the second Sunday

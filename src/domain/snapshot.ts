@@ -1,7 +1,6 @@
-// The TTM snapshot of one stock (spec section 2, "Snapshot (TTM)") and the raw values of the
-// 17 sector-percentile metrics (DESIGN.md section 5), with their cohort percentiles.
-// Definitions: docs/calculations.md, "Snapshot metrics". An undefined ratio is null with a
-// reason, never Infinity, NaN or 0 (DESIGN.md section 1).
+// The TTM snapshot of one stock and the raw values of the 17 sector-percentile metrics, with
+// their cohort percentiles. Definitions: docs/calculations.md, "Snapshot metrics". An undefined
+// ratio is null with a reason, never Infinity, NaN or 0.
 
 import { changePct } from './change.js';
 import type { BalanceItem, Currency, FlowItem } from './model.js';
@@ -170,7 +169,7 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
   };
 }
 
-/** The snapshot groups as the spec lists them. */
+/** The snapshot groups, in their published order. */
 export function snapshotGroups(m: StockMetrics): SnapshotGroups {
   return {
     valuation: { per: m.per, pbr: m.pbr, evEbit: m.evEbit },

@@ -1,17 +1,16 @@
-// Korean trade totals and sector exports (spec section 2: "Trade total", "Sector exports";
-// section 8: default window the latest 60 months, earliest data 1990-01, sector ranking by
-// 24-month cumulative exports).
+// Korean trade totals and sector exports: the default window is the latest 60 months, the
+// earliest data 1990-01, and sectors rank by 24-month cumulative exports (docs/calculations.md).
 
 import { addMonths, isValidMonth, monthIndex, monthRange } from './calendar.js';
 import { changePct } from './change.js';
 import type { SectorExportMonth, TradeMonth } from './model.js';
 import type { SectorSeries, TradeTotalRow } from './results.js';
 
-/** First month of Korean customs trade data (spec section 8). */
+/** First month of Korean customs trade data served; an earlier month is out of range. */
 export const EARLIEST_TRADE_MONTH = '1990-01';
-/** Months in the default window (spec section 4.2: "the latest 60 months"). */
+/** Months in the default window: the latest 60. */
 export const DEFAULT_TRADE_MONTHS = 60;
-/** Months summed to rank sectors (spec section 8). */
+/** Months summed to rank sectors. */
 export const SECTOR_RANKING_MONTHS = 24;
 
 export type MonthWindow =
@@ -21,8 +20,8 @@ export type MonthWindow =
 /**
  * Resolves and validates a month window. Both given: as given. Neither: the latest 60 months
  * ending at `latestMonth`. Only `from`: up to `latestMonth`. Only `to`: the 60 months ending
- * at `to`. A default start is never before 1990-01. Errors (never clamped silently, DESIGN.md
- * section 3): a malformed month, a month before 1990-01, `from` after `to`, and a default
+ * at `to`. A default start is never before 1990-01. Errors (never clamped silently: the
+ * message names the allowed range): a malformed month, a month before 1990-01, `from` after `to`, and a default
  * needed while no data exists (`latestMonth` null).
  */
 export function resolveMonthWindow(request: { from?: string; to?: string }, latestMonth: string | null, defaultMonths = DEFAULT_TRADE_MONTHS): MonthWindow {

@@ -1,7 +1,7 @@
-// Point-in-time discrete quarters and trailing twelve months (DESIGN.md section 5: "TTM = the
-// last four reported quarters as known on a date (point in time, by disclosure date: no
-// look-ahead) ... discrete quarters are derived; amended/corrected filings replace the
-// originals"; "consolidated statements before separate ones").
+// Point-in-time discrete quarters and trailing twelve months: the TTM is the last four reported
+// quarters as known on a date (by disclosure date: no look-ahead); discrete quarters are derived
+// from the cumulative filings; amended or corrected filings replace the originals from their own
+// disclosure date; consolidated statements come before separate ones (docs/calculations.md).
 //
 // A quarter is identified by fiscal year and fiscal quarter, never by calendar month, so a
 // June year end works the same as December.
@@ -103,10 +103,9 @@ function derive(index: FilingIndex, ordinal: number): DiscreteQuarter | null {
       : own.consolidated
         ? index.get(ordinal - 1)?.consolidated
         : index.get(ordinal - 1)?.separate;
-  // Every key written in one literal, in the order the quarter has always had: filled in by
-  // computed keys after a partial literal, V8 kept the quarters as dictionaries, and deriving
-  // them was a fifth of a full-size recompute's CPU (docs/performance.md, "Issue #17, seventh
-  // session").
+  // Every key written in one literal, in the quarter's key order: filled in by computed keys
+  // after a partial literal, V8 keeps the quarters as dictionaries, and deriving them becomes
+  // a fifth of a full-size recompute's CPU.
   const q1 = own.fiscalQuarter === 1;
   const minus = (ytd: number | null, ytdBefore: number | null | undefined): number | null => {
     if (q1) return ytd;
@@ -167,8 +166,8 @@ export function discreteQuarters(reports: readonly FinancialReport[], asOf: stri
 }
 
 /**
- * The TTM ending at fiscal quarter `endOrdinal`, from the year-to-date filings (DESIGN.md 5:
- * Korean and US reports are cumulative). Ending at a fiscal year end it is that year's annual
+ * The TTM ending at fiscal quarter `endOrdinal`, from the year-to-date filings (Korean
+ * and US reports are cumulative: Q1, H1, 9M, FY). Ending at a fiscal year end it is that year's annual
  * figure; ending at Qn (n < 4) it is YTD(Qn) + FY(previous year) - YTD(Qn of the previous
  * year). That is the sum of the four discrete quarters written with the quarters between
  * cancelled, so it needs three filings, not up to seven: a company whose quarterly filings are
@@ -280,8 +279,8 @@ export function ttmTimeline(reports: readonly FinancialReport[]): TtmStep[] {
   const index: FilingIndex = new Map();
   // Each date needs up to four discrete quarters, nearly all unchanged since the date before:
   // a quarter is derived again only once a filing for it or for the quarter before it (whose
-  // year-to-date figures it subtracts) has come in. A third of a band's first call at full size
-  // went to deriving the same quarters again (docs/performance.md).
+  // year-to-date figures it subtracts) has come in. Deriving every quarter again at every date
+  // would be a third of a band's first call at full size.
   const derived = new Map<number, DiscreteQuarter | null>();
   const lookup = (o: number): DiscreteQuarter | null => {
     let q = derived.get(o);

@@ -1,6 +1,5 @@
-// The V3 formula exactly as the spec publishes it (spec section 2, "V3 formula"; DESIGN.md
-// section 5), its inputs as known on a date, and the market-cap bands (spec section 2,
-// "Market-cap bands").
+// The V3 formula exactly as published (docs/calculations.md, "V3 score"), its inputs as known
+// on a date, and the published market-cap bands.
 
 import { ascendingByDate, lastIndexAsOf } from './bars.js';
 import { changePct, changeRatio } from './change.js';
@@ -9,10 +8,10 @@ import type { DailyBar, FinancialReport, FlowDay, FxRate, Market, SnapshotBar, S
 import type { BandKey, Formula, RankingRow, V3Inputs, V3Result } from './results.js';
 import { ttmAsOf, type TtmView } from './ttm.js';
 
-/** Trading days in the supply/demand window (DESIGN.md section 5: "the last 20 trading days"). */
+/** Trading days in the supply/demand window (the last 20 trading days). */
 export const SUPPLY_WINDOW_DAYS = 20;
 
-/** Parameters of the gap line, from the spec: expectedReturn = -2.25 + 1.05 x sqrt(score). */
+/** Parameters of the published gap line: expectedReturn = -2.25 + 1.05 x sqrt(score). */
 export const GAP_INTERCEPT = -2.25;
 export const GAP_SLOPE = 1.05;
 
@@ -36,7 +35,7 @@ export const V3_FORMULA: Formula = {
 
 /**
  * score = max(0, min(yoy, 300)/100) x sqrt(ttmNiEok) x (1 + supplyPct/30) x (1 + momentum).
- * A factor that would be negative makes the score 0 (DESIGN.md section 5) rather than letting
+ * A factor that would be negative makes the score 0 rather than letting
  * two negative factors multiply into a positive score; sqrt of a non-positive ttmNiEok is 0.
  */
 export function v3Score(inputs: Pick<V3Inputs, 'yoy' | 'ttmNiEok' | 'supplyPct' | 'momentum'>): number {
@@ -47,12 +46,12 @@ export function v3Score(inputs: Pick<V3Inputs, 'yoy' | 'ttmNiEok' | 'supplyPct' 
   return growth * Math.sqrt(inputs.ttmNiEok) * supply * momentum;
 }
 
-/** expectedReturn = -2.25 + 1.05 x sqrt(score), percent (spec section 2). */
+/** expectedReturn = -2.25 + 1.05 x sqrt(score), percent. */
 export function expectedReturnOf(score: number): number {
   return GAP_INTERCEPT + GAP_SLOPE * Math.sqrt(score);
 }
 
-/** Score, expected return and gap (gapPct = expectedReturn, DESIGN.md section 5). */
+/** Score, expected return and gap (gapPct = expectedReturn). */
 export function v3Result(inputs: V3Inputs): V3Result {
   const score = v3Score(inputs);
   const expectedReturn = expectedReturnOf(score);
@@ -81,7 +80,7 @@ export function ttmNiEokOf(market: Market, ttmNetIncome: number, usdKrw: number 
 }
 
 /**
- * Market-cap bands, lower bounds inclusive, in the market's currency (spec section 2). KR in
+ * Market-cap bands, lower bounds inclusive, in the market's currency, as published. KR in
  * won: mega >= 20 trillion, xlarge >= 5 trillion, large >= 1 trillion, mid >= 300 billion. US
  * in dollars: mega >= $200B, xlarge >= $50B, large >= $10B, mid >= $3B. Everything below is small.
  */

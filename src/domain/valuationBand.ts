@@ -1,8 +1,7 @@
-// Valuation band: a stock's PER, PBR or PSR against its own history (spec section 2,
-// "Valuation band ... computed from actually reported TTM earnings and daily closing prices";
-// DESIGN.md section 5: "the daily multiple from daily close x shares over the point-in-time
-// TTM (or latest equity for PBR); days with a non-positive denominator are excluded and
-// counted").
+// Valuation band: a stock's PER, PBR or PSR against its own history, computed from actually
+// reported TTM figures and daily closes: the daily multiple is the day's close x shares over the
+// point-in-time TTM (or the latest equity for PBR); days with a non-positive denominator are
+// excluded and counted (docs/calculations.md).
 
 import { ascendingByDate } from './bars.js';
 import { yearOf } from './calendar.js';

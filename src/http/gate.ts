@@ -42,7 +42,7 @@ export function admitCallNow(access: AccessControl, clock: Clock, auth: AuthResu
 
 function refusedKey(clock: Clock, auth: Extract<AuthResult, { ok: false }>, toolName: string): Gate {
   // health exists to tell a caller whether its key works: a well-formed but unknown or
-  // revoked key gets valid:false there (DESIGN.md 4). Every other call refuses it.
+  // revoked key gets valid:false there (a missing key is still 401). Every other call refuses it.
   if (toolName === 'health' && auth.why !== 'missing') {
     const account: Account = {
       valid: false,

@@ -1,7 +1,7 @@
 // The JSON-RPC 2.0 / MCP door: POST /api/mcp, Streamable HTTP in stateless JSON-response mode.
 //
 // The protocol is the official SDK's McpServer (mcp-server.ts). This file is the thin HTTP
-// adapter in front of it, for what the contract (DESIGN.md 2) promises and the SDK's own
+// adapter in front of it, for what the door promises (README.md, docs/architecture.md) and the SDK's own
 // Streamable HTTP transport refuses: a bare curl call (no Accept header, no initialize first)
 // gets a plain JSON answer; batches are answered as arrays; notifications get 202; malformed
 // JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour: the Origin
@@ -129,7 +129,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
 
     // Every request carries a key. A well-formed unknown or revoked key may still ask health
-    // (DESIGN.md 4); anything else with it is refused like a missing key.
+    // (to be told so: valid false); anything else with it is refused like a missing key.
     let auth: AuthResult;
     try {
       auth = await deps.access.authenticate(request.headers.authorization);

@@ -2,11 +2,11 @@
 //
 // Why: V8 sets the next full collection's limit at up to 4x the heap that survived the last one
 // when collecting is cheap, and fast uncached calls at ~9,000 a second leave ~5 KB a call that
-// reaches the old generation before it dies (which objects is not known yet: not the response
-// cache, which keeps no `no-cache` answer, nor the ETag's hash objects, tried and ruled out). At
-// full size the old generation went from 130 MB live to 540 MB before it was collected, and the
-// service's RSS to 1.1-1.35 GiB (docs/performance.md, "Issue #17, seventh session"). A fixed
-// factor bounds it at the cost of more frequent collections.
+// reaches the old generation before it dies (which objects is not known: not the response
+// cache, which keeps no `no-cache` answer, nor the ETag's hash objects). Left to V8, the old
+// generation of a full-size service grows to 4x its ~130 MB live before a collection, and the
+// service's RSS past 1 GiB (docs/performance.md, "What dominates each cost"). A fixed factor
+// bounds it at the cost of more frequent collections.
 
 import { setFlagsFromString } from 'node:v8';
 

@@ -2,7 +2,7 @@
 // per-request history reads (`barSeries`, `marketCapSeries`) read instead of one row per bar.
 // Handing a row's values to JavaScript costs ~200 ns each (better-sqlite3), about six times
 // what SQLite spends finding them; a whole history is ~13 packs instead of ~3,200 rows of 8
-// values (docs/performance.md, "Issue #17, fifth session"). The bars table stays the record:
+// values (docs/performance.md, "What dominates each cost"). The bars table stays the record:
 // every write of bars rewrites the packs of the years it touched, in the same transaction
 // (`mergePack`), so a pack always holds exactly its year's rows.
 //

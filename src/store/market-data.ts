@@ -176,8 +176,8 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   private async writePart(trx: Transaction<DB>, data: Partial<Dataset>, ids: Map<string, number>, report: WriteReport): Promise<void> {
-    // One record for a company nobody placed must not stop the others (DESIGN.md section 6:
-    // "one bad record never stops the rest"): it is left out and counted.
+    // One record for a company nobody placed must not stop the others (one bad record never
+    // stops the rest): it is left out and counted.
     const idOf = (row: { market: Market; code: string }): number => ids.get(`${row.market}:${row.code}`) as number;
     const known = <T extends { market: Market; code: string }>(kind: string, rows: readonly T[] | undefined): readonly T[] => {
       const out: T[] = [];

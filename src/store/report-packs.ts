@@ -1,8 +1,8 @@
 // Each stock's filings packed into one value (`report_packs.data`, one row a stock), kept in the
 // store beside the filings' rows: what the recompute reads (`recentReports`) instead of ~9 rows
 // of 25 values per stock. Handing a row's values to JavaScript costs ~200 ns each
-// (better-sqlite3), and at full size the recompute's read of ~80,000 filings was half of its
-// load (docs/performance.md, "Issue #17, sixth session"). The reports table stays the record:
+// (better-sqlite3): at full size a read of ~80,000 filings' rows would be half of the
+// recompute's load (docs/performance.md, "What dominates each cost"). The reports table stays the record:
 // every write that brings filings of a stock derives its pack again from all of its filings as
 // stored, in the same transaction (./ttm-steps.ts `writeFilingDerivatives`), so a pack always
 // holds exactly the stock's rows.

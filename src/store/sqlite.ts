@@ -117,7 +117,7 @@ function changeCounter(database: Database.Database): () => number {
 /**
  * Bulk writes as one prepared single-row statement run per row: better-sqlite3 runs a
  * prepared statement in a few microseconds, where building, compiling and binding multi-row
- * inserts through Kysely cost more than SQLite's own work (the demo load was 60% Kysely).
+ * inserts through Kysely costs more than SQLite's own work (60% of a demo load through Kysely).
  * Runs on the connection Kysely's transaction holds, so it is part of that transaction.
  */
 function rowRunner(prepare: (sql: string) => Database.Statement): RowRunner {

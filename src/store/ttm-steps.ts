@@ -1,8 +1,8 @@
 // Each stock's TTM step function (src/domain/ttm.ts, `ttmTimeline` of all its filings), kept in
 // the store beside the filings it is made of (`ttm_steps`, one value a stock): what the valuation
-// band reads instead of every filing of the stock. Reading ~60 filings of 30 figures and deriving
-// their quarters was most of a band's first call at full size (docs/performance.md, "Issue #17,
-// fifth session"). It is derived in the transaction of every write that brings filings of the
+// band reads instead of every filing of the stock: reading ~60 filings of 30 figures and deriving
+// their quarters would be most of a band's first call at full size (docs/performance.md, "What
+// dominates each cost"). It is derived in the transaction of every write that brings filings of the
 // stock, from all of its filings as stored, so it is always `ttmTimeline` of them. A change to how
 // the timeline is derived (src/domain/ttm.ts) or to the layout below bumps TTM_STEPS_FORMAT, and
 // the next start derives every stock's steps again from its filings (./derived.ts).

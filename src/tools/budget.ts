@@ -1,4 +1,4 @@
-// The size budget of an answer over MCP (DESIGN.md 1): every tools/call result fits in 25,000
+// The size budget of an answer over MCP: every tools/call result fits in 25,000
 // tokens, counted as characters / 4, because assistants cut or refuse larger tool output. The
 // result carries the JSON twice (structuredContent, and a text block with it escaped), so a
 // long series that would not fit is cut to its LATEST rows that do, and says so: `truncated`

@@ -1,7 +1,7 @@
 // Long series in two forms. REST answers object rows by default (`format=rows`); the compact
 // form (`format=columns`, the MCP door's default) names the columns once and gives each row as
 // an array in that order, which is about half the characters for a price history and what a
-// model reads just as well (DESIGN.md 1: "answers sized for a model").
+// model reads just as well: answers are sized for a model (./budget.ts).
 
 import { z } from 'zod';
 

@@ -32,7 +32,7 @@ export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends
   description: string;
   input: I;
   /**
-   * REST's own input schema where REST's limits or defaults differ: the spec's rankings limit,
+   * REST's own input schema where REST's limits or defaults differ: the rankings limit (REST 1..200),
    * and long series' `format` (REST object rows, MCP the compact form). `input` is MCP's.
    */
   restInput?: ObjectSchema;

@@ -1,6 +1,6 @@
 // HEAP_GROWTH_PERCENT: how far the service lets V8's heap grow past what its last full collection
 // kept (src/runtime/heap.ts). Its effect on memory is measured by the bench (docs/performance.md,
-// "Issue #17, seventh session"); here, the setting itself: its default, its range, and a service
+// "What dominates each cost"); here, the setting itself: its default, its range, and a service
 // that refuses a bad one at start.
 
 import assert from 'node:assert/strict';

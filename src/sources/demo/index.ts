@@ -80,7 +80,7 @@ export function generateDemo(options: DemoOptions): DemoUniverse {
   const { trade, sectorExports } = generateTrade(seed, asOf);
   const fx = generateFx(seed, asOf);
 
-  // A bar is a closed session (DESIGN.md): the last one is each market's last session closed
+  // A bar is a closed session (never a session still trading): the last one is each market's last session closed
   // by `now`, never later than the end of the Seoul day `asOf`.
   const endOfAsOf = new Date(`${asOf}T23:59:59.999+09:00`);
   const instant = options.now !== undefined && options.now < endOfAsOf ? options.now : endOfAsOf;

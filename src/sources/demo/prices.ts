@@ -2,7 +2,7 @@
 // supports (see fundamentals.ts) times a mean-reverting log deviation made of a market factor
 // and the stock's own noise, so valuation multiples wander around their sector's norm
 // instead of drifting off. On the as-of date the path is pinned to the company's target
-// market cap, which is what puts every band of the spec's table in use.
+// market cap, which is what puts every market-cap band in use.
 
 import type { DailyBar, InvestorFlow, Market } from '../../domain/model.js';
 import type { BandKey } from '../../domain/results.js';

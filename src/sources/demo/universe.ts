@@ -47,7 +47,7 @@ const BAND_COUNTS: Record<DemoSize, Record<Market, Record<BandKey, number>>> = {
   },
 };
 
-/** Band limits in the market's currency (the spec's market-cap band table). */
+/** Band limits in the market's currency (the published market-cap bands, src/domain/v3.ts). */
 const BAND_RANGES: Record<Market, Record<BandKey, readonly [number, number]>> = {
   KR: { mega: [20e12, 400e12], xlarge: [5e12, 20e12], large: [1e12, 5e12], mid: [3e11, 1e12], small: [5e9, 3e11] },
   US: { mega: [200e9, 3.5e12], xlarge: [50e9, 200e9], large: [10e9, 50e9], mid: [3e9, 10e9], small: [4e7, 3e9] },

@@ -283,8 +283,8 @@ export class OpenDartSource implements Source {
     const known = new Set(cursor?.known ?? []);
     const reports: FinancialReport[] = [];
     // Filers whose company.json has not been read (not yet, or it answers 013) are placed from
-    // the filing list and corpCode.xml, so their statements are kept (issue: one unknown company
-    // used to make the store refuse the whole run, every hour).
+    // the filing list and corpCode.xml, so their statements are kept: one company the store
+    // cannot place must not make it refuse the whole run, every hour.
     const placed = new Map<string, Security>();
     for (const filing of unique.values()) {
       const company = listed.get(filing.corpCode);

@@ -1,5 +1,5 @@
-// Which sessions an adapter may take: only closed ones (DESIGN.md: a market's last price bar
-// is its last closed session in its own time zone). The rule is src/domain/session.ts; the
+// Which sessions an adapter may take: only closed ones (a market's last price bar is its last
+// session closed in its own time zone, Asia/Seoul or America/New_York). The rule is src/domain/session.ts; the
 // holidays are the project's exchange calendars (src/sources/demo/calendar.ts).
 
 import type { Market } from '../../domain/model.js';
