@@ -246,6 +246,22 @@ describe('REST /api/public/v2', () => {
       assert.equal((await get(path, key, { 'cache-control': 'max-age=0' })).headers.get('x-cache'), 'hit');
     });
 
+    it('X-Cache never tells one key what another asked: a body cached by another key\'s call is said miss, the body and ETag the same', async () => {
+      const path = `${base}/rankings?limit=9`;
+      const other = await t.newKey('paid');
+      const mine = await get(path, key);
+      assert.equal(mine.headers.get('x-cache'), 'miss');
+      // The other key's call is answered from the entry the first key's call filled (the cache
+      // is shared), yet its header says miss: a hit would tell it that someone asked this.
+      const theirs = await get(path, other);
+      assert.equal(theirs.headers.get('x-cache'), 'miss');
+      assert.equal(theirs.text, mine.text);
+      assert.equal(theirs.headers.get('etag'), mine.headers.get('etag'));
+      assert.equal((await get(path, other)).headers.get('x-cache'), 'miss');
+      // The key whose call filled the entry is told hit.
+      assert.equal((await get(path, key)).headers.get('x-cache'), 'hit');
+    });
+
     it('a no-cache answer is not kept as a new entry: the next plain call still misses, then hits', async () => {
       const path = `${base}/rankings?limit=8`;
       const fresh = await get(path, key, { 'cache-control': 'no-cache' });
