@@ -219,6 +219,21 @@ describe('REST /api/public/v2', () => {
     });
   });
 
+  describe('parameter names', () => {
+    it('__proto__, constructor and prototype are refused like any unknown parameter (400 invalid_parameter naming it)', async () => {
+      for (const name of ['__proto__', 'constructor', 'prototype']) {
+        for (const path of [`/rankings?${name}=x`, `/rankings?limit=5&${name}=1`, `/stocks/${kr}/score?${name}=x`]) {
+          const res = await get(`${base}${path}`, key);
+          assert.equal(res.status, 400, path);
+          const body = res.body as Json;
+          assert.equal(body.code, 'invalid_parameter', path);
+          assert.equal(body.parameter, name, path);
+          assert.match(String(body.detail), new RegExp(`^unknown parameter '${name}'; allowed parameters: `), path);
+        }
+      }
+    });
+  });
+
   describe('caching', () => {
     it('ETag and Cache-Control to the next refresh; 304 on If-None-Match', async () => {
       const first = await get(`${base}/rankings?limit=5`, key);
