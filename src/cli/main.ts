@@ -18,7 +18,7 @@ import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../tools/holder.js';
 import pino from 'pino';
-import { doorsBanner, keyBanner, listenFailureHint } from './banner.js';
+import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
 import { followProgress } from './progress.js';
 import { formatProgress, formatSourceRuns, seoulTime } from './sources.js';
 
@@ -84,10 +84,13 @@ async function serve(): Promise<void> {
       ...(sources.length > 0 && config.BULK_ON_FIRST_START === 'on'
         ? { bulk: bulkPlan({ dir: bulkDir(config), download: true, asOf: seoulDay(systemClock()), sources, env: process.env }) }
         : {}),
+      // The key goes to the terminal's stream, stderr; stdout carries the JSON log lines, which
+      // are collected and kept.
       onDemoKey: (key) => {
         createdKey = key;
-        process.stdout.write(keyBanner(key, sources.length === 0));
+        process.stderr.write(keyBanner(key));
       },
+      onNoKey: () => process.stderr.write(NO_KEY_BANNER),
     });
   } catch (err) {
     if (stopping) process.exit(0);
@@ -105,7 +108,9 @@ async function serve(): Promise<void> {
     );
     return;
   }
-  process.stdout.write(doorsBanner({ url: started.url, host: config.HOST, demo: sources.length === 0, createdKey }));
+  process.stdout.write(doorsBanner({ url: started.url }));
+  const signIn = signInBanner({ url: started.url, host: config.HOST, demo: sources.length === 0, createdKey });
+  if (signIn !== null) process.stderr.write(signIn);
   process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
   started.ready.then(
     () => process.stdout.write(`Ready: data served (GET ${started.url}/readyz)\n`),
