@@ -37,7 +37,8 @@ const USAGE = `usage:
                                           sources from their APIs over the range; --api: every source from its API
   sources [--runs N]                      progress per source, then what the latest N runs took and skipped (default 5)
   backup <file>                           a consistent copy of the SQLite store, safe while serving
-  restore <file>                          replace the SQLite store with a backup (a running service picks it up)
+  restore <file> [--force]                replace the SQLite store with a backup (a running service picks it up); keys
+                                          revoked since the backup stay revoked (--force: replace a store that cannot be read)
   version`;
 
 function fail(message: string): never {
@@ -273,6 +274,10 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
   }
 }
 
+// Every file and folder this process creates (the store, its logs, backups, downloaded bulk
+// files) is its owner's alone: 0600 and 0700.
+process.umask(0o077);
+
 const [command, ...rest] = process.argv.slice(2);
 switch (command) {
   case 'serve':
@@ -314,12 +319,13 @@ switch (command) {
   }
   case 'backup':
   case 'restore': {
-    const file = rest[0] ?? fail(`usage: ${command} <file>`);
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+    const file = positionals[0] ?? fail(`usage: ${command} <file>${command === 'restore' ? ' [--force]' : ''}`);
     const config = loadConfig();
     if (config.DATABASE_URL) fail(`${command}: the store is PostgreSQL; use pg_dump / pg_restore (docs/deploy.md)`);
     const storeFile = join(config.DATA_DIR, 'service.sqlite');
     try {
-      const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file));
+      const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file), { force: values.force === true });
       process.stdout.write(`${command === 'backup' ? 'backed up to' : 'restored from'} ${summary.file}: ${JSON.stringify(summary)}\n`);
     } catch (err) {
       process.stderr.write(`${command} failed: ${(err as Error).message}\n`);
