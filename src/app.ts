@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { AccessControl } from './access/access.js';
 import { systemClock, type Clock } from './access/clock.js';
-import { generateKey } from './access/keys.js';
+import { applyKeyPepper, generateKey } from './access/keys.js';
 import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
@@ -36,8 +36,13 @@ export interface AppOptions {
   sources?: Source[];
   /** Demo universe options for a first start (tests pass a small scale). */
   demo?: { scale?: number; seed?: number; asOf?: string };
-  /** Called once with a freshly created demo key (the CLI prints it). */
+  /**
+   * Called once with the demo key, created for the demo universe (no `sources`) on a store that
+   * has never had a key; the CLI shows it on the terminal (stderr), never in the log stream.
+   */
   onDemoKey?: (key: string) => void;
+  /** Called when the store has no active key and none was created (the CLI says how to create one). */
+  onNoKey?: () => void;
   /**
    * The bulk files a first start with real sources reads (src/refresh/bulk-sources.ts
    * `bulkPlan`): `serve` passes one unless BULK_ON_FIRST_START=off; without it, the first start
@@ -69,8 +74,17 @@ export interface App {
  */
 export async function openStore(config: Config, serving = false, logger?: Logger): Promise<Store> {
   const log = logger ?? pino({ level: config.LOG_LEVEL }, pino.destination(2));
-  if (config.DATABASE_URL) return openPostgresStore(config.DATABASE_URL, undefined, log);
-  return openSqliteStore(join(config.DATA_DIR, 'service.sqlite'), { seriesReaders: serving ? config.SERIES_READERS : 0, log });
+  const store = config.DATABASE_URL
+    ? await openPostgresStore(config.DATABASE_URL, undefined, log)
+    : await openSqliteStore(join(config.DATA_DIR, 'service.sqlite'), { seriesReaders: serving ? config.SERIES_READERS : 0, log });
+  // Key hashes in the configured form (KEY_PEPPER) before any key is looked up or created.
+  try {
+    if ((await applyKeyPepper(store.access, config.KEY_PEPPER)) === 'peppered') log.info('stored API key hashes peppered with KEY_PEPPER');
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
 }
 
 /**
@@ -159,10 +173,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     setImmediate(() => void store.refresh.setMeta(COVERAGE_META_KEY, JSON.stringify(data.coverage())).catch(() => undefined));
   });
 
-  if ((await store.access.countKeys()) === 0) {
+  // A key nobody asked for is created only for the demo universe, and only on a store that has
+  // never had one: revoking every key and restarting does not bring a working key back.
+  if (sources.length === 0 && !(await store.access.everHadKey())) {
     const key = await createKey(store.access, 'free', 'demo', clock);
     options.onDemoKey?.(key);
-  }
+  } else if ((await store.access.countKeys()) === 0) options.onNoKey?.();
 
   const server = await buildServer({
     access,

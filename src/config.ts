@@ -21,6 +21,12 @@ const schema = z.object({
   PAID_DAILY_QUOTA: int(100_000),
   FREE_BURST_PER_SECOND: int(10),
   PAID_BURST_PER_SECOND: int(100),
+  /**
+   * Server secret the stored API key hashes are keyed with (HMAC-SHA256; src/access/keys.ts),
+   * at least 16 characters; unset or empty: plain SHA-256. Set on a store with plain hashes, the
+   * next start peppers them in place (docs/security.md).
+   */
+  KEY_PEPPER: z.union([z.literal(''), z.string().min(16, { error: 'must be at least 16 characters' })]).optional(),
   /** Comma-separated browser origins allowed at the MCP endpoint, besides loopback origins. */
   ALLOWED_ORIGINS: z.string().default(''),
   /** Largest accepted request body (MCP), bytes. */

@@ -1,5 +1,6 @@
-// What `serve` prints at start: the key it created (named for what it is), every door with its
-// URL, and the one-line hint for a port already in use. Pure text; src/cli/main.ts writes it.
+// What `serve` prints at start: the demo key it created (on stderr, the terminal's stream: stdout
+// carries the JSON log lines), or how to create a key when there is none; every door with its URL;
+// and the one-line hint for a port already in use. Pure text; src/cli/main.ts writes it.
 
 import { isLoopbackHost } from '../http/loopback.js';
 
@@ -25,21 +26,25 @@ export function dashboardUrl(ctx: BannerContext): string {
   return signIn ? `${ctx.url}/#key=${encodeURIComponent(ctx.createdKey ?? '')}` : `${ctx.url}/`;
 }
 
-/** The key created at a start whose store had none, named for what it is. */
-export function keyBanner(key: string, demo: boolean): string {
-  const what = demo
-    ? 'Demo API key (free plan, for the demo universe; shown once; create more with: npm run cli -- keys create --plan free):'
-    : 'API key (free plan; the store had none; shown once; create more with: npm run cli -- keys create --plan free|paid):';
-  return `\n${what}\n${key}\n\n`;
+/** The demo key created at this start (stderr). */
+export function keyBanner(key: string): string {
+  return `\nDemo API key (free plan, for the demo universe; shown once; create more with: npm run cli -- keys create --plan free):\n${key}\n\n`;
 }
 
-/** Every door with its URL. */
-export function doorsBanner(ctx: BannerContext): string {
-  const dashboard = dashboardUrl(ctx);
-  const signedIn = dashboard !== `${ctx.url}/`;
+/** The dashboard signed in with the demo key (stderr: it carries the key), or null. */
+export function signInBanner(ctx: BannerContext): string | null {
+  const url = dashboardUrl(ctx);
+  return url === `${ctx.url}/` ? null : `Dashboard signed in with the demo key: ${url}\n`;
+}
+
+/** A start on a store with no active key (none is created for real sources, nor after the first). */
+export const NO_KEY_BANNER = 'No active API key: create one with: npm run cli -- keys create --plan free|paid [--name N]\n';
+
+/** Every door with its URL (stdout: no key in it). */
+export function doorsBanner(ctx: Pick<BannerContext, 'url'>): string {
   return [
     `Listening on ${ctx.url}`,
-    `  Dashboard  ${dashboard}  (${signedIn ? 'opens signed in with the demo key' : 'asks once for an API key; the browser keeps it'})`,
+    `  Dashboard  ${ctx.url}/  (asks once for an API key; the browser keeps it)`,
     `  REST API   ${ctx.url}/api/public/v2  (OpenAPI: ${ctx.url}/api/public/v2/openapi.json)`,
     `  MCP        POST ${ctx.url}/api/mcp`,
     `  Docs       ${ctx.url}/docs`,

@@ -18,7 +18,7 @@ import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../serving/holder.js';
 import pino from 'pino';
-import { doorsBanner, keyBanner, listenFailureHint } from './banner.js';
+import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
 import { followProgress } from './progress.js';
 import { formatProgress, formatSourceRuns, seoulTime } from './sources.js';
 
@@ -37,7 +37,8 @@ const USAGE = `usage:
                                           sources from their APIs over the range; --api: every source from its API
   sources [--runs N]                      progress per source, then what the latest N runs took and skipped (default 5)
   backup <file>                           a consistent copy of the SQLite store, safe while serving
-  restore <file>                          replace the SQLite store with a backup (a running service picks it up)
+  restore <file> [--force]                replace the SQLite store with a backup (a running service picks it up); keys
+                                          revoked since the backup stay revoked (--force: replace a store that cannot be read)
   version`;
 
 function fail(message: string): never {
@@ -84,10 +85,13 @@ async function serve(): Promise<void> {
       ...(sources.length > 0 && config.BULK_ON_FIRST_START === 'on'
         ? { bulk: bulkPlan({ dir: bulkDir(config), download: true, asOf: seoulDay(systemClock()), sources, env: process.env }) }
         : {}),
+      // The key goes to the terminal's stream, stderr; stdout carries the JSON log lines, which
+      // are collected and kept.
       onDemoKey: (key) => {
         createdKey = key;
-        process.stdout.write(keyBanner(key, sources.length === 0));
+        process.stderr.write(keyBanner(key));
       },
+      onNoKey: () => process.stderr.write(NO_KEY_BANNER),
     });
   } catch (err) {
     if (stopping) process.exit(0);
@@ -105,7 +109,9 @@ async function serve(): Promise<void> {
     );
     return;
   }
-  process.stdout.write(doorsBanner({ url: started.url, host: config.HOST, demo: sources.length === 0, createdKey }));
+  process.stdout.write(doorsBanner({ url: started.url }));
+  const signIn = signInBanner({ url: started.url, host: config.HOST, demo: sources.length === 0, createdKey });
+  if (signIn !== null) process.stderr.write(signIn);
   process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
   started.ready.then(
     () => process.stdout.write(`Ready: data served (GET ${started.url}/readyz)\n`),
@@ -268,6 +274,10 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
   }
 }
 
+// Every file and folder this process creates (the store, its logs, backups, downloaded bulk
+// files) is its owner's alone: 0600 and 0700.
+process.umask(0o077);
+
 const [command, ...rest] = process.argv.slice(2);
 switch (command) {
   case 'serve':
@@ -309,12 +319,13 @@ switch (command) {
   }
   case 'backup':
   case 'restore': {
-    const file = rest[0] ?? fail(`usage: ${command} <file>`);
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+    const file = positionals[0] ?? fail(`usage: ${command} <file>${command === 'restore' ? ' [--force]' : ''}`);
     const config = loadConfig();
     if (config.DATABASE_URL) fail(`${command}: the store is PostgreSQL; use pg_dump / pg_restore (docs/deploy.md)`);
     const storeFile = join(config.DATA_DIR, 'service.sqlite');
     try {
-      const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file));
+      const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file), { force: values.force === true });
       process.stdout.write(`${command === 'backup' ? 'backed up to' : 'restored from'} ${summary.file}: ${JSON.stringify(summary)}\n`);
     } catch (err) {
       process.stderr.write(`${command} failed: ${(err as Error).message}\n`);

@@ -58,7 +58,7 @@ export function openApiDocument(version: string): Json {
               ...rateLimitHeaderDocs,
               ETag: { schema: { type: 'string' } },
               'Cache-Control': { schema: { type: 'string' } },
-              'X-Cache': { description: 'hit: served from the response cache; miss: computed for this request (send Cache-Control: no-cache to ask for that)', schema: { type: 'string', enum: ['hit', 'miss'] } },
+              'X-Cache': { description: 'hit: served from the response cache, from an entry this key\'s own call filled; miss: computed for this request, or cached by another key\'s call (send Cache-Control: no-cache to ask for an answer computed now)', schema: { type: 'string', enum: ['hit', 'miss'] } },
             }
           : rateLimitHeaderDocs,
         content: { 'application/json': { schema: jsonSchema(tool.output, 'output') } },

@@ -102,12 +102,20 @@ function answer(route: Route, request: FastifyRequest, reply: FastifyReply, gate
     return parseArgs(schema, { ...coerceQuery(schema, query), ...params }) as Record<string, unknown>;
   });
   // A request's `Cache-Control: no-cache` asks for an answer computed now (RFC 9111 5.2.1.4);
-  // `X-Cache` says which one was sent, so a caller (and the bench) can tell.
+  // `X-Cache` says which one was sent, so a caller (and the bench) can tell (see `send`).
   const fresh = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(request.headers['cache-control'] ?? '');
   const held = deps.runner.runNow(tool, args, { fresh });
   if (held !== undefined) return send(tool, request, reply, deps, held);
   return deps.runner.run(tool, args, gate.account, { fresh }).then((outcome) => send(tool, request, reply, deps, outcome));
 }
+
+/**
+ * Which key each cached body was computed for (by its prefix). The cache is shared by every
+ * key, but `X-Cache: hit` is said only to the key whose own call computed the body: a hit on a
+ * body another key asked for is said `miss`, so the header never tells one key what another
+ * asked recently. Weak: an entry the cache drops is forgotten here too.
+ */
+const computedFor = new WeakMap<object, string>();
 
 /** The answer's headers, and its body or a 304 (sent here; nothing is returned then). */
 function send(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply, deps: RestDeps, { dataset, entry, cached }: ToolOutcome): Answer {
@@ -119,7 +127,9 @@ function send(tool: ToolDefinition, request: FastifyRequest, reply: FastifyReply
   // Until the next scheduled refresh; with none scheduled the data can change whenever a
   // refresh is run, so a cache revalidates (ETag) every time.
   const maxAge = dataset.nextRefreshAt === null ? 0 : Math.max(0, Math.floor((dataset.nextRefreshAt.getTime() - deps.clock().getTime()) / 1000));
-  reply.header('x-cache', cached ? 'hit' : 'miss');
+  const caller = request.keyPrefix ?? '';
+  if (!cached) computedFor.set(entry, caller);
+  reply.header('x-cache', cached && computedFor.get(entry) === caller ? 'hit' : 'miss');
   reply.header('etag', entry.etag);
   reply.header('cache-control', `private, max-age=${maxAge}`);
   reply.header('vary', 'Authorization');

@@ -1,16 +1,14 @@
 // The HTTP server: both doors, operator endpoints, the OpenAPI document and its docs page.
 // It knows nothing about finance: tools do the work, this file wires requests to them.
 
-import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { DatasetHolder } from '../serving/holder.js';
+import { docsRoutes } from './docs.js';
 import { outageError } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';
@@ -55,6 +53,21 @@ function timed(name: string, check: () => Promise<string | null>): Promise<strin
   return Promise.race([check().catch(() => `${name} check failed`), late]).finally(() => clearTimeout(timer));
 }
 
+/** Every answer without a policy of its own: a JSON body loads nothing and is never framed. */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/**
+ * Headers of every answer (API, problem, operator, pages): no content sniffing; an error is
+ * never stored by a cache (a success keeps the Cache-Control its route set, e.g. max-age); no
+ * framing, and nothing loaded by a document whose route did not set a policy of its own (the
+ * dashboard and /docs do).
+ */
+function answerHeaders(reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (reply.statusCode >= 400) reply.header('cache-control', 'no-store');
+  if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CONTENT_SECURITY_POLICY);
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 let requestCounter = 0;
 
@@ -78,7 +91,9 @@ export async function buildServer(deps: ServerDeps) {
         err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? new ApiError('invalid_parameter', 'the request path is not valid (bad percent-encoding or a segment longer than 100 characters)')
           : new ApiError('internal_error', `an internal error occurred; quote request id ${request.id}`);
-      void reply.code(apiError.status).type('application/problem+json').send(JSON.stringify(problemOf(apiError)));
+      // Answered before routing: the hooks do not run for it.
+      answerHeaders(reply.code(apiError.status));
+      void reply.type('application/problem+json').send(JSON.stringify(problemOf(apiError)));
     },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -116,6 +131,7 @@ export async function buildServer(deps: ServerDeps) {
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    answerHeaders(reply);
     done(null, payload);
   });
   // One structured line per request (request.log already carries `reqId`). The route pattern
@@ -190,28 +206,7 @@ export async function buildServer(deps: ServerDeps) {
   );
   await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version });
 
-  // The human docs page: Swagger UI from the swagger-ui-dist package, served locally.
-  const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  await app.register(fastifyStatic, { root: swaggerDir, prefix: '/docs/assets/', decorateReply: false, maxAge: '7d', immutable: true });
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+  await app.register(docsRoutes);
   await app.register(webRoutes, {});
   return app;
 }
-
-const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>
-window.ui = SwaggerUIBundle({ url: '/api/public/v2/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });
-</script>
-</body>
-</html>
-`;

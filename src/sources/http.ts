@@ -7,7 +7,16 @@
 import type { CallMeter } from './meter.js';
 import type { SourceContext, SourceLogger } from './source.js';
 
-export type HttpErrorKind = 'http' | 'timeout' | 'network' | 'parse' | 'upstream' | 'aborted';
+export type HttpErrorKind = 'http' | 'timeout' | 'network' | 'parse' | 'upstream' | 'aborted' | 'too large';
+
+/**
+ * The largest upstream body read into memory by default (64 MiB). The largest API answers the
+ * adapters read are a few MB (an SEC companyfacts JSON of a large filer, OpenDART's corpCode
+ * ZIP); the bulk archives are streamed to disk, not read here. Over it, a body is refused
+ * before it is read whole (by its Content-Length when it declares one) and that source's run
+ * fails, its previous data kept.
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** The one error adapters throw for upstream trouble. Message and url are already redacted. */
 export class SourceHttpError extends Error {
@@ -167,6 +176,8 @@ export interface HttpClientOptions {
   backoffMs?: number;
   /** Upper bound for any single wait, including a server's Retry-After. */
   maxBackoffMs?: number;
+  /** The largest body read (`MAX_BODY_BYTES` by default); a larger one is a `too large` error, not retried. */
+  maxBodyBytes?: number;
   limiter?: RateLimiter;
   /** Counts every request (retries too) against the day's allowance; throws AllowanceSpent before one past it. */
   meter?: CallMeter;
@@ -187,6 +198,8 @@ export interface HttpTuning {
   retries?: number;
   /** First backoff; doubles each attempt. */
   backoffMs?: number;
+  /** The largest body read (`MAX_BODY_BYTES` by default). */
+  maxBodyBytes?: number;
 }
 
 /**
@@ -208,6 +221,7 @@ export function clientForRun(
     timeoutMs: tuning.timeoutMs ?? defaults?.timeoutMs ?? 30_000,
     retries: tuning.retries ?? defaults?.retries ?? 3,
     backoffMs: tuning.backoffMs ?? defaults?.backoffMs ?? 1_000,
+    maxBodyBytes: tuning.maxBodyBytes ?? defaults?.maxBodyBytes ?? MAX_BODY_BYTES,
     ...rest,
   });
 }
@@ -238,6 +252,7 @@ export class HttpClient {
       retries: 3,
       backoffMs: 500,
       maxBackoffMs: 60_000,
+      maxBodyBytes: MAX_BODY_BYTES,
       secrets: [],
       headers: {},
       ...options,
@@ -273,7 +288,7 @@ export class HttpClient {
       } catch (err) {
         if (err instanceof SourceHttpError) {
           if (err.kind === 'http' && !RETRYABLE(err.status ?? 0)) throw err;
-          if (err.kind === 'aborted') throw err;
+          if (err.kind === 'aborted' || err.kind === 'too large') throw err;
           failure = err;
         } else {
           failure = new SourceHttpError(
@@ -314,9 +329,10 @@ export class HttpClient {
         body: opts.body,
         signal: controller.signal,
       });
-      const body = new Uint8Array(await res.arrayBuffer());
+      const body = await this.readBody(res, url);
       return { status: res.status, headers: res.headers, body };
     } catch (err) {
+      if (err instanceof SourceHttpError) throw err;
       const safeUrl = this.redact(url);
       if (timedOut) {
         throw new SourceHttpError(`${this.o.source}: timed out after ${this.o.timeoutMs} ms: ${safeUrl}`, 'timeout', safeUrl);
@@ -332,6 +348,45 @@ export class HttpClient {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuterAbort);
     }
+  }
+
+  /**
+   * The body, at most `maxBodyBytes`: refused at once when its Content-Length says more, else
+   * read chunk by chunk and cut off (the connection cancelled) as soon as it passes the cap.
+   */
+  private async readBody(res: Response, url: string): Promise<Uint8Array> {
+    const cap = this.o.maxBodyBytes;
+    const tooLarge = (what: string): SourceHttpError => {
+      const safeUrl = this.redact(url);
+      return new SourceHttpError(`${this.o.source}: response body too large from ${safeUrl}: ${what} (limit ${cap} bytes)`, 'too large', safeUrl, res.status);
+    };
+    const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+    if (Number.isFinite(declared) && declared > cap) {
+      await res.body?.cancel().catch(() => undefined);
+      throw tooLarge(`Content-Length ${declared}`);
+    }
+    if (res.body === null) return new Uint8Array(0);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(`more than ${cap} bytes sent`);
+      }
+      chunks.push(value);
+    }
+    if (chunks.length === 1) return chunks[0]!;
+    const body = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      body.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return body;
   }
 
   /**

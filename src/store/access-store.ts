@@ -1,5 +1,5 @@
-// Access: API keys (stored as their SHA-256 only) and the daily call counts per key. What the
-// gate reads on every call (the key lookup, the count) and the keys CLI writes.
+// Access: API keys (stored as a hash only: src/access/keys.ts) and the daily call counts per
+// key. What the gate reads on every call (the key lookup, the count) and the keys CLI writes.
 
 import { sql, type Kysely } from 'kysely';
 import type { QueryRunner } from './queries.js';
@@ -35,7 +35,22 @@ export interface AccessStore {
   revokeKey(prefix: string, at: string): Promise<boolean>;
   setKeyPlan(prefix: string, plan: Plan): Promise<boolean>;
   touchKey(id: number, at: string): Promise<void>;
+  /** Keys not revoked. */
   countKeys(): Promise<number>;
+  /**
+   * True once any key was ever created in this store, revoked or not (a row of `api_keys`, or
+   * meta `keys_issued`, which a restore carries over): a start creates a demo key only where this
+   * is false.
+   */
+  everHadKey(): Promise<boolean>;
+  /** The form the stored key hashes are in (meta `key_hash_scheme`); null when none is stored. */
+  keyHashScheme(): Promise<string | null>;
+  /**
+   * Replaces every stored hash `h` with `rehash(h)` and the scheme `from` (null: none stored)
+   * with `to`, in one transaction; false (nothing changed) when the stored scheme was not
+   * `from`, e.g. another process moved it first.
+   */
+  rehashKeys(from: string | null, to: string, rehash: (hash: string) => string): Promise<boolean>;
 
   /**
    * Adds one call for the key on the day if its count is below `limit` and returns the new
@@ -47,6 +62,11 @@ export interface AccessStore {
   addUsage(rows: readonly { keyId: number; day: string; calls: number }[]): Promise<void>;
 }
 
+/** Meta: a key was created in this store at some time. */
+const KEYS_ISSUED = 'keys_issued';
+/** Meta: the form of the stored key hashes (src/access/keys.ts). */
+const KEY_HASH_SCHEME = 'key_hash_scheme';
+
 export class KyselyAccessStore implements AccessStore {
   constructor(
     private readonly db: Kysely<DB>,
@@ -56,11 +76,14 @@ export class KyselyAccessStore implements AccessStore {
   ) {}
 
   async insertKey(key: Omit<ApiKeyRecord, 'id' | 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord> {
-    const row = await this.db
-      .insertInto('api_keys')
-      .values({ prefix: key.prefix, hash: key.hash, name: key.name, plan: key.plan, created_at: key.createdAt })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const row = await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('meta').values({ key: KEYS_ISSUED, value: '1' }).onConflict((oc) => oc.column('key').doNothing()).execute();
+      return trx
+        .insertInto('api_keys')
+        .values({ prefix: key.prefix, hash: key.hash, name: key.name, plan: key.plan, created_at: key.createdAt })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    });
     this.keysChanged();
     return { ...key, id: row.id, revokedAt: null, lastUsedAt: null };
   }
@@ -147,6 +170,40 @@ export class KyselyAccessStore implements AccessStore {
       .where('revoked_at', 'is', null)
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async everHadKey(): Promise<boolean> {
+    const key = await this.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
+    if (key !== undefined) return true;
+    const issued = await this.db.selectFrom('meta').select('value').where('key', '=', KEYS_ISSUED).executeTakeFirst();
+    return issued !== undefined;
+  }
+
+  async keyHashScheme(): Promise<string | null> {
+    const row = await this.db.selectFrom('meta').select('value').where('key', '=', KEY_HASH_SCHEME).executeTakeFirst();
+    return row?.value ?? null;
+  }
+
+  async rehashKeys(from: string | null, to: string, rehash: (hash: string) => string): Promise<boolean> {
+    const moved = await this.db.transaction().execute(async (trx) => {
+      // The scheme row is claimed first: a second process doing the same waits on it (PostgreSQL)
+      // or on the write lock (SQLite), then finds the scheme moved and changes nothing.
+      const claimed =
+        from === null
+          ? await trx
+              .insertInto('meta')
+              .values({ key: KEY_HASH_SCHEME, value: to })
+              .onConflict((oc) => oc.column('key').doNothing())
+              .returning('key')
+              .executeTakeFirst()
+          : await trx.updateTable('meta').set({ value: to }).where('key', '=', KEY_HASH_SCHEME).where('value', '=', from).returning('key').executeTakeFirst();
+      if (claimed === undefined) return false;
+      const rows = await trx.selectFrom('api_keys').select(['id', 'hash']).execute();
+      for (const row of rows) await trx.updateTable('api_keys').set({ hash: rehash(row.hash) }).where('id', '=', row.id).execute();
+      return true;
+    });
+    this.keysChanged();
+    return moved;
   }
 
   async incrementUsage(keyId: number, day: string, limit = Number.POSITIVE_INFINITY): Promise<number | null> {

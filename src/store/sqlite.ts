@@ -3,7 +3,7 @@
 
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DerivedLog } from './derived.js';
 import type { DB } from './schema.js';
@@ -23,9 +23,18 @@ export interface SqliteOptions {
   log?: DerivedLog;
 }
 
+/** Mode 0600 (read and write by the owner only) for each of these files that exists. */
+export function ownerOnly(...files: string[]): void {
+  for (const f of files) if (existsSync(f)) chmodSync(f, 0o600);
+}
+
 export async function openSqliteStore(file: string, options: SqliteOptions = {}): Promise<KyselyStore> {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  // The store holds the API keys' hashes: its folder is the owner's alone (0700 where this
+  // creates it; an existing folder keeps its mode) and its files are 0600. SQLite gives the
+  // write-ahead log and shared-memory files it creates later the database file's mode.
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const database = new Database(file);
+  if (file !== ':memory:') ownerOnly(file, `${file}-wal`, `${file}-shm`);
   database.pragma('journal_mode = WAL');
   // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
   // last transactions, never corrupt the file.

@@ -125,7 +125,10 @@ export function parseArgs<S extends ObjectSchema>(schema: S, raw: unknown): z.ou
  */
 export function coerceQuery(schema: ObjectSchema, query: Record<string, unknown>): Record<string, unknown> {
   const props = inputProperties(schema);
-  const out: Record<string, unknown> = {};
+  // No prototype: on a plain object, `out['__proto__'] = 'x'` would set the prototype (or do
+  // nothing) instead of keeping a parameter named `__proto__`, which the schema then refuses
+  // like any other unknown name. Spread into the arguments, it stays an own property.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(query)) {
     const type = props[name]?.type;
     out[name] = (type === 'integer' || type === 'number') && typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;

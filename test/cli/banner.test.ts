@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dashboardUrl, doorsBanner, keyBanner, listenFailureHint } from '../../src/cli/banner.js';
+import { dashboardUrl, doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from '../../src/cli/banner.js';
 import { isLoopbackHost as isLoopback } from '../../src/http/loopback.js';
 import { notFoundDetail } from '../../src/serving/served.js';
 
@@ -25,9 +25,12 @@ describe('start banner', () => {
     assert.equal(dashboardUrl({ url: URL, host: '127.0.0.1', demo: false, createdKey: KEY }), `${URL}/`, 'real sources');
   });
 
-  it('names every door; the dashboard line says whether it signs in', () => {
+  it('names every door, with no key in it (stdout); the signed-in dashboard link only on stderr, for the demo key on loopback', () => {
+    assert.equal(signInBanner({ url: URL, host: '127.0.0.1', demo: true, createdKey: KEY }), `Dashboard signed in with the demo key: ${URL}/#key=${KEY}\n`);
+    assert.equal(signInBanner({ url: URL, host: '127.0.0.1', demo: true, createdKey: null }), null);
+    assert.equal(signInBanner({ url: URL, host: '0.0.0.0', demo: true, createdKey: KEY }), null);
     assert.equal(
-      doorsBanner({ url: URL, host: '0.0.0.0', demo: true, createdKey: KEY }),
+      doorsBanner({ url: URL }),
       [
         `Listening on ${URL}`,
         `  Dashboard  ${URL}/  (asks once for an API key; the browser keeps it)`,
@@ -39,9 +42,9 @@ describe('start banner', () => {
     );
   });
 
-  it('names the key for what it is: a demo key, or (real sources) an API key', () => {
-    assert.equal(keyBanner(KEY, true), `\nDemo API key (free plan, for the demo universe; shown once; create more with: npm run cli -- keys create --plan free):\n${KEY}\n\n`);
-    assert.equal(keyBanner(KEY, false), `\nAPI key (free plan; the store had none; shown once; create more with: npm run cli -- keys create --plan free|paid):\n${KEY}\n\n`);
+  it('names the demo key for what it is; with no key, says how to create one', () => {
+    assert.equal(keyBanner(KEY), `\nDemo API key (free plan, for the demo universe; shown once; create more with: npm run cli -- keys create --plan free):\n${KEY}\n\n`);
+    assert.equal(NO_KEY_BANNER, 'No active API key: create one with: npm run cli -- keys create --plan free|paid [--name N]\n');
   });
 
   it('a taken port, a privileged one, a foreign address: one line each; anything else is not a listen failure', () => {

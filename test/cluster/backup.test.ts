@@ -1,11 +1,12 @@
 // Backup and restore of the SQLite store from the CLI while the service runs: the backup is a
-// consistent, checked copy; a restore undoes what happened since (here a revocation), the
-// running service picks it up (recomputes, sees the key again); a file that is not a backup is
-// refused and changes nothing; a failed backup leaves no file.
+// consistent, checked copy, its owner's alone (0600, as the store and its folder, 0700); a
+// restore brings the backup's data back and the running service picks it up (recomputes), but a
+// key revoked since the backup stays revoked; a file that is not a backup is refused and changes
+// nothing; a failed backup leaves no file.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -21,20 +22,27 @@ describe('backup and restore (SQLite) while serving', () => {
   const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
   let instance: Instance;
   let key = '';
-  const status = async () => (await fetch(`${instance.url}/api/public/v2/rankings`, { headers: { authorization: `Bearer ${key}` } })).status;
+  let revoked = '';
+  const status = async (k = key) => (await fetch(`${instance.url}/api/public/v2/rankings`, { headers: { authorization: `Bearer ${k}` } })).status;
 
   before(async () => {
     instance = await startInstance(env);
     await waitReady(instance.url);
     key = (await cli('keys', 'create', '--plan', 'paid')).stdout.trim().split('\n').at(-1) ?? '';
+    revoked = (await cli('keys', 'create', '--plan', 'paid')).stdout.trim().split('\n').at(-1) ?? '';
   });
   after(() => {
     instance.child.kill('SIGTERM');
     tmp.cleanup();
   });
 
-  it('backs up a consistent, checked copy; restoring it undoes a later revocation in the running service', async () => {
+  it('backs up a consistent, checked copy, 0600; restoring it keeps a later revocation; the running service recomputes', async () => {
     assert.equal(await status(), 200);
+    assert.equal(await status(revoked), 200);
+    // The service and the CLI create what they create for their owner alone.
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    assert.equal(mode(env.DATA_DIR ?? ''), 0o700);
+    for (const f of ['service.sqlite', 'service.sqlite-wal', 'service.sqlite-shm']) assert.equal(mode(join(env.DATA_DIR ?? '', f)), 0o600, f);
     const file = join(tmp.dir, 'backup.sqlite');
     const { stdout } = await cli('backup', file);
     assert.match(stdout, /backed up to/);
@@ -49,13 +57,15 @@ describe('backup and restore (SQLite) while serving', () => {
     copy.close();
     live.close();
     assert.ok(!existsSync(`${file}.partial`));
+    assert.equal(mode(file), 0o600);
 
-    await cli('keys', 'revoke', key.slice(0, 16));
-    assert.equal(await status(), 401);
+    await cli('keys', 'revoke', revoked.slice(0, 16));
+    assert.equal(await status(revoked), 401);
     const versionBefore = ((await (await fetch(`${instance.url}/readyz`)).json()) as { dataVersion: number }).dataVersion;
     const restored = await cli('restore', file);
-    assert.match(restored.stdout, /restored from/);
-    assert.equal(await status(), 200, 'the revocation the backup predates is gone at once');
+    assert.match(restored.stdout, /restored from .*"revocationsKept":1/);
+    assert.equal(await status(revoked), 401, 'a key revoked since the backup stays revoked');
+    assert.equal(await status(), 200);
     // The service recomputes from the restored store within its version poll (3 s).
     const deadline = Date.now() + 10_000;
     let version = versionBefore;

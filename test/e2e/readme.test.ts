@@ -145,7 +145,7 @@ describe('the README walked against a started service', { skip: existsSync(CURL)
       doors.split('\n').slice(0, 5).join('\n'),
       [
         `Listening on ${url}`,
-        `  Dashboard  ${url}/#key=${key}  (opens signed in with the demo key)`,
+        `  Dashboard  ${url}/  (asks once for an API key; the browser keeps it)`,
         `  REST API   ${url}/api/public/v2  (OpenAPI: ${url}/api/public/v2/openapi.json)`,
         `  MCP        POST ${url}/api/mcp`,
         `  Docs       ${url}/docs`,

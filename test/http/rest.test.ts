@@ -219,6 +219,21 @@ describe('REST /api/public/v2', () => {
     });
   });
 
+  describe('parameter names', () => {
+    it('__proto__, constructor and prototype are refused like any unknown parameter (400 invalid_parameter naming it)', async () => {
+      for (const name of ['__proto__', 'constructor', 'prototype']) {
+        for (const path of [`/rankings?${name}=x`, `/rankings?limit=5&${name}=1`, `/stocks/${kr}/score?${name}=x`]) {
+          const res = await get(`${base}${path}`, key);
+          assert.equal(res.status, 400, path);
+          const body = res.body as Json;
+          assert.equal(body.code, 'invalid_parameter', path);
+          assert.equal(body.parameter, name, path);
+          assert.match(String(body.detail), new RegExp(`^unknown parameter '${name}'; allowed parameters: `), path);
+        }
+      }
+    });
+  });
+
   describe('caching', () => {
     it('ETag, and Cache-Control max-age=0 with no refresh scheduled; 304 on If-None-Match', async () => {
       const first = await get(`${base}/rankings?limit=5`, key);
@@ -268,6 +283,22 @@ describe('REST /api/public/v2', () => {
       assert.equal(fresh.text, first.text);
       assert.equal(fresh.headers.get('etag'), first.headers.get('etag'));
       assert.equal((await get(path, key, { 'cache-control': 'max-age=0' })).headers.get('x-cache'), 'hit');
+    });
+
+    it('X-Cache never tells one key what another asked: a body cached by another key\'s call is said miss, the body and ETag the same', async () => {
+      const path = `${base}/rankings?limit=9`;
+      const other = await t.newKey('paid');
+      const mine = await get(path, key);
+      assert.equal(mine.headers.get('x-cache'), 'miss');
+      // The other key's call is answered from the entry the first key's call filled (the cache
+      // is shared), yet its header says miss: a hit would tell it that someone asked this.
+      const theirs = await get(path, other);
+      assert.equal(theirs.headers.get('x-cache'), 'miss');
+      assert.equal(theirs.text, mine.text);
+      assert.equal(theirs.headers.get('etag'), mine.headers.get('etag'));
+      assert.equal((await get(path, other)).headers.get('x-cache'), 'miss');
+      // The key whose call filled the entry is told hit.
+      assert.equal((await get(path, key)).headers.get('x-cache'), 'hit');
     });
 
     it('a no-cache answer is not kept as a new entry: the next plain call still misses, then hits', async () => {

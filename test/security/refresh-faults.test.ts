@@ -3,7 +3,8 @@
 // wrong-shaped JSON or a 429; a source that never settles and ignores its abort signal; a
 // source whose records fail inside the store's transaction. In every case the previous data
 // keeps being served, nothing half-written is visible, and the failure is reported
-// (Refresher.sourceStatus, the refresh_runs table, health). Then a process SIGKILLed in the
+// (Refresher.sourceStatus, the refresh_runs table, health). An upstream body over the cap
+// (declared, or streamed without a length) is refused the same way. Then a process SIGKILLed in the
 // middle of a large ingest: the store reopens and migrates, with all of the write or none.
 
 import assert from 'node:assert/strict';
@@ -15,12 +16,17 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { DailyBar } from '../../src/domain/model.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
+import { clientForRun } from '../../src/sources/http.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 
-type Fault = 'none' | '500' | 'hang' | 'truncated' | 'wrong-shape' | '429';
+type Fault = 'none' | '500' | 'hang' | 'truncated' | 'wrong-shape' | '429' | 'oversized' | 'oversized-chunked';
+
+/** The body cap of the source that reads through the shared HttpClient, and what the oversized faults send. */
+const BODY_CAP = 65_536;
+const OVERSIZED = 16 * 65_536;
 
 /** A loopback upstream whose behaviour the test switches. */
 class Upstream {
@@ -45,6 +51,27 @@ class Upstream {
         case 'truncated':
           res.writeHead(200, { 'content-type': 'application/json' }).end(body.slice(0, Math.floor(body.length / 2)));
           return;
+        case 'oversized': {
+          // A JSON body of 1 MiB that says its length.
+          const big = JSON.stringify({ bars: [], pad: 'x'.repeat(OVERSIZED) });
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) }).end(big);
+          return;
+        }
+        case 'oversized-chunked': {
+          // 1 MiB in 64 KiB chunks, no length: only counting the bytes as they come can stop it.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const chunk = Buffer.alloc(65_536, 0x20);
+          let sent = 0;
+          const more = (): void => {
+            while (sent < OVERSIZED && !res.destroyed) {
+              sent += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', more);
+            }
+            res.end();
+          };
+          more();
+          return;
+        }
         case 'wrong-shape':
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { rows: 'none' }, bars: [{ date: 20261120, close: 'n/a' }] }));
           return;
@@ -78,6 +105,18 @@ class HttpBarsSource implements Source {
       return b as DailyBar;
     });
     return { data: { bars }, cursor: ctx.asOf };
+  }
+}
+
+/** The same bars read through the adapters' shared HttpClient (src/sources/http.ts), with a 64 KiB body cap. */
+class ClientBarsSource implements Source {
+  readonly name = 'faulty';
+  constructor(private readonly url: string) {}
+  async ingest(ctx: SourceContext): Promise<SourceResult> {
+    const http = clientForRun(this.name, ctx, { retries: 0, maxBodyBytes: BODY_CAP });
+    const body = (await http.getJson(this.url)) as { bars?: DailyBar[] };
+    if (!Array.isArray(body.bars)) throw http.parseError('no bars array', this.url);
+    return { data: { bars: body.bars }, cursor: ctx.asOf };
   }
 }
 
@@ -143,9 +182,10 @@ describe('refresh faults', () => {
     await t.close();
   });
 
-  for (const fault of ['500', 'hang', 'truncated', 'wrong-shape', '429'] as const) {
+  for (const fault of ['500', 'hang', 'truncated', 'wrong-shape', '429', 'oversized', 'oversized-chunked'] as const) {
     it(`a ${fault} upstream: previous data served, failure reported`, async () => {
-      const refresher = new Refresher(t.app.store, t.app.holder, [new HttpBarsSource(url)], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: 400 });
+      const source = fault.startsWith('oversized') ? new ClientBarsSource(url) : new HttpBarsSource(url);
+      const refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: fault.startsWith('oversized') ? 5_000 : 400 });
       const before = await served();
       const versionBefore = t.app.holder.current?.version ?? 0;
       const barsBefore = await t.app.store.market.bars(securityId);
@@ -159,7 +199,19 @@ describe('refresh faults', () => {
 
       const status = report.sources[0];
       assert.equal(status?.ok, false, `${fault}: reported as failed`);
-      assert.match(status?.error ?? '', { '500': /500/, hang: /timed out|abort/i, truncated: /JSON|Unexpected|Unterminated/i, 'wrong-shape': /malformed/, '429': /429/ }[fault]);
+      assert.match(
+        status?.error ?? '',
+        {
+          '500': /500/,
+          hang: /timed out|abort/i,
+          truncated: /JSON|Unexpected|Unterminated/i,
+          'wrong-shape': /malformed/,
+          '429': /429/,
+          // The length of {"bars":[],"pad":"<1,048,576 x>"}: 18 + 1,048,576 + 2 bytes.
+          oversized: new RegExp(`^faulty: response body too large from ${url}: Content-Length 1048596 \\(limit 65536 bytes\\)$`),
+          'oversized-chunked': new RegExp(`^faulty: response body too large from ${url}: more than 65536 bytes sent \\(limit 65536 bytes\\)$`),
+        }[fault],
+      );
       assert.deepEqual(refresher.sourceStatus, report.sources);
       const [run] = await t.app.store.refresh.refreshRuns(1);
       // The run's one source failed: nothing new came in, so the run is `failed` (runOutcome).

@@ -117,6 +117,8 @@ export interface ZipEntry {
    * damaged member); the headers still declare the content's CRC and size.
    */
   data?: Uint8Array;
+  /** The uncompressed size the headers declare instead of the content's (a ZIP bomb's headers). */
+  declaredSize?: number;
 }
 
 /**
@@ -142,14 +144,15 @@ export function zipOf(entries: readonly ZipEntry[], layout: ZipLayout = {}): Uin
     local.writeUInt16LE(method, 8);
     local.writeUInt32LE(streamed ? 0 : crc, 14);
     local.writeUInt32LE(streamed ? 0 : comp.length, 18);
-    local.writeUInt32LE(streamed ? 0 : data.length, 22);
+    const size = entry.declaredSize ?? data.length;
+    local.writeUInt32LE(streamed ? 0 : size, 22);
     local.writeUInt16LE(nameBuf.length, 26);
     const descriptor = Buffer.alloc(streamed ? 16 : 0);
     if (streamed) {
       descriptor.writeUInt32LE(0x08074b50, 0);
       descriptor.writeUInt32LE(crc, 4);
       descriptor.writeUInt32LE(comp.length, 8);
-      descriptor.writeUInt32LE(data.length, 12);
+      descriptor.writeUInt32LE(size, 12);
     }
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -159,7 +162,7 @@ export function zipOf(entries: readonly ZipEntry[], layout: ZipLayout = {}): Uin
     central.writeUInt16LE(method, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(comp.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(nameBuf.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBuf, comp, descriptor);

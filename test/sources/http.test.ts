@@ -23,6 +23,10 @@ describe('HttpClient against a loopback server', () => {
           return { body: '<html><body>Service Unavailable</body></html>' };
         case '/notfound':
           return { status: 404, body: `no such thing for ${req.url.searchParams.get('serviceKey') ?? ''}` };
+        case '/exact':
+          return { body: 'a'.repeat(1000) };
+        case '/over':
+          return { body: 'a'.repeat(1001) };
         case '/always500':
           return { status: 503, body: 'down' };
         default:
@@ -34,6 +38,18 @@ describe('HttpClient against a loopback server', () => {
 
   const client = (over: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}): HttpClient =>
     new HttpClient({ source: 'test', fetch, retries: 2, backoffMs: 10, timeoutMs: 2_000, secrets: [KEY], ...over });
+
+  it('reads a body of exactly maxBodyBytes; one byte more is refused as too large, at once, without a retry', async () => {
+    calls = new Map();
+    assert.equal((await client({ maxBodyBytes: 1000 }).getBytes(`${server.base}/exact`)).byteLength, 1000);
+    await assert.rejects(client({ maxBodyBytes: 1000 }).getBytes(`${server.base}/over?serviceKey=${encodeURIComponent(KEY)}`), (err: unknown) => {
+      assert.ok(err instanceof SourceHttpError);
+      assert.equal(err.kind, 'too large');
+      assert.equal(err.message, `test: response body too large from ${server.base}/over?serviceKey=***: more than 1000 bytes sent (limit 1000 bytes)`);
+      return true;
+    });
+    assert.equal(calls.get('/over'), 1, 'not retried');
+  });
 
   it('retries a 500 and returns the later success', async () => {
     calls = new Map();

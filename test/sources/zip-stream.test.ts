@@ -8,8 +8,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { zipSync } from 'fflate';
 import iconv from 'iconv-lite';
-import { decodeMemberName, zipMembers, ZipReadError, type ZipMember } from '../../src/sources/shared/zip-stream.js';
+import { decodeMemberName, DEFAULT_ZIP_LIMITS, zipMembers, ZipReadError, type ZipMember } from '../../src/sources/shared/zip-stream.js';
 import { tempDir } from '../support/tmp.js';
+import { zipOf } from './helpers.js';
+
+/** A ZIP whose members each hold one byte and declare `declared` (a ZIP bomb's headers). */
+const declaring = (names: string[], declared: number): Uint8Array => zipOf(names.map((name) => ({ name, content: 'x', declaredSize: declared })));
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -74,6 +78,37 @@ describe('zipMembers', () => {
     })();
     assert.equal(await reason(run), 'member too large');
     assert.deepEqual(seen, ['small.json']);
+  });
+
+  it('by default: a member declaring 4,294,967,280 bytes is listed (under the 8 GiB member cap) but its bytes() is refused before anything is read', async () => {
+    const path = join(tmp.dir, 'bomb.zip');
+    writeFileSync(path, declaring(['bomb.json'], 0xfffffff0));
+    assert.equal(DEFAULT_ZIP_LIMITS.maxBufferBytes, 536_870_912);
+    let error: unknown;
+    for await (const m of zipMembers(path)) {
+      assert.equal(m.size, 4_294_967_280);
+      error = await m.bytes().catch((e: unknown) => e);
+    }
+    assert.ok(error instanceof ZipReadError);
+    assert.equal(error.reason, 'member too large');
+    assert.equal(error.message, 'member too large: bomb.json declares 4294967280 bytes, more than is read into memory (536870912)');
+  });
+
+  it('refuses an archive whose members declare more than maxTotalBytes in all, at the member that passes it, before reading it', async () => {
+    const path = join(tmp.dir, 'bombs.zip');
+    // Three members of 4,294,967,280 declared bytes: 8,589,934,560 after two, 12,884,901,840 after three.
+    writeFileSync(path, declaring(['a', 'b', 'c'], 0xfffffff0));
+    const seen: string[] = [];
+    const run = (async () => {
+      for await (const m of zipMembers(path, { maxTotalBytes: 10_000_000_000 })) seen.push(m.name);
+    })();
+    const err = await run.catch((e: unknown) => e);
+    assert.ok(err instanceof ZipReadError);
+    assert.equal(err.reason, 'archive too large');
+    assert.equal(err.message, 'archive too large: its members declare more than 10000000000 bytes in all (12884901840 up to c)');
+    assert.deepEqual(seen, ['a', 'b']);
+    // The default caps: 8 GiB a member, 64 GiB in all.
+    assert.deepEqual([DEFAULT_ZIP_LIMITS.maxMemberBytes, DEFAULT_ZIP_LIMITS.maxTotalBytes, DEFAULT_ZIP_LIMITS.maxMembers], [8_589_934_592, 68_719_476_736, 2_000_000]);
   });
 
   it('refuses an archive with more members than allowed', async () => {

@@ -17,7 +17,10 @@ import yauzl from 'yauzl';
 export class ZipReadError extends Error {
   override readonly name = 'ZipReadError';
   constructor(
-    /** A short stable reason for counters: `not a ZIP`, `truncated or corrupt ZIP`, `member too large`. */
+    /**
+     * A short stable reason for counters: `not a ZIP`, `truncated or corrupt ZIP`, `member too
+     * large`, `too many members`, `archive too large`.
+     */
     readonly reason: string,
     detail: string,
   ) {
@@ -30,7 +33,30 @@ export interface ZipLimits {
   maxMemberBytes?: number;
   /** An archive with more members than this is refused after that many (`too many members`). */
   maxMembers?: number;
+  /**
+   * An archive whose members declare more uncompressed bytes than this in all is refused at the
+   * member that passes it, before that member is read (`archive too large`).
+   */
+  maxTotalBytes?: number;
+  /**
+   * `bytes()` of a member declaring more than this is refused before anything is read or
+   * allocated (`member too large`); `open()` streams a member of any size.
+   */
+  maxBufferBytes?: number;
 }
+
+/**
+ * Limits every read has unless its caller sets tighter ones: what an archive declares is checked
+ * before anything is allocated for it (a ZIP bomb declares a few GB behind a few MB). Above the
+ * real archives: OpenDART's statement ZIPs hold a handful of members of up to ~300 MB; SEC's
+ * companyfacts.zip ~19,000 members, ~20 GB in all; submissions.zip ~900,000 small members.
+ */
+export const DEFAULT_ZIP_LIMITS: Readonly<Required<ZipLimits>> = {
+  maxMemberBytes: 8 * 1024 ** 3,
+  maxMembers: 2_000_000,
+  maxTotalBytes: 64 * 1024 ** 3,
+  maxBufferBytes: 512 * 1024 ** 2,
+};
 
 export interface ZipMember {
   /** The member's path inside the archive, decoded (see above). */
@@ -163,7 +189,13 @@ export async function assertZipSignature(path: string): Promise<void> {
  * truncated or corrupt archive (its central directory is read lazily, so a corrupt entry may
  * surface after earlier members were read), or a member past the limits.
  */
-export async function* zipMembers(path: string, limits: ZipLimits = {}): AsyncGenerator<ZipMember> {
+export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGenerator<ZipMember> {
+  const limits: Required<ZipLimits> = {
+    maxMemberBytes: given.maxMemberBytes ?? DEFAULT_ZIP_LIMITS.maxMemberBytes,
+    maxMembers: given.maxMembers ?? DEFAULT_ZIP_LIMITS.maxMembers,
+    maxTotalBytes: given.maxTotalBytes ?? DEFAULT_ZIP_LIMITS.maxTotalBytes,
+    maxBufferBytes: given.maxBufferBytes ?? DEFAULT_ZIP_LIMITS.maxBufferBytes,
+  };
   await assertZipSignature(path);
   const handle = await openFile(path, 'r');
   let zip: yauzl.ZipFile;
@@ -183,6 +215,7 @@ export async function* zipMembers(path: string, limits: ZipLimits = {}): AsyncGe
   }
   try {
     let count = 0;
+    let declared = 0;
     for (;;) {
       const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
         const onEntry = (e: yauzl.Entry): void => {
@@ -212,11 +245,15 @@ export async function* zipMembers(path: string, limits: ZipLimits = {}): AsyncGe
       const name = decodeMemberName(Buffer.from(rawName), (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0);
       if (name.endsWith('/')) continue;
       count += 1;
-      if (limits.maxMembers !== undefined && count > limits.maxMembers) {
+      if (count > limits.maxMembers) {
         throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
       }
-      if (limits.maxMemberBytes !== undefined && entry.uncompressedSize > limits.maxMemberBytes) {
+      if (entry.uncompressedSize > limits.maxMemberBytes) {
         throw new ZipReadError('member too large', `${name} declares ${entry.uncompressedSize} bytes (limit ${limits.maxMemberBytes})`);
+      }
+      declared += entry.uncompressedSize;
+      if (declared > limits.maxTotalBytes) {
+        throw new ZipReadError('archive too large', `its members declare more than ${limits.maxTotalBytes} bytes in all (${declared} up to ${name})`);
       }
       const open = (): Promise<Readable> =>
         new Promise<Readable>((resolve, reject) => {
@@ -231,6 +268,9 @@ export async function* zipMembers(path: string, limits: ZipLimits = {}): AsyncGe
         size: entry.uncompressedSize,
         open,
         bytes: async () => {
+          if (entry.uncompressedSize > limits.maxBufferBytes) {
+            throw new ZipReadError('member too large', `${name} declares ${entry.uncompressedSize} bytes, more than is read into memory (${limits.maxBufferBytes})`);
+          }
           const stream = await open();
           const chunks: Buffer[] = [];
           try {
