@@ -16,11 +16,6 @@ export interface PlanLimits {
 
 export type PlanTable = Record<Plan, PlanLimits>;
 
-export const DEFAULT_PLANS: PlanTable = {
-  free: { daily: 1_000, burst: 10 },
-  paid: { daily: 100_000, burst: 100 },
-};
-
 export interface Caller {
   keyId: number;
   prefix: string;

@@ -81,11 +81,6 @@ export function isoWeekday(date: string): number {
   return (((dayNumber(date) + 3) % 7) + 7) % 7 + 1;
 }
 
-/** Monday of the ISO week (Monday to Sunday) containing `date`. */
-export function isoWeekMonday(date: string): string {
-  return addDays(date, 1 - isoWeekday(date));
-}
-
 /**
  * ISO 8601 week: the week belongs to the year that contains its Thursday, and week 1 is the
  * week with that year's first Thursday. `2024-12-30` is in `2025-W01`; `2021-01-03` in `2020-W53`.

@@ -3,15 +3,30 @@
 // built straight from the columns. Dates are day numbers (days since 1970-01-01); a date's
 // `YYYY-MM-DD` text is made once per day for the whole process (`dateOfDay`).
 //
-// `resampleSeries` and `valuationBandOfSeries` give exactly what `resampleBars` and
-// `valuationBand` give on the same bars (the same arithmetic in the same order;
-// test/serving/history.test.ts compares the serialised answers).
+// `resampleSeries` and `valuationBandOfSeries` are the one implementation of the price history's
+// resampling and of the valuation band. test/domain/oracles.ts writes both the plain way over
+// bar objects, as test oracles: the hand-derived domain tests hold for both, and
+// test/serving/history.test.ts compares the service's serialised answers with them.
 
 import { dateOfDayNumber, dayNumber } from './calendar.js';
 import type { BandType, Interval, PriceBar, ValuationBandResult, ValuationBandYear } from './results.js';
 import { countBelow } from './score.js';
 import type { TtmStep } from './ttm.js';
-import { quantile } from './valuationBand.js';
+
+/**
+ * Quantile of ascending `sorted` by linear interpolation between closest ranks (Hyndman and
+ * Fan's type 7, the default of R, NumPy and Excel's PERCENTILE.INC): h = (n - 1) p,
+ * Q = x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]) with 0-based x. Null when empty.
+ */
+export function quantile(sorted: ArrayLike<number>, p: number): number | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  const h = (n - 1) * p;
+  const lo = Math.floor(h);
+  const below = sorted[lo] as number;
+  const above = sorted[Math.min(lo + 1, n - 1)] as number;
+  return below + (h - lo) * (above - below);
+}
 
 /**
  * What the valuation band reads of a bar when the whole history is not held: the market cap
@@ -115,9 +130,12 @@ export function priceBarsOf(series: BarSeries, window: SeriesWindow): DayBars | 
 }
 
 /**
- * `resampleBars` on a series: periods aggregated from the whole series given, then the bars
- * dated in [from, to], then the latest `limit` of those. Days need no aggregation, so they are
- * cut from the columns directly (`dayBarsOf`).
+ * Resamples a series: open = the period's first open, high = max, low = min, close = the last
+ * close, volume and traded value summed, dated by the period's last trading day (weeks: ISO
+ * weeks, Monday to Sunday; months: calendar months). Periods are aggregated from the whole series
+ * given (a week that began before `from` keeps all its days), then the bars dated in [from, to]
+ * are kept, then the latest `limit` of those. Days need no aggregation, so they are cut from the
+ * columns directly (`dayBarsOf`).
  */
 export function resampleSeries(series: BarSeries, window: SeriesWindow): PriceBar[] {
   const { days } = series;
@@ -201,9 +219,12 @@ export interface SeriesBandInput {
 }
 
 /**
- * `valuationBand` on a series and a TTM timeline: the same daily multiples (close x shares /
- * the denominator in force, a filing counting from its disclosure date on), the same exclusions
- * and reasons, the same quantiles. One pass over the days of the window, the TTM step advanced
+ * The valuation band over [from, to] from a series and a TTM timeline: every trading day's
+ * multiple = close x shares / the denominator in force that day (a filing counts from its
+ * disclosure date on; TTM net income for PER, equity for PBR, TTM revenue for PSR), days with
+ * no positive denominator or market cap excluded and counted with their reason; p5, median and
+ * p95 (`quantile`, type 7), min and max over the days used, a per-calendar-year summary, and
+ * the last day's value with its percentile among the days used. One pass over the days of the window, the TTM step advanced
  * as the days pass it; the values kept in a Float64Array and sorted numerically.
  */
 export function valuationBandOfSeries(input: SeriesBandInput): ValuationBandResult {

@@ -104,12 +104,12 @@ export interface ServedDataset {
   /** Every sector of the served stocks with how many it has, by market then name. */
   sectors(): readonly SectorCount[];
   /**
-   * The stock's bars by day, week or month in a window (`resampleBars` on its whole daily
+   * The stock's bars by day, week or month in a window (`resampleSeries` on its whole daily
    * history): days as a range of the held columns (the answer writes them from there), weeks and
    * months as objects.
    */
   priceBars(view: StockView, window: SeriesWindow): Promise<DayBars | PriceBar[]>;
-  /** The stock's valuation band from `from` to `asOf` (`valuationBand` on its bars and filings). */
+  /** The stock's valuation band from `from` to `asOf` (`valuationBandOfSeries` on its bars and TTM steps). */
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult>;
 }
 

@@ -93,7 +93,7 @@ export class StockHistories {
     return steps;
   }
 
-  /** A price history answer's bars (`resampleBars` on the whole history) as objects. */
+  /** A price history answer's bars (`resampleSeries` on the whole history) as objects. */
   async priceBars(securityId: number, window: SeriesWindow): Promise<PriceBar[]> {
     return resampleSeries(await this.priceSeries(securityId, window), window);
   }
@@ -109,7 +109,7 @@ export class StockHistories {
     return this.bars(securityId, range);
   }
 
-  /** A valuation band answer's figures (`valuationBand` on every bar and filing) from `from` to the as-of date. */
+  /** A valuation band answer's figures (`valuationBandOfSeries` on its market caps and TTM steps) from `from` to the as-of date. */
   async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
     const [series, steps] = await Promise.all([this.marketCaps(securityId, from), this.steps(securityId)]);
     return valuationBandOfSeries({ type, series, steps, from, to: this.asOf });

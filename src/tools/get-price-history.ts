@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { stockAnswer } from './answer.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
@@ -75,21 +75,13 @@ export const getPriceHistory = defineTool({
     }
     const view = data.stock(args.code);
     const bars = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit });
-    const { security: s } = view;
     const count = Array.isArray(bars) ? bars.length : bars.end - bars.start;
-    return {
-      code: s.code,
-      market: s.market,
-      name: s.name,
-      nameEn: englishNameOf(s),
-      currency: s.currency,
+    return stockAnswer(view.security, data, {
       interval: args.interval,
       from: args.from ?? null,
       to: args.to ?? null,
       count,
       bars: Array.isArray(bars) ? inFormat(args.format, bars, BAR_COLUMNS) : dayRowsInFormat(args.format, bars),
-      updatedAt: data.updatedAt,
-      source: data.source,
-    };
+    });
   },
 });

@@ -4,6 +4,7 @@ import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
 import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields } from './series.js';
+import { metaOf } from './answer.js';
 import { defineTool } from './tool.js';
 
 const SECTOR_COLUMNS = ['month', 'exports', 'yoyPct'] as const;
@@ -58,8 +59,7 @@ export const getSectorExports = defineTool({
       unit: 'USD' as const,
       basis: `exports summed over the 24 months ending ${to}`,
       sectors: sectorExports(rows, from, to, args.top).map((s) => ({ ...s, series: inFormat(args.format, s.series, SECTOR_COLUMNS) })),
-      updatedAt: data.updatedAt,
-      source: data.source,
+      ...metaOf(data),
     };
   },
 });

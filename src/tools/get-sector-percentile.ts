@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { stockAnswer } from './answer.js';
 import { codeParam } from './params.js';
 import { meta, percentileEntry, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -30,20 +30,12 @@ export const getSectorPercentile = defineTool({
   cacheable: true,
   async handler(args, { data }) {
     const view = data.stock(args.code);
-    const { security: s } = view;
     const cohort = view.percentiles[args.cohort];
-    return {
-      code: s.code,
-      market: s.market,
-      name: s.name,
-      nameEn: englishNameOf(s),
-      currency: s.currency,
+    return stockAnswer(view.security, data, {
       cohort: args.cohort,
       cohortName: cohort.name,
       cohortMembers: cohort.members,
       metrics: cohort.metrics,
-      updatedAt: data.updatedAt,
-      source: data.source,
-    };
+    });
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { stockAnswer } from './answer.js';
 import { gradeOf } from '../domain/score.js';
 import { codeParam } from './params.js';
 import { bandKey, meta, stockIdentity } from './shapes.js';
@@ -45,20 +45,13 @@ export const getStockScore = defineTool({
   async handler(args, { data }) {
     const view = data.stock(args.code);
     const { security: s, price, v3 } = view;
-    const base = {
-      code: s.code,
-      market: s.market,
-      name: s.name,
-      nameEn: englishNameOf(s),
-      currency: s.currency,
+    const base = stockAnswer(s, data, {
       currentPrice: price?.close ?? null,
       marketCap: price?.marketCap ?? null,
       band: view.band,
       priceDate: price?.date ?? null,
       cohortSize: view.scoreCohortSize,
-      updatedAt: data.updatedAt,
-      source: data.source,
-    };
+    });
     if (!v3.ok || view.scorePercentile === null) {
       return {
         ...base,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { stockAnswer } from './answer.js';
 import { codeParam } from './params.js';
 import { meta, snapshotMetric, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -31,17 +31,10 @@ export const getStockSnapshot = defineTool({
   cacheable: true,
   async handler(args, { data }) {
     const view = data.stock(args.code);
-    const { security: s, price } = view;
-    return {
-      code: s.code,
-      market: s.market,
-      name: s.name,
-      nameEn: englishNameOf(s),
-      currency: s.currency,
+    const { price } = view;
+    return stockAnswer(view.security, data, {
       price: price ? { date: price.date, close: price.close, marketCap: price.marketCap } : null,
       ...view.snapshot,
-      updatedAt: data.updatedAt,
-      source: data.source,
-    };
+    });
   },
 });

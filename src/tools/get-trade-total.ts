@@ -4,6 +4,7 @@ import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
 import { meta } from './shapes.js';
 import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields } from './series.js';
+import { metaOf } from './answer.js';
 import { defineTool } from './tool.js';
 
 const tradeRow = z.object({
@@ -43,6 +44,6 @@ export const getTradeTotal = defineTool({
   async handler(args, { data }) {
     const months = data.trade();
     const { from, to } = monthWindow(args, latestMonthOf(months));
-    return { from, to, unit: 'USD' as const, rows: inFormat(args.format, tradeTotals(months, from, to), TRADE_COLUMNS), updatedAt: data.updatedAt, source: data.source };
+    return { from, to, unit: 'USD' as const, rows: inFormat(args.format, tradeTotals(months, from, to), TRADE_COLUMNS), ...metaOf(data) };
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { stockAnswer } from './answer.js';
 import { ApiError } from './errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, stockIdentity } from './shapes.js';
@@ -54,16 +54,6 @@ export const getValuationBand = defineTool({
     }
     const view = data.stock(args.code);
     const band = await data.valuationBand(view, args.type, args.from);
-    const { security: s } = view;
-    return {
-      code: s.code,
-      market: s.market,
-      name: s.name,
-      nameEn: englishNameOf(s),
-      currency: s.currency,
-      ...band,
-      updatedAt: data.updatedAt,
-      source: data.source,
-    };
+    return stockAnswer(view.security, data, band);
   },
 });

@@ -26,6 +26,3 @@ export const TOOLS: readonly ToolDefinition[] = [
   getPriceHistory,
   health,
 ];
-
-const byName = new Map(TOOLS.map((t) => [t.name, t]));
-export const toolByName = (name: string): ToolDefinition | undefined => byName.get(name);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { searchKey } from '../domain/search.js';
 import { bandKey, englishName, meta } from './shapes.js';
+import { metaOf } from './answer.js';
 import { defineTool } from './tool.js';
 
 /** Longest query: longer than any listed company's name, short enough to scan cheaply. */
@@ -76,8 +77,7 @@ export const searchStocks = defineTool({
         matchType: kind,
       })),
       totalCount,
-      updatedAt: data.updatedAt,
-      source: data.source,
+      ...metaOf(data),
     };
   },
 });

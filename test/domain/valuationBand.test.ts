@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { quantile, valuationBand } from '../../src/domain/valuationBand.js';
+import { quantile } from '../../src/domain/series.js';
 import { bar, fiscalYear, report } from './fixtures.js';
+import { valuationBand as valuationBandOracle, valuationBandOfBars } from './oracles.js';
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-9): void =>
   assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= tolerance, `${String(actual)} is not within ${tolerance} of ${expected}`);
@@ -52,68 +53,76 @@ const bars = [
   bar('2025-01-06', 999, { shares: 10 }), // after the window
 ];
 
-void describe('valuationBand', () => {
-  void it('PER: daily close x shares over the point-in-time TTM net income', () => {
-    const r = valuationBand({ type: 'per', bars, reports: filings(), from: '2024-01-01', to: '2025-01-03' });
-    // Used: 12, 9, 15, 10, 20, 12, 14 -> sorted 9, 10, 12, 12, 14, 15, 20
-    assert.equal(r.daysUsed, 7);
-    assert.equal(r.daysExcluded, 1);
-    assert.equal(r.min, 9);
-    assert.equal(r.max, 20);
-    assert.equal(r.median, 12); // h = 3
-    close(r.p5, 9.3); // h = 0.3: 9 + 0.3 x 1
-    close(r.p95, 18.5); // h = 5.7: 15 + 0.7 x 5
-    // 2024: 12, 9, 15, 10, 20 -> sorted 9, 10, 12, 15, 20; 2025: 12, 14 -> median 13
-    assert.deepEqual(r.years, [
-      { year: 2024, days: 5, min: 9, median: 12, max: 20 },
-      { year: 2025, days: 2, min: 12, median: 13, max: 14 },
-    ]);
-    // Current: 14 on 2025-01-03; 4 values below (9, 10, 12, 12) -> 100 x 4 / 6
-    assert.deepEqual(r.current, { date: '2025-01-03', value: 14, percentile: 400 / 6 });
-    assert.equal(r.reason, undefined);
-    assert.equal(r.from, '2024-01-01');
-    assert.equal(r.to, '2025-01-03');
-  });
+// The service's band (`valuationBandOfSeries` over the columns and the TTM timeline) and the
+// plain oracle over bar objects and filings (test/domain/oracles.ts), each held to the same
+// hand-derived figures.
+for (const [name, valuationBand] of [
+  ['valuationBandOfSeries (the service)', valuationBandOfBars],
+  ['valuationBand (the oracle)', valuationBandOracle],
+] as const) {
+  void describe(name, () => {
+    void it('PER: daily close x shares over the point-in-time TTM net income', () => {
+      const r = valuationBand({ type: 'per', bars, reports: filings(), from: '2024-01-01', to: '2025-01-03' });
+      // Used: 12, 9, 15, 10, 20, 12, 14 -> sorted 9, 10, 12, 12, 14, 15, 20
+      assert.equal(r.daysUsed, 7);
+      assert.equal(r.daysExcluded, 1);
+      assert.equal(r.min, 9);
+      assert.equal(r.max, 20);
+      assert.equal(r.median, 12); // h = 3
+      close(r.p5, 9.3); // h = 0.3: 9 + 0.3 x 1
+      close(r.p95, 18.5); // h = 5.7: 15 + 0.7 x 5
+      // 2024: 12, 9, 15, 10, 20 -> sorted 9, 10, 12, 15, 20; 2025: 12, 14 -> median 13
+      assert.deepEqual(r.years, [
+        { year: 2024, days: 5, min: 9, median: 12, max: 20 },
+        { year: 2025, days: 2, min: 12, median: 13, max: 14 },
+      ]);
+      // Current: 14 on 2025-01-03; 4 values below (9, 10, 12, 12) -> 100 x 4 / 6
+      assert.deepEqual(r.current, { date: '2025-01-03', value: 14, percentile: 400 / 6 });
+      assert.equal(r.reason, undefined);
+      assert.equal(r.from, '2024-01-01');
+      assert.equal(r.to, '2025-01-03');
+    });
 
-  void it('PBR: over the latest equity known on each day', () => {
-    const r = valuationBand({ type: 'pbr', bars, reports: filings(), from: '2024-01-01', to: '2025-01-03' });
-    // equity 500 until 2024-05-14, 400 from 2024-05-15:
-    // 1,000/500 = 2, 1,200/500 = 2.4, 900/500 = 1.8, 1,500/500 = 3, 1,250/400 = 3.125,
-    // 2,500/400 = 6.25, 1,500/400 = 3.75, 1,750/400 = 4.375
-    // sorted 1.8, 2, 2.4, 3, 3.125, 3.75, 4.375, 6.25; median h = 3.5 -> 3 + 0.5 x 0.125 = 3.0625
-    assert.equal(r.daysUsed, 8);
-    assert.equal(r.daysExcluded, 0);
-    assert.equal(r.min, 1.8);
-    assert.equal(r.max, 6.25);
-    assert.equal(r.median, 3.0625);
-    // 4.375 has 6 below -> 100 x 6 / 7
-    assert.deepEqual(r.current, { date: '2025-01-03', value: 4.375, percentile: 600 / 7 });
-  });
+    void it('PBR: over the latest equity known on each day', () => {
+      const r = valuationBand({ type: 'pbr', bars, reports: filings(), from: '2024-01-01', to: '2025-01-03' });
+      // equity 500 until 2024-05-14, 400 from 2024-05-15:
+      // 1,000/500 = 2, 1,200/500 = 2.4, 900/500 = 1.8, 1,500/500 = 3, 1,250/400 = 3.125,
+      // 2,500/400 = 6.25, 1,500/400 = 3.75, 1,750/400 = 4.375
+      // sorted 1.8, 2, 2.4, 3, 3.125, 3.75, 4.375, 6.25; median h = 3.5 -> 3 + 0.5 x 0.125 = 3.0625
+      assert.equal(r.daysUsed, 8);
+      assert.equal(r.daysExcluded, 0);
+      assert.equal(r.min, 1.8);
+      assert.equal(r.max, 6.25);
+      assert.equal(r.median, 3.0625);
+      // 4.375 has 6 below -> 100 x 6 / 7
+      assert.deepEqual(r.current, { date: '2025-01-03', value: 4.375, percentile: 600 / 7 });
+    });
 
-  void it('PSR: over the TTM revenue', () => {
-    const r = valuationBand({ type: 'psr', bars, reports: filings(), from: '2024-05-16', to: '2024-05-16' });
-    assert.equal(r.daysUsed, 1);
-    assert.equal(r.median, 2.5); // 2,500 / 1,000
-    assert.deepEqual(r.current, { date: '2024-05-16', value: 2.5, percentile: 100 });
-  });
+    void it('PSR: over the TTM revenue', () => {
+      const r = valuationBand({ type: 'psr', bars, reports: filings(), from: '2024-05-16', to: '2024-05-16' });
+      assert.equal(r.daysUsed, 1);
+      assert.equal(r.median, 2.5); // 2,500 / 1,000
+      assert.deepEqual(r.current, { date: '2024-05-16', value: 2.5, percentile: 100 });
+    });
 
-  void it('excludes and counts days with a non-positive denominator; the current value is then null with a reason', () => {
-    // 2024 Q1 loss of 150: TTM from 2024-05-15 = 25 + 25 + 25 - 150 = -75
-    const r = valuationBand({ type: 'per', bars, reports: filings(-150), from: '2024-01-01', to: '2025-01-03' });
-    assert.equal(r.daysUsed, 3); // 12, 9, 15
-    assert.equal(r.daysExcluded, 5); // 2024-03-14 (no TTM) and the four days from 2024-05-15
-    assert.equal(r.median, 12);
-    assert.deepEqual(r.current, { date: '2025-01-03', value: null, percentile: null, reason: 'TTM net income is not positive for 2024Q1' });
-  });
+    void it('excludes and counts days with a non-positive denominator; the current value is then null with a reason', () => {
+      // 2024 Q1 loss of 150: TTM from 2024-05-15 = 25 + 25 + 25 - 150 = -75
+      const r = valuationBand({ type: 'per', bars, reports: filings(-150), from: '2024-01-01', to: '2025-01-03' });
+      assert.equal(r.daysUsed, 3); // 12, 9, 15
+      assert.equal(r.daysExcluded, 5); // 2024-03-14 (no TTM) and the four days from 2024-05-15
+      assert.equal(r.median, 12);
+      assert.deepEqual(r.current, { date: '2025-01-03', value: null, percentile: null, reason: 'TTM net income is not positive for 2024Q1' });
+    });
 
-  void it('says why when no day can be used', () => {
-    const none = valuationBand({ type: 'per', bars, reports: [], from: '2024-01-01', to: '2025-01-03' });
-    assert.equal(none.daysUsed, 0);
-    assert.equal(none.p5, null);
-    assert.equal(none.reason, 'no day in the window with a positive TTM net income');
-    assert.equal(none.current?.reason, 'no report disclosed by this date');
-    const empty = valuationBand({ type: 'per', bars, reports: filings(), from: '2026-01-01', to: '2026-12-31' });
-    assert.equal(empty.current, null);
-    assert.equal(empty.reason, 'no trading day in the window');
+    void it('says why when no day can be used', () => {
+      const none = valuationBand({ type: 'per', bars, reports: [], from: '2024-01-01', to: '2025-01-03' });
+      assert.equal(none.daysUsed, 0);
+      assert.equal(none.p5, null);
+      assert.equal(none.reason, 'no day in the window with a positive TTM net income');
+      assert.equal(none.current?.reason, 'no report disclosed by this date');
+      const empty = valuationBand({ type: 'per', bars, reports: filings(), from: '2026-01-01', to: '2026-12-31' });
+      assert.equal(empty.current, null);
+      assert.equal(empty.reason, 'no trading day in the window');
+    });
   });
-});
+}

@@ -1,6 +1,6 @@
 // The per-stock history fast path (typed-array columns, windowed reads, the band from the TTM
-// timeline) must answer byte for byte what the object path answered: `resampleBars` and
-// `valuationBand` on every bar and filing of the stock, serialised. Every stock of a demo
+// timeline) must answer byte for byte what the test oracles answer (test/domain/oracles.ts):
+// `resampleBars` and `valuationBand` on every bar and filing of the stock, serialised. Every stock of a demo
 // universe, many argument sets, with a cache that holds everything and one that holds nothing
 // (every windowed call then reads only its window). Day bars are also compared as the price
 // history answer writes them, from the columns (src/tools/column-rows.ts).
@@ -8,9 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import { resampleBars, type ResampleOptions } from '../../src/domain/bars.js';
 import type { BandType } from '../../src/domain/results.js';
-import { valuationBand } from '../../src/domain/valuationBand.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { StockHistories } from '../../src/serving/history.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -20,6 +18,7 @@ import { jsonBytes } from '../../src/http/json-bytes.js';
 import { BAR_COLUMNS, dayRowsInFormat } from '../../src/tools/get-price-history.js';
 import { inFormat } from '../../src/tools/series.js';
 import { tempDir } from '../support/tmp.js';
+import { resampleBars, valuationBand, type ResampleOptions } from '../domain/oracles.js';
 
 const AS_OF = '2026-11-20';
 

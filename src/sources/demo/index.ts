@@ -20,7 +20,6 @@ import { buildUniverse } from './universe.js';
 export { isTradingDay };
 export type { Archetype, CompanyProfile } from './universe.js';
 
-export const DEMO_SOURCE = 'demo';
 export const DEFAULT_DEMO_SEED = 20140101;
 /** First trading day the demo has bars for is the first one on or after this date. */
 export const FIRST_BAR_DATE = '2014-01-01';
