@@ -2,7 +2,7 @@
 // lists of bar objects and filings, beside the one implementation the service runs (the column
 // forms of src/domain/series.ts: `resampleSeries`, `valuationBandOfSeries`). The hand-derived
 // cases of test/domain/bars.test.ts and valuationBand.test.ts hold for both, and
-// test/refresh/history.test.ts compares the service's answers with these on every stock of a
+// test/serving/history.test.ts compares the service's answers with these on every stock of a
 // demo universe. Written independently of the column forms: a bug shared by both would have to
 // be written twice.
 
