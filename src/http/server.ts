@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
+import type { TrustProxy } from '../config.js';
 import { ApiError } from '../tools/errors.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { DatasetHolder } from '../tools/holder.js';
@@ -38,6 +39,10 @@ export interface ServerDeps {
   allowedOrigins: readonly string[];
   /** A request must arrive whole within this many ms (slow clients); default 15 s. */
   requestTimeoutMs?: number;
+  /** Whose X-Forwarded-For gives the client address (`TRUST_PROXY`); default none. */
+  trustProxy?: TrustProxy;
+  /** Open connections accepted at once (`MAX_CONNECTIONS`); 0 or absent: no cap. */
+  maxConnections?: number;
   /** Readiness checks (database, Redis); each returns null when healthy, else a reason. */
   readinessChecks?: { name: string; check: () => Promise<string | null> }[];
   /** What start-up is doing while no dataset is served, for /readyz. */
@@ -85,7 +90,11 @@ export async function buildServer(deps: ServerDeps) {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `r${Date.now().toString(36)}${(++requestCounter).toString(36)}`;
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // The client address (request.ip) the failed-authentication limit counts by.
+    trustProxy: deps.trustProxy ?? false,
   });
+  // Past the cap Node closes a new connection at once, before it costs a parse or a key check.
+  if (deps.maxConnections !== undefined && deps.maxConnections > 0) app.server.maxConnections = deps.maxConnections;
   const runner = new ToolRunner(deps.holder, deps.progress);
 
   // The per-request hooks take a `done` callback rather than returning a promise: at tens of
@@ -169,7 +178,7 @@ export async function buildServer(deps: ServerDeps) {
     // Error texts (a source's, a check's own words) only for a caller with a valid key; the key
     // is looked at only when one is sent, and a store that does not answer means no details.
     const header = request.headers.authorization;
-    const detailed = header !== undefined && header !== '' && (await deps.access.authenticate(header).then((a) => a.ok, () => false));
+    const detailed = header !== undefined && header !== '' && (await Promise.resolve(deps.access.authenticate(header, request.ip)).then((a) => a.ok, () => false));
     const { httpStatus, body } = readiness({
       data: deps.holder.current,
       startupPhase: deps.startupPhase?.() ?? null,
