@@ -125,6 +125,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     try {
       payload = JSON.parse(typeof request.body === 'string' ? request.body : '');
     } catch {
+      // A refused key gets no further: what it sent cannot be a health call.
+      if (!auth.ok) return refuse(reply, keyRefusal(auth));
       return reply.code(400).send(errorAnswer(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'));
     }
     const batch = Array.isArray(payload);
