@@ -173,8 +173,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
    * Step one of the admission, before the body is read: the Origin (DNS rebinding: a browser
    * page from a foreign origin may not call us), then the key. A request refused here (no or a
    * malformed key, an address that failed too often, the store away) is answered without its
-   * body being read, and its connection is closed after the answer when a body was announced,
-   * so an unread body neither costs a read nor holds the connection.
+   * body being parsed (or, past `DRAINED_BODY_BYTES`, read: see `early`).
    */
   function checkRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
     const origin = request.headers.origin;
@@ -303,9 +302,19 @@ function meteredAs(message: unknown): CallOf {
   return typeof name === 'string' && TOOL_NAMES.has(name) ? name : null;
 }
 
-/** The reply of a request answered before its body is read: the connection closes after it when a body is on its way. */
+/** Bodies up to this size are drained and thrown away after an early answer, keeping the connection. */
+const DRAINED_BODY_BYTES = 16_384;
+
+/**
+ * The reply of a request answered before its body is read. Node throws away the rest of an
+ * unread body to keep the connection for the next request; a body larger than
+ * `DRAINED_BODY_BYTES`, or of unannounced length, is not waited for: the connection closes
+ * after the answer.
+ */
 function early(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+  const length = request.headers['content-length'];
+  const drained = length === undefined ? request.headers['transfer-encoding'] === undefined : Number(length) <= DRAINED_BODY_BYTES;
+  if (!drained) reply.header('connection', 'close');
   return reply;
 }
 
