@@ -16,7 +16,7 @@ import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import type { ApiError } from '../tools/errors.js';
 import { TOOLS } from '../tools/registry.js';
-import { admit, identify, keyRefusal, rateLimitHeaders, type CallOf, type Identity } from './gate.js';
+import { admit, identify, keyRefusal, rateLimitHeaders, type CallOf, type Eventually, type Identity } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
 import { createMcpServer, type McpCall } from './mcp-server.js';
@@ -190,7 +190,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       if (id.auth.ok) request.keyPrefix = id.auth.caller.prefix;
       done();
     };
-    const id = identify(deps.access, request.headers.authorization, request.ip);
+    let id: Eventually<Identity>;
+    try {
+      id = identify(deps.access, request.headers.authorization, request.ip);
+    } catch (err) {
+      return done(err as Error);
+    }
     if (id instanceof Promise) id.then(pass, done);
     else pass(id);
   }

@@ -9,6 +9,7 @@ import { TOOLS } from '../tools/registry.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import { admit, andThen, identify, rateLimitHeaders, refused, type Eventually, type Gate } from './gate.js';
 import type { ToolOutcome, ToolRunner } from './invoke.js';
+import { etagMatches } from './response-cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,7 +17,6 @@ declare module 'fastify' {
     account: Account | null;
   }
 }
-import { etagMatches } from './response-cache.js';
 
 export interface RestDeps {
   access: AccessControl;
@@ -50,13 +50,14 @@ function admitRequest(route: Route, request: FastifyRequest, reply: FastifyReply
     request.account = gate.account;
     done();
   };
+  let gate: Eventually<Gate>;
   try {
-    const gate = andThen(identify(deps.access, request.headers.authorization, request.ip), (id) => (id.ok ? admit(deps.access, deps.clock, id.auth, tool.name) : refused(id.error)));
-    if (gate instanceof Promise) gate.then(pass, done);
-    else pass(gate);
+    gate = andThen(identify(deps.access, request.headers.authorization, request.ip), (id) => (id.ok ? admit(deps.access, deps.clock, id.auth, tool.name) : refused(id.error)));
   } catch (err) {
-    done(err as Error);
+    return done(err as Error);
   }
+  if (gate instanceof Promise) gate.then(pass, done);
+  else pass(gate);
 }
 
 /**
