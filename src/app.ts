@@ -203,6 +203,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.trustProxy,
     maxConnections: config.MAX_CONNECTIONS,
+    authFailureDelayMs: config.AUTH_FAILURE_DELAY_MS,
     startupPhase: () => phase,
     progress: () => progress.snapshot(),
     readinessChecks: [

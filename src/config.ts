@@ -37,6 +37,8 @@ const schema = z.object({
   TRUST_PROXY: z.string().default(''),
   /** Failed authentications one client address may have per minute; the next ones get 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** A failed authentication (401, or 429 for an address over its failures) is answered after this many ms (0: at once). */
+  AUTH_FAILURE_DELAY_MS: int(1_000),
   /** Open connections the server accepts at once; past it a new connection is closed at once (0: no cap). */
   MAX_CONNECTIONS: int(1_024),
   /** Most members in one JSON-RPC batch. */

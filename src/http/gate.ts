@@ -82,11 +82,17 @@ function identityOf(auth: AuthResult): Identity {
   return { ok: false, error: keyRefusal(auth) };
 }
 
+/** Refusals of a failed authentication (`keyRefusal`), which `RefusalDelay` answers late. */
+const failedAuthentications = new WeakSet<ApiError>();
+
+/** The refusal of a key that failed: 401, or 429 for an address that failed too often. */
 export function keyRefusal(auth: Extract<AuthResult, { ok: false }>): ApiError {
-  if (auth.why === 'throttled') {
-    return new ApiError('rate_limited', 'too many failed authentications from this address; wait before trying again', { retryAfter: auth.retryAfter });
-  }
-  return new ApiError('unauthorized', auth.why === 'missing' ? MISSING : `the API key is not accepted: ${REASONS[auth.why]}`);
+  const error =
+    auth.why === 'throttled'
+      ? new ApiError('rate_limited', 'too many failed authentications from this address; wait before trying again', { retryAfter: auth.retryAfter })
+      : new ApiError('unauthorized', auth.why === 'missing' ? MISSING : `the API key is not accepted: ${REASONS[auth.why]}`);
+  failedAuthentications.add(error);
+  return error;
 }
 
 /** Steps two and three for one call: meter it and hold it to the key's limits. */
@@ -161,4 +167,40 @@ function policyOf(limits: PlanLimits): string {
     policies.set(limits, policy);
   }
   return policy;
+}
+
+/**
+ * Failed authentications answered late: a refused key or a throttled address gets its 401 or 429
+ * after `delayMs`, so a flood that waits for each answer (one request per connection at a time,
+ * as HTTP/1.1 clients do) sends one request per connection per delay instead of as many as the
+ * server can refuse. At most `maxHeld` answers wait at once; past that a refusal is answered at
+ * once and its connection closed, so held answers cannot grow without bound.
+ */
+export class RefusalDelay {
+  static readonly MAX_HELD = 1_000;
+  private held = 0;
+
+  constructor(
+    readonly delayMs: number,
+    private readonly maxHeld = RefusalDelay.MAX_HELD,
+  ) {}
+
+  /** Runs `answer` after the delay (or at once, with `Connection: close` on `reply`, when full). */
+  hold(reply: { header(name: string, value: string): unknown }, answer: () => void): void {
+    if (this.delayMs <= 0) return answer();
+    if (this.held >= this.maxHeld) {
+      reply.header('connection', 'close');
+      return answer();
+    }
+    this.held += 1;
+    setTimeout(() => {
+      this.held -= 1;
+      answer();
+    }, this.delayMs).unref();
+  }
+
+  /** Whether a refusal is a failed authentication (delayed), not a limit of a known key. */
+  static isFailedAuth(error: ApiError): boolean {
+    return failedAuthentications.has(error);
+  }
 }

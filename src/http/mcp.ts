@@ -16,7 +16,7 @@ import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import type { ApiError } from '../tools/errors.js';
 import { TOOLS } from '../tools/registry.js';
-import { admit, identify, keyRefusal, rateLimitHeaders, type CallOf, type Eventually, type Identity } from './gate.js';
+import { admit, identify, keyRefusal, rateLimitHeaders, RefusalDelay, type CallOf, type Eventually, type Identity } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
 import { createMcpServer, type McpCall } from './mcp-server.js';
@@ -37,6 +37,8 @@ export interface McpDeps {
   maxBatch: number;
   allowedOrigins: readonly string[];
   version: string;
+  /** How failed authentications are answered late. */
+  refusalDelay: RefusalDelay;
 }
 
 type Id = string | number | null;
@@ -126,14 +128,14 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       payload = JSON.parse(typeof request.body === 'string' ? request.body : '');
     } catch {
       // A refused key gets no further: what it sent cannot be a health call.
-      if (!auth.ok) return refuse(reply, keyRefusal(auth));
+      if (!auth.ok) return refuseLate(reply, keyRefusal(auth));
       return reply.code(400).send(errorAnswer(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'));
     }
     const batch = Array.isArray(payload);
     const messages: unknown[] = batch ? (payload as unknown[]) : [payload];
     // A well-formed unknown or revoked key may ask health alone (DESIGN.md 4); anything else
     // with it, a batch of health calls included, is refused whole.
-    if (!auth.ok && (batch || !isHealthCall(payload))) return refuse(reply, keyRefusal(auth));
+    if (!auth.ok && (batch || !isHealthCall(payload))) return refuseLate(reply, keyRefusal(auth));
     if (messages.length === 0) return reply.code(400).send(errorAnswer(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch'));
     if (messages.length > deps.maxBatch) {
       return reply.code(400).send(errorAnswer(null, ErrorCode.InvalidRequest, `Invalid Request: at most ${deps.maxBatch} messages per batch`));
@@ -169,6 +171,11 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     return reply.send(bodyOf(replies, batch));
   });
 
+  /** A failed authentication's refusal, answered after the refusal delay. */
+  function refuseLate(reply: FastifyReply, error: ApiError): Promise<FastifyReply> {
+    return new Promise((resolve) => deps.refusalDelay.hold(reply, () => resolve(refuse(reply, error))));
+  }
+
   /**
    * Step one of the admission, before the body is read: the Origin (DNS rebinding: a browser
    * page from a foreign origin may not call us), then the key. A request refused here (no or a
@@ -183,7 +190,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
     const pass = (id: Identity): void => {
       if (!id.ok) {
-        refuse(early(request, reply).type('application/json'), id.error);
+        const answer = () => void refuse(early(request, reply).type('application/json'), id.error);
+        if (RefusalDelay.isFailedAuth(id.error)) deps.refusalDelay.hold(reply, answer);
+        else answer();
         return;
       }
       request.auth = id.auth;

@@ -7,7 +7,7 @@ import { ApiError } from '../tools/errors.js';
 import { coerceQuery, parseArgs } from '../tools/params.js';
 import { TOOLS } from '../tools/registry.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
-import { admit, andThen, identify, rateLimitHeaders, refused, type Eventually, type Gate } from './gate.js';
+import { admit, andThen, identify, rateLimitHeaders, RefusalDelay, refused, type Eventually, type Gate } from './gate.js';
 import type { ToolOutcome, ToolRunner } from './invoke.js';
 import { etagMatches } from './response-cache.js';
 
@@ -22,6 +22,8 @@ export interface RestDeps {
   access: AccessControl;
   runner: ToolRunner;
   clock: Clock;
+  /** How failed authentications are answered late. */
+  refusalDelay: RefusalDelay;
 }
 
 /** `/stocks/{code}/score` (OpenAPI form) to `/stocks/:code/score` (Fastify form). */
@@ -46,7 +48,10 @@ function admitRequest(route: Route, request: FastifyRequest, reply: FastifyReply
   const pass = (gate: Gate): void => {
     if (gate.caller) request.keyPrefix = gate.caller.prefix;
     if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
-    if (!gate.ok) return done(gate.error);
+    if (!gate.ok) {
+      const { error } = gate;
+      return RefusalDelay.isFailedAuth(error) ? deps.refusalDelay.hold(reply, () => done(error)) : done(error);
+    }
     request.account = gate.account;
     done();
   };

@@ -12,7 +12,7 @@ import type { TrustProxy } from '../config.js';
 import { ApiError } from '../tools/errors.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { DatasetHolder } from '../tools/holder.js';
-import { outageError } from './gate.js';
+import { outageError, RefusalDelay } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';
 import { openApiDocument } from './openapi.js';
@@ -43,6 +43,8 @@ export interface ServerDeps {
   trustProxy?: TrustProxy;
   /** Open connections accepted at once (`MAX_CONNECTIONS`); 0 or absent: no cap. */
   maxConnections?: number;
+  /** How long a failed authentication's answer waits (`AUTH_FAILURE_DELAY_MS`); 0 or absent: none. */
+  authFailureDelayMs?: number;
   /** Readiness checks (database, Redis); each returns null when healthy, else a reason. */
   readinessChecks?: { name: string; check: () => Promise<string | null> }[];
   /** What start-up is doing while no dataset is served, for /readyz. */
@@ -96,6 +98,7 @@ export async function buildServer(deps: ServerDeps) {
   // Past the cap Node closes a new connection at once, before it costs a parse or a key check.
   if (deps.maxConnections !== undefined && deps.maxConnections > 0) app.server.maxConnections = deps.maxConnections;
   const runner = new ToolRunner(deps.holder, deps.progress);
+  const refusalDelay = new RefusalDelay(deps.authFailureDelayMs ?? 0);
 
   // The per-request hooks take a `done` callback rather than returning a promise: at tens of
   // thousands of requests a second the promises and microtasks of four async hooks show.
@@ -193,11 +196,11 @@ export async function buildServer(deps: ServerDeps) {
   await app.register(
     async (api) => {
       api.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
-      await restRoutes(api, { access: deps.access, runner, clock: deps.clock });
+      await restRoutes(api, { access: deps.access, runner, clock: deps.clock, refusalDelay });
     },
     { prefix: '/api/public/v2' },
   );
-  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version });
+  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version, refusalDelay });
 
   // The human docs page: Swagger UI from the swagger-ui-dist package, served locally.
   const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

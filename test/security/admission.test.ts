@@ -10,6 +10,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { generateKey } from '../../src/access/keys.js';
 import { seoulDay } from '../../src/access/clock.js';
+import { RefusalDelay } from '../../src/http/gate.js';
 import { MCP_ERRORS } from '../../src/http/mcp.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -263,5 +264,46 @@ describe('admission without a trusted proxy', () => {
     } finally {
       for (const s of held) s.destroy();
     }
+  });
+});
+
+describe('failed authentications answered late', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ AUTH_FAILURE_DELAY_MS: '400', AUTH_FAILURES_PER_MINUTE: '2' });
+  });
+  after(() => t.close());
+
+  it('a refused key is answered after the delay: a valid call sent after it is answered first, on both doors', async () => {
+    const key = await t.newKey('paid');
+    const client = new RawClient(t.url, 8);
+    try {
+      // Checked once before the failures: a key seen to match passes even from a throttled address.
+      assert.equal((await client.request('GET', `${BASE}/rankings`, { authorization: `Bearer ${key}` })).status, 200);
+      const order: string[] = [];
+      const noted = (label: string) => (res: RawResponse) => void order.push(`${label} ${res.status}`);
+      const refusedRest = client.request('GET', `${BASE}/rankings`, { authorization: `Bearer ${generateKey().key}` }).then(noted('unknown REST'));
+      const refusedMcp = client.request('POST', '/api/mcp', { 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}').then(noted('keyless MCP'));
+      const throttled = client.request('GET', `${BASE}/rankings`).then(noted('throttled REST')); // the address's third failure
+      await new Promise((r) => setTimeout(r, 50));
+      const valid = client.request('GET', `${BASE}/rankings`, { authorization: `Bearer ${key}` }).then(noted('valid REST'));
+      await Promise.all([refusedRest, refusedMcp, throttled, valid]);
+      assert.equal(order[0], 'valid REST 200');
+      assert.deepEqual(order.slice(1).sort(), ['keyless MCP 401', 'throttled REST 429', 'unknown REST 401']);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('holds at most so many answers at once; past that a refusal is answered at once and its connection closed', () => {
+    const delay = new RefusalDelay(60_000, 2);
+    const answered: number[] = [];
+    const headers: Record<string, string>[] = [{}, {}, {}];
+    for (let i = 0; i < 3; i++) delay.hold({ header: (name: string, value: string) => (headers[i]![name] = value) }, () => answered.push(i));
+    assert.deepEqual(answered, [2], 'the third, past the two held, at once');
+    assert.deepEqual(headers, [{}, {}, { connection: 'close' }]);
+    const none = new RefusalDelay(0);
+    none.hold({ header: () => undefined }, () => answered.push(9));
+    assert.deepEqual(answered, [2, 9], 'no delay: at once');
   });
 });
