@@ -146,7 +146,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     let refusal: ApiError | null = null;
     for (const message of messages) {
       const call: McpCall = { auth, account: null, request, reply, refusal: null, raw: null };
-      const gate = await admit(deps.access, deps.clock, auth, meteredAs(message));
+      // Awaited only when it is a promise: a key and counts in memory admit without a microtask.
+      const admitted = admit(deps.access, deps.clock, auth, meteredAs(message));
+      const gate = admitted instanceof Promise ? await admitted : admitted;
       if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
       // Metering needs the database or Redis: without it nothing is answered.
       if (!gate.ok && gate.error.status === 503) return refuse(reply, gate.error);
