@@ -55,7 +55,7 @@ export interface AdmissionLimits {
 
 export const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = { authFailuresPerMinute: 30 };
 
-/** How many refused key hashes are remembered, and for how long. */
+/** How many hashes of unknown keys are remembered, and for how long. */
 export const REFUSED_KEY_CACHE = { max: 10_000, ttlMs: 60_000 } as const;
 
 export interface Admission {
@@ -99,10 +99,10 @@ export class AccessControl {
    */
   private readonly hashes = new LRUCache<string, string>({ max: 10_000 });
   /**
-   * Hashes of keys the store refused (unknown or revoked), for a minute: a client repeating a
-   * wrong key costs a hash, not a database query. Bounded, so random keys cannot grow it.
-   * A refusal kept here is at most a minute older than the store (a key revoked is never
-   * accepted from here; a key brought back by a restore is accepted within the minute).
+   * Hashes of keys the store does not hold, for a minute: a client repeating a wrong key costs
+   * a hash, not a database query. Bounded, so random keys cannot grow it. Keys are never
+   * deleted, only revoked, and a new key is random, so a key unknown now is unknown for good;
+   * a revoked key is not kept here (a restore may bring it back, and it is held in `hashes`).
    */
   private readonly refused = new LRUCache<string, Refused>({ max: REFUSED_KEY_CACHE.max, ttl: REFUSED_KEY_CACHE.ttlMs });
   private readonly failures: FailedAuthLimit;
@@ -119,7 +119,7 @@ export class AccessControl {
 
   /**
    * Who sends `authorization` (the raw header), from client `address`. At once, without I/O,
-   * for a missing or malformed header, a throttled address, a refused key remembered, and a key
+   * for a missing or malformed header, a throttled address, an unknown key remembered, and a key
    * this process has checked that the store still holds in memory (`AccessStore.knownKey`,
    * emptied by any change to a key); otherwise a promise (the store is read). Every refusal
    * counts against the address (`FailedAuthLimit`); once that is used up, keys this process has
@@ -153,12 +153,6 @@ export class AccessControl {
       const unknown: Refused = { ok: false, why: 'unknown' };
       this.refused.set(hash, unknown);
       return this.refuse(address, unknown);
-    }
-    if (key.revokedAt !== null) {
-      const revoked: Refused = { ok: false, why: 'revoked', prefix: key.prefix };
-      this.hashes.delete(token);
-      this.refused.set(hash, revoked);
-      return this.refuse(address, revoked);
     }
     this.hashes.set(token, hash);
     return this.resultOf(key, address);

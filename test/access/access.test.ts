@@ -254,7 +254,7 @@ describe('cheap refusals', () => {
     tmp.cleanup();
   });
 
-  it('remembers a refused key: the second try of an unknown or revoked key reads nothing', async () => {
+  it('remembers an unknown key: its second try reads nothing (a revoked one is held by the store on SQLite)', async () => {
     const access = new AccessControl(spied, new StoreUsageCounter(spied), plans, clock, { authFailuresPerMinute: 1_000 });
     const unknown = generateKey().key;
     lookups.length = 0;
