@@ -4,11 +4,12 @@
 // adapter in front of it, for what the contract (DESIGN.md 2) promises and the SDK's own
 // Streamable HTTP transport refuses: a bare curl call (no Accept header, no initialize first)
 // gets a plain JSON answer; batches are answered as arrays; notifications get 202; malformed
-// JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour: the Origin
-// allow-list, one key check per HTTP request (401 with WWW-Authenticate), and a lone tools/call
-// refused for quota or by an outage answered with HTTP 429 or 503 and Retry-After. Each message
-// goes into the server through an in-process transport under an id of its own and comes back
-// with the caller's.
+// JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour and its part
+// of the admission path (gate.ts): the Origin allow-list and the key, checked once per HTTP
+// request before the body is read (401 with WWW-Authenticate); every message metered before it
+// is dispatched; a lone message refused for quota, burst or by an outage answered with HTTP 429
+// or 503 and Retry-After. Each message goes into the server through an in-process transport
+// under an id of its own and comes back with the caller's.
 
 import { ErrorCode, LATEST_PROTOCOL_VERSION, isJSONRPCRequest, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
