@@ -44,6 +44,8 @@ export interface AppOptions {
    * is one API refresh.
    */
   bulk?: BulkPlan;
+  /** `false`: the server is built but takes no connections; tests reach it by Fastify's `inject()`. */
+  listen?: boolean;
 }
 
 export interface App {
@@ -52,6 +54,7 @@ export interface App {
   refresher: Refresher;
   access: AccessControl;
   server: Awaited<ReturnType<typeof buildServer>>;
+  /** The address it listens on; '' when started with `listen: false`. */
   url: string;
   /** Resolves when the first dataset is being served (with real sources: the first with stocks). */
   ready: Promise<void>;
@@ -215,7 +218,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       ...(counter.check ? [{ name: 'redis', check: counter.check }] : []),
     ],
   });
-  const url = await server.listen({ host: config.HOST, port: config.PORT });
+  let url = '';
+  if (options.listen === false) await server.ready();
+  else url = await server.listen({ host: config.HOST, port: config.PORT });
 
   // With real sources, start-up is ready once a dataset with stocks is served, even while a bulk
   // first start goes on loading; `loaded` says when that is over.
