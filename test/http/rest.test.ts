@@ -7,6 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildServer } from '../../src/http/server.js';
 import { DatasetHolder } from '../../src/tools/holder.js';
 import { startTestApp, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 import pino from 'pino';
 
 type Json = Record<string, unknown>;
@@ -391,7 +392,7 @@ describe('REST /api/public/v2', () => {
       // The line of the dataset served now (an earlier swap's fill stops at the next swap).
       const version = ((await t.get(`${t.url}/readyz`, null)).body as Json).dataVersion;
       const warmed = () => t.logs.map((l) => JSON.parse(l) as Json).find((l) => l.msg === 'histories warmed' && l.version === version);
-      for (let i = 0; i < 300 && warmed() === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+      await until(() => warmed() !== undefined, { timeoutMs: 30_000, intervalMs: 100 });
       const line = warmed();
       assert.ok(line, `a histories warmed line for version ${String(version)}`);
       assert.equal(line.stopped, false);
