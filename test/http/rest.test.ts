@@ -326,6 +326,12 @@ describe('REST /api/public/v2', () => {
     });
   });
 
+  it('is built without a socket (startApp with listen: false): these requests went through inject()', () => {
+    assert.equal(t.app.url, '');
+    assert.equal(t.app.server.server.listening, false);
+    assert.equal(t.app.server.server.address(), null);
+  });
+
   describe('operator endpoints and documents', () => {
     it('healthz, readyz, unknown paths', async () => {
       assert.equal((await t.get(`${t.url}/healthz`, null)).status, 200);

@@ -97,7 +97,7 @@ async function start(env: Record<string, string>, listen: boolean): Promise<Test
   };
 }
 
-/** GET `url` over HTTP with `key` as bearer token (for a server not started here, e.g. a child process). */
+/** GET `url` over real HTTP with `key` as bearer token (startTestServer, a child process). */
 export function get(url: string, key: string | null, headers: Record<string, string> = {}): Promise<Reply> {
   return getWith(fetch, url, key, headers);
 }
