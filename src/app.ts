@@ -49,6 +49,8 @@ export interface AppOptions {
    * is one API refresh.
    */
   bulk?: BulkPlan;
+  /** `false`: the server is built but takes no connections; tests reach it by Fastify's `inject()`. */
+  listen?: boolean;
 }
 
 export interface App {
@@ -57,6 +59,7 @@ export interface App {
   refresher: Refresher;
   access: AccessControl;
   server: Awaited<ReturnType<typeof buildServer>>;
+  /** The address it listens on; '' when started with `listen: false`. */
   url: string;
   /** Resolves when the first dataset is being served (with real sources: the first with stocks). */
   ready: Promise<void>;
@@ -207,7 +210,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       ...(counter.check ? [{ name: 'redis', check: counter.check }] : []),
     ],
   });
-  const url = await server.listen({ host: config.HOST, port: config.PORT });
+  let url = '';
+  if (options.listen === false) await server.ready();
+  else url = await server.listen({ host: config.HOST, port: config.PORT });
 
   // The first dataset (./refresh/bootstrap.ts); then the refreshes. While a first start loads,
   // the versions it publishes are followed; the hourly runs begin once it is done (they would

@@ -6,6 +6,7 @@ import { BufferedUsageCounter } from '../../src/access/usage.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 describe('BufferedUsageCounter (the embedded store counts in memory, writes every second)', () => {
   const tmp = tempDir();
@@ -81,8 +82,7 @@ describe('BufferedUsageCounter (the embedded store counts in memory, writes ever
     const before = await store.access.usage(id, '2026-11-26');
     await counter.increment(id, '2026-11-26', 100);
     await counter.increment(id, '2026-11-26', 100);
-    const deadline = Date.now() + 5_000;
-    while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => errors.length > 0, { timeoutMs: 5_000, intervalMs: 10 });
     store.access.addUsage = real;
     assert.match(String(errors[0]), /database is locked/);
     await counter.close();
@@ -93,8 +93,7 @@ describe('BufferedUsageCounter (the embedded store counts in memory, writes ever
     const id = keyIds[0] as number;
     const counter = new BufferedUsageCounter(store.access, 20);
     await counter.increment(id, '2026-11-25', 100);
-    const deadline = Date.now() + 5_000;
-    while ((await store.access.usage(id, '2026-11-25')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(async () => (await store.access.usage(id, '2026-11-25')) > 0, { timeoutMs: 5_000, intervalMs: 10 });
     assert.equal(await store.access.usage(id, '2026-11-25'), 1);
     await counter.close();
   });

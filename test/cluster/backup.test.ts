@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { startInstance, waitReady, type Instance } from '../support/instance.js';
+import { until } from '../support/until.js';
 import { tempDir } from '../support/tmp.js';
 
 const run = promisify(execFile);
@@ -31,8 +32,8 @@ describe('backup and restore (SQLite) while serving', () => {
     key = (await cli('keys', 'create', '--plan', 'paid')).stdout.trim().split('\n').at(-1) ?? '';
     revoked = (await cli('keys', 'create', '--plan', 'paid')).stdout.trim().split('\n').at(-1) ?? '';
   });
-  after(() => {
-    instance.child.kill('SIGTERM');
+  after(async () => {
+    await instance.stop();
     tmp.cleanup();
   });
 
@@ -67,13 +68,9 @@ describe('backup and restore (SQLite) while serving', () => {
     assert.equal(await status(revoked), 401, 'a key revoked since the backup stays revoked');
     assert.equal(await status(), 200);
     // The service recomputes from the restored store within its version poll (3 s).
-    const deadline = Date.now() + 10_000;
     let version = versionBefore;
-    while (Date.now() < deadline && version <= versionBefore) {
-      await new Promise((r) => setTimeout(r, 200));
-      version = ((await (await fetch(`${instance.url}/readyz`)).json()) as { dataVersion: number }).dataVersion;
-    }
-    assert.ok(version > versionBefore, `served version ${version} > ${versionBefore}`);
+    const served = async () => (version = ((await (await fetch(`${instance.url}/readyz`)).json()) as { dataVersion: number }).dataVersion) > versionBefore;
+    assert.ok(await until(served, { timeoutMs: 10_000, intervalMs: 200 }), `served version ${version} > ${versionBefore}`);
     assert.equal(await status(), 200);
   });
 

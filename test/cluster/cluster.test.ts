@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { freshSchema, PG_SKIP, REDIS_SKIP, TEST_REDIS_URL } from '../support/pg.js';
 import { startInstance, waitReady, type Instance } from '../support/instance.js';
+import { until } from '../support/until.js';
 import { tempDir } from '../support/tmp.js';
 
 const run = promisify(execFile);
@@ -46,7 +47,7 @@ describe('two instances on one PostgreSQL and Redis', { skip }, () => {
   });
 
   after(async () => {
-    for (const i of [a, b]) i?.child.kill('SIGTERM');
+    await Promise.all([a, b].map((i) => i?.stop()));
     await db?.end();
     await schema?.drop();
     tmp.cleanup();
@@ -80,14 +81,9 @@ describe('two instances on one PostgreSQL and Redis', { skip }, () => {
     // Wait for at least two scheduled slots to pass from now (runs before this test, on a slow
     // machine, do not count: they published versions before \`before\` was read).
     const runsBefore = await finishedRuns();
-    const deadline = Date.now() + 30_000;
     let runs = 0;
-    while (Date.now() < deadline) {
-      runs = (await finishedRuns()) - runsBefore;
-      if (runs >= 2) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    assert.ok(runs >= 2, `scheduled refreshes ran (${runs})`);
+    const twoRuns = async () => (runs = (await finishedRuns()) - runsBefore) >= 2;
+    assert.ok(await until(twoRuns, { timeoutMs: 30_000, intervalMs: 500 }), `scheduled refreshes ran (${runs})`);
     const slots = await db.query<{ slot: string; instance: string }>("select slot, instance from refresh_claims where slot like 'run:%'");
     const finished = Number((await db.query<{ n: string }>('select count(*) as n from refresh_runs')).rows[0]?.n);
     // One claim per slot (primary key) and one run per claim: never two runs for one slot.
@@ -97,12 +93,8 @@ describe('two instances on one PostgreSQL and Redis', { skip }, () => {
     assert.ok(version > Number(before), `dataset version ${version} > ${before}`);
     // Within a few seconds both instances serve at least that version.
     const served = async () => Promise.all([a, b].map(async (i) => ((await (await fetch(`${i.url}/readyz`)).json()) as { dataVersion: number }).dataVersion));
-    const until = Date.now() + 10_000;
-    let versions = await served();
-    while (Date.now() < until && versions.some((v) => v < version)) {
-      await new Promise((r) => setTimeout(r, 250));
-      versions = await served();
-    }
-    assert.ok(versions.every((v) => v >= version), `served versions ${versions.join(', ')} >= ${version}`);
+    let versions: number[] = [];
+    const caughtUp = async () => (versions = await served()).every((v) => v >= version);
+    assert.ok(await until(caughtUp, { timeoutMs: 10_000, intervalMs: 250 }), `served versions ${versions.join(', ')} >= ${version}`);
   });
 });

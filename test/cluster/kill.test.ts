@@ -8,14 +8,16 @@
 // KILL_TEST_SQLITE / KILL_TEST_PG set the number of rounds; KILL_TEST_SEED the random seed.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { spawnService, type ServiceProcess } from '../support/instance.js';
 import { freshSchema, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 const SQLITE_ROUNDS = Number(process.env.KILL_TEST_SQLITE ?? 32);
 const PG_ROUNDS = Number(process.env.KILL_TEST_PG ?? 9);
@@ -39,16 +41,12 @@ const BASE_ENV = {
 
 type Signal = 'SIGKILL' | 'SIGTERM' | 'SIGINT';
 
-interface Run {
-  child: ChildProcess;
-  output: string[];
-  url: string | null;
+interface Run extends ServiceProcess {
   /** ms from spawn to /readyz 200, null if not reached. */
   readyMs: number | null;
   readyAt: number | null;
   /** The last phase seen: before listening, the /readyz detail while starting, or serving. */
   phase: string;
-  exited: Promise<number | null>;
 }
 
 /**
@@ -68,16 +66,11 @@ let main = '';
 /** Every process started, so a failed round leaves none running. */
 const spawned = new Set<ChildProcess>();
 
-function spawnService(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [main, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startRun(env: Record<string, string>): Run {
+  const run: Run = Object.assign(spawnService({ env, main }), { readyMs: null, readyAt: null, phase: 'before listening' });
+  const child = run.child;
   spawned.add(child);
-  const run: Run = { child, output: [], url: null, readyMs: null, readyAt: null, phase: 'before listening', exited: new Promise((r) => child.on('exit', (code) => r(code))) };
   const started = Date.now();
-  child.stdout?.on('data', (c: Buffer) => {
-    run.output.push(c.toString());
-    run.url ??= /Listening on (http:\/\/[\d.]+:\d+)/.exec(run.output.join(''))?.[1] ?? null;
-  });
-  child.stderr?.on('data', (c: Buffer) => run.output.push(c.toString()));
   // Poll readiness in the background until the process ends.
   void (async () => {
     while (child.exitCode === null && child.signalCode === null) {
@@ -97,15 +90,6 @@ function spawnService(env: Record<string, string>): Run {
     }
   })();
   return run;
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
 }
 
 /** Sends `signal`; for a graceful one, the ms until the process exited (asserted 0 and < 10 s). */
@@ -203,8 +187,8 @@ describe('killed at random moments', () => {
     };
 
     // A reference: one clean first start, stopped while serving.
-    const first = spawnService(env);
-    assert.ok(await until(() => first.readyMs !== null, 90_000), `first start ready\n${first.output.join('').slice(-1500)}`);
+    const first = startRun(env);
+    assert.ok(await until(() => first.readyMs !== null, { timeoutMs: 90_000 }), `first start ready\n${first.output.join('').slice(-1500)}`);
     await stop(first, 'SIGTERM');
     const full = counts().counts;
     assert.ok(full.securities > 10 && full.bars > 1000);
@@ -216,16 +200,16 @@ describe('killed at random moments', () => {
     for (let round = 0; round < SQLITE_ROUNDS; round++) {
       // Half the rounds start on an empty store, so kills land in the first load.
       if (!takeoverDue && random() < 0.5) rmSync(dir, { recursive: true, force: true });
-      const run = spawnService(env);
+      const run = startRun(env);
       // A fifth of the kills at any moment from the spawn (module loading, migrations), two
       // fifths once it listens (loading, computing), two fifths while it serves and refreshes.
       const mode = random();
       if (mode < 0.2) await new Promise((r) => setTimeout(r, random() * 2_000));
       else if (mode < 0.6) {
-        await until(() => run.url !== null || run.child.exitCode !== null, 90_000);
+        await until(() => run.url !== null || run.child.exitCode !== null, { timeoutMs: 90_000 });
         await new Promise((r) => setTimeout(r, random() * 1_000));
       } else {
-        await until(() => run.readyMs !== null || run.child.exitCode !== null, 90_000);
+        await until(() => run.readyMs !== null || run.child.exitCode !== null, { timeoutMs: 90_000 });
         await new Promise((r) => setTimeout(r, random() * 1_500));
       }
       if (run.readyMs !== null) {
@@ -233,7 +217,7 @@ describe('killed at random moments', () => {
         figures.worstReadyAfterKillMs = Math.max(figures.worstReadyAfterKillMs, run.readyMs);
         if (takeoverDue) {
           // Log lines reach stdout in batches, at least every second.
-          const said = await until(() => run.output.join('').includes('claim taken over from a holder that died'), 3_000);
+          const said = await until(() => run.output.join('').includes('claim taken over from a holder that died'), { timeoutMs: 3_000 });
           assert.ok(said, `the start that took the dead first load over says so\n${run.output.join('').slice(-1500)}`);
           figures.takeovers++;
         }
@@ -258,22 +242,21 @@ describe('killed at random moments', () => {
     }
     assert.ok(killedAfterKill);
     // The last word: a start after all of that gets ready and serves.
-    const last = spawnService(env);
-    assert.ok(await until(() => last.readyMs !== null, 90_000), `ready after the last kill\n${last.output.join('').slice(-1500)}`);
+    const last = startRun(env);
+    assert.ok(await until(() => last.readyMs !== null, { timeoutMs: 90_000 }), `ready after the last kill\n${last.output.join('').slice(-1500)}`);
     figures.worstReadyAfterKillMs = Math.max(figures.worstReadyAfterKillMs, last.readyMs ?? 0);
-    if (takeoverDue) assert.ok(await until(() => last.output.join('').includes('claim taken over from a holder that died'), 3_000));
+    if (takeoverDue) assert.ok(await until(() => last.output.join('').includes('claim taken over from a holder that died'), { timeoutMs: 3_000 }));
     // Backfills killed while the service serves (the demo universe has no upstream to read, so
     // a backfill claims, recomputes and publishes a version): the store stays whole and sound,
     // the serving instance stays ready, and its hourly cursor is not moved.
     for (let round = 0; round < BACKFILL_ROUNDS; round++) {
-      const backfill = spawn(process.execPath, [main, 'backfill', '--from', '2025-01-01', '--to', '2025-12-31'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      spawned.add(backfill);
-      const exited = new Promise<number | null>((resolve) => backfill.once('exit', (code) => resolve(code)));
+      const backfill = spawnService({ env, main, args: ['backfill', '--from', '2025-01-01', '--to', '2025-12-31'] });
+      spawned.add(backfill.child);
       await new Promise((r) => setTimeout(r, random() * 1_500));
       const signal: Signal = random() < 0.75 ? 'SIGKILL' : 'SIGTERM';
-      if (backfill.exitCode === null) backfill.kill(signal);
-      const code = await exited;
-      spawned.delete(backfill);
+      // The exit code it ended with, whether the signal found it running or not.
+      const code = await backfill.stop(signal);
+      spawned.delete(backfill.child);
       figures.add(signal, code === 0 ? 'backfill (had finished)' : 'backfill', 0);
       const after = counts();
       assert.equal(after.integrity, 'ok', `backfill round ${round}: integrity`);
@@ -302,8 +285,8 @@ describe('killed at random moments', () => {
     const schemas = [schema];
     try {
       let env = { ...BASE_ENV, DATA_DIR: tmp.dir, DATABASE_URL: schema.url };
-      const first = spawnService(env);
-      assert.ok(await until(() => first.readyMs !== null, 90_000), `first start ready\n${first.output.join('').slice(-1500)}`);
+      const first = startRun(env);
+      assert.ok(await until(() => first.readyMs !== null, { timeoutMs: 90_000 }), `first start ready\n${first.output.join('').slice(-1500)}`);
       await stop(first, 'SIGTERM');
       const full = await counts();
 
@@ -317,9 +300,9 @@ describe('killed at random moments', () => {
           await db.query(`set search_path to ${new URL(schema.url).searchParams.get('options')?.replace('-c search_path=', '')}`);
           env = { ...env, DATABASE_URL: schema.url };
         }
-        const a = spawnService(env);
-        const b = spawnService(env);
-        await until(() => a.url !== null || a.child.exitCode !== null, 90_000);
+        const a = startRun(env);
+        const b = startRun(env);
+        await until(() => a.url !== null || a.child.exitCode !== null, { timeoutMs: 90_000 });
         await new Promise((r) => setTimeout(r, random() * 2_000));
         const signal = pickSignal();
         const phase = a.phase;
@@ -327,7 +310,7 @@ describe('killed at random moments', () => {
         figures.add(signal, phase, await stop(a, signal));
         assertAllOrNothing(await counts(), full, `round ${round} after ${signal} of one instance in '${phase}'`);
         // The other one gets ready, taking over a first load the killed one held.
-        assert.ok(await until(() => b.readyMs !== null || b.child.exitCode !== null, 90_000), `round ${round}: the other instance ready\n${b.output.join('').slice(-2000)}`);
+        assert.ok(await until(() => b.readyMs !== null || b.child.exitCode !== null, { timeoutMs: 90_000 }), `round ${round}: the other instance ready\n${b.output.join('').slice(-2000)}`);
         assert.equal(b.child.exitCode, null, `round ${round}: the other instance exited\n${b.output.join('').slice(-2000)}`);
         if (/claim taken over/.test(b.output.join(''))) figures.takeovers++;
         // From the kill to the other instance's readiness (0 when it was ready before).

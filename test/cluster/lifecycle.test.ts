@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import Database from 'better-sqlite3';
 import { startInstance } from '../support/instance.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
 
@@ -29,20 +29,10 @@ function freePort(): Promise<number> {
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    if (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG')) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const pong = () => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG') ?? false;
+  if (await until(pong, { timeoutMs: 5_000, intervalMs: 100 })) return child;
+  child.kill('SIGKILL');
   throw new Error('redis did not start');
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
 }
 
 describe('readiness follows Redis', { skip: hasRedis ? false : 'redis-server is not installed (run scripts/test-services.sh)' }, () => {
@@ -173,7 +163,7 @@ describe('graceful shutdown', () => {
       return bars(...args);
     };
     const inFlight = codes.map((code) => get(`${t.url}/api/public/v2/stocks/${code}/prices?limit=2600`, key));
-    if (!(await until(async () => entered === codes.length, 5_000))) {
+    if (!(await until(() => entered === codes.length, { timeoutMs: 5_000 }))) {
       // Close anyway: a server left open would keep this file's process (and the suite) alive.
       await t.close();
       assert.fail(`all requests are in their handlers (${entered} of ${codes.length})`);
@@ -216,8 +206,7 @@ describe('the first start loads in steps and stops cleanly', () => {
       t.diagnostic(`healthz during the load: ${latencies.length} probes, median ${latencies[latencies.length >> 1]?.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${max.toFixed(1)} ms`);
       assert.ok(p95 < 100, `p95 ${p95} ms`);
       const sent = Date.now();
-      instance.child.kill('SIGTERM');
-      const [code] = (await once(instance.child, 'exit')) as [number | null];
+      const code = await instance.stop('SIGTERM');
       const stopMs = Date.now() - sent;
       t.diagnostic(`SIGTERM during the load: exit ${code} after ${stopMs} ms`);
       assert.equal(code, 0);
@@ -228,7 +217,7 @@ describe('the first start loads in steps and stops cleanly', () => {
       db.close();
     } finally {
       // A failed check must not leave the service running (it would keep this file alive).
-      if (instance && instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill('SIGKILL');
+      await instance?.stop('SIGKILL');
       tmp.cleanup();
     }
   });

@@ -4,10 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startInstance, waitReady, type Instance } from '../support/instance.js';
+import { until } from '../support/until.js';
 import { tempDir } from '../support/tmp.js';
 
 const run = promisify(execFile);
@@ -28,13 +28,7 @@ describe('the service process on SQLite', () => {
   let key = '';
 
   const call = async () => (await fetch(`${instance?.url}/api/public/v2/rankings`, { headers: { authorization: `Bearer ${key}` } })).status;
-  const stop = async () => {
-    const child = instance?.child;
-    if (!child || child.exitCode !== null) return null;
-    child.kill('SIGTERM');
-    const [code] = (await once(child, 'exit')) as [number | null];
-    return code;
-  };
+  const stop = async () => (instance ? instance.stop() : null);
 
   before(async () => {
     instance = await startInstance(env);
@@ -49,10 +43,8 @@ describe('the service process on SQLite', () => {
 
   it('writes request log lines to stdout within the flush interval', async () => {
     assert.equal(await call(), 200);
-    const deadline = Date.now() + 5_000;
-    const logged = () => instance?.output.join('').split('\n').some((l) => l.includes('"route":"/api/public/v2/rankings"') && l.includes('"status":200'));
-    while (!logged() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(logged(), 'a request log line within 5 s');
+    const logged = () => instance?.output.join('').split('\n').some((l) => l.includes('"route":"/api/public/v2/rankings"') && l.includes('"status":200')) ?? false;
+    assert.ok(await until(logged, { timeoutMs: 5_000, intervalMs: 50 }), 'a request log line within 5 s');
     assert.ok(!instance?.output.join('').includes(key.slice(16)), 'no key secret in the output');
   });
 

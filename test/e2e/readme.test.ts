@@ -14,7 +14,7 @@
 // README's lines exactly as written (about 20 s more of loading on an idle 2-core machine).
 
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,7 +24,9 @@ import { DEFAULT_DEMO_SEED } from '../../src/sources/demo/index.js';
 import { searchStocks as searchTool } from '../../src/tools/search-stocks.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { TOOLS } from '../../src/tools/registry.js';
+import { spawnService, type ServiceProcess } from '../support/instance.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -108,32 +110,28 @@ describe('the README: what it names is in the demo as shipped', () => {
 
 describe('the README walked against a started service', { skip: existsSync(CURL) ? false : `${CURL} not installed` }, () => {
   const tmp = tempDir();
-  let server: ChildProcessWithoutNullStreams;
+  let server: ServiceProcess;
   let banner = '';
   let key = '';
   let url = '';
 
   before(async () => {
-    server = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'serve'], {
-      cwd: ROOT,
+    // Only the environment the README's reader has (no variables of this process), from the
+    // repository's root as `npm start` runs it.
+    server = spawnService({
       env: { PATH: process.env.PATH ?? '', DATA_DIR: join(tmp.dir, 'data'), HOST: '127.0.0.1', PORT: '0', DEMO_SCALE: String(SCALE), LOG_LEVEL: 'silent', REFRESH_SCHEDULE: 'off' },
+      inheritEnv: false,
+      cwd: ROOT,
     });
-    server.stderr.on('data', (c: Buffer) => (banner += c.toString('utf8')));
-    await new Promise<void>((done, fail) => {
-      server.stdout.on('data', (c: Buffer) => {
-        banner += c.toString('utf8');
-        if (banner.includes('\nReady: ')) done();
-      });
-      server.on('exit', (code) => fail(new Error(`serve exited ${code}: ${banner}`)));
-    });
+    const ready = () => server.output.join('').includes('\nReady: ') || server.child.exitCode !== null;
+    await until(ready, { timeoutMs: 300_000, intervalMs: 100 });
+    banner = server.output.join('');
+    assert.ok(banner.includes('\nReady: '), `serve printed its Ready line (exit ${server.child.exitCode}): ${banner}`);
     key = /^(sk_live_\S+)$/m.exec(banner)?.[1] ?? '';
     url = /^Listening on (\S+)$/m.exec(banner)?.[1] ?? '';
   });
   after(async () => {
-    if (server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((done) => server.on('exit', done));
-    }
+    await server.stop('SIGTERM');
     tmp.cleanup();
   });
 

@@ -1,5 +1,6 @@
-// The JSON-RPC / MCP door: the official SDK client over Streamable HTTP, bare curl-style
-// calls, and every error path of DESIGN.md section 2.
+// The JSON-RPC / MCP door through Fastify's inject() (no socket; real HTTP:
+// test/e2e/doors.test.ts): the official SDK client over Streamable HTTP, bare curl-style calls,
+// and every error path of DESIGN.md section 2.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -9,22 +10,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
 import { TOOLS } from '../../src/tools/registry.js';
-import { get, startTestServer, type TestServer } from '../support/server.js';
+import { startTestApp, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
-
-async function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
-  // Deliberately what the spec shows: only Authorization and Content-Type, no Accept.
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
-}
 
 describe('MCP /api/mcp', () => {
   let t: TestServer;
@@ -33,12 +21,25 @@ describe('MCP /api/mcp', () => {
   let auth: Record<string, string>;
   let kr: string;
   let us: string;
+  /** POST a JSON-RPC body to the MCP door. */
+  async function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
+    // Deliberately what the spec shows: only Authorization and Content-Type, no Accept.
+    const res = await t.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
   before(async () => {
-    t = await startTestServer({ FREE_DAILY_QUOTA: '2', BODY_LIMIT_BYTES: '4096', MAX_BATCH: '5', ALLOWED_ORIGINS: 'https://app.example' });
+    t = await startTestApp({ FREE_DAILY_QUOTA: '2', BODY_LIMIT_BYTES: '4096', MAX_BATCH: '5', ALLOWED_ORIGINS: 'https://app.example' });
     key = await t.newKey('paid');
     mcp = `${t.url}/api/mcp`;
     auth = { authorization: `Bearer ${key}` };
-    const all = (await get(`${t.url}/api/public/v2/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: { ticker: string; market: string }[] };
+    const all = (await t.get(`${t.url}/api/public/v2/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: { ticker: string; market: string }[] };
     kr = all.rows.find((r) => r.market === 'KR')!.ticker;
     us = all.rows.find((r) => r.market === 'US')!.ticker;
   });
@@ -48,7 +49,7 @@ describe('MCP /api/mcp', () => {
     let client: Client;
     before(async () => {
       client = new Client({ name: 'test-client', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(mcp), { requestInit: { headers: auth } });
+      const transport = new StreamableHTTPClientTransport(new URL(mcp), { fetch: t.fetch, requestInit: { headers: auth } });
       await client.connect(transport);
     });
     after(() => client.close());
@@ -104,7 +105,7 @@ describe('MCP /api/mcp', () => {
         const content = result.content as { type: string; text: string }[];
         assert.equal(content[0]?.type, 'text');
         assert.deepEqual(JSON.parse(content[0]!.text), structured);
-        const rest = (await get(`${t.url}/api/public/v2${restPath}`, key)).body as Json;
+        const rest = (await t.get(`${t.url}/api/public/v2${restPath}`, key)).body as Json;
         if (name === 'health') {
           assert.equal(rest.callsToday, (structured.callsToday as number) + 1, 'both doors count on one key');
           assert.equal(rest.valid, true);
@@ -195,7 +196,7 @@ describe('MCP /api/mcp', () => {
     });
 
     it('a cached tools/call answers the REST body byte for byte, alone and inside a batch, with Hangul in it', async () => {
-      const rest = await fetch(`${t.url}/api/public/v2/rankings?limit=3`, { headers: auth });
+      const rest = await t.fetch(`${t.url}/api/public/v2/rankings?limit=3`, { headers: auth });
       const restText = await rest.text();
       assert.match(restText, /[\uAC00-\uD7A3]/, 'a Korean name in the body');
       const call = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 3 } } };
@@ -260,7 +261,7 @@ describe('MCP /api/mcp', () => {
     });
 
     it('GET is 405: the endpoint is stateless', async () => {
-      const res = await fetch(mcp, { headers: auth });
+      const res = await t.fetch(mcp, { headers: auth });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get('allow'), 'POST');
     });
@@ -270,7 +271,7 @@ describe('MCP /api/mcp', () => {
     let client: Client;
     before(async () => {
       client = new Client({ name: 'catalog-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { requestInit: { headers: auth } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { fetch: t.fetch, requestInit: { headers: auth } }));
     });
     after(() => client.close());
 
@@ -302,21 +303,21 @@ describe('MCP /api/mcp', () => {
         text[resource.uri] = (contents[0] as { text: string }).text;
       }
       // The formula as get_rankings publishes it, and the bands and grades as computed.
-      const rankings = (await get(`${t.url}/api/public/v2/rankings?limit=1`, key)).body as { formula: Record<string, string> };
+      const rankings = (await t.get(`${t.url}/api/public/v2/rankings?limit=1`, key)).body as { formula: Record<string, string> };
       for (const line of Object.values(rankings.formula)) assert.ok(text['stock-data://formula/v3']!.includes(line), line.slice(0, 40));
       assert.match(text['stock-data://formula/v3']!, /\| mega \| >= 20 trillion won \| >= \$200B \|/);
       assert.match(text['stock-data://formula/v3']!, /\| mid \| >= 0\.3 trillion won \| >= \$3B \|/);
       assert.match(text['stock-data://formula/v3']!, /A\+ >= 90, A >= 80, B\+ >= 70, B >= 60, C\+ >= 50, C >= 40, D below/);
       // The 17 metrics, in the order and with the units a get_sector_percentile answer carries.
       const metrics = JSON.parse(text['stock-data://metrics']!) as { metrics: { key: string; name: string; unit: string; definition: string }[] };
-      const percentile = (await get(`${t.url}/api/public/v2/stocks/${kr}/percentile`, key)).body as { metrics: { metric: string; unit: string }[] };
+      const percentile = (await t.get(`${t.url}/api/public/v2/stocks/${kr}/percentile`, key)).body as { metrics: { metric: string; unit: string }[] };
       assert.equal(metrics.metrics.length, 17);
       assert.deepEqual(metrics.metrics.map((m) => [m.key, m.unit]), percentile.metrics.map((m) => [m.metric, m.unit]));
       for (const m of metrics.metrics) assert.ok(m.name && m.definition.length > 10, m.key);
       // The sectors of the served stocks: every stock's sector is listed under its market.
       const sectors = JSON.parse(text['stock-data://sectors']!) as { updatedAt: string; source: string; markets: Record<string, { sector: string; stocks: number }[]> };
       assert.deepEqual(Object.keys(sectors.markets).sort(), ['KR', 'US']);
-      const peers = (await get(`${t.url}/api/public/v2/stocks/${us}/percentile?cohort=sector`, key)).body as { cohortName: string; cohortMembers?: number; updatedAt: string };
+      const peers = (await t.get(`${t.url}/api/public/v2/stocks/${us}/percentile?cohort=sector`, key)).body as { cohortName: string; cohortMembers?: number; updatedAt: string };
       assert.ok(sectors.markets.US!.some((s) => s.sector === peers.cohortName && s.stocks >= 1), peers.cohortName);
       assert.equal(sectors.updatedAt, peers.updatedAt);
       const snapshot = { updatedAt: peers.updatedAt };

@@ -1,4 +1,4 @@
-// /readyz and health tell the truth, over real HTTP against the real server:
+// /readyz and health tell the truth, through Fastify's inject() into the real server:
 // - a first start with real sources whose upstreams are unreachable (one loopback server that
 //   holds the request until the test lets it go, two closed loopback ports): 503 `loading`
 //   while the first run is under way, then 503 `failed` with each source's next try, a run
@@ -30,8 +30,10 @@ import { COVERAGE_META_KEY, readCoverage } from '../../src/serving/coverage.js';
 import type { ServedDataset } from '../../src/serving/dataset.js';
 import { DatasetHolder } from '../../src/serving/holder.js';
 import { loopback, type Loopback } from '../sources/helpers.js';
-import { get, startTestServer, type TestServer } from '../support/server.js';
+import { INJECT_ORIGIN, injectFetch } from '../support/inject.js';
+import { getWith, startTestApp, type Reply, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 type Json = Record<string, unknown>;
 interface ReadyBody {
@@ -68,25 +70,18 @@ function logSink(): { lines: Json[]; logger: pino.Logger } {
   return { lines, logger: pino({ level: 'info' }, sink) };
 }
 
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not reached');
-}
-
 const ECOS_KEY = 'ECOSKEY1234567890ABCD';
 const DART_KEY = 'dartkey0123456789abcdef0123456789abcdef0';
 
 describe('a first start with every upstream unreachable', () => {
   const tmp = tempDir();
   const { lines, logger } = logSink();
-  // 2026-11-20 12:00 in Seoul; the next scheduled refresh is the next top of the hour, 13:00.
+  // 2026-11-20 12:00 in Seoul; the next scheduled refresh is the configured schedule's next run, 13:00.
   const now = new Date('2026-11-20T03:00:00.000Z');
   let gate: Loopback;
   let app: App;
   let key: string;
+  let get: (url: string, key: string | null) => Promise<Reply>;
 
   before(async () => {
     // ECOS's upstream takes the request and answers nothing until the test closes it; OpenDART
@@ -101,7 +96,9 @@ describe('a first start with every upstream unreachable', () => {
     // A schedule whose next run after the test clock (2026-11-20 12:00 in Seoul) is 13:00 that
     // day, and whose timer (on the real clock) does not fire while the test runs.
     const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'hourly', REFRESH_CRON: '0 13 20 11 *' });
-    app = await startApp(config, { clock: () => now, logger, sources });
+    app = await startApp(config, { clock: () => now, logger, sources, listen: false });
+    const fetchApp = injectFetch(app.server);
+    get = (url, key) => getWith(fetchApp, url, key);
     key = await createKey(app.store.access, 'paid', 'test', () => now);
   });
   after(async () => {
@@ -111,8 +108,8 @@ describe('a first start with every upstream unreachable', () => {
   });
 
   it('answers 503 loading while the first run is under way', async () => {
-    await until(() => gate.requests.length > 0);
-    const res = await get(`${app.url}/readyz`, null);
+    assert.ok(await until(() => gate.requests.length > 0), 'the first run called the held upstream');
+    const res = await get(`${INJECT_ORIGIN}/readyz`, null);
     assert.equal(res.status, 503);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     const body = res.body as ReadyBody;
@@ -121,7 +118,7 @@ describe('a first start with every upstream unreachable', () => {
     assert.equal(body.detail, 'not ready: dataset not loaded yet (first refresh from the sources)');
     assert.equal(body.phase, 'first refresh from the sources');
     assert.deepEqual([body.dataVersion, body.lastRun, body.sources, body.markets, body.down], [null, null, [], [], []]);
-    const score = await get(`${app.url}/api/public/v2/stocks/005930/score`, key);
+    const score = await get(`${INJECT_ORIGIN}/api/public/v2/stocks/005930/score`, key);
     assert.equal(score.status, 503);
     assert.equal((score.body as Json).code, 'data_unavailable');
   });
@@ -129,7 +126,7 @@ describe('a first start with every upstream unreachable', () => {
   it('then 503 failed, with every source failed and its next try; the run is recorded failed', async () => {
     await gate.close(); // the held request's socket is destroyed: ECOS fails too
     await app.ready;
-    const res = await get(`${app.url}/readyz`, null);
+    const res = await get(`${INJECT_ORIGIN}/readyz`, null);
     assert.equal(res.status, 503, 'never ready with no stock served');
     const body = res.body as ReadyBody;
     assert.equal(body.status, 'failed');
@@ -148,12 +145,12 @@ describe('a first start with every upstream unreachable', () => {
       { market: 'US', listed: 0, priced: 0, scored: 0, complete: 0 },
     ]);
     // With a valid key, each source's error; never a key.
-    const keyed = (await get(`${app.url}/readyz`, key)).body as ReadyBody;
+    const keyed = (await get(`${INJECT_ORIGIN}/readyz`, key)).body as ReadyBody;
     assert.equal(keyed.status, 'failed');
     for (const s of keyed.sources) assert.ok(typeof s.error === 'string' && s.error.length > 0, `${s.source} has its error`);
     assert.ok(!JSON.stringify(keyed).includes(ECOS_KEY) && !JSON.stringify(keyed).includes(DART_KEY));
     // An unknown key is no key.
-    const unknown = (await get(`${app.url}/readyz`, `${key.slice(0, -4)}zzzz`)).body as ReadyBody;
+    const unknown = (await get(`${INJECT_ORIGIN}/readyz`, `${key.slice(0, -4)}zzzz`)).body as ReadyBody;
     assert.ok(unknown.sources.every((s) => s.error === undefined));
 
     const [run] = await app.store.refresh.refreshRuns(1);
@@ -168,12 +165,12 @@ describe('a first start with every upstream unreachable', () => {
 
   it('any code, rankings and search answer data_unavailable, not not_found or an empty 200', async () => {
     for (const path of ['/stocks/005930/score', '/stocks/AAPL/snapshot', '/rankings', '/stocks?q=samsung']) {
-      const res = await get(`${app.url}/api/public/v2${path}`, key);
+      const res = await get(`${INJECT_ORIGIN}/api/public/v2${path}`, key);
       assert.equal(res.status, 503, path);
       assert.equal((res.body as Json).code, 'data_unavailable', path);
     }
     // health still answers, with the empty coverage and the run's state.
-    const health = (await get(`${app.url}/api/public/v2/health`, key)).body as { nextRefreshAt: string; sources: { ok: boolean }[]; progress: unknown[]; coverage: { markets: { listed: number }[] } };
+    const health = (await get(`${INJECT_ORIGIN}/api/public/v2/health`, key)).body as { nextRefreshAt: string; sources: { ok: boolean }[]; progress: unknown[]; coverage: { markets: { listed: number }[] } };
     assert.equal(health.nextRefreshAt, '2026-11-20T13:00:00+09:00');
     assert.deepEqual(health.sources.map((s) => s.ok), [false, false, false]);
     // The refresh's progress board (app.ts): each source failed, in the order the run took them.
@@ -187,11 +184,11 @@ describe('a first start with every upstream unreachable', () => {
     });
     await app.store.refresh.bumpDatasetVersion();
     await app.refresher.rebuild();
-    const body = (await get(`${app.url}/readyz`, null)).body as ReadyBody;
+    const body = (await get(`${INJECT_ORIGIN}/readyz`, null)).body as ReadyBody;
     assert.equal(body.status, 'failed');
     assert.deepEqual(body.markets[0], { market: 'KR', listed: 1, priced: 0, scored: 0, complete: 0 });
     // The dataset holds it (a view without a price): its answers carry the reason, per stock.
-    const res = await get(`${app.url}/api/public/v2/stocks/000660/score`, key);
+    const res = await get(`${INJECT_ORIGIN}/api/public/v2/stocks/000660/score`, key);
     assert.equal(res.status, 200);
     assert.deepEqual([(res.body as Json).score, (res.body as Json).reason], [null, 'no price on or before the date']);
   });
@@ -201,17 +198,17 @@ describe('with data served', () => {
   let t: TestServer;
   let key: string;
   before(async () => {
-    t = await startTestServer();
+    t = await startTestApp();
     key = await t.newKey('paid');
   });
   after(() => t.close());
 
   it('the demo is ready, and health\'s coverage agrees with what the API answers', async () => {
-    const res = await get(`${t.url}/readyz`, null);
+    const res = await t.get(`${t.url}/readyz`, null);
     assert.equal(res.status, 200);
     const body = res.body as ReadyBody;
     assert.deepEqual([body.status, body.ready, body.detail, body.lastRun, body.sources, body.progress], ['ready', true, 'ready: data served', 'ok', [], []]);
-    const health = (await get(`${t.url}/api/public/v2/health`, key)).body as {
+    const health = (await t.get(`${t.url}/api/public/v2/health`, key)).body as {
       coverage: { markets: { market: 'KR' | 'US'; listed: number; priced: number; scored: number; complete: number }[]; tools: { tool: string; market: string; listed: number; withValues: number; nulls: Record<string, number> }[] };
     };
     assert.deepEqual(health.coverage.markets, body.markets, '/readyz shows the same market lines');
@@ -219,13 +216,13 @@ describe('with data served', () => {
     for (const m of health.coverage.markets) {
       // listed: the store's securities of the market; scored: the rankings' totalCount.
       assert.equal(m.listed, securities.filter((s) => s.market === m.market).length);
-      const rankings = (await get(`${t.url}/api/public/v2/rankings?market=${m.market}&bands=mega,xlarge,large,mid,small&limit=1`, key)).body as { totalCount: number };
+      const rankings = (await t.get(`${t.url}/api/public/v2/rankings?market=${m.market}&bands=mega,xlarge,large,mid,small&limit=1`, key)).body as { totalCount: number };
       assert.equal(m.scored, rankings.totalCount);
       assert.equal(m.complete, Math.round((m.scored / m.listed) * 10_000) / 10_000);
       assert.ok(m.listed > 0 && m.scored > 0);
     }
     // The same report is kept in the store for the CLI's `sources`.
-    await until(async () => readCoverage(await t.app.store.refresh.getMeta(COVERAGE_META_KEY)) !== null);
+    assert.ok(await until(async () => readCoverage(await t.app.store.refresh.getMeta(COVERAGE_META_KEY)) !== null), 'the coverage report written to meta');
     assert.deepEqual(readCoverage(await t.app.store.refresh.getMeta(COVERAGE_META_KEY)), health.coverage);
     for (const tool of health.coverage.tools) {
       const nulls = Object.values(tool.nulls).reduce((a, b) => a + b, 0);
@@ -239,7 +236,7 @@ describe('with data served', () => {
     const refresher = new Refresher(t.app.store, t.app.holder, [new EcosSource({ apiKey: ECOS_KEY, baseUrl: closed, requestsPerSecond: 0, retries: 0 })], () => t.clock.now, logger, { sourceLabel: 'demo' });
     await refresher.run();
     assert.equal(lines.find((l) => l.source === 'ecos')?.msg, 'source failed; previous data kept', 'the store holds the demo data');
-    const res = await get(`${t.url}/readyz`, null);
+    const res = await t.get(`${t.url}/readyz`, null);
     assert.equal(res.status, 200);
     const body = res.body as ReadyBody;
     assert.equal(body.status, 'degraded');
@@ -247,23 +244,23 @@ describe('with data served', () => {
     assert.equal(body.detail, 'ready, degraded: data served; the last run of ecos failed (the previous data stays served)');
     // The test clock: 2026-11-20 12:00 in Seoul.
     assert.deepEqual(body.sources, [{ source: 'ecos', ok: false, at: '2026-11-20T12:00:00+09:00', nextTryAt: '2026-11-20T13:00:00+09:00' }]);
-    const keyed = (await get(`${t.url}/readyz`, key)).body as ReadyBody;
+    const keyed = (await t.get(`${t.url}/readyz`, key)).body as ReadyBody;
     assert.ok((keyed.sources[0]?.error ?? '').length > 0);
     assert.ok(!JSON.stringify(keyed).includes(ECOS_KEY));
 
     // The store lists a security the served dataset does not hold.
     const served = t.app.holder.current as SnapshotDataset;
-    assert.equal((await get(`${t.url}/api/public/v2/stocks/000660/score`, key)).status, 404, 'unknown before');
+    assert.equal((await t.get(`${t.url}/api/public/v2/stocks/000660/score`, key)).status, 404, 'unknown before');
     const extra = { id: 1_000_000, market: 'KR' as const, code: '000660', name: '하이닉스테스트', exchange: 'KOSPI', sector: 'Semiconductors', currency: 'KRW' as const, fiscalYearEndMonth: 12, source: 'opendart' as const };
     t.app.holder.swap(
       new SnapshotDataset({ ...served.computed, listed: [...served.computed.listed, extra] }, { version: served.version + 1, updatedAt: served.updatedAt, source: served.source, nextRefreshAt: served.nextRefreshAt, sources: served.sources }, t.app.store.market),
     );
-    const known = await get(`${t.url}/api/public/v2/stocks/000660/score`, key);
+    const known = await t.get(`${t.url}/api/public/v2/stocks/000660/score`, key);
     assert.equal(known.status, 503);
     assert.equal((known.body as Json).code, 'data_unavailable');
     assert.match(String((known.body as Json).detail), /the KR stock 000660 is listed but not loaded yet/);
-    assert.equal((await get(`${t.url}/api/public/v2/stocks/000661/score`, key)).status, 404, 'a code nobody lists is still not_found');
-    const coverage = ((await get(`${t.url}/readyz`, null)).body as ReadyBody).markets;
+    assert.equal((await t.get(`${t.url}/api/public/v2/stocks/000661/score`, key)).status, 404, 'a code nobody lists is still not_found');
+    const coverage = ((await t.get(`${t.url}/readyz`, null)).body as ReadyBody).markets;
     const kr = coverage.find((m) => m.market === 'KR');
     const before = served.coverage().markets.find((m) => m.market === 'KR');
     assert.deepEqual(kr, { ...before, listed: (before?.listed ?? 0) + 1, complete: Math.round(((before?.scored ?? 0) / ((before?.listed ?? 0) + 1)) * 10_000) / 10_000 });
@@ -286,7 +283,9 @@ describe('progress on /readyz', () => {
       progress: () => board.snapshot(),
     });
     try {
-      const url = await app.listen({ host: '127.0.0.1', port: 0 });
+      const url = INJECT_ORIGIN;
+      const fetchApp = injectFetch(app);
+      const get = (path: string, key: string | null) => getWith(fetchApp, path, key);
       const res = await get(`${url}/readyz`, null);
       assert.equal(res.status, 503);
       const body = res.body as ReadyBody;

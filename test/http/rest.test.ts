@@ -1,11 +1,13 @@
-// The REST door, over real HTTP against the started service (SQLite, small demo universe).
+// The REST door, through Fastify's inject() into the service as started (SQLite, small demo
+// universe): routes, hooks and serialisers without a socket (real HTTP: test/e2e/doors.test.ts).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildServer } from '../../src/http/server.js';
 import { DatasetHolder } from '../../src/serving/holder.js';
-import { get, startTestServer, type TestServer } from '../support/server.js';
+import { startTestApp, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 import pino from 'pino';
 
 type Json = Record<string, unknown>;
@@ -18,10 +20,10 @@ describe('REST /api/public/v2', () => {
   let kr: string;
   let us: string;
   before(async () => {
-    t = await startTestServer({ FREE_DAILY_QUOTA: '4', FREE_BURST_PER_SECOND: '3' });
+    t = await startTestApp({ FREE_DAILY_QUOTA: '4', FREE_BURST_PER_SECOND: '3' });
     key = await t.newKey('paid');
     base = `${t.url}/api/public/v2`;
-    const all = (await get(`${base}/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: Row[] };
+    const all = (await t.get(`${base}/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: Row[] };
     kr = all.rows.find((r) => r.market === 'KR')?.ticker ?? '';
     us = all.rows.find((r) => r.market === 'US')?.ticker ?? '';
     assert.match(kr, /^\d{6}$/);
@@ -31,7 +33,7 @@ describe('REST /api/public/v2', () => {
 
   describe('rankings', () => {
     it('answers the spec table: every field, rows by gapPct descending, default limit 50', async () => {
-      const res = await get(`${base}/rankings?market=KR,US&bands=mega,xlarge,large,mid,small`, key);
+      const res = await t.get(`${base}/rankings?market=KR,US&bands=mega,xlarge,large,mid,small`, key);
       assert.equal(res.status, 200);
       const body = res.body as Json & { rows: Row[]; totalCount: number; bands: string[]; formula: Json };
       assert.deepEqual(Object.keys(body).sort(), ['bands', 'disclaimer', 'formula', 'market', 'rows', 'source', 'totalCount', 'updatedAt']);
@@ -52,13 +54,13 @@ describe('REST /api/public/v2', () => {
     });
 
     it('filters by market and band; totalCount counts all that pass; limit bounds rows', async () => {
-      const all = (await get(`${base}/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: Row[]; totalCount: number };
-      const small = (await get(`${base}/rankings?market=KR&bands=small&limit=2`, key)).body as { rows: Row[]; totalCount: number };
+      const all = (await t.get(`${base}/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: Row[]; totalCount: number };
+      const small = (await t.get(`${base}/rankings?market=KR&bands=small&limit=2`, key)).body as { rows: Row[]; totalCount: number };
       const expectedSmall = all.rows.filter((r) => r.band === 'small');
       assert.equal(small.totalCount, expectedSmall.length);
       assert.deepEqual(small.rows, expectedSmall.slice(0, 2));
       assert.ok(all.rows.every((r) => r.market === 'KR'));
-      const def = (await get(`${base}/rankings`, key)).body as { rows: Row[]; market: string; bands: string[] };
+      const def = (await t.get(`${base}/rankings`, key)).body as { rows: Row[]; market: string; bands: string[] };
       assert.equal(def.market, 'KR');
       assert.deepEqual(def.bands, ['mega', 'xlarge', 'large']);
       assert.ok(def.rows.every((r) => ['mega', 'xlarge', 'large'].includes(r.band)));
@@ -77,7 +79,7 @@ describe('REST /api/public/v2', () => {
       ['lmt=3', 'lmt'],
     ] as const) {
       it(`refuses ${query} with 400 invalid_parameter naming ${parameter}`, async () => {
-        const res = await get(`${base}/rankings?${query}`, key);
+        const res = await t.get(`${base}/rankings?${query}`, key);
         assert.equal(res.status, 400);
         assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
         const p = res.body as Json;
@@ -91,8 +93,8 @@ describe('REST /api/public/v2', () => {
 
     it('a repeated URL (its arguments held once accepted) answers as the first call did, a bad one is refused alike', async () => {
       for (const path of ['/rankings?limit=7&market=US', `/stocks/${kr}/score`, '/rankings?limit=500', `/stocks/${kr}/score?code=${kr}`]) {
-        const first = await get(`${base}${path}`, key);
-        const again = await get(`${base}${path}`, key);
+        const first = await t.get(`${base}${path}`, key);
+        const again = await t.get(`${base}${path}`, key);
         assert.equal(again.status, first.status, path);
         assert.equal(again.text, first.text, path);
         assert.equal(again.headers.get('etag'), first.headers.get('etag'), path);
@@ -100,14 +102,14 @@ describe('REST /api/public/v2', () => {
     });
 
     it('says the allowed range, never clamps', async () => {
-      const p = (await get(`${base}/rankings?limit=500`, key)).body as Json;
+      const p = (await t.get(`${base}/rankings?limit=500`, key)).body as Json;
       assert.equal(p.detail, "parameter 'limit' 500 is out of range; allowed: an integer from 1 to 200; default 50");
     });
   });
 
   describe('stock tools', () => {
     it('score: 0..100 percentile, grade, target price, gap', async () => {
-      const res = await get(`${base}/stocks/${us}/score`, key);
+      const res = await t.get(`${base}/stocks/${us}/score`, key);
       assert.equal(res.status, 200);
       const b = res.body as Json & { score: number; grade: string; targetPrice: number; currentPrice: number; gapPct: number };
       assert.ok(b.score >= 0 && b.score <= 100);
@@ -118,33 +120,33 @@ describe('REST /api/public/v2', () => {
     });
 
     it('codes are case-insensitive with . and - equivalent for US, six digits for KR', async () => {
-      const a = (await get(`${base}/stocks/${us.toLowerCase()}/score`, key)).body as Json;
+      const a = (await t.get(`${base}/stocks/${us.toLowerCase()}/score`, key)).body as Json;
       assert.equal(a.code, us);
-      const krBody = (await get(`${base}/stocks/${kr}/score`, key)).body as Json & { targetPrice: number; currentPrice: number; gapPct: number };
+      const krBody = (await t.get(`${base}/stocks/${kr}/score`, key)).body as Json & { targetPrice: number; currentPrice: number; gapPct: number };
       assert.equal(krBody.market, 'KR');
       assert.equal(krBody.targetPrice, Math.round(krBody.currentPrice * (1 + krBody.gapPct / 100)), 'KR target price to the won');
     });
 
     it('unknown codes are 404 naming the market tried and why, in terms true for the demo', async () => {
-      const a = await get(`${base}/stocks/000001/score`, key);
+      const a = await t.get(`${base}/stocks/000001/score`, key);
       assert.equal(a.status, 404);
       assert.deepEqual(
         [(a.body as Json).code, (a.body as Json).detail],
         ['not_found', 'no KR stock has the code 000001: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)'],
       );
-      const b = await get(`${base}/stocks/zzzz-q/snapshot`, key);
+      const b = await t.get(`${base}/stocks/zzzz-q/snapshot`, key);
       assert.equal(b.status, 404);
       assert.equal((b.body as Json).detail, 'no US stock has the ticker ZZZZ.Q: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)');
       // A real company's ticker is not in the demo by design, and the answer does not blame its filings.
-      const apple = await get(`${base}/stocks/AAPL/score`, key);
+      const apple = await t.get(`${base}/stocks/AAPL/score`, key);
       assert.equal(apple.status, 404);
       assert.doesNotMatch((apple.body as Json).detail as string, /20-F/);
-      const c = await get(`${base}/stocks/${encodeURIComponent('<script>')}/score`, key);
+      const c = await t.get(`${base}/stocks/${encodeURIComponent('<script>')}/score`, key);
       assert.equal(c.status, 400);
     });
 
     it('snapshot groups every metric with unit, reference quarter, disclosure and price dates', async () => {
-      const b = (await get(`${base}/stocks/${kr}/snapshot`, key)).body as Record<string, Record<string, Json>>;
+      const b = (await t.get(`${base}/stocks/${kr}/snapshot`, key)).body as Record<string, Record<string, Json>>;
       const groups = { valuation: ['per', 'pbr', 'evEbit'], profitability: ['roe', 'roic', 'operatingMargin'], growth: ['revenueYoy', 'epsYoy'], stability: ['netDebtRatio', 'interestCoverage', 'currentRatio'], cashGeneration: ['operatingCashFlow', 'fcfYield'], earningsQuality: ['cfToNi', 'ccc'] };
       for (const [group, metrics] of Object.entries(groups)) {
         assert.deepEqual(Object.keys(b[group]!).sort(), [...metrics].sort());
@@ -158,17 +160,17 @@ describe('REST /api/public/v2', () => {
     });
 
     it('valuation band, percentile and prices answer with their parameters', async () => {
-      const band = (await get(`${base}/stocks/${kr}/valuation-band?type=psr&from=2015-01-01`, key)).body as Json & { daysUsed: number; years: Json[] };
+      const band = (await t.get(`${base}/stocks/${kr}/valuation-band?type=psr&from=2015-01-01`, key)).body as Json & { daysUsed: number; years: Json[] };
       assert.equal(band.type, 'psr');
       assert.equal(band.from, '2015-01-01');
       assert.ok(band.daysUsed > 1000);
-      const pct = (await get(`${base}/stocks/${kr}/percentile?cohort=market`, key)).body as Json & { metrics: Json[] };
+      const pct = (await t.get(`${base}/stocks/${kr}/percentile?cohort=market`, key)).body as Json & { metrics: Json[] };
       assert.equal(pct.cohort, 'market');
       assert.equal(pct.metrics.length, 17);
-      const prices = (await get(`${base}/stocks/${kr}/prices?interval=week&from=2024-01-01&to=2024-03-31&limit=5`, key)).body as { bars: { date: string }[]; count: number };
+      const prices = (await t.get(`${base}/stocks/${kr}/prices?interval=week&from=2024-01-01&to=2024-03-31&limit=5`, key)).body as { bars: { date: string }[]; count: number };
       assert.equal(prices.count, 5);
       assert.equal(prices.bars.at(-1)?.date, '2024-03-29', 'the last week of March 2024 ends on Friday the 29th');
-      const def = (await get(`${base}/stocks/${kr}/prices`, key)).body as { bars: unknown[] };
+      const def = (await t.get(`${base}/stocks/${kr}/prices`, key)).body as { bars: unknown[] };
       assert.equal(def.bars.length, 260);
     });
 
@@ -183,7 +185,7 @@ describe('REST /api/public/v2', () => {
       ['score?code=1', 'code'],
     ] as const) {
       it(`refuses stocks/{code}/${path} naming ${parameter}`, async () => {
-        const res = await get(`${base}/stocks/${kr}/${path}`, key);
+        const res = await t.get(`${base}/stocks/${kr}/${path}`, key);
         assert.equal(res.status, 400);
         assert.equal((res.body as Json).parameter, parameter);
       });
@@ -192,7 +194,7 @@ describe('REST /api/public/v2', () => {
 
   describe('exports', () => {
     it('trade total defaults to the latest 60 months', async () => {
-      const b = (await get(`${base}/exports/total`, key)).body as { rows: { month: string; exports: number; imports: number; balance: number }[]; from: string; to: string };
+      const b = (await t.get(`${base}/exports/total`, key)).body as { rows: { month: string; exports: number; imports: number; balance: number }[]; from: string; to: string };
       assert.equal(b.rows.length, 60);
       assert.equal(b.to, '2026-10', 'the last complete month before 2026-11-20');
       assert.equal(b.from, '2021-11');
@@ -200,19 +202,19 @@ describe('REST /api/public/v2', () => {
     });
 
     it('refuses a month before 1990-01, from after to, a malformed month', async () => {
-      const a = await get(`${base}/exports/total?from=1989-12`, key);
+      const a = await t.get(`${base}/exports/total?from=1989-12`, key);
       assert.equal(a.status, 400);
       assert.match(String((a.body as Json).detail), /1990-01/);
-      const b = await get(`${base}/exports/total?from=2020-05&to=2020-04`, key);
+      const b = await t.get(`${base}/exports/total?from=2020-05&to=2020-04`, key);
       assert.equal(b.status, 400);
-      const c = await get(`${base}/exports/sectors?to=2020-13`, key);
+      const c = await t.get(`${base}/exports/sectors?to=2020-13`, key);
       assert.equal((c.body as Json).parameter, 'to');
-      const d = await get(`${base}/exports/sectors?top=51`, key);
+      const d = await t.get(`${base}/exports/sectors?top=51`, key);
       assert.equal((d.body as Json).parameter, 'top');
     });
 
     it('sector exports: top N by 24-month cumulative exports', async () => {
-      const b = (await get(`${base}/exports/sectors?top=3&from=2026-01&to=2026-06`, key)).body as { sectors: { rank: number; cumulative24m: number; series: unknown[] }[] };
+      const b = (await t.get(`${base}/exports/sectors?top=3&from=2026-01&to=2026-06`, key)).body as { sectors: { rank: number; cumulative24m: number; series: unknown[] }[] };
       assert.deepEqual(b.sectors.map((s) => s.rank), [1, 2, 3]);
       assert.ok(b.sectors[0]!.cumulative24m >= b.sectors[1]!.cumulative24m);
       assert.equal(b.sectors[0]!.series.length, 6);
@@ -223,7 +225,7 @@ describe('REST /api/public/v2', () => {
     it('__proto__, constructor and prototype are refused like any unknown parameter (400 invalid_parameter naming it)', async () => {
       for (const name of ['__proto__', 'constructor', 'prototype']) {
         for (const path of [`/rankings?${name}=x`, `/rankings?limit=5&${name}=1`, `/stocks/${kr}/score?${name}=x`]) {
-          const res = await get(`${base}${path}`, key);
+          const res = await t.get(`${base}${path}`, key);
           assert.equal(res.status, 400, path);
           const body = res.body as Json;
           assert.equal(body.code, 'invalid_parameter', path);
@@ -236,17 +238,17 @@ describe('REST /api/public/v2', () => {
 
   describe('caching', () => {
     it('ETag, and Cache-Control max-age=0 with no refresh scheduled; 304 on If-None-Match', async () => {
-      const first = await get(`${base}/rankings?limit=5`, key);
+      const first = await t.get(`${base}/rankings?limit=5`, key);
       const etag = first.headers.get('etag');
       assert.ok(etag);
       // This server runs with REFRESH_SCHEDULE=off: the data changes whenever a refresh is run,
       // so a cache revalidates every time, and health names no next refresh.
       assert.equal(first.headers.get('cache-control'), 'private, max-age=0');
-      assert.equal(((await get(`${base}/health`, key)).body as Json).nextRefreshAt, null);
-      const again = await get(`${base}/rankings?limit=5`, key, { 'if-none-match': etag });
+      assert.equal(((await t.get(`${base}/health`, key)).body as Json).nextRefreshAt, null);
+      const again = await t.get(`${base}/rankings?limit=5`, key, { 'if-none-match': etag });
       assert.equal(again.status, 304);
       assert.equal(again.text, '');
-      const other = await get(`${base}/rankings?limit=6`, key, { 'if-none-match': etag });
+      const other = await t.get(`${base}/rankings?limit=6`, key, { 'if-none-match': etag });
       assert.equal(other.status, 200);
     });
 
@@ -255,16 +257,16 @@ describe('REST /api/public/v2', () => {
       // does not fire while the test runs). From the test clock, 2026-11-20 12:00 in Seoul
       // (03:00Z), the next run is 2027-01-01 00:00 in Seoul (2026-12-31 15:00Z): 20 Nov 03:00Z to
       // 31 Dec 03:00Z is 41 days, then 12 h: 41 x 86,400 + 43,200 = 3,585,600 s.
-      const s = await startTestServer({ REFRESH_SCHEDULE: 'hourly', REFRESH_CRON: '0 0 1 1 *' });
+      const s = await startTestApp({ REFRESH_SCHEDULE: 'hourly', REFRESH_CRON: '0 0 1 1 *' });
       try {
         const k = await s.newKey('paid');
         const path = `${s.url}/api/public/v2/rankings?limit=5`;
-        assert.equal((await get(path, k)).headers.get('cache-control'), 'private, max-age=3585600');
-        assert.equal(((await get(`${s.url}/api/public/v2/health`, k)).body as Json).nextRefreshAt, '2027-01-01T00:00:00+09:00');
-        assert.equal(((await get(`${s.url}/readyz`, null)).body as Json).nextRefreshAt, '2027-01-01T00:00:00+09:00');
+        assert.equal((await s.get(path, k)).headers.get('cache-control'), 'private, max-age=3585600');
+        assert.equal(((await s.get(`${s.url}/api/public/v2/health`, k)).body as Json).nextRefreshAt, '2027-01-01T00:00:00+09:00');
+        assert.equal(((await s.get(`${s.url}/readyz`, null)).body as Json).nextRefreshAt, '2027-01-01T00:00:00+09:00');
         // Ten minutes later the same answer (a cache hit) may be kept 600 s less: 3,585,000.
         s.clock.now = new Date(s.clock.now.getTime() + 600_000);
-        const later = await get(path, k);
+        const later = await s.get(path, k);
         assert.equal(later.headers.get('x-cache'), 'hit');
         assert.equal(later.headers.get('cache-control'), 'private, max-age=3585000');
       } finally {
@@ -274,45 +276,45 @@ describe('REST /api/public/v2', () => {
 
     it('X-Cache says hit or miss; Cache-Control: no-cache computes the answer anew, with the same body', async () => {
       const path = `${base}/rankings?limit=7`;
-      const first = await get(path, key);
+      const first = await t.get(path, key);
       assert.equal(first.headers.get('x-cache'), 'miss');
-      const second = await get(path, key);
+      const second = await t.get(path, key);
       assert.equal(second.headers.get('x-cache'), 'hit');
-      const fresh = await get(path, key, { 'cache-control': 'no-cache' });
+      const fresh = await t.get(path, key, { 'cache-control': 'no-cache' });
       assert.equal(fresh.headers.get('x-cache'), 'miss');
       assert.equal(fresh.text, first.text);
       assert.equal(fresh.headers.get('etag'), first.headers.get('etag'));
-      assert.equal((await get(path, key, { 'cache-control': 'max-age=0' })).headers.get('x-cache'), 'hit');
+      assert.equal((await t.get(path, key, { 'cache-control': 'max-age=0' })).headers.get('x-cache'), 'hit');
     });
 
     it('X-Cache never tells one key what another asked: a body cached by another key\'s call is said miss, the body and ETag the same', async () => {
       const path = `${base}/rankings?limit=9`;
       const other = await t.newKey('paid');
-      const mine = await get(path, key);
+      const mine = await t.get(path, key);
       assert.equal(mine.headers.get('x-cache'), 'miss');
       // The other key's call is answered from the entry the first key's call filled (the cache
       // is shared), yet its header says miss: a hit would tell it that someone asked this.
-      const theirs = await get(path, other);
+      const theirs = await t.get(path, other);
       assert.equal(theirs.headers.get('x-cache'), 'miss');
       assert.equal(theirs.text, mine.text);
       assert.equal(theirs.headers.get('etag'), mine.headers.get('etag'));
-      assert.equal((await get(path, other)).headers.get('x-cache'), 'miss');
+      assert.equal((await t.get(path, other)).headers.get('x-cache'), 'miss');
       // The key whose call filled the entry is told hit.
-      assert.equal((await get(path, key)).headers.get('x-cache'), 'hit');
+      assert.equal((await t.get(path, key)).headers.get('x-cache'), 'hit');
     });
 
     it('a no-cache answer is not kept as a new entry: the next plain call still misses, then hits', async () => {
       const path = `${base}/rankings?limit=8`;
-      const fresh = await get(path, key, { 'cache-control': 'no-cache' });
+      const fresh = await t.get(path, key, { 'cache-control': 'no-cache' });
       assert.equal(fresh.headers.get('x-cache'), 'miss');
-      const first = await get(path, key);
+      const first = await t.get(path, key);
       assert.equal(first.headers.get('x-cache'), 'miss');
       assert.equal(first.text, fresh.text);
-      assert.equal((await get(path, key)).headers.get('x-cache'), 'hit');
+      assert.equal((await t.get(path, key)).headers.get('x-cache'), 'hit');
     });
 
     it('health is never cached', async () => {
-      const res = await get(`${base}/health`, key);
+      const res = await t.get(`${base}/health`, key);
       assert.equal(res.headers.get('cache-control'), 'no-store');
       assert.equal(res.headers.get('etag'), null);
     });
@@ -321,29 +323,29 @@ describe('REST /api/public/v2', () => {
   describe('keys, quotas, health', () => {
     it('401 with WWW-Authenticate for missing, malformed, unknown and revoked keys', async () => {
       const revoked = await t.newKey('paid');
-      assert.equal((await get(`${base}/rankings`, revoked)).status, 200);
+      assert.equal((await t.get(`${base}/rankings`, revoked)).status, 200);
       await t.app.store.access.revokeKey(revoked.slice(0, 16), t.clock.now.toISOString());
       for (const k of [null, 'nope', 'sk_live_' + 'A'.repeat(43), revoked]) {
-        const res = await get(`${base}/rankings`, k);
+        const res = await t.get(`${base}/rankings`, k);
         assert.equal(res.status, 401, String(k));
         assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="api", error="invalid_token"');
         assert.equal((res.body as Json).code, 'unauthorized');
         assert.ok(!res.text.includes('sk_live_'), 'the key is not echoed');
       }
-      const asQuery = await get(`${base}/rankings?api_key=${key}`, null);
+      const asQuery = await t.get(`${base}/rankings?api_key=${key}`, null);
       assert.equal(asQuery.status, 401, 'a key in the query string is ignored');
     });
 
     it('health reports a valid key, and valid:false for an unknown or revoked one', async () => {
-      const res = await get(`${base}/health`, key);
+      const res = await t.get(`${base}/health`, key);
       assert.equal(res.status, 200);
       const h = res.body as Json;
       assert.deepEqual([h.valid, h.plan, h.dailyQuota, h.resetsAt, h.keyPrefix], [true, 'paid', 100000, '2026-11-21T00:00:00+09:00', key.slice(0, 16)]);
       assert.ok((h.callsToday as number) > 0);
-      const unknown = await get(`${base}/health`, 'sk_live_' + 'B'.repeat(43));
+      const unknown = await t.get(`${base}/health`, 'sk_live_' + 'B'.repeat(43));
       assert.equal(unknown.status, 200);
       assert.deepEqual([(unknown.body as Json).valid, (unknown.body as Json).reason], [false, 'the key is not known']);
-      assert.equal((await get(`${base}/health`, null)).status, 401, 'a missing header is still 401');
+      assert.equal((await t.get(`${base}/health`, null)).status, 401, 'a missing header is still 401');
     });
 
     it('counts every call once, refuses past the daily quota with 429 and Retry-After, health still answers, the next Seoul day resets', async () => {
@@ -351,26 +353,26 @@ describe('REST /api/public/v2', () => {
       const saved = t.clock.now;
       try {
         t.clock.now = new Date('2026-11-20T14:59:50.000Z'); // 23:59:50 Seoul
-        const first = await get(`${base}/exports/total`, free);
+        const first = await t.get(`${base}/exports/total`, free);
         assert.equal(first.headers.get('ratelimit-policy'), '"daily";q=4;w=86400, "burst";q=3;w=1');
         assert.equal(first.headers.get('ratelimit'), '"daily";r=3;t=10');
-        await get(`${base}/exports/total`, free);
-        await get(`${base}/exports/total`, free);
-        const burst = await get(`${base}/exports/total`, free);
+        await t.get(`${base}/exports/total`, free);
+        await t.get(`${base}/exports/total`, free);
+        const burst = await t.get(`${base}/exports/total`, free);
         assert.equal(burst.status, 429);
         assert.equal((burst.body as Json).code, 'rate_limited');
         assert.equal(burst.headers.get('retry-after'), '1');
         t.clock.now = new Date('2026-11-20T14:59:51.000Z');
-        assert.equal((await get(`${base}/exports/total`, free)).status, 200); // 4th counted call
-        const over = await get(`${base}/exports/total`, free);
+        assert.equal((await t.get(`${base}/exports/total`, free)).status, 200); // 4th counted call
+        const over = await t.get(`${base}/exports/total`, free);
         assert.equal(over.status, 429);
         assert.equal((over.body as Json).code, 'quota_exceeded');
         assert.equal(over.headers.get('retry-after'), '9');
-        const health = await get(`${base}/health`, free);
+        const health = await t.get(`${base}/health`, free);
         assert.equal(health.status, 200);
         assert.equal((health.body as Json).callsToday, 5, 'four calls plus this health call; refused calls are not counted');
         t.clock.now = new Date('2026-11-20T15:00:00.000Z'); // midnight in Seoul
-        const next = await get(`${base}/exports/total`, free);
+        const next = await t.get(`${base}/exports/total`, free);
         assert.equal(next.status, 200);
         assert.equal(next.headers.get('ratelimit'), '"daily";r=3;t=86400');
       } finally {
@@ -379,30 +381,36 @@ describe('REST /api/public/v2', () => {
     });
   });
 
+  it('is built without a socket (startApp with listen: false): these requests went through inject()', () => {
+    assert.equal(t.app.url, '');
+    assert.equal(t.app.server.server.listening, false);
+    assert.equal(t.app.server.server.address(), null);
+  });
+
   describe('operator endpoints and documents', () => {
     it('healthz, readyz, unknown paths', async () => {
-      assert.equal((await get(`${t.url}/healthz`, null)).status, 200);
-      const ready = await get(`${t.url}/readyz`, null);
+      assert.equal((await t.get(`${t.url}/healthz`, null)).status, 200);
+      const ready = await t.get(`${t.url}/readyz`, null);
       assert.equal(ready.status, 200);
       assert.equal((ready.body as Json).source, 'demo');
-      const missing = await get(`${base}/nothing`, key);
+      const missing = await t.get(`${base}/nothing`, key);
       assert.equal(missing.status, 404);
       assert.equal((missing.body as Json).code, 'not_found');
     });
 
     it('serves the docs page and its assets locally', async () => {
-      const page = await get(`${t.url}/docs`, null);
+      const page = await t.get(`${t.url}/docs`, null);
       assert.equal(page.status, 200);
       assert.match(page.text, /swagger-ui-bundle\.js/);
       assert.match(page.text, /\/api\/public\/v2\/openapi\.json/);
       assert.doesNotMatch(page.text, /https?:\/\/(?!127)/, 'no CDN');
-      const asset = await fetch(`${t.url}/docs/assets/swagger-ui-bundle.js`);
+      const asset = await t.fetch(`${t.url}/docs/assets/swagger-ui-bundle.js`);
       assert.equal(asset.status, 200);
       assert.ok((await asset.arrayBuffer()).byteLength > 100_000);
     });
 
     it('every OpenAPI path answers with a body valid against its declared schema', async () => {
-      const doc = (await get(`${base}/openapi.json`, null)).body as { openapi: string; paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: object }> }> } }> };
+      const doc = (await t.get(`${base}/openapi.json`, null)).body as { openapi: string; paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: object }> }> } }> };
       assert.equal(doc.openapi, '3.1.0');
       const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/api/public/v2/'));
       assert.equal(ops.length, 10);
@@ -410,7 +418,7 @@ describe('REST /api/public/v2', () => {
       for (const [path, { get: op }] of ops) {
         for (const code of [kr, us]) {
           const url = `${t.url}${path.replace('{code}', code)}${op.operationId === 'search_stocks' ? '?q=a' : ''}`;
-          const res = await get(url, key);
+          const res = await t.get(url, key);
           assert.equal(res.status, 200, `${op.operationId} ${res.text.slice(0, 200)}`);
           const schema = op.responses['200']?.content?.['application/json']?.schema;
           assert.ok(schema, op.operationId);
@@ -427,7 +435,7 @@ describe('REST /api/public/v2', () => {
   describe('logs', () => {
     it('one structured line per request, with the key prefix and never a key', async () => {
       const before = t.logs.length;
-      await get(`${base}/rankings?limit=1&api_key=${key}`, key);
+      await t.get(`${base}/rankings?limit=1&api_key=${key}`, key);
       const lines = t.logs.slice(before).map((l) => JSON.parse(l) as Json).filter((l) => l.msg === 'request');
       assert.equal(lines.length, 1);
       const line = lines[0]!;
@@ -443,9 +451,9 @@ describe('REST /api/public/v2', () => {
 
     it('after the swap the history cache fills in the background: every stock of the test universe fits', async () => {
       // The line of the dataset served now (an earlier swap's fill stops at the next swap).
-      const version = ((await get(`${t.url}/readyz`, null)).body as Json).dataVersion;
+      const version = ((await t.get(`${t.url}/readyz`, null)).body as Json).dataVersion;
       const warmed = () => t.logs.map((l) => JSON.parse(l) as Json).find((l) => l.msg === 'histories warmed' && l.version === version);
-      for (let i = 0; i < 300 && warmed() === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+      await until(() => warmed() !== undefined, { timeoutMs: 30_000, intervalMs: 100 });
       const line = warmed();
       assert.ok(line, `a histories warmed line for version ${String(version)}`);
       assert.equal(line.stopped, false);
@@ -468,12 +476,11 @@ describe('REST before data is loaded', () => {
     const access = new AccessControl(store.access, new StoreUsageCounter(store.access), { free: { daily: 10, burst: 10 }, paid: { daily: 10, burst: 10 } }, clock);
     const app = await buildServer({ access, holder: new DatasetHolder(), clock, logger: pino({ level: 'silent' }), version: 't', bodyLimit: 1000, maxBatch: 5, allowedOrigins: [] });
     try {
-      const url = await app.listen({ host: '127.0.0.1', port: 0 });
       const key = await createKey(store.access, 'free', 't', clock);
-      const res = await get(`${url}/api/public/v2/rankings`, key);
-      assert.equal(res.status, 503);
-      assert.equal((res.body as Json).code, 'data_unavailable');
-      assert.equal((await get(`${url}/readyz`, null)).status, 503);
+      const res = await app.inject({ url: '/api/public/v2/rankings', headers: { authorization: `Bearer ${key}` } });
+      assert.equal(res.statusCode, 503);
+      assert.equal((res.json() as Json).code, 'data_unavailable');
+      assert.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
     } finally {
       await app.close();
       await store.close();

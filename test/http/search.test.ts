@@ -1,5 +1,5 @@
-// search_stocks and rankings paging on both doors: REST over real HTTP and MCP with the official
-// SDK client, against the started service (SQLite, small demo universe); and the English name
+// search_stocks and rankings paging on both doors (through Fastify's inject()): REST, and MCP
+// with the official SDK client, against the started service (SQLite, small demo universe); and the English name
 // on every seed tool that names a stock.
 
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { initialsOf, searchKey } from '../../src/domain/search.js';
-import { get, startTestServer, type TestServer } from '../support/server.js';
+import { startTestApp, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
 type Match = { code: string; market: string; name: string; nameEn: string | null; exchange: string; sector: string; band: string | null; currency: string; matchedOn: string; matchType: string };
@@ -21,14 +21,14 @@ describe('search_stocks and rankings paging', () => {
   let client: Client;
   let kr: { code: string; name: string; nameEn: string | null; sector: string; exchange: string };
   before(async () => {
-    t = await startTestServer();
+    t = await startTestApp();
     key = await t.newKey('paid');
     base = `${t.url}/api/public/v2`;
     const securities = await t.app.store.market.securities();
     const s = securities.find((x) => x.market === 'KR')!;
     kr = { code: s.code, name: s.name, nameEn: s.nameEn ?? null, sector: s.sector, exchange: s.exchange };
     client = new Client({ name: 'search-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/api/mcp`), { fetch: t.fetch, requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   });
   after(async () => {
     await client.close();
@@ -36,7 +36,7 @@ describe('search_stocks and rankings paging', () => {
   });
 
   const search = async (query: string): Promise<{ status: number; body: Search }> => {
-    const res = await get(`${base}/stocks?${query}`, key);
+    const res = await t.get(`${base}/stocks?${query}`, key);
     return { status: res.status, body: res.body as Search };
   };
 
@@ -101,7 +101,7 @@ describe('search_stocks and rankings paging', () => {
         ['q=a&offset=1', 'offset'],
       ];
       for (const [query, parameter] of cases) {
-        const res = await get(`${base}/stocks?${query}`, key);
+        const res = await t.get(`${base}/stocks?${query}`, key);
         assert.equal(res.status, 400, query);
         const problem = res.body as Json;
         assert.deepEqual([problem.code, problem.parameter], ['invalid_parameter', parameter], `${query}: ${String(problem.detail)}`);
@@ -110,10 +110,10 @@ describe('search_stocks and rankings paging', () => {
     });
 
     it('counts each search as one call', async () => {
-      const health = async () => ((await get(`${base}/health`, key)).body as { callsToday: number }).callsToday;
+      const health = async () => ((await t.get(`${base}/health`, key)).body as { callsToday: number }).callsToday;
       const before = await health();
       await search('q=b');
-      await get(`${base}/stocks?limit=0`, key);
+      await t.get(`${base}/stocks?limit=0`, key);
       assert.equal(await health(), before + 3, 'two searches (one refused) and the health call itself');
     });
   });
@@ -143,19 +143,19 @@ describe('search_stocks and rankings paging', () => {
   describe('rankings offset', () => {
     it('REST: walking every page with offset gives the whole sorted list once', async () => {
       const filter = 'market=KR,US&bands=mega,xlarge,large,mid,small';
-      const whole = (await get(`${base}/rankings?${filter}&limit=200`, key)).body as { rows: Row[]; totalCount: number };
+      const whole = (await t.get(`${base}/rankings?${filter}&limit=200`, key)).body as { rows: Row[]; totalCount: number };
       assert.ok(whole.totalCount > 7 && whole.totalCount <= 200, `${whole.totalCount} rows`);
       const walked: Row[] = [];
       for (let offset = 0; offset < whole.totalCount; offset += 7) {
-        const page = (await get(`${base}/rankings?${filter}&limit=7&offset=${offset}`, key)).body as { rows: Row[]; totalCount: number };
+        const page = (await t.get(`${base}/rankings?${filter}&limit=7&offset=${offset}`, key)).body as { rows: Row[]; totalCount: number };
         assert.equal(page.totalCount, whole.totalCount);
         walked.push(...page.rows);
       }
       assert.deepEqual(walked, whole.rows);
-      const past = (await get(`${base}/rankings?${filter}&offset=${whole.totalCount}`, key)).body as { rows: Row[]; totalCount: number };
+      const past = (await t.get(`${base}/rankings?${filter}&offset=${whole.totalCount}`, key)).body as { rows: Row[]; totalCount: number };
       assert.deepEqual([past.rows, past.totalCount], [[], whole.totalCount]);
       for (const offset of ['-1', '1.5', 'x']) {
-        const res = await get(`${base}/rankings?offset=${offset}`, key);
+        const res = await t.get(`${base}/rankings?offset=${offset}`, key);
         assert.deepEqual([res.status, (res.body as Json).parameter], [400, 'offset'], offset);
       }
     });
@@ -178,10 +178,10 @@ describe('search_stocks and rankings paging', () => {
     it('every result that names a KR stock carries its English name; a US stock its name', async () => {
       const paths = ['score', 'snapshot', 'percentile', 'prices?limit=1', 'valuation-band'];
       for (const path of paths) {
-        const body = (await get(`${base}/stocks/${kr.code}/${path}`, key)).body as Json;
+        const body = (await t.get(`${base}/stocks/${kr.code}/${path}`, key)).body as Json;
         assert.deepEqual([body.name, body.nameEn], [kr.name, kr.nameEn], path);
       }
-      const rows = ((await get(`${base}/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: Row[] }).rows;
+      const rows = ((await t.get(`${base}/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200`, key)).body as { rows: Row[] }).rows;
       for (const row of rows) {
         if (row.market === 'US') assert.equal(row.nameEn, row.name);
         else assert.ok(row.nameEn && /^[가-힣]+\d*$/.test(row.name), `${row.ticker} ${row.name} ${row.nameEn}`);

@@ -1,35 +1,18 @@
 // The derived forms' step (src/store/derived.ts) on both engines: forms of another format are
 // rebuilt from the records when the store opens, current ones are left alone, an interrupted
-// rebuild resumes, and on PostgreSQL one of two instances opening together rebuilds.
+// rebuild resumes, and on PostgreSQL one of two instances opening together rebuilds. (Two SQLite
+// processes rebuilding at once: test/cluster/derived-rebuild.test.ts.)
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
-import type { Dataset } from '../../src/domain/model.js';
-import { DERIVED_FORMATS, FIRST_FILL_FORMAT, formatKey, progressKey, storedFormats, type DerivedForm, type DerivedLog } from '../../src/store/derived.js';
+import { DERIVED_FORMATS, FIRST_FILL_FORMAT, formatKey, progressKey, type DerivedForm, type DerivedLog } from '../../src/store/derived.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { bar, fiscalYear, weekdays } from '../domain/fixtures.js';
 import { freshSchema, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
-import { assertFormsAreTheRecords } from './forms-oracle.js';
-
-const FORMS = Object.keys(DERIVED_FORMATS) as DerivedForm[];
-const CODES = ['000010', '000020', '000030', '000040', '000050'];
-
-// Five stocks. Bars on 2023-12-27, 28, 29 and 2024-01-01, 02, 03 (two calendar years: two packs
-// a stock) for every stock but the fourth: 4 x 2 = 8 bar packs. The four filings of FY 2023 for
-// every stock but the third: 4 stocks with TTM steps and a report pack. Net income YTD of stock k
-// (from 1): 10k, 30k, 60k, 100k, so its TTM from the FY filing (disclosed 2024-03-15) is 100k.
-const universe: Partial<Dataset> = {
-  securities: CODES.map((code) => ({ market: 'KR', code, name: `Derived ${code}`, exchange: 'KOSPI', sector: 'Steel', currency: 'KRW', fiscalYearEndMonth: 12, source: 'test' })),
-  bars: CODES.flatMap((code, k) => (k === 3 ? [] : weekdays('2023-12-27', 6).map((date, i) => bar(date, 1_000 * (k + 1) + i + 0.37, { code, shares: 1_000_003 + i })))),
-  reports: CODES.flatMap((code, k) => (k === 2 ? [] : fiscalYear(2023, [10, 30, 60, 100].map((ni) => ({ code, netIncome: ni * (k + 1), revenue: 1_000 * (k + 1) }))))),
-};
-const BAR_PACKS = 8;
-const WITH_FILINGS = 4;
+import { ageForms, assertCurrent, BAR_PACKS, FORMS, WITH_FILINGS, writeUniverse } from './derived-universe.js';
 
 interface Place {
   name: string;
@@ -68,39 +51,6 @@ function collect() {
 
 /** The summary `collect().rebuilt()` gives of a form rebuilt from the format `ageForms` leaves (the one before today's). */
 const rebuiltFromAged = (form: DerivedForm, stocks: number, rows: number) => ({ form, from: DERIVED_FORMATS[form] - 1, to: DERIVED_FORMATS[form], stocks, rows });
-
-/** The stored universe's security ids, ascending (the order a rebuild goes in). */
-async function writeUniverse(store: KyselyStore): Promise<number[]> {
-  await store.market.writeDataset(universe);
-  return (await store.market.securities()).map((s) => s.id).sort((a, b) => a - b);
-}
-
-/**
- * What a store whose forms were built at the format before holds: that format's entries, and
- * values today's code cannot read (3 bytes: not a whole bar of 60, step of 41, nor a report
- * pack's 8-byte header), plus TTM steps for the stock that has no filings.
- */
-async function ageForms(store: KyselyStore, ids: number[]): Promise<void> {
-  const unreadable = new Uint8Array([1, 2, 3]);
-  await store.db.updateTable('bar_packs').set({ data: unreadable }).execute();
-  await store.db.updateTable('ttm_steps').set({ data: unreadable }).execute();
-  await store.db.updateTable('report_packs').set({ data: unreadable }).execute();
-  await store.db.insertInto('ttm_steps').values({ security_id: ids[2]!, data: unreadable }).execute();
-  for (const form of FORMS) await store.refresh.setMeta(formatKey(form), String(DERIVED_FORMATS[form] - 1));
-  await assert.rejects(store.market.ttmSteps(ids[0]!), /not whole steps/, 'aged: the steps do not read');
-}
-
-/** Every form at its code's format, no rebuild in progress, and every stock's forms its records. */
-async function assertCurrent(store: KyselyStore, ids: number[]): Promise<void> {
-  assert.deepEqual(await storedFormats(store.db), DERIVED_FORMATS);
-  for (const form of FORMS) assert.equal(await store.refresh.getMeta(progressKey(form)), null, `${form}: no progress entry`);
-  for (const id of ids) await assertFormsAreTheRecords(store, id);
-  assert.equal((await store.db.selectFrom('bar_packs').select('year').execute()).length, BAR_PACKS);
-  assert.equal((await store.db.selectFrom('ttm_steps').select('security_id').execute()).length, WITH_FILINGS, 'the stock without filings has no steps');
-  assert.equal((await store.db.selectFrom('report_packs').select('security_id').execute()).length, WITH_FILINGS);
-  const last = (await store.market.ttmSteps(ids[1]!)).at(-1);
-  assert.deepEqual([last?.effectiveFrom, last?.referenceQuarter, last?.netIncome], ['2024-03-15', '2023Q4', 200], 'stock 2: FY 2023 net income 100 x 2');
-}
 
 for (const place of places) describe(`${place.name} derived forms at open`, { skip: place.skip }, () => {
   it('are rebuilt from the records when stored at an older format, and then read what the records hold', async () => {
@@ -218,64 +168,6 @@ describe('PostgreSQL derived forms, two instances opening together', { skip: PG_
       await x.close();
       await y.close();
       await schema.drop();
-    }
-  });
-});
-
-/** A child process that rebuilds the forms of `file` a stock per transaction once told to (./fixtures/rebuild-forms.ts). */
-function rebuilder(file: string): { ready: Promise<void>; go: () => void; done: Promise<{ form: DerivedForm; stocks: number }[]> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'rebuild-forms.ts'), file], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let ready: () => void = () => undefined;
-  let result: { form: DerivedForm; stocks: number }[] | null = null;
-  let buffer = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (line === 'READY') ready();
-      if (line.startsWith('DONE ')) result = JSON.parse(line.slice(5)) as { form: DerivedForm; stocks: number }[];
-    }
-  });
-  const done = new Promise<{ form: DerivedForm; stocks: number }[]>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the rebuilding process took too long'));
-    }, 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0 && result !== null) resolve(result);
-      else reject(new Error(`the rebuilding process exited ${code} without its result`));
-    });
-  });
-  return { ready: new Promise((resolve) => (ready = resolve)), go: () => child.stdin.write('go\n'), done };
-}
-
-describe('SQLite derived forms, two processes rebuilding at once', () => {
-  it('are rebuilt a stock once, by one or the other, and end as the records', async () => {
-    const tmp = tempDir();
-    const file = join(tmp.dir, 'db.sqlite');
-    const setup = await openSqliteStore(file);
-    const ids = await writeUniverse(setup);
-    // Both open while the forms are current (nothing to rebuild at open), then the forms age and
-    // both start together; each pauses after each batch, so their transactions interleave.
-    const children = [rebuilder(file), rebuilder(file)];
-    await Promise.all(children.map((c) => c.ready));
-    await ageForms(setup, ids);
-    await setup.close();
-    let store: KyselyStore | null = null;
-    try {
-      for (const c of children) c.go();
-      const results = await Promise.all(children.map((c) => c.done));
-      for (const form of FORMS) {
-        const stocks = results.flat().filter((r) => r.form === form).reduce((sum, r) => sum + r.stocks, 0);
-        assert.equal(stocks, 5, `${form}: each of the 5 stocks rebuilt once`);
-      }
-      store = await openSqliteStore(file);
-      await assertCurrent(store, ids);
-    } finally {
-      await store?.close();
-      tmp.cleanup();
     }
   });
 });

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { mcpResultText, mcpToolResult } from '../../src/tools/budget.js';
 import { toColumns } from '../../src/tools/series.js';
 import { TOOLS } from '../../src/tools/registry.js';
-import { get, startTestServer, type TestServer } from '../support/server.js';
+import { startTestApp, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
 const TOKENS = 25_000;
@@ -60,12 +60,12 @@ describe('every tool within the budget, on a served universe', () => {
   let client: Client;
   let code: string;
   before(async () => {
-    t = await startTestServer();
+    t = await startTestApp();
     key = await t.newKey('paid');
-    const rows = (await get(`${t.url}/api/public/v2/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=1`, key)).body as { rows: { ticker: string }[] };
+    const rows = (await t.get(`${t.url}/api/public/v2/rankings?market=KR&bands=mega,xlarge,large,mid,small&limit=1`, key)).body as { rows: { ticker: string }[] };
     code = rows.rows[0]!.ticker;
     client = new Client({ name: 'budget-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/api/mcp`), { fetch: t.fetch, requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   });
   after(async () => {
     await client.close();
@@ -93,7 +93,7 @@ describe('every tool within the budget, on a served universe', () => {
 
   it('every tool at its maximum arguments, even asking for object rows, answers within 25,000 tokens over MCP', async () => {
     for (const tool of TOOLS) {
-      const res = await fetch(`${t.url}/api/mcp`, {
+      const res = await t.fetch(`${t.url}/api/mcp`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: maximal(tool.name) } }),
@@ -110,7 +110,7 @@ describe('every tool within the budget, on a served universe', () => {
     const result = await client.callTool({ name: 'get_price_history', arguments: { code, limit: 2600, format: 'rows' } });
     const s = result.structuredContent as { bars: { date: string }[]; count: number; truncated?: true; truncation?: { returned: number; available: number; rest: string } };
     assert.equal(s.truncated, true);
-    const rest = (await get(`${t.url}/api/public/v2/stocks/${code}/prices?limit=2600`, key)).body as { bars: { date: string }[] };
+    const rest = (await t.get(`${t.url}/api/public/v2/stocks/${code}/prices?limit=2600`, key)).body as { bars: { date: string }[] };
     assert.equal(s.truncation?.available, rest.bars.length);
     assert.deepEqual(s.bars, rest.bars.slice(-s.bars.length), 'the latest rows, unchanged');
     // About 240 characters a daily bar in object rows (the JSON twice): some 400 of them fit.
@@ -128,7 +128,7 @@ describe('every tool within the budget, on a served universe', () => {
       assert.ok(text.length / 4 <= TOKENS, `${tool.name} over MCP: ${Math.round(text.length / 4)} tokens`);
       assert.equal((result.structuredContent as Json)['truncated'], undefined, `${tool.name} is not cut at its defaults`);
       const path = tool.path.replace('{code}', code) + (tool.name === 'search_stocks' ? '?q=a' : '');
-      const rest = await fetch(`${t.url}/api/public/v2${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const rest = await t.fetch(`${t.url}/api/public/v2${path}`, { headers: { authorization: `Bearer ${key}` } });
       const body = await rest.text();
       assert.equal(rest.status, 200, `${tool.name}: ${body.slice(0, 200)}`);
       assert.ok(body.length / 4 <= TOKENS, `${tool.name} over REST: ${Math.round(body.length / 4)} tokens`);
@@ -136,11 +136,11 @@ describe('every tool within the budget, on a served universe', () => {
   });
 
   it('REST gives the compact form on request, the same rows in the same order', async () => {
-    const rows = (await get(`${t.url}/api/public/v2/exports/total?from=2020-01&to=2021-12`, key)).body as { rows: Json[] };
-    const compact = (await get(`${t.url}/api/public/v2/exports/total?from=2020-01&to=2021-12&format=columns`, key)).body as { rows: { columns: string[]; rows: unknown[][] } };
+    const rows = (await t.get(`${t.url}/api/public/v2/exports/total?from=2020-01&to=2021-12`, key)).body as { rows: Json[] };
+    const compact = (await t.get(`${t.url}/api/public/v2/exports/total?from=2020-01&to=2021-12&format=columns`, key)).body as { rows: { columns: string[]; rows: unknown[][] } };
     assert.deepEqual(compact.rows.columns, ['month', 'exports', 'imports', 'balance', 'exportsYoyPct', 'importsYoyPct']);
     assert.deepEqual(compact.rows.rows, rows.rows.map((r) => compact.rows.columns.map((c) => r[c])));
-    const bad = await get(`${t.url}/api/public/v2/exports/total?format=csv`, key);
+    const bad = await t.get(`${t.url}/api/public/v2/exports/total?format=csv`, key);
     assert.equal(bad.status, 400);
     assert.match(String((bad.body as Json)['detail']), /format/);
   });

@@ -12,6 +12,7 @@ import { webRoutes } from '../../src/http/web.js';
 import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
@@ -91,14 +92,6 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
   /** One attribute of every element the selector matches, in document order. */
   const attrs = (selector: string, name: string): Promise<(string | null)[]> =>
     page.locator(selector).evaluateAll((els, attr) => els.map((el) => el.getAttribute(attr)), name);
-  /** Polls until the condition holds (5 s at most): for re-renders that have no single element to wait on. */
-  const until = async (condition: () => Promise<boolean>): Promise<void> => {
-    const deadline = Date.now() + 5_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) assert.fail('condition not met within 5 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   before(async () => {
@@ -147,10 +140,11 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     await page.click('[data-control=bands] input[value=small]');
     await page.waitForURL((url) => url.hash.includes('market=US') && url.hash.includes('small'));
     const expected = await api<Rankings>('/rankings?market=US&bands=mega,xlarge,large,small&limit=50');
-    await until(async () => {
+    const usRows = async () => {
       const markets = await attrs('#rankings-table tbody tr', 'data-market');
       return markets.length === expected.rows.length && markets.every((m) => m === 'US');
-    });
+    };
+    assert.ok(await until(usRows, { timeoutMs: 5_000, intervalMs: 50 }), 'the US rankings rendered within 5 s');
     const tickers = await attrs('#rankings-table tbody tr', 'data-ticker');
     assert.deepEqual(tickers, expected.rows.map((r) => r.ticker));
     assert.ok(expected.rows.some((r) => r.band === 'small'), 'the demo universe has small US stocks');
@@ -288,7 +282,7 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     const names = await attrs('#sectors-table tbody tr', 'data-sector');
     assert.deepEqual(names, sectors.sectors.map((s) => s.sector));
     await page.click('[data-control=top] button[data-value="5"]');
-    await until(async () => (await page.locator('#sectors-table tbody tr').count()) === 5);
+    assert.ok(await until(async () => (await page.locator('#sectors-table tbody tr').count()) === 5, { timeoutMs: 5_000, intervalMs: 50 }), 'five sector rows within 5 s');
     await shot('exports');
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   });

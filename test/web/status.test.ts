@@ -23,6 +23,7 @@ import { DatasetHolder } from '../../src/serving/holder.js';
 import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
@@ -40,10 +41,6 @@ describe('dashboard: the service-state panel in headless Chromium', { skip: skip
   const board = new ProgressBoard(() => now);
   let pageErrors: string[] = [];
   const text = async (selector: string): Promise<string> => ((await page.textContent(selector)) ?? '').trim();
-  const until = async (condition: () => Promise<boolean>): Promise<void> => {
-    for (let i = 0; i < 200 && !(await condition()); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(await condition(), 'condition not met');
-  };
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -98,7 +95,7 @@ describe('dashboard: the service-state panel in headless Chromium', { skip: skip
 
     // The board moves; the panel follows by itself.
     board.update('opendart', { done: 1_500 });
-    await until(async () => (await page.getAttribute(`${row('opendart')} progress`, 'value')) === '1500');
+    assert.ok(await until(async () => (await page.getAttribute(`${row('opendart')} progress`, 'value')) === '1500', { intervalMs: 50 }), 'the progress bar at 1,500 within 10 s');
     assert.equal(await text(`${row('opendart')} .count`), '1,500 / 2,700 companies');
   });
 
@@ -106,7 +103,7 @@ describe('dashboard: the service-state panel in headless Chromium', { skip: skip
     const key = await createKey(store.access, 'paid', 'web', () => now);
     await page.fill('#api-key', key);
     await page.click('.key-form button[type=submit]');
-    await until(async () => (await text('#service-status tr[data-source=krx] .why')) === 'HTTP 400 LOGOUT');
+    assert.ok(await until(async () => (await text('#service-status tr[data-source=krx] .why')) === 'HTTP 400 LOGOUT', { intervalMs: 50 }), "krx's error text within 10 s");
     await page.locator('#view .note.error', { hasText: '503' }).waitFor();
   });
 
