@@ -54,13 +54,13 @@ describe('MCP /api/mcp', () => {
     });
     after(() => client.close());
 
-    it('initializes and lists the ten tools with input and output schemas', async () => {
+    it('initializes and lists the eleven tools with input and output schemas', async () => {
       assert.equal(client.getServerVersion()?.name, 'stock-data-service');
       assert.ok(client.getServerCapabilities()?.tools);
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((x) => x.name).sort(),
-        ['get_price_history', 'get_rankings', 'get_sector_exports', 'get_sector_percentile', 'get_stock_score', 'get_stock_snapshot', 'get_trade_total', 'get_valuation_band', 'health', 'search_stocks'],
+        ['get_price_history', 'get_rankings', 'get_sector_exports', 'get_sector_percentile', 'get_stock_score', 'get_stock_snapshot', 'get_trade_total', 'get_valuation_band', 'health', 'screen_stocks', 'search_stocks'],
       );
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, 'object');
@@ -94,6 +94,12 @@ describe('MCP /api/mcp', () => {
         ['get_price_history', { code: kr, interval: 'week', limit: 10, format: 'rows' }, `/stocks/${kr}/prices?interval=week&limit=10`],
         ['health', {}, '/health'],
         ['search_stocks', { q: 'a', limit: 50 }, '/stocks?q=a&limit=50'],
+        // MCP's structured arguments and REST's query text are one screen; MCP answers in the compact form.
+        [
+          'screen_stocks',
+          { market: 'KR,US', filters: [{ field: 'roe', min: 5 }, { field: 'per', max: 40 }], sort: { field: 'operatingMargin', order: 'asc' }, fields: ['roe', 'per', 'grade'], limit: 20 },
+          '/screen?market=KR,US&filters=roe:5:,per::40&sort=operatingMargin:asc&fields=roe,per,grade&limit=20&format=columns',
+        ],
       ];
       for (const [name, args, restPath] of calls) {
         const result = await client.callTool({ name, arguments: args });
@@ -134,7 +140,7 @@ describe('MCP /api/mcp', () => {
       const list = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth);
       assert.equal(list.status, 200);
       assert.match(String(list.headers.get('content-type')), /^application\/json/);
-      assert.equal(((list.body as Json).result as { tools: unknown[] }).tools.length, 10);
+      assert.equal(((list.body as Json).result as { tools: unknown[] }).tools.length, 11);
       const call = await rpc(mcp, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 3 } } }, auth);
       assert.equal(call.status, 200);
       const body = call.body as { id: number; result: { structuredContent: { rows: unknown[] }; content: unknown[] } };
