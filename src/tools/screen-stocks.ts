@@ -270,6 +270,12 @@ export const screenStocks = defineTool({
   restInput,
   output,
   path: '/screen',
+  examples: [
+    { summary: 'KR semiconductors with ROE of 15 % or more and PER of 10 or less, highest ROE first', query: { market: 'KR', sectors: 'Semiconductors', filters: 'roe:15:,per::10', sort: 'roe:desc' } },
+    { summary: 'US large caps by free-cash-flow yield', query: { market: 'US', bands: 'mega,xlarge,large', sort: 'fcfYield:desc', fields: 'marketCap,fcfYield,per' } },
+    { summary: 'Both markets: operating margin 10-40 %, revenue growing, sorted by 12-month price change', query: { filters: 'operatingMargin:10:40,revenueYoy:0:', sort: 'priceChange12m:desc', limit: '20' } },
+    { summary: 'Grade A+ stocks (score >= 90), cheapest PER first, second page of 20', query: { filters: 'score:90:', sort: 'per:asc', limit: '20', offset: '20' } },
+  ],
   cacheable: true,
   series: { field: 'rows', key: 'code', endParam: 'offset', keep: 'first' },
   async handler(args, { data }) {

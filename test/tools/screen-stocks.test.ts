@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { priceChanges } from '../../src/domain/price-change.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import { SCREEN_FIELDS } from '../../src/domain/screen.js';
+import { screenStocks } from '../../src/tools/screen-stocks.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
@@ -147,6 +148,23 @@ describe('screen_stocks', () => {
     assert.match(String((bad.body as Json).detail), /^parameter 'filters' "roe:ten:" has a bound that is not field:min:max/);
     const limit = await get(`${base}/screen?limit=201`, key);
     assert.match(String((limit.body as Json).detail), /^parameter 'limit' 201 is out of range; allowed: an integer from 1 to 200; default 50$/);
+  });
+
+  it('the OpenAPI document shows the query language with examples, and every example answers', async () => {
+    const doc = (await get(`${base}/openapi.json`, null)).body as { paths: Record<string, { get: { description: string; parameters: { name: string; examples?: Record<string, { value: string }> }[] } }> };
+    const op = doc.paths['/api/public/v2/screen']!.get;
+    assert.ok(screenStocks.examples && screenStocks.examples.length >= 3);
+    for (const example of screenStocks.examples) {
+      const query = new URLSearchParams(example.query as Record<string, string>).toString();
+      assert.ok(op.description.includes(`GET /api/public/v2/screen?${query}`), example.summary);
+      for (const [name, value] of Object.entries(example.query)) {
+        assert.ok(Object.values(op.parameters.find((p) => p.name === name)?.examples ?? {}).some((e) => e.value === value), `${name} example ${value}`);
+      }
+      const s = await rest(query);
+      assert.equal(typeof s.totalCount, 'number', example.summary);
+    }
+    const filters = op.parameters.find((p) => p.name === 'filters') as unknown as { description: string };
+    assert.match(filters.description, /field:min:max/);
   });
 
   it('counts as one call', async () => {
