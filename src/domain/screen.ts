@@ -3,7 +3,8 @@
 // (computed once per refresh); this module only filters and orders them.
 //
 // Built for ~8,700 stocks and many requests per refresh: a stock's numeric fields sit in one
-// Float64Array (NaN for null), so a screen is one pass over the table and one sort of what passed.
+// Float64Array (NaN for null), and each sort order of the universe is made once per served
+// dataset (ScreenIndex), so a screen is one pass along an order, with no sort of its own.
 
 import type { Market } from './model.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from './metrics.js';
@@ -150,13 +151,51 @@ function tieBreak(a: ScreenStock, b: ScreenStock): number {
   return byCodeUnit(a.code, b.code) || byCodeUnit(a.market, b.market);
 }
 
+/** Stocks in one sort order, as indices into the index's stocks. */
+type Order = Int32Array;
+
+/**
+ * The universe as a screen reads it: the stocks, and each sort order made the first time it is
+ * asked for (a sort of the whole universe, once per served dataset and order), so a screen is one
+ * pass along an order with no sort of its own.
+ */
+export class ScreenIndex {
+  private readonly orders = new Map<string, Order>();
+
+  constructor(readonly stocks: readonly ScreenStock[]) {}
+
+  /** Every stock in `sort` order: those without a value last in either order; ties by code, then market. */
+  order(sort: ScreenSort): Order {
+    const name = `${sort.field}:${sort.order}`;
+    let order = this.orders.get(name);
+    if (order === undefined) {
+      const sign = sort.order === 'asc' ? 1 : -1;
+      const keys = new Float64Array(this.stocks.length);
+      this.stocks.forEach((s, i) => {
+        keys[i] = sort.field === 'grade' ? (s.grade === null ? NaN : GRADE_RANK[s.grade]) : (s.values[SCREEN_COLUMN[sort.field]] as number);
+      });
+      const stocks = this.stocks;
+      order = Int32Array.from(stocks.keys()).sort((a, b) => {
+        const x = keys[a] as number;
+        const y = keys[b] as number;
+        const xn = Number.isNaN(x);
+        const yn = Number.isNaN(y);
+        if (xn || yn) return xn && yn ? tieBreak(stocks[a] as ScreenStock, stocks[b] as ScreenStock) : xn ? 1 : -1;
+        return x !== y ? sign * (x - y) : tieBreak(stocks[a] as ScreenStock, stocks[b] as ScreenStock);
+      });
+      this.orders.set(name, order);
+    }
+    return order;
+  }
+}
+
 /**
  * The screen: stocks of `markets` (and `sectors`, `bands` when given) whose every bounded field
- * has a value within [min, max]; sorted by `sort` with stocks lacking that value last in either
- * order and ties by code then market; rows [offset, offset + limit). Pure; bounds are assumed
- * valid (numeric fields, min <= max) as the tool's schema checks.
+ * has a value within [min, max]; in `sort` order (stocks lacking that value last in either
+ * order, ties by code then market); rows [offset, offset + limit). Pure; bounds are assumed
+ * valid (numeric fields, min <= max) as the tool checks them.
  */
-export function screen(stocks: readonly ScreenStock[], query: ScreenQuery): ScreenResult {
+export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
   const markets = new Set(query.markets);
   const sectors = query.sectors.length > 0 ? new Set(query.sectors) : null;
   const bands = query.bands.length > 0 ? new Set<BandKey | null>(query.bands) : null;
@@ -167,8 +206,13 @@ export function screen(stocks: readonly ScreenStock[], query: ScreenQuery): Scre
     max: b.max ?? Infinity,
   }));
   const nulls = new Int32Array(bounds.length);
-  const passed: ScreenStock[] = [];
-  for (const stock of stocks) {
+  const offset = Math.max(0, query.offset);
+  const end = offset + Math.max(0, query.limit);
+  const rows: ScreenStock[] = [];
+  let totalCount = 0;
+  // One pass along the order: count every stock that passes, keep those of the page.
+  for (const i of index.order(query.sort)) {
+    const stock = index.stocks[i] as ScreenStock;
     if (!markets.has(stock.market)) continue;
     if (sectors !== null && !sectors.has(stock.sector)) continue;
     if (bands !== null && !bands.has(stock.band)) continue;
@@ -181,24 +225,13 @@ export function screen(stocks: readonly ScreenStock[], query: ScreenQuery): Scre
         ok = false;
       } else if (v < b.min || v > b.max) ok = false;
     }
-    if (ok) passed.push(stock);
+    if (!ok) continue;
+    if (totalCount >= offset && totalCount < end) rows.push(stock);
+    totalCount++;
   }
-  const sign = query.sort.order === 'asc' ? 1 : -1;
-  const key: (s: ScreenStock) => number =
-    query.sort.field === 'grade'
-      ? (s) => (s.grade === null ? NaN : GRADE_RANK[s.grade])
-      : ((column) => (s: ScreenStock) => s.values[column] as number)(SCREEN_COLUMN[query.sort.field]);
-  const keyed = passed.map((s) => ({ s, k: key(s) }));
-  keyed.sort((a, b) => {
-    const xn = Number.isNaN(a.k);
-    const yn = Number.isNaN(b.k);
-    if (xn || yn) return xn && yn ? tieBreak(a.s, b.s) : xn ? 1 : -1;
-    return a.k !== b.k ? sign * (a.k - b.k) : tieBreak(a.s, b.s);
-  });
   const droppedForNull: Partial<Record<ScreenNumberField, number>> = {};
   bounds.forEach((b, k) => {
     droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls[k] as number);
   });
-  const offset = Math.max(0, query.offset);
-  return { rows: keyed.slice(offset, offset + Math.max(0, query.limit)).map((x) => x.s), totalCount: keyed.length, droppedForNull };
+  return { rows, totalCount, droppedForNull };
 }

@@ -12,6 +12,7 @@ import {
   DEFAULT_SCREEN_FIELDS,
   isScreenNumberField,
   screen,
+  ScreenIndex,
   SCREEN_FIELD_DEFINITIONS,
   SCREEN_FIELDS,
   SCREEN_NUMBER_FIELDS,
@@ -164,16 +165,16 @@ function checkSectors(data: ServedDataset, markets: readonly string[], sectors: 
 
 // The universe as the screener holds it, made once per served dataset.
 
-const tables = new WeakMap<ServedDataset, ScreenStock[]>();
+const tables = new WeakMap<ServedDataset, ScreenIndex>();
+const PERCENTILE_KEYS = new Set<string>(PERCENTILE_METRICS);
 
 /** One stock's screen row: exactly the values the per-stock tools serve for it. */
 export function screenStockOf(view: StockView): ScreenStock {
   const { security: s, price, v3 } = view;
   // get_stock_score's rule: score, grade, V3 score and gap only where the stock has both.
   const scored = v3.ok && view.scorePercentile !== null ? { v3: v3.result, score: view.scorePercentile } : null;
-  const metric = new Set<string>(PERCENTILE_METRICS);
   const valueOf = (field: ScreenNumberField): number | null => {
-    if (metric.has(field)) return view.metricValues[field as (typeof PERCENTILE_METRICS)[number]].value;
+    if (PERCENTILE_KEYS.has(field)) return view.metricValues[field as (typeof PERCENTILE_METRICS)[number]].value;
     switch (field) {
       case 'v3Score':
         return scored?.v3.score ?? null;
@@ -210,14 +211,15 @@ export function screenStockOf(view: StockView): ScreenStock {
   };
 }
 
-function tableOf(data: ServedDataset): ScreenStock[] {
-  let table = tables.get(data);
-  if (table === undefined) {
-    table = [];
-    for (const view of data.stocks()) table.push(screenStockOf(view));
-    tables.set(data, table);
+function indexOf(data: ServedDataset): ScreenIndex {
+  let index = tables.get(data);
+  if (index === undefined) {
+    const stocks: ScreenStock[] = [];
+    for (const view of data.stocks()) stocks.push(screenStockOf(view));
+    index = new ScreenIndex(stocks);
+    tables.set(data, index);
   }
-  return table;
+  return index;
 }
 
 // The answer.
@@ -298,8 +300,7 @@ export const screenStocks = defineTool({
       }
     }
     checkSectors(data, markets, args.sectors);
-    const table = tableOf(data);
-    const result = screen(table, {
+    const result = screen(indexOf(data), {
       markets,
       sectors: args.sectors,
       bands: args.bands,

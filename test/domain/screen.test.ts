@@ -5,7 +5,7 @@ import fc from 'fast-check';
 
 import type { Market } from '../../src/domain/model.js';
 import type { BandKey, Grade } from '../../src/domain/results.js';
-import { screen, screenValue, screenValues, SCREEN_FIELD_DEFINITIONS, SCREEN_FIELDS, SCREEN_NUMBER_FIELDS, type ScreenNumberField, type ScreenQuery, type ScreenStock } from '../../src/domain/screen.js';
+import { screen as screenOf, ScreenIndex, screenValue, screenValues, SCREEN_FIELD_DEFINITIONS, SCREEN_FIELDS, SCREEN_NUMBER_FIELDS, type ScreenNumberField, type ScreenQuery, type ScreenStock } from '../../src/domain/screen.js';
 
 function stock(market: Market, code: string, sector: string, band: BandKey | null, grade: Grade | null, values: Partial<Record<ScreenNumberField, number | null>>): ScreenStock {
   return {
@@ -29,6 +29,8 @@ const D = stock('US', 'AAA', 'Semiconductors', 'mega', 'A', { roe: 25, per: 9, g
 const E = stock('US', 'BBB', 'Software', null, null, { roe: 10, per: null, gapPct: null });
 const F = stock('KR', 'AAA', 'Semiconductors', 'small', 'D', { roe: 18, per: 8, gapPct: 5 }); // same code text as D in another market
 const ALL = [A, B, C, D, E, F];
+/** The screen over stocks (each call a fresh index, so the orders are made as a first call makes them). */
+const screen = (stocks: readonly ScreenStock[], query: ScreenQuery) => screenOf(new ScreenIndex(stocks), query);
 
 const q = (over: Partial<ScreenQuery>): ScreenQuery => ({
   markets: ['KR', 'US'],
@@ -87,6 +89,13 @@ describe('screen', () => {
     assert.deepEqual(codes(page2.rows), ['KR:000020', 'KR:AAA']);
     assert.deepEqual(page4.rows, []);
     assert.equal(page4.totalCount, 6);
+  });
+
+  it('one index answers many screens: each order is made once and kept, and answers as a fresh one', () => {
+    const index = new ScreenIndex(ALL);
+    const queries = [q({ sort: { field: 'gapPct', order: 'asc' } }), q({ sort: { field: 'roe', order: 'desc' }, bounds: [{ field: 'per', max: 12 }] }), q({ sort: { field: 'gapPct', order: 'asc' }, markets: ['KR'] })];
+    for (const query of queries) assert.deepEqual(screenOf(index, query), screen(ALL, query));
+    assert.equal(index.order({ field: 'gapPct', order: 'asc' }), index.order({ field: 'gapPct', order: 'asc' }), 'the same order object: made once');
   });
 
   it('screenValue reads back null for NaN', () => {
