@@ -155,14 +155,40 @@ function tieBreak(a: ScreenStock, b: ScreenStock): number {
 type Order = Int32Array;
 
 /**
- * The universe as a screen reads it: the stocks, and each sort order made the first time it is
- * asked for (a sort of the whole universe, once per served dataset and order), so a screen is one
- * pass along an order with no sort of its own.
+ * The universe as a screen reads it: the stocks; their fields as columns (one Float64Array per
+ * numeric field, and small integer ids for market, sector and band), which a pass reads ~5x
+ * faster than each stock's own array; and each sort order, made the first time it is asked for
+ * (one sort of the universe per served dataset and order), so a screen is one pass along an
+ * order with no sort of its own.
  */
 export class ScreenIndex {
   private readonly orders = new Map<string, Order>();
+  /** Per numeric field (SCREEN_COLUMN), every stock's value; NaN for null. */
+  readonly columns: readonly Float64Array[];
+  /** 0 KR, 1 US. */
+  readonly marketIds: Uint8Array;
+  readonly sectorIds: Int32Array;
+  readonly sectorNames: ReadonlyMap<string, number>;
+  /** Index in BAND_ORDER, or BAND_ORDER.length for no band. */
+  readonly bandIds: Uint8Array;
+  /** A column of zeros: the bound every stock passes, where a screen has fewer bounds than a pass reads. */
+  readonly zeros: Float64Array;
 
-  constructor(readonly stocks: readonly ScreenStock[]) {}
+  constructor(readonly stocks: readonly ScreenStock[]) {
+    const n = stocks.length;
+    this.columns = SCREEN_NUMBER_FIELDS.map((_, c) => Float64Array.from(stocks, (s) => s.values[c] as number));
+    this.marketIds = Uint8Array.from(stocks, (s) => (s.market === 'KR' ? 0 : 1));
+    const sectors = new Map<string, number>();
+    this.sectorIds = new Int32Array(n);
+    stocks.forEach((s, i) => {
+      let id = sectors.get(s.sector);
+      if (id === undefined) sectors.set(s.sector, (id = sectors.size));
+      this.sectorIds[i] = id;
+    });
+    this.sectorNames = sectors;
+    this.bandIds = Uint8Array.from(stocks, (s) => (s.band === null ? BAND_ORDER.length : BAND_ORDER.indexOf(s.band)));
+    this.zeros = new Float64Array(n);
+  }
 
   /** Every stock in `sort` order: those without a value last in either order; ties by code, then market. */
   order(sort: ScreenSort): Order {
@@ -170,11 +196,8 @@ export class ScreenIndex {
     let order = this.orders.get(name);
     if (order === undefined) {
       const sign = sort.order === 'asc' ? 1 : -1;
-      const keys = new Float64Array(this.stocks.length);
-      this.stocks.forEach((s, i) => {
-        keys[i] = sort.field === 'grade' ? (s.grade === null ? NaN : GRADE_RANK[s.grade]) : (s.values[SCREEN_COLUMN[sort.field]] as number);
-      });
       const stocks = this.stocks;
+      const keys = sort.field === 'grade' ? Float64Array.from(stocks, (s) => (s.grade === null ? NaN : GRADE_RANK[s.grade])) : (this.columns[SCREEN_COLUMN[sort.field]] as Float64Array);
       order = Int32Array.from(stocks.keys()).sort((a, b) => {
         const x = keys[a] as number;
         const y = keys[b] as number;
@@ -189,6 +212,8 @@ export class ScreenIndex {
   }
 }
 
+const BAND_ORDER: readonly BandKey[] = ['mega', 'xlarge', 'large', 'mid', 'small'];
+
 /**
  * The screen: stocks of `markets` (and `sectors`, `bands` when given) whose every bounded field
  * has a value within [min, max]; in `sort` order (stocks lacking that value last in either
@@ -196,41 +221,96 @@ export class ScreenIndex {
  * valid (numeric fields, min <= max) as the tool checks them.
  */
 export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
-  const markets = new Set(query.markets);
-  const sectors = query.sectors.length > 0 ? new Set(query.sectors) : null;
-  const bands = query.bands.length > 0 ? new Set<BandKey | null>(query.bands) : null;
-  const bounds = query.bounds.map((b) => ({
-    field: b.field,
-    column: SCREEN_COLUMN[b.field],
-    min: b.min ?? -Infinity,
-    max: b.max ?? Infinity,
-  }));
-  const nulls = new Int32Array(bounds.length);
+  // Which market, sector and band ids pass, as flags by id.
+  const marketOk = Uint8Array.of(query.markets.includes('KR') ? 1 : 0, query.markets.includes('US') ? 1 : 0);
+  const sectorOk = new Uint8Array(index.sectorNames.size).fill(query.sectors.length === 0 ? 1 : 0);
+  for (const name of query.sectors) {
+    const id = index.sectorNames.get(name);
+    if (id !== undefined) sectorOk[id] = 1;
+  }
+  const bandOk = new Uint8Array(BAND_ORDER.length + 1).fill(query.bands.length === 0 ? 1 : 0);
+  for (const band of query.bands) bandOk[BAND_ORDER.indexOf(band)] = 1;
+  const order = index.order(query.sort);
+  const n = order.length;
+  const { marketIds, sectorIds, bandIds } = index;
   const offset = Math.max(0, query.offset);
   const end = offset + Math.max(0, query.limit);
   const rows: ScreenStock[] = [];
   let totalCount = 0;
-  // One pass along the order: count every stock that passes, keep those of the page.
-  for (const i of index.order(query.sort)) {
-    const stock = index.stocks[i] as ScreenStock;
-    if (!markets.has(stock.market)) continue;
-    if (sectors !== null && !sectors.has(stock.sector)) continue;
-    if (bands !== null && !bands.has(stock.band)) continue;
-    let ok = true;
-    for (let k = 0; k < bounds.length; k++) {
-      const b = bounds[k] as (typeof bounds)[number];
-      const v = stock.values[b.column] as number;
-      if (Number.isNaN(v)) {
-        nulls[k] = (nulls[k] as number) + 1;
-        ok = false;
-      } else if (v < b.min || v > b.max) ok = false;
+  // The bounds four at a time, each four in one pass along the order with its columns in locals
+  // (a loop over the bounds inside the pass ran ~10x slower). Missing places are filled with a
+  // bound that every value passes. Most screens have at most four bounds: one pass does all.
+  const nulls = new Int32Array(Math.max(4, Math.ceil(query.bounds.length / 4) * 4));
+  const passes = Math.max(1, Math.ceil(query.bounds.length / 4));
+  // With more than one pass: which positions are in the chosen markets, sectors and bands, and
+  // which failed a bound of an earlier pass.
+  const chosen = passes > 1 ? new Uint8Array(n) : null;
+  const everyStock = query.markets.includes('KR') && query.markets.includes('US') && query.sectors.length === 0 && query.bands.length === 0;
+  const failed = passes > 1 ? new Uint8Array(n) : null;
+  const pass = (k: number) => {
+    const b = query.bounds[k];
+    return b === undefined
+      ? { column: index.zeros, min: -Infinity, max: Infinity }
+      : { column: index.columns[SCREEN_COLUMN[b.field]] as Float64Array, min: b.min ?? -Infinity, max: b.max ?? Infinity };
+  };
+  for (let p = 0; p < passes; p++) {
+    const last = p === passes - 1;
+    const b0 = pass(4 * p);
+    const b1 = pass(4 * p + 1);
+    const b2 = pass(4 * p + 2);
+    const b3 = pass(4 * p + 3);
+    const [c0, c1, c2, c3] = [b0.column, b1.column, b2.column, b3.column];
+    const [lo0, lo1, lo2, lo3] = [b0.min, b1.min, b2.min, b3.min];
+    const [hi0, hi1, hi2, hi3] = [b0.max, b1.max, b2.max, b3.max];
+    let n0 = 0;
+    let n1 = 0;
+    let n2 = 0;
+    let n3 = 0;
+    for (let j = 0; j < n; j++) {
+      const i = order[j] as number;
+      if (p === 0) {
+        if (everyStock && chosen === null) {
+          // Nothing to check of market, sector or band.
+        } else {
+          const inChoice = (marketOk[marketIds[i] as number] as number) & (sectorOk[sectorIds[i] as number] as number) & (bandOk[bandIds[i] as number] as number);
+          if (chosen !== null) chosen[j] = inChoice;
+          if (inChoice === 0) continue;
+        }
+      } else if ((chosen as Uint8Array)[j] === 0) continue;
+      // A null counts for its field whatever the other bounds say, and fails the stock.
+      let bad = 0;
+      const v0 = c0[i] as number;
+      if (v0 !== v0) {
+        n0++;
+        bad = 1;
+      } else if (v0 < lo0 || v0 > hi0) bad = 1;
+      const v1 = c1[i] as number;
+      if (v1 !== v1) {
+        n1++;
+        bad = 1;
+      } else if (v1 < lo1 || v1 > hi1) bad = 1;
+      const v2 = c2[i] as number;
+      if (v2 !== v2) {
+        n2++;
+        bad = 1;
+      } else if (v2 < lo2 || v2 > hi2) bad = 1;
+      const v3 = c3[i] as number;
+      if (v3 !== v3) {
+        n3++;
+        bad = 1;
+      } else if (v3 < lo3 || v3 > hi3) bad = 1;
+      if (!last) {
+        if (bad === 1) (failed as Uint8Array)[j] = 1;
+        continue;
+      }
+      if (bad === 1 || (failed !== null && failed[j] === 1)) continue;
+      if (totalCount >= offset && totalCount < end) rows.push(index.stocks[i] as ScreenStock);
+      totalCount++;
     }
-    if (!ok) continue;
-    if (totalCount >= offset && totalCount < end) rows.push(stock);
-    totalCount++;
+    nulls.set([n0, n1, n2, n3], 4 * p);
   }
   const droppedForNull: Partial<Record<ScreenNumberField, number>> = {};
-  bounds.forEach((b, k) => {
+  query.bounds.forEach((b, k) => {
     droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls[k] as number);
   });
   return { rows, totalCount, droppedForNull };

@@ -103,6 +103,28 @@ describe('screen', () => {
     assert.equal(screenValue(C, 'per'), 30);
   });
 
+  it('property: any number of bounds (one pass reads four) keeps exactly the stocks that pass them all, and counts nulls per field', () => {
+    const FIELDS = ['roe', 'per', 'pbr', 'operatingMargin', 'gapPct', 'score'] as const;
+    const arbBound = fc.record({ field: fc.constantFrom(...FIELDS), min: fc.option(fc.integer({ min: -5, max: 20 }), { nil: undefined }), max: fc.option(fc.integer({ min: 20, max: 45 }), { nil: undefined }) });
+    const arbStock = fc.record({
+      market: fc.constantFrom<Market>('KR', 'US'),
+      code: fc.stringMatching(/^[0-9A-C]{1,3}$/),
+      sector: fc.constantFrom('X', 'Y'),
+      values: fc.array(fc.option(fc.integer({ min: -10, max: 50 }), { nil: null }), { minLength: FIELDS.length, maxLength: FIELDS.length }),
+    });
+    fc.assert(
+      fc.property(fc.array(arbStock, { maxLength: 30 }), fc.array(arbBound, { maxLength: 9 }), fc.constantFrom<readonly string[]>([], ['X']), (specs, bounds, sectors) => {
+        const stocks = specs.map((s) => stock(s.market, s.code, s.sector, 'mid', null, Object.fromEntries(FIELDS.map((f, i) => [f, s.values[i] ?? null]))));
+        const r = screen(stocks, q({ bounds, sectors, sort: { field: 'roe', order: 'desc' }, limit: 1000 }));
+        const inChoice = stocks.filter((s) => sectors.length === 0 || sectors.includes(s.sector));
+        const passes = (s: ScreenStock) => bounds.every((b) => { const v = screenValue(s, b.field); return v !== null && v >= (b.min ?? -Infinity) && v <= (b.max ?? Infinity); });
+        assert.deepEqual(new Set(r.rows), new Set(inChoice.filter(passes)));
+        assert.equal(r.totalCount, r.rows.length);
+        for (const b of bounds) assert.equal(r.droppedForNull[b.field], inChoice.filter((s) => screenValue(s, b.field) === null).length, b.field);
+      }),
+    );
+  });
+
   it('property: paging walks every passing stock exactly once, in order, and every row passes its bounds', () => {
     const arbStock = fc.record({
       market: fc.constantFrom<Market>('KR', 'US'),
