@@ -7,7 +7,7 @@
 // close does not follow (a rights issue, a merger paid in shares, or a feed that already adjusts
 // its closes) is not a split of the close and changes nothing.
 
-import { daysInMonth } from './calendar.js';
+import { dateOfDayNumber, dayNumber, daysInMonth } from './calendar.js';
 import { changePct } from './change.js';
 
 /** Relative distance from a whole number a share-count ratio may have and still be read as an n-for-1 split. */
@@ -44,13 +44,27 @@ export interface CloseShares {
   shares: number;
 }
 
+/** Daily bars as columns (as the store's BarSeries holds them): day numbers ascending, closes, listed shares. */
+export interface CloseShareSeries {
+  readonly days: ArrayLike<number>;
+  readonly close: ArrayLike<number>;
+  readonly shares: ArrayLike<number>;
+}
+
+/** Bars as columns. */
+export function closeShareSeries(bars: readonly CloseShares[]): CloseShareSeries {
+  return { days: Int32Array.from(bars, (b) => dayNumber(b.date)), close: Float64Array.from(bars, (b) => b.close), shares: Float64Array.from(bars, (b) => b.shares) };
+}
+
 /**
  * The split factor between two consecutive bars: f when the shares grew by a near-integer f (or
  * fell to 1/n) and the close moved by about 1/f (close x f within SPLIT_CLOSE_BAND of the
  * previous close); 1 otherwise.
  */
-export function splitFactorBetween(prev: CloseShares, next: CloseShares): number {
+export function splitFactorBetween(prev: { readonly close: number; readonly shares: number; readonly date?: string }, next: { readonly close: number; readonly shares: number; readonly date?: string }): number {
   if (!(prev.shares > 0) || !(next.shares > 0) || !(prev.close > 0) || !(next.close > 0)) return 1;
+  // Equal counts (nearly every day): no split, without the division.
+  if (prev.shares === next.shares) return 1;
   const factor = splitRatioOf(next.shares / prev.shares);
   if (factor === null) return 1;
   const moved = (next.close * factor) / prev.close;
@@ -82,36 +96,37 @@ export const NO_PRICE_CHANGES: PriceChanges = { m1: null, m3: null, m12: null };
  * Percent price change from the base (the last bar on or before `baseDate`) to the latest bar,
  * with the base close divided by every split factor between them (so both are in today's share
  * basis): `changePct(latest close, base close / factors)`. Null when no bar is that old or the
- * base close is not positive. `bars` ascending by date, ending with the bar of the price the
- * other tools use.
+ * base close is not positive. The series ends with the bar of the price the other tools use.
  */
-export function priceChangeSince(bars: readonly CloseShares[], baseDate: string): number | null {
-  const last = bars[bars.length - 1];
-  if (last === undefined) return null;
-  let base = -1;
-  for (let i = bars.length - 1; i >= 0; i--) {
-    if ((bars[i] as CloseShares).date <= baseDate) {
-      base = i;
-      break;
-    }
-  }
+export function priceChangeSince(series: CloseShareSeries, baseDate: string): number | null {
+  const n = series.days.length;
+  if (n === 0) return null;
+  const baseDay = dayNumber(baseDate);
+  let base = n - 1;
+  while (base >= 0 && (series.days[base] as number) > baseDay) base--;
   if (base < 0) return null;
   let factor = 1;
-  for (let i = base + 1; i < bars.length; i++) factor *= splitFactorBetween(bars[i - 1] as CloseShares, bars[i] as CloseShares);
-  const baseClose = (bars[base] as CloseShares).close;
+  for (let i = base + 1; i < n; i++) {
+    if (series.shares[i] === series.shares[i - 1]) continue;
+    factor *= splitFactorBetween(
+      { close: series.close[i - 1] as number, shares: series.shares[i - 1] as number },
+      { close: series.close[i] as number, shares: series.shares[i] as number },
+    );
+  }
+  const baseClose = series.close[base] as number;
   if (!(baseClose > 0)) return null;
   // The base is divided, not the latest close multiplied: the latest close is the one every
   // other tool shows, and a won close divisible by the factor stays a whole number.
-  return changePct(last.close, baseClose / factor);
+  return changePct(series.close[n - 1] as number, baseClose / factor);
 }
 
 /** `priceChangeSince` the same day `months` calendar months before the latest bar. */
-export function priceChangeOver(bars: readonly CloseShares[], months: number): number | null {
-  const last = bars[bars.length - 1];
-  return last === undefined ? null : priceChangeSince(bars, monthsBefore(last.date, months));
+export function priceChangeOver(series: CloseShareSeries, months: number): number | null {
+  const n = series.days.length;
+  return n === 0 ? null : priceChangeSince(series, monthsBefore(dateOfDayNumber(series.days[n - 1] as number), months));
 }
 
 /** `priceChangeOver` for 1, 3 and 12 months. */
-export function priceChanges(bars: readonly CloseShares[]): PriceChanges {
-  return { m1: priceChangeOver(bars, 1), m3: priceChangeOver(bars, 3), m12: priceChangeOver(bars, 12) };
+export function priceChanges(series: CloseShareSeries): PriceChanges {
+  return { m1: priceChangeOver(series, 1), m3: priceChangeOver(series, 3), m12: priceChangeOver(series, 12) };
 }

@@ -203,7 +203,7 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
     }
   };
   await Promise.all([readReports(), readRecent()]);
-  const priceChanges = await readPriceChanges(store, asOf, slices);
+  const priceChanges = await readPriceChanges(store, asOf, securities);
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { monthsBefore, priceChangeOver, priceChanges, priceChangeSince, splitFactorBetween, splitRatioOf, type CloseShares } from '../../src/domain/price-change.js';
+import { closeShareSeries, monthsBefore, priceChangeOver, priceChanges as changesOf, priceChangeSince as changeSince, splitFactorBetween, splitRatioOf, type CloseShares } from '../../src/domain/price-change.js';
+
+// The functions read columns (as the store's series); the bars here are written as rows.
+const priceChangeSince = (bars: readonly CloseShares[], base: string) => changeSince(closeShareSeries(bars), base);
+const priceChanges = (bars: readonly CloseShares[]) => changesOf(closeShareSeries(bars));
 
 // Samsung Electronics (005930) across its 50-for-1 split, as KRX's daily rows give it (closes as
 // traded, not adjusted; listed shares at the close). Trading was suspended 2018-04-30..05-03
@@ -91,6 +95,6 @@ describe('split-consistent price change', () => {
     // 3 months: base date 2024-02-29 -> last bar on or before is 02-15, close 100: 20 %.
     // 12 months: 2023-05-31, no bar: null.
     assert.deepEqual(priceChanges(bars), { m1: 50, m3: 20, m12: null });
-    assert.equal(priceChangeOver([], 1), null);
+    assert.equal(priceChangeOver(closeShareSeries([]), 1), null);
   });
 });

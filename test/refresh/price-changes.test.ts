@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { addDays } from '../../src/domain/calendar.js';
-import { priceChanges } from '../../src/domain/price-change.js';
+import { closeShareSeries, priceChanges } from '../../src/domain/price-change.js';
 import { computeSnapshot, viewKey } from '../../src/refresh/build.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { readPriceChanges } from '../../src/refresh/price-changes.js';
@@ -53,11 +53,10 @@ describe('price changes per refresh', () => {
 
   it('equal what the whole history gives, for every stock', async () => {
     const securities = await store.market.securities();
-    const ids = securities.map((s) => s.id).sort((a, b) => a - b);
-    const read = await readPriceChanges(store.market, AS_OF, [{ first: ids[0] as number, last: ids[ids.length - 1] as number, securities }]);
+    const read = await readPriceChanges(store.market, AS_OF, securities);
     let withYear = 0;
     for (const s of securities) {
-      const whole = priceChanges(await store.market.bars(s.id, undefined, AS_OF));
+      const whole = priceChanges(closeShareSeries(await store.market.bars(s.id, undefined, AS_OF)));
       assert.deepStrictEqual(read.get(s.id), whole, s.code);
       if (whole.m12 !== null) withYear++;
     }
@@ -77,7 +76,7 @@ describe('price changes per refresh', () => {
     const halted = snapshot.views.get(viewKey('KR', '900060'));
     assert.ok(halted?.price);
     const haltedId = (await store.market.securities()).find((s) => s.code === '900060')?.id as number;
-    assert.deepStrictEqual(halted.priceChanges, priceChanges(await store.market.bars(haltedId, undefined, AS_OF)));
+    assert.deepStrictEqual(halted.priceChanges, priceChanges(closeShareSeries(await store.market.bars(haltedId, undefined, AS_OF))));
     assert.ok(halted.priceChanges.m12 !== null);
   });
 });

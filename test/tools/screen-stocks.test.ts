@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { priceChanges } from '../../src/domain/price-change.js';
+import { closeShareSeries, priceChanges } from '../../src/domain/price-change.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import { SCREEN_FIELDS } from '../../src/domain/screen.js';
 import { screenStocks } from '../../src/tools/screen-stocks.js';
@@ -95,7 +95,7 @@ describe('screen_stocks', () => {
       } else assert.equal(inRankings, undefined, at);
       // Price changes from the daily closes get_price_history gives (the demo has no splits).
       const history = (await get(`${base}/stocks/${row.code}/prices?limit=2600`, key)).body as { bars: { date: string; close: number }[] };
-      const changes = priceChanges(history.bars.map((b) => ({ date: b.date, close: b.close, shares: 1 })));
+      const changes = priceChanges(closeShareSeries(history.bars.map((b) => ({ date: b.date, close: b.close, shares: 1 }))));
       assert.deepEqual([row.priceChange1m, row.priceChange3m, row.priceChange12m], [changes.m1, changes.m3, changes.m12], at);
     }
     assert.ok(s.rows.filter((r) => r.priceChange12m !== null).length > s.rows.length / 2, 'the 12-month changes are numbers');
