@@ -104,7 +104,12 @@ function parseBounds(text: string, ctx: z.RefinementCtx<string>): z.output<typeo
 
 const restInput = z.strictObject({
   market: marketParam,
-  sectors: z.string().max(2000).prefault('').transform(list).describe('Comma-separated sector names (stock-data://sectors); empty: every sector'),
+  sectors: z
+    .string()
+    .max(2000)
+    .prefault('')
+    .transform((t) => (t === '' ? [] : t.split('|').map((x) => x.trim())))
+    .describe('Sector names separated by | (a name may hold commas: SEC industries such as "SERVICES-COMPUTER PROGRAMMING, DATA PROCESSING, ETC."), from stock-data://sectors; empty: every sector'),
   bands: z
     .string()
     .regex(new RegExp(`^((${BAND_KEYS.join('|')})(,(${BAND_KEYS.join('|')}))*)?$`), { error: `must be comma-separated band keys from ${BAND_KEYS.join(', ')}` })
@@ -159,8 +164,10 @@ function checkSectors(data: ServedDataset, markets: readonly string[], sectors: 
   const known = [...new Set(data.sectors().filter((s) => markets.includes(s.market)).map((s) => s.sector))];
   const unknown = sectors.find((s) => !known.includes(s));
   if (unknown === undefined) return;
-  const shown = known.length > 60 ? `${known.slice(0, 60).join(', ')}, ... (all in stock-data://sectors)` : known.join(', ');
-  throw invalid('sectors', `names '${unknown.slice(0, 60)}', no sector of ${markets.join(',')}; allowed: ${shown}`);
+  const shown = known.length > 60 ? `${known.slice(0, 60).join(' | ')} | ... (all in stock-data://sectors)` : known.join(' | ');
+  // Commas in a REST value are part of a name; a list of known names joined by commas meant `|`.
+  const hint = unknown.includes(',') && unknown.split(',').every((x) => known.includes(x.trim())) ? ' (separate sectors with | on REST)' : '';
+  throw invalid('sectors', `names '${unknown.slice(0, 60)}', no sector of ${markets.join(',')}${hint}; allowed: ${shown}`);
 }
 
 // The universe as the screener holds it, made once per served dataset.

@@ -107,6 +107,13 @@ describe('screen_stocks', () => {
     const sector = (kr.rows[0] as Row).sector;
     const inSector = await rest(`market=KR&sectors=${encodeURIComponent(sector)}&limit=200&fields=marketCap`);
     assert.deepEqual(inSector.rows, kr.rows.filter((r) => r.sector === sector));
+    // Several sectors: separated by | (a sector name may hold commas).
+    const other = kr.rows.find((r) => r.sector !== sector)!.sector;
+    const two = await rest(`market=KR&sectors=${encodeURIComponent(`${sector}|${other}`)}&limit=200&fields=marketCap`);
+    assert.deepEqual(two.rows, kr.rows.filter((r) => r.sector === sector || r.sector === other));
+    const comma = await get(`${base}/screen?market=KR&sectors=${encodeURIComponent(`${sector},${other}`)}`, key);
+    assert.equal(comma.status, 400);
+    assert.match(String((comma.body as Json).detail), /\(separate sectors with \| on REST\)/);
     const big = await rest('market=KR&bands=mega,xlarge&limit=200&fields=marketCap');
     assert.deepEqual(big.rows, kr.rows.filter((r) => r.band === 'mega' || r.band === 'xlarge'));
     // marketCap descending is the default order.

@@ -171,8 +171,8 @@ const LABELS = {
   boundNotNumber: ['{field}: 최솟값·최댓값은 숫자여야 합니다.', '{field}: min and max must be numbers.'],
   droppedForNull: ['값이 없어 제외된 종목', 'Left out for having no value'],
   screenHint: [
-    '조건은 모두 만족해야 하며(AND) 양 끝을 포함합니다. 단위는 지표의 단위입니다 (ROE 최소 10 = 10%). 업종은 쉼표로 구분합니다 (영문 업종명).',
-    'Every bound must hold (AND), both ends inclusive, in the metric unit (ROE min 10 = 10 %). Sectors are comma-separated (English sector names).',
+    '조건은 모두 만족해야 하며(AND) 양 끝을 포함합니다. 단위는 지표의 단위입니다 (ROE 최소 10 = 10%). 업종은 | 로 구분합니다 (영문 업종명).',
+    'Every bound must hold (AND), both ends inclusive, in the metric unit (ROE min 10 = 10 %). Separate sectors with | (English sector names).',
   ],
   screenSortHint: ['열 제목을 누르면 전체 종목을 그 순서로 다시 조회합니다.', 'Click a column title to screen the whole universe in that order.'],
 } as const satisfies Record<string, readonly [string, string]>;

@@ -132,7 +132,7 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
       ),
     ),
   );
-  const sectorsInput = h('input', { type: 'text', id: 'screen-sectors', value: q.sectors, placeholder: 'Semiconductors,Banks', size: 28 });
+  const sectorsInput = h('input', { type: 'text', id: 'screen-sectors', value: q.sectors, placeholder: 'Semiconductors|Banks', size: 28 });
   const boundRows = Array.from({ length: BOUND_ROWS }, (_, i) => {
     const b = q.bounds[i] ?? { field: '', min: '', max: '' };
     return {
