@@ -26,8 +26,8 @@ export const SCREEN_NUMBER_FIELDS = [
 ] as const;
 export type ScreenNumberField = (typeof SCREEN_NUMBER_FIELDS)[number];
 
-/** Text fields every row carries; `grade` can also be asked for and sorted by (A+ highest), never bounded. */
-export const SCREEN_TEXT_FIELDS = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency', 'grade'] as const;
+/** Text fields every row carries; they filter by market, sectors and bands, never by bounds. */
+export const SCREEN_TEXT_FIELDS = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
 export type ScreenTextField = (typeof SCREEN_TEXT_FIELDS)[number];
 
 /** Fields a row can be asked to carry beyond its identity. */
@@ -63,7 +63,7 @@ export const SCREEN_FIELD_DEFINITIONS: readonly ScreenFieldDefinition[] = [
   { field: 'expectedReturn', unit: '%', definition: 'expectedReturn = -2.25 + 1.05 x sqrt(v3Score), percent over about a year (equal to gapPct)', sameAs: 'get_stock_score gapPct' },
   { field: 'gapPct', unit: '%', definition: 'upside versus the current price: gapPct = expectedReturn', sameAs: 'get_stock_score gapPct; get_rankings rows[].gapPct' },
   { field: 'score', unit: '0..100', definition: 'percentile of the V3 score within the stock market', sameAs: 'get_stock_score score' },
-  { field: 'grade', unit: 'grade', definition: `grade of score: ${[...GRADE_BOUNDS.map((g) => `${g.grade} >= ${g.min}`), 'D below'].join(', ')}; sortable (A+ highest), not boundable`, sameAs: 'get_stock_score grade' },
+  { field: 'grade', unit: 'grade', definition: `grade of score: ${[...GRADE_BOUNDS.map((g) => `${g.grade} >= ${g.min}`), 'D below'].join(', ')}; bounds and order by grade (min B+ keeps A+, A and B+)`, sameAs: 'get_stock_score grade' },
   { field: 'marketCap', unit: 'currency', definition: 'close x listed shares, in the stock currency (KRW for KR, USD for US): bound one market at a time, or use bands', sameAs: 'get_stock_snapshot price.marketCap' },
   { field: 'currentPrice', unit: 'currency', definition: 'latest close, in the stock currency', sameAs: 'get_stock_snapshot price.close' },
   { field: 'priceChange1m', unit: '%', definition: priceChange(1), sameAs: 'get_price_history closes, split-adjusted' },
@@ -107,9 +107,9 @@ export function screenValues(of: (field: ScreenNumberField) => number | null): F
   return values;
 }
 
-/** Both ends inclusive; a stock whose value is null fails the bound. */
+/** Both ends inclusive; a stock whose value is null fails the bound. A grade bound is in grade ranks (GRADE_RANK). */
 export interface ScreenBound {
-  field: ScreenNumberField;
+  field: ScreenNumberField | 'grade';
   min?: number | undefined;
   max?: number | undefined;
 }
@@ -139,10 +139,11 @@ export interface ScreenResult {
    * Per bounded field: of the stocks in the requested markets, sectors and bands, how many have
    * no value for it (and so fail its bound, whatever the other bounds say).
    */
-  droppedForNull: Partial<Record<ScreenNumberField, number>>;
+  droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>>;
 }
 
-const GRADE_RANK: Readonly<Record<Grade, number>> = { 'A+': 6, A: 5, 'B+': 4, B: 3, 'C+': 2, C: 1, D: 0 };
+/** Grades in order, as numbers a bound and a sort compare: D 0 .. A+ 6. */
+export const GRADE_RANK: Readonly<Record<Grade, number>> = { 'A+': 6, A: 5, 'B+': 4, B: 3, 'C+': 2, C: 1, D: 0 };
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -173,6 +174,8 @@ export class ScreenIndex {
   readonly bandIds: Uint8Array;
   /** A column of zeros: the bound every stock passes, where a screen has fewer bounds than a pass reads. */
   readonly zeros: Float64Array;
+  /** Every stock's grade rank (GRADE_RANK), NaN without a grade. */
+  readonly grades: Float64Array;
 
   constructor(readonly stocks: readonly ScreenStock[]) {
     const n = stocks.length;
@@ -188,6 +191,12 @@ export class ScreenIndex {
     this.sectorNames = sectors;
     this.bandIds = Uint8Array.from(stocks, (s) => (s.band === null ? BAND_ORDER.length : BAND_ORDER.indexOf(s.band)));
     this.zeros = new Float64Array(n);
+    this.grades = Float64Array.from(stocks, (s) => (s.grade === null ? NaN : GRADE_RANK[s.grade]));
+  }
+
+  /** The column of a field a bound or a sort reads. */
+  column(field: ScreenNumberField | 'grade'): Float64Array {
+    return field === 'grade' ? this.grades : (this.columns[SCREEN_COLUMN[field]] as Float64Array);
   }
 
   /** Every stock in `sort` order: those without a value last in either order; ties by code, then market. */
@@ -197,7 +206,7 @@ export class ScreenIndex {
     if (order === undefined) {
       const sign = sort.order === 'asc' ? 1 : -1;
       const stocks = this.stocks;
-      const keys = sort.field === 'grade' ? Float64Array.from(stocks, (s) => (s.grade === null ? NaN : GRADE_RANK[s.grade])) : (this.columns[SCREEN_COLUMN[sort.field]] as Float64Array);
+      const keys = this.column(sort.field);
       order = Int32Array.from(stocks.keys()).sort((a, b) => {
         const x = keys[a] as number;
         const y = keys[b] as number;
@@ -251,7 +260,7 @@ export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
     const b = query.bounds[k];
     return b === undefined
       ? { column: index.zeros, min: -Infinity, max: Infinity }
-      : { column: index.columns[SCREEN_COLUMN[b.field]] as Float64Array, min: b.min ?? -Infinity, max: b.max ?? Infinity };
+      : { column: index.column(b.field), min: b.min ?? -Infinity, max: b.max ?? Infinity };
   };
   for (let p = 0; p < passes; p++) {
     const last = p === passes - 1;
@@ -309,7 +318,7 @@ export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
     }
     nulls.set([n0, n1, n2, n3], 4 * p);
   }
-  const droppedForNull: Partial<Record<ScreenNumberField, number>> = {};
+  const droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>> = {};
   query.bounds.forEach((b, k) => {
     droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls[k] as number);
   });

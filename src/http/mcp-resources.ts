@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { seoulIso } from '../access/clock.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
-import { DEFAULT_SCREEN_FIELDS, SCREEN_FIELD_DEFINITIONS } from '../domain/screen.js';
+import { DEFAULT_SCREEN_FIELDS, SCREEN_FIELD_DEFINITIONS, SCREEN_TEXT_FIELDS } from '../domain/screen.js';
 import { GRADE_BOUNDS } from '../domain/score.js';
 import { MARKET_CAP_BANDS, V3_FORMULA } from '../domain/v3.js';
 import type { ServedDataset } from '../tools/dataset.js';
@@ -91,10 +91,10 @@ export const RESOURCES: readonly McpResource[] = [
     read: () =>
       json({
         numeric: SCREEN_FIELD_DEFINITIONS.filter((d) => d.field !== 'grade'),
+        grade: SCREEN_FIELD_DEFINITIONS.find((d) => d.field === 'grade'),
         text: {
-          every: ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'],
-          note: 'Every row carries these; they cannot be bounded (filter with market, sectors and bands). grade can be asked for and sorted by (A+ highest), not bounded: bound score instead.',
-          grade: SCREEN_FIELD_DEFINITIONS.find((d) => d.field === 'grade'),
+          every: SCREEN_TEXT_FIELDS,
+          note: 'Every row carries these; they cannot be bounded (filter with market, sectors and bands).',
         },
         defaultFields: DEFAULT_SCREEN_FIELDS,
         rules: [

@@ -8,8 +8,10 @@ import { z } from 'zod';
 import { englishNameOf } from '../domain/model.js';
 import { BAND_KEYS, PERCENTILE_METRICS, type BandKey } from '../domain/results.js';
 import { gradeOf } from '../domain/score.js';
+import type { Grade } from '../domain/results.js';
 import {
   DEFAULT_SCREEN_FIELDS,
+  GRADE_RANK,
   isScreenNumberField,
   screen,
   ScreenIndex,
@@ -19,6 +21,7 @@ import {
   SCREEN_TEXT_FIELDS,
   screenValue,
   screenValues,
+  type ScreenBound,
   type ScreenField,
   type ScreenNumberField,
   type ScreenStock,
@@ -31,14 +34,18 @@ import { defineTool } from './tool.js';
 
 const FIELD_LIST = SCREEN_FIELDS.join(', ');
 const NUMBER_FIELD_LIST = SCREEN_NUMBER_FIELDS.join(', ');
+const BOUND_FIELD_LIST = `${NUMBER_FIELD_LIST}, grade`;
 /** Most bounds one screen takes: one per numeric field is plenty, and it bounds the work. */
 const MAX_FILTERS = 20;
 const DEFAULT_SORT = { field: 'marketCap', order: 'desc' } as const;
 
+const GRADES = Object.keys(GRADE_RANK) as Grade[];
+/** A bound's end: a number in the field unit, or a grade for the field grade. */
+const boundEnd = z.union([z.number(), z.enum(GRADES as [Grade, ...Grade[]])]);
 const bound = z.strictObject({
-  field: z.string().max(40).describe('A numeric field (see filters)'),
-  min: z.number().optional().describe('Lowest value kept, inclusive, in the field unit (roe min 10 = 10 %)'),
-  max: z.number().optional().describe('Highest value kept, inclusive'),
+  field: z.string().max(40).describe('A numeric field or grade (see filters)'),
+  min: boundEnd.optional().describe('Lowest value kept, inclusive, in the field unit (roe min 10 = 10 %; grade min "B+" keeps A+, A and B+)'),
+  max: boundEnd.optional().describe('Highest value kept, inclusive'),
 });
 const sortSchema = z.strictObject({
   field: z.string().max(40).describe('A numeric field or grade'),
@@ -57,7 +64,7 @@ const offsetParam = z
 const FILTERS_DESCRIPTION =
   `Bounds, all of which a stock must meet (AND), each {field, min?, max?} inclusive, in the field unit (roe min 10 = 10 %); ` +
   `a stock without a value for the field fails its bound (droppedForNull counts them); no min and no max keeps stocks with a value. ` +
-  `Numeric fields: ${NUMBER_FIELD_LIST}. Units: stock-data://screen-fields`;
+  `Fields: ${BOUND_FIELD_LIST} (grade bounds are grades: {field: grade, min: "B+"}). Units: stock-data://screen-fields`;
 
 /** The MCP door's arguments (REST's are parsed into the same). */
 const input = z.strictObject({
@@ -83,17 +90,21 @@ const list = (text: string): string[] => (text === '' ? [] : text.split(',').map
 
 function parseBounds(text: string, ctx: z.RefinementCtx<string>): z.output<typeof bound>[] {
   const out: z.output<typeof bound>[] = [];
-  for (const item of list(text)) {
+  // Not trimmed at the end: a grade's unencoded + arrives as a trailing space.
+  for (const item of text === '' ? [] : text.split(',').map((x) => x.trimStart())) {
     const [field = '', min = '', max = '', ...extra] = item.split(':');
-    const number = (t: string): number | undefined | null => {
+    const number = (t: string): number | Grade | undefined | null => {
       if (t === '') return undefined;
+      // A grade's + left unencoded in a URL arrives as a space: "B " is B+ (no grade ends in a space).
+      const grade = t.endsWith(' ') ? `${t.trimEnd()}+` : t;
+      if ((GRADES as string[]).includes(grade)) return grade as Grade;
       const n = Number(t);
       return NUMBER.test(t) && Number.isFinite(n) ? n : null;
     };
     const lo = number(min);
     const hi = number(max);
     if (extra.length > 0 || field === '' || lo === null || hi === null) {
-      ctx.addIssue({ code: 'custom', message: 'has a bound that is not field:min:max (numbers; either end may be empty)' });
+      ctx.addIssue({ code: 'custom', message: 'has a bound that is not field:min:max (numbers, or grades for grade; either end may be empty)' });
       return [];
     }
     out.push({ field, ...(lo !== undefined ? { min: lo } : {}), ...(hi !== undefined ? { max: hi } : {}) });
@@ -121,7 +132,7 @@ const restInput = z.strictObject({
     .max(2000)
     .prefault('')
     .transform(parseBounds)
-    .describe(`Comma-separated bounds field:min:max, inclusive, either end may be empty: roe:10: (ROE >= 10 %), per::15 (PER <= 15), revenueYoy:-5:20. Numeric fields: ${NUMBER_FIELD_LIST}`),
+    .describe(`Comma-separated bounds field:min:max, inclusive, either end may be empty: roe:10: (ROE >= 10 %), per::15 (PER <= 15), revenueYoy:-5:20, grade:B%2B: (grade B+ or better). Fields: ${BOUND_FIELD_LIST}`),
   sort: z
     .string()
     .regex(/^[A-Za-z0-9]{1,40}(:(asc|desc))?$/, { error: 'must be field or field:asc or field:desc' })
@@ -150,13 +161,29 @@ function invalid(parameter: string, detail: string): ApiError {
 
 const isText = (field: string): boolean => (SCREEN_TEXT_FIELDS as readonly string[]).includes(field);
 
-function checkBoundField(field: string): ScreenNumberField {
-  if (isScreenNumberField(field)) return field;
-  if (isText(field)) {
-    const hint = field === 'grade' ? ' (grade A+ is score >= 90, A >= 80, ...: bound score instead)' : '';
-    throw invalid('filters', `bounds '${field}', a text field${hint}; allowed: numeric fields ${NUMBER_FIELD_LIST}`);
+/** A bound as the domain takes it (grades as ranks), or invalid_parameter naming what is wrong. */
+function checkBound(b: z.output<typeof bound>): ScreenBound {
+  const { field, min, max } = b;
+  if (field === 'grade') {
+    for (const end of [min, max]) {
+      if (typeof end === 'number') throw invalid('filters', `bounds grade with the number ${end}; allowed: grades ${GRADES.join(', ')} (or bound score, 0..100)`);
+    }
+    const lo = min === undefined ? undefined : GRADE_RANK[min as Grade];
+    const hi = max === undefined ? undefined : GRADE_RANK[max as Grade];
+    if (lo !== undefined && hi !== undefined && lo > hi) throw invalid('filters', `has min ${String(min)} above max ${String(max)} for 'grade'; allowed: min <= max (D lowest, A+ highest)`);
+    return { field, min: lo, max: hi };
   }
-  throw invalid('filters', `names an unknown field '${field}'; allowed: ${NUMBER_FIELD_LIST}`);
+  if (!isScreenNumberField(field)) {
+    if (isText(field)) throw invalid('filters', `bounds '${field}', a text field (filter it with market, sectors or bands); allowed: ${BOUND_FIELD_LIST}`);
+    throw invalid('filters', `names an unknown field '${field.slice(0, 40)}'; allowed: ${BOUND_FIELD_LIST}`);
+  }
+  for (const end of [min, max]) {
+    if (typeof end === 'string') throw invalid('filters', `bounds '${field}' with the grade ${end}; allowed: numbers in its unit (grades bound the field grade)`);
+  }
+  const lo = min as number | undefined;
+  const hi = max as number | undefined;
+  if (lo !== undefined && hi !== undefined && lo > hi) throw invalid('filters', `has min ${lo} > max ${hi} for '${field}'; allowed: min <= max`);
+  return { field, min: lo, max: hi };
 }
 
 function checkSectors(data: ServedDataset, markets: readonly string[], sectors: readonly string[]): void {
@@ -251,7 +278,7 @@ const output = z.object({
   market: z.string(),
   sectors: z.array(z.string()),
   bands: z.array(z.string()),
-  filters: z.array(z.object({ field: z.string(), min: z.number().optional(), max: z.number().optional() })),
+  filters: z.array(z.object({ field: z.string(), min: boundEnd.optional(), max: boundEnd.optional() })),
   sort: z.object({ field: z.string(), order: z.enum(['asc', 'desc']) }),
   fields: z.array(z.string()).describe('The fields of each row after its identity'),
   units: z.record(z.string(), z.string()).describe('Unit of each field: x, %, days, 0..100, score, grade, or currency (the row currency)'),
@@ -289,13 +316,7 @@ export const screenStocks = defineTool({
   series: { field: 'rows', key: 'code', endParam: 'offset', keep: 'first' },
   async handler(args, { data }) {
     const markets = args.market === 'KR,US' ? (['KR', 'US'] as const) : ([args.market] as const);
-    const bounds = args.filters.map((b) => {
-      const field = checkBoundField(b.field);
-      if (b.min !== undefined && b.max !== undefined && b.min > b.max) {
-        throw invalid('filters', `has min ${b.min} > max ${b.max} for '${b.field}'; allowed: min <= max`);
-      }
-      return { field, min: b.min, max: b.max };
-    });
+    const bounds = args.filters.map(checkBound);
     const sortField = args.sort.field;
     if (!isScreenNumberField(sortField) && sortField !== 'grade') {
       throw invalid('sort', `names ${isText(sortField) ? `'${sortField}', a text field` : `an unknown field '${sortField.slice(0, 40)}'`}; allowed: ${NUMBER_FIELD_LIST}, grade`);
@@ -343,7 +364,7 @@ export const screenStocks = defineTool({
       market: args.market,
       sectors: args.sectors,
       bands: args.bands,
-      filters: bounds.map((b) => ({ field: b.field, ...(b.min !== undefined ? { min: b.min } : {}), ...(b.max !== undefined ? { max: b.max } : {}) })),
+      filters: args.filters.map((b) => ({ field: b.field, ...(b.min !== undefined ? { min: b.min } : {}), ...(b.max !== undefined ? { max: b.max } : {}) })),
       sort: { field: sortField, order: args.sort.order },
       fields: asked,
       units: Object.fromEntries(asked.map((f) => [f, UNITS[f] as string])),

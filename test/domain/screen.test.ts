@@ -5,7 +5,7 @@ import fc from 'fast-check';
 
 import type { Market } from '../../src/domain/model.js';
 import type { BandKey, Grade } from '../../src/domain/results.js';
-import { screen as screenOf, ScreenIndex, screenValue, screenValues, SCREEN_FIELD_DEFINITIONS, SCREEN_FIELDS, SCREEN_NUMBER_FIELDS, type ScreenNumberField, type ScreenQuery, type ScreenStock } from '../../src/domain/screen.js';
+import { GRADE_RANK, screen as screenOf, ScreenIndex, screenValue, screenValues, SCREEN_FIELD_DEFINITIONS, SCREEN_FIELDS, SCREEN_NUMBER_FIELDS, type ScreenNumberField, type ScreenQuery, type ScreenStock } from '../../src/domain/screen.js';
 
 function stock(market: Market, code: string, sector: string, band: BandKey | null, grade: Grade | null, values: Partial<Record<ScreenNumberField, number | null>>): ScreenStock {
   return {
@@ -63,6 +63,13 @@ describe('screen', () => {
     assert.deepEqual(codes(r.rows), ['US:AAA', 'KR:000010', 'KR:AAA']);
     assert.equal(r.totalCount, 3);
     assert.deepEqual(r.droppedForNull, { roe: 1, per: 1 });
+  });
+
+  it('a grade bound is in grade ranks (D 0 .. A+ 6); no grade fails it and is counted', () => {
+    // grade >= A: A (A+) and D (A) pass; B (B), C (C), F (D) fail; E has none.
+    const r = screen(ALL, q({ bounds: [{ field: 'grade', min: GRADE_RANK.A }] }));
+    assert.deepEqual(codes(r.rows), ['US:AAA', 'KR:000010']);
+    assert.deepEqual(r.droppedForNull, { grade: 1 });
   });
 
   it('market, sector and band filters; empty lists mean every one', () => {

@@ -130,12 +130,29 @@ describe('screen_stocks', () => {
     assert.deepEqual(compact.rows.rows, big.rows.map((r) => compact.rows.columns.map((c) => r[c])));
   });
 
+  it('grade bounds in grade order, on both doors; an unencoded + in a REST grade reads as +', async () => {
+    const all = await rest('fields=grade,score&limit=200');
+    const rank = { 'A+': 6, A: 5, 'B+': 4, B: 3, 'C+': 2, C: 1, D: 0 } as Record<string, number>;
+    const expected = all.rows.filter((r) => r.grade !== null && rank[r.grade as string]! >= 4 && rank[r.grade as string]! <= 5);
+    assert.ok(expected.length > 0 && expected.length < all.rows.length, `${expected.length} of ${all.rows.length}`);
+    const encoded = await rest('filters=grade:B%2B:A&fields=grade,score&limit=200');
+    const raw = await rest('filters=grade:B+:A&fields=grade,score&limit=200');
+    assert.deepEqual(encoded.rows, expected);
+    assert.deepEqual(raw.rows, expected);
+    assert.equal(encoded.droppedForNull['grade'], all.rows.filter((r) => r.grade === null).length);
+    const mcp = await client.callTool({ name: 'screen_stocks', arguments: { filters: [{ field: 'grade', min: 'B+', max: 'A' }], fields: ['grade', 'score'], limit: 200, format: 'rows' } });
+    assert.deepEqual((mcp.structuredContent as Screen).rows, expected);
+    assert.deepEqual((mcp.structuredContent as Json).filters, [{ field: 'grade', min: 'B+', max: 'A' }]);
+  });
+
   it('bad arguments are invalid_parameter naming the argument and the allowed values, on both doors', async () => {
     const cases: [Json, string, RegExp][] = [
       [{ filters: [{ field: 'roa', min: 1 }] }, 'filters=roa:1:', /^parameter 'filters' names an unknown field 'roa'; allowed: per, pbr, psr, /],
       [{ filters: [{ field: 'roe', min: 20, max: 10 }] }, 'filters=roe:20:10', /^parameter 'filters' has min 20 > max 10 for 'roe'; allowed: min <= max$/],
-      [{ filters: [{ field: 'sector', min: 1 }] }, 'filters=sector:1:', /^parameter 'filters' bounds 'sector', a text field; allowed: numeric fields per, /],
-      [{ filters: [{ field: 'grade', min: 1 }] }, 'filters=grade:1:', /^parameter 'filters' bounds 'grade', a text field \(grade A\+ is score >= 90/],
+      [{ filters: [{ field: 'sector', min: 1 }] }, 'filters=sector:1:', /^parameter 'filters' bounds 'sector', a text field \(filter it with market, sectors or bands\); allowed: per, pbr, .*, grade$/],
+      [{ filters: [{ field: 'grade', min: 1 }] }, 'filters=grade:1:', /^parameter 'filters' bounds grade with the number 1; allowed: grades A\+, A, B\+, B, C\+, C, D/],
+      [{ filters: [{ field: 'grade', min: 'A', max: 'C' }] }, 'filters=grade:A:C', /^parameter 'filters' has min A above max C for 'grade'/],
+      [{ filters: [{ field: 'roe', min: 'A' }] }, 'filters=roe:A:', /^parameter 'filters' bounds 'roe' with the grade A; allowed: numbers/],
       [{ sectors: ['Fishing'] }, 'sectors=Fishing', /^parameter 'sectors' names 'Fishing', no sector of KR,US; allowed: .*Semiconductors/],
       [{ sort: { field: 'name' } }, 'sort=name', /^parameter 'sort' names 'name', a text field; allowed: per, .*, grade$/],
       [{ fields: ['price'] }, 'fields=price', /^parameter 'fields' names an unknown field 'price'; allowed: per, /],
