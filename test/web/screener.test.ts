@@ -124,7 +124,16 @@ describe('web dashboard: the screener page in headless Chromium', { skip: skipBr
     await page.selectOption('[data-control=bound-field-0]', 'roe');
     await page.fill('[data-control=bound-min-0]', 'ten');
     await page.click('#screen-apply');
-    await page.locator('#screen-form-error', { hasText: 'ROE: min and max must be numbers.' }).waitFor();
+    await page.locator('#screen-form-error', { hasText: 'ROE: min and max must be numbers (grades A+ to D for grade).' }).waitFor();
+    // A grade bound takes grades: B+ or better.
+    await page.fill('[data-control=bound-min-0]', '');
+    await page.selectOption('[data-control=bound-field-1]', 'grade');
+    await page.fill('[data-control=bound-min-1]', 'B+');
+    await page.click('#screen-apply');
+    await page.waitForURL((url) => url.hash.includes('grade%3AB%2B%3A'));
+    const graded = await screen(`market=KR,US&filters=grade:B%2B:&sort=marketCap:desc&limit=50&fields=${fields('grade', 'marketCap')}`);
+    await until(async () => JSON.stringify(await codes()) === JSON.stringify(graded.rows.map((r) => r.code)));
+    assert.ok(graded.rows.length > 0 && graded.rows.every((r) => ['A+', 'A', 'B+'].includes(r.grade as string)));
     await page.goto(`${t.url}/#/screener?sectors=Fishing`);
     await page.locator('.note.error', { hasText: "parameter 'sectors' names 'Fishing'" }).waitFor();
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');

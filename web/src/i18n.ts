@@ -168,7 +168,7 @@ const LABELS = {
   sortBy: ['정렬', 'Sort by'],
   descending: ['높은 순', 'Highest first'],
   ascending: ['낮은 순', 'Lowest first'],
-  boundNotNumber: ['{field}: 최솟값·최댓값은 숫자여야 합니다.', '{field}: min and max must be numbers.'],
+  boundNotNumber: ['{field}: 최솟값·최댓값은 숫자여야 합니다 (등급은 A+~D).', '{field}: min and max must be numbers (grades A+ to D for grade).'],
   droppedForNull: ['값이 없어 제외된 종목', 'Left out for having no value'],
   screenHint: [
     '조건은 모두 만족해야 하며(AND) 양 끝을 포함합니다. 단위는 지표의 단위입니다 (ROE 최소 10 = 10%). 업종은 | 로 구분합니다 (영문 업종명).',

@@ -31,6 +31,8 @@ const BOUND_ROWS = 3;
 /** Shown in every screen beside the bounded and sorted fields. */
 const BASE_FIELDS = ['marketCap', 'per', 'roe', 'score', 'grade', 'priceChange3m'];
 const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)$/;
+/** A grade bound's ends are grades. */
+const GRADE = /^(A\+|A|B\+|B|C\+|C|D)$/;
 
 function readQuery(params: URLSearchParams): ScreenQuery {
   const m = params.get('market');
@@ -136,7 +138,7 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
   const boundRows = Array.from({ length: BOUND_ROWS }, (_, i) => {
     const b = q.bounds[i] ?? { field: '', min: '', max: '' };
     return {
-      field: fieldSelect(`bound-field-${i}`, b.field, false, true),
+      field: fieldSelect(`bound-field-${i}`, b.field, true, true),
       min: h('input', { type: 'text', inputmode: 'decimal', size: 7, 'data-control': `bound-min-${i}`, value: b.min, placeholder: t('min'), 'aria-label': t('min') }),
       max: h('input', { type: 'text', inputmode: 'decimal', size: 7, 'data-control': `bound-max-${i}`, value: b.max, placeholder: t('max'), 'aria-label': t('max') }),
     };
@@ -155,7 +157,8 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
   const apply = (event: Event) => {
     event.preventDefault();
     const bounds = boundRows.map((r) => ({ field: r.field.value, min: r.min.value.trim(), max: r.max.value.trim() }));
-    const bad = bounds.find((b) => (b.min !== '' && !NUMBER.test(b.min)) || (b.max !== '' && !NUMBER.test(b.max)));
+    const ok = (b: Bound, v: string) => v === '' || (b.field === 'grade' ? GRADE.test(v) : NUMBER.test(v));
+    const bad = bounds.find((b) => !ok(b, b.min) || !ok(b, b.max));
     if (bad !== undefined) {
       formError.textContent = t('boundNotNumber', { field: metricLabel(bad.field) });
       formError.hidden = false;
