@@ -199,7 +199,7 @@ function checkSectors(data: ServedDataset, markets: readonly string[], sectors: 
 
 // The universe as the screener holds it, made once per served dataset.
 
-const tables = new WeakMap<ServedDataset, ScreenIndex>();
+const tables = new WeakMap<ServedDataset, Promise<ScreenIndex>>();
 const PERCENTILE_KEYS = new Set<string>(PERCENTILE_METRICS);
 
 /** One stock's screen row: exactly the values the per-stock tools serve for it. */
@@ -245,13 +245,28 @@ export function screenStockOf(view: StockView): ScreenStock {
   };
 }
 
-function indexOf(data: ServedDataset): ScreenIndex {
+/** Stocks made into screen rows between two turns of the event loop while an index is built. */
+const ROWS_PER_STEP = 500;
+
+/**
+ * The dataset's screen index, made by the first screen of a dataset (~0.1 s at full size, in
+ * steps that let other requests run) and shared by every later one and by those that arrive
+ * while it is being made.
+ */
+function indexOf(data: ServedDataset): Promise<ScreenIndex> {
   let index = tables.get(data);
   if (index === undefined) {
-    const stocks: ScreenStock[] = [];
-    for (const view of data.stocks()) stocks.push(screenStockOf(view));
-    index = new ScreenIndex(stocks);
+    index = (async () => {
+      const stocks: ScreenStock[] = [];
+      for (const view of data.stocks()) {
+        stocks.push(screenStockOf(view));
+        if (stocks.length % ROWS_PER_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return new ScreenIndex(stocks);
+    })();
     tables.set(data, index);
+    // A failed build (no stock served yet) is not kept: the next screen tries again.
+    index.catch(() => tables.delete(data));
   }
   return index;
 }
@@ -328,7 +343,7 @@ export const screenStocks = defineTool({
       }
     }
     checkSectors(data, markets, args.sectors);
-    const result = screen(indexOf(data), {
+    const result = screen(await indexOf(data), {
       markets,
       sectors: args.sectors,
       bands: args.bands,
