@@ -83,12 +83,38 @@ export function buildPrompts(tools: readonly ToolDefinition[]): McpPrompt[] {
         ].join('\n');
       },
     },
+    ...(has('screen_stocks') ? [screenPrompt()] : []),
   ];
   for (const prompt of prompts) {
     const missing = prompt.tools.filter((name) => !has(name));
     if (missing.length > 0) throw new Error(`prompt ${prompt.name} names tools that are not registered: ${missing.join(', ')}`);
   }
   return prompts;
+}
+
+/** A request in words (Korean or English) turned into one screen_stocks call and a short explanation. */
+function screenPrompt(): McpPrompt {
+  return {
+    name: 'screen_stocks',
+    title: 'Screen stocks',
+    description: 'Turn a request in Korean or English ("코스피 반도체 중 ROE 15% 이상, PER 10 이하", "US large caps with the highest FCF yield") into one screen over every stock, and explain the result.',
+    args: { request: { description: 'What to find, in Korean or English, such as 시가총액 1조 이상 중 영업이익률 높은 순 or US stocks with revenue growth above 20 % and PER under 30' } },
+    tools: ['screen_stocks', 'get_stock_score'],
+    text: ({ request }) =>
+      [
+        `Find stocks for this request with the stock-data tools: "${request ?? ''}"`,
+        '',
+        '1. Read the resource stock-data://screen-fields for the fields and their units, and stock-data://sectors for the sector names (they are English: 반도체 = Semiconductors, 은행 = Banks, 자동차 = Automobiles, 2차전지 = Secondary Batteries, 바이오 = Biotech).',
+        '2. Turn the request into one screen_stocks call: market (KR for 한국/국내/코스피/코스닥, US for 미국; KR,US when unsaid); sectors; bands for size words (대형주/large caps = mega,xlarge,large; 중소형주/small caps = mid,small);' +
+          ' filters as {field, min, max} in the field unit (ROE 15% 이상 = {field: roe, min: 15}; PER 10 이하 = {field: per, max: 10}; 영업이익률 = operatingMargin, 매출 성장률 = revenueYoy, 부채비율 = netDebtRatio, 배당 is not served);' +
+          ' sort by what the request ranks on (높은 순/highest = desc, 낮은 순/cheapest = asc); fields = the bounded and sorted fields plus marketCap; limit 20 unless a number is asked.',
+        '3. If a term has no field (an exchange such as KOSDAQ alone, dividends, a theme), say so and screen with what there is rather than guess.',
+        '4. Optionally, for the top three rows, call get_stock_score with their code for the grade and the inputs behind it.',
+        '',
+        'Answer with: the screen as you ran it (each filter in words with its unit), how many stocks passed (totalCount) and how many were left out for lacking a value (droppedForNull), then a table of the rows (name, code, market, the fields with units; KR amounts in KRW, US in USD), and one or two sentences on what stands out.',
+        'Answer in the language of the request. The figures are computed from reported filings as disclosed (point in time); this is information, not investment advice.',
+      ].join('\n'),
+  };
 }
 
 export function registerPrompts(server: McpServer, tools: readonly ToolDefinition[]): void {

@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { seoulIso } from '../access/clock.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
+import { DEFAULT_SCREEN_FIELDS, SCREEN_FIELD_DEFINITIONS, SCREEN_TEXT_FIELDS } from '../domain/screen.js';
 import { GRADE_BOUNDS } from '../domain/score.js';
 import { MARKET_CAP_BANDS, V3_FORMULA } from '../domain/v3.js';
 import type { ServedDataset } from '../serving/dataset.js';
@@ -79,6 +80,28 @@ export const RESOURCES: readonly McpResource[] = [
         percentile:
           'percentile = 100 x (stocks with a value strictly below) / (cohort stocks with a value - 1); ties share the lowest rank; no verdict (a high PER percentile is not "bad")',
         metrics: PERCENTILE_METRICS.map((key) => ({ key, ...PERCENTILE_METRIC_DEFINITIONS[key] })),
+      }),
+  },
+  {
+    uri: 'stock-data://screen-fields',
+    name: 'screen-fields',
+    title: 'Fields of screen_stocks, with units',
+    description: 'Every field screen_stocks can bound, sort by and show: its unit (a bound is in that unit: roe min 10 = 10 %), its definition, and which per-stock tool gives the same value; the text fields; the default fields.',
+    mimeType: 'application/json',
+    read: () =>
+      json({
+        numeric: SCREEN_FIELD_DEFINITIONS.filter((d) => d.field !== 'grade'),
+        grade: SCREEN_FIELD_DEFINITIONS.find((d) => d.field === 'grade'),
+        text: {
+          every: SCREEN_TEXT_FIELDS,
+          note: 'Every row carries these; they cannot be bounded (filter with market, sectors and bands).',
+        },
+        defaultFields: DEFAULT_SCREEN_FIELDS,
+        rules: [
+          'Bounds combine with AND, both ends inclusive; a stock without a value for a bounded field fails that bound, and droppedForNull says how many, per field.',
+          'Sorting puts stocks without a value last in either order; ties go by code, then market (KR first).',
+          'marketCap and currentPrice are in the stock currency (KRW for KR, USD for US): bound them one market at a time, or filter by bands across markets.',
+        ],
       }),
   },
   {

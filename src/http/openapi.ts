@@ -42,12 +42,16 @@ export function openApiDocument(version: string): Json {
     const parameters = Object.entries(input.properties ?? {}).map(([name, schema]) => {
       const inPath = tool.path.includes(`{${name}}`);
       const { description, ...rest } = schema as { description?: string } & Json;
+      const examples = Object.fromEntries(
+        (tool.examples ?? []).flatMap((e, i) => (e.query[name] === undefined ? [] : [[`example${i + 1}`, { summary: e.summary, value: e.query[name] }]])),
+      );
       return {
         name,
         in: inPath ? 'path' : 'query',
         required: inPath || (input.required ?? []).includes(name),
         ...(description === undefined ? {} : { description }),
         schema: rest,
+        ...(Object.keys(examples).length > 0 ? { examples } : {}),
       };
     });
     const responses: Json = {
@@ -74,7 +78,15 @@ export function openApiDocument(version: string): Json {
       get: {
         operationId: tool.name,
         summary: tool.title,
-        description: tool.description,
+        description:
+          tool.examples === undefined
+            ? tool.description
+            : [
+                tool.description,
+                '',
+                'Examples:',
+                ...tool.examples.map((e) => `- ${e.summary}: \`GET /api/public/v2${tool.path}?${new URLSearchParams(e.query as Record<string, string>).toString()}\``),
+              ].join('\n'),
         tags: [tool.cacheable ? 'data' : 'account'],
         security: [{ bearerAuth: [] }],
         parameters,

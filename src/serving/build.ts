@@ -11,6 +11,7 @@ import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex
 import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
+import { NO_PRICE_CHANGES, type PriceChanges } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 import type { ServedSecurity, StockView, V3Outcome } from './dataset.js';
 
@@ -38,6 +39,8 @@ export interface UniverseData {
   fx: readonly FxRate[];
   trade: readonly TradeMonth[];
   sectorExports: readonly SectorExportMonth[];
+  /** Each security's split-consistent price change over 1, 3 and 12 months (serving/price-changes.ts); none: all null. */
+  priceChanges?: ReadonlyMap<number, PriceChanges>;
 }
 
 export interface ComputedSnapshot {
@@ -127,7 +130,8 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     }
 
     const metrics = stockMetricsOfView(ttm, price, security.currency);
-    metricValues.set(key, percentileValuesOf(metrics));
+    const values = percentileValuesOf(metrics);
+    metricValues.set(key, values);
     const sectorKey = `${security.market}:${security.sector}`;
     const members = sectorMembers.get(sectorKey);
     if (members) members.push(key);
@@ -157,6 +161,9 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       scorePercentile: null,
       scoreCohortSize: 0,
       snapshot: snapshotGroups(metrics),
+      metricValues: values,
+      // From the same last bar as `price`: a stock without a price has no price change either.
+      priceChanges: (price && universe.priceChanges?.get(security.id)) || NO_PRICE_CHANGES,
       // Replaced below by the lazily made entries of the stock's two cohorts.
       percentiles: {
         sector: { name: security.sector, members: 0, metrics: [] },

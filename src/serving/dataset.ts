@@ -6,6 +6,8 @@ import type { Market, SectorExportMonth, Security, TradeMonth } from '../domain/
 import type { DayBars, SeriesWindow } from '../domain/series.js';
 import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
+import type { PriceChanges } from '../domain/price-change.js';
+import type { PercentileValues } from '../domain/snapshot.js';
 import type { CoverageReport } from './coverage.js';
 
 /** A listed stock as the dataset serves it: the security, and the id its histories are read by. */
@@ -43,6 +45,10 @@ export interface StockView {
   scoreCohortSize: number;
   snapshot: SnapshotGroups;
   percentiles: { sector: CohortPercentiles; market: CohortPercentiles };
+  /** The 17 percentile metrics' raw values (each entry's `value` in `percentiles`), read without making the entries. */
+  metricValues: PercentileValues;
+  /** Split-consistent price change over 1, 3 and 12 months, percent (src/domain/price-change.ts). */
+  priceChanges: PriceChanges;
 }
 
 /** How the last refresh went for one source. */
@@ -97,6 +103,8 @@ export interface ServedDataset {
   coverage(): CoverageReport;
   /** Rows [offset, offset + limit) of the sorted, filtered rankings, and how many passed the filter. */
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset?: number): { rows: RankingRow[]; totalCount: number };
+  /** Every served stock, in no particular order (the screener's universe); data_unavailable while none is served. */
+  stocks(): Iterable<StockView>;
   /** Stocks by name, English name, code or ticker, best first (src/domain/search.ts): an index lookup. */
   search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number };
   trade(): readonly TradeMonth[];

@@ -13,6 +13,7 @@ import { ApiError } from '../tools/errors.js';
 import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
+import { readPriceChanges } from './price-changes.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 export interface ServedMeta {
@@ -82,6 +83,11 @@ export class SnapshotDataset implements ServedDataset {
   rankings(markets: readonly Market[], bands: readonly BandKey[], limit: number, offset = 0): { rows: RankingRow[]; totalCount: number } {
     this.requireStocks();
     return rankings(this.computed.rankings, { markets, bands, limit, offset });
+  }
+
+  stocks(): Iterable<StockView> {
+    this.requireStocks();
+    return this.computed.views.values();
   }
 
   search(query: SearchQuery): { matches: SearchMatch[]; totalCount: number } {
@@ -197,6 +203,7 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
     }
   };
   await Promise.all([readReports(), readRecent()]);
+  const priceChanges = await readPriceChanges(store, asOf, securities);
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.
@@ -213,5 +220,5 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   for (const [id, list] of reports) {
     if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reports.set(id, await store.reports(id));
   }
-  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports };
+  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports, priceChanges };
 }

@@ -17,8 +17,14 @@ export interface SeriesSpec {
   within?: string;
   /** The row field that names a row (date or month), for the hint. */
   key: string;
-  /** The parameter that bounds the window's end, for the hint (`to`). */
+  /** The parameter that bounds the window's end, for the hint (`to`); with `keep: 'first'`, the paging parameter (`offset`). */
   endParam: string;
+  /**
+   * Which rows a cut keeps: the latest (a time series, the default: the oldest are dropped) or
+   * the first (a sorted list, whose best rows come first: the last are dropped, and the hint
+   * says to page on).
+   */
+  keep?: 'latest' | 'first';
 }
 
 type Json = Record<string, unknown>;
@@ -26,6 +32,10 @@ type Series = unknown[] | { columns: string[]; rows: unknown[][] };
 
 const lengthOf = (s: Series): number => (Array.isArray(s) ? s.length : s.rows.length);
 const dropOldest = (s: Series, n: number): Series => (Array.isArray(s) ? s.slice(n) : { columns: s.columns, rows: s.rows.slice(n) });
+const dropLast = (s: Series, n: number): Series => {
+  const keep = lengthOf(s) - n;
+  return Array.isArray(s) ? s.slice(0, keep) : { columns: s.columns, rows: s.rows.slice(0, keep) };
+};
 function firstKey(s: Series, key: string): unknown {
   if (Array.isArray(s)) return (s[0] as Json | undefined)?.[key];
   const i = s.columns.indexOf(key);
@@ -55,7 +65,7 @@ export function mcpToolResult(tool: Pick<ToolDefinition, 'series'>, body: string
     let first: unknown;
     const cutHolders = holders.map((h) => {
       const series = h[spec.field] as Series;
-      const trimmed = dropOldest(series, Math.max(0, lengthOf(series) - keep));
+      const trimmed = (spec.keep === 'first' ? dropLast : dropOldest)(series, Math.max(0, lengthOf(series) - keep));
       const f = firstKey(trimmed, spec.key);
       if (f !== undefined && (first === undefined || String(f) < String(first))) first = f;
       return { ...h, [spec.field]: trimmed };
@@ -68,7 +78,10 @@ export function mcpToolResult(tool: Pick<ToolDefinition, 'series'>, body: string
       returned: Math.min(keep, available),
       available,
       reason: `the whole answer would exceed the ${budget / 4} token budget of an MCP tool result`,
-      rest: `rows before ${String(first)}: call again with ${spec.endParam} set before ${String(first)} (or a smaller window)`,
+      rest:
+        spec.keep === 'first'
+          ? `the rows after the first ${Math.min(keep, available)}: call again with ${spec.endParam} increased by ${Math.min(keep, available)} (or fewer fields)`
+          : `rows before ${String(first)}: call again with ${spec.endParam} set before ${String(first)} (or a smaller window)`,
     };
     return JSON.stringify(cut);
   };

@@ -10,6 +10,7 @@ import { getStockSnapshot } from './get-stock-snapshot.js';
 import { getTradeTotal } from './get-trade-total.js';
 import { getValuationBand } from './get-valuation-band.js';
 import { health } from './health.js';
+import { screenStocks } from './screen-stocks.js';
 import { searchStocks } from './search-stocks.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -24,5 +25,6 @@ export const TOOLS: readonly ToolDefinition[] = [
   getValuationBand,
   getSectorPercentile,
   getPriceHistory,
+  screenStocks,
   health,
 ];

@@ -41,6 +41,8 @@ export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends
   path: string;
   /** Market-data results are cacheable per dataset version; account results are not. */
   cacheable: boolean;
+  /** Example REST calls (query parameters as sent), shown in the OpenAPI document. */
+  examples?: readonly { summary: string; query: Readonly<Record<string, string>> }[];
   /** The tool's long series, which an MCP answer over the size budget is cut to (src/tools/budget.ts). */
   series?: SeriesSpec;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;

@@ -51,7 +51,7 @@ describe('stdio MCP bridge', () => {
     const formula = await client.readResource({ uri: 'stock-data://formula/v3' });
     assert.match((formula.contents[0] as { text: string }).text, /^# V3 formula/);
     const { prompts } = await client.listPrompts();
-    assert.deepEqual(prompts.map((p) => p.name).sort(), ['compare_stocks', 'explain_stock', 'korea_export_brief']);
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['compare_stocks', 'explain_stock', 'korea_export_brief', 'screen_stocks']);
     const prompt = await client.getPrompt({ name: 'korea_export_brief', arguments: { months: '6' } });
     assert.match((prompt.messages[0]!.content as { text: string }).text, /get_trade_total[\s\S]*get_sector_exports/);
     // The service's errors come through as they are.

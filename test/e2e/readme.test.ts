@@ -202,8 +202,8 @@ describe('the README walked against a started service', { skip: existsSync(CURL)
         const [status, answerUrl, file] = line.split(' ');
         return { status: Number(status), url: decodeURIComponent(answerUrl ?? ''), body: JSON.parse(readFileSync(file ?? '', 'utf8')) as unknown };
       });
-    // The tour: 16 `api` lines (one of them inside CODE=$(...)); MCP: 5 + 2 curl calls.
-    assert.equal(answers.length, 23, run.stderr);
+    // The tour: 17 `api` lines (one of them inside CODE=$(...)); MCP: 5 + 2 curl calls.
+    assert.equal(answers.length, 24, run.stderr);
     for (const a of answers) assert.ok(a.status >= 200 && a.status < 300, `${a.status} ${a.url}`);
 
     const searches = answers.filter((a) => a.url.includes('/stocks?'));

@@ -54,13 +54,13 @@ describe('MCP /api/mcp', () => {
     });
     after(() => client.close());
 
-    it('initializes and lists the ten tools with input and output schemas', async () => {
+    it('initializes and lists the eleven tools with input and output schemas', async () => {
       assert.equal(client.getServerVersion()?.name, 'stock-data-service');
       assert.ok(client.getServerCapabilities()?.tools);
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((x) => x.name).sort(),
-        ['get_price_history', 'get_rankings', 'get_sector_exports', 'get_sector_percentile', 'get_stock_score', 'get_stock_snapshot', 'get_trade_total', 'get_valuation_band', 'health', 'search_stocks'],
+        ['get_price_history', 'get_rankings', 'get_sector_exports', 'get_sector_percentile', 'get_stock_score', 'get_stock_snapshot', 'get_trade_total', 'get_valuation_band', 'health', 'screen_stocks', 'search_stocks'],
       );
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, 'object');
@@ -94,6 +94,12 @@ describe('MCP /api/mcp', () => {
         ['get_price_history', { code: kr, interval: 'week', limit: 10, format: 'rows' }, `/stocks/${kr}/prices?interval=week&limit=10`],
         ['health', {}, '/health'],
         ['search_stocks', { q: 'a', limit: 50 }, '/stocks?q=a&limit=50'],
+        // MCP's structured arguments and REST's query text are one screen; MCP answers in the compact form.
+        [
+          'screen_stocks',
+          { market: 'KR,US', filters: [{ field: 'roe', min: 5 }, { field: 'per', max: 40 }], sort: { field: 'operatingMargin', order: 'asc' }, fields: ['roe', 'per', 'grade'], limit: 20 },
+          '/screen?market=KR,US&filters=roe:5:,per::40&sort=operatingMargin:asc&fields=roe,per,grade&limit=20&format=columns',
+        ],
       ];
       for (const [name, args, restPath] of calls) {
         const result = await client.callTool({ name, arguments: args });
@@ -134,7 +140,7 @@ describe('MCP /api/mcp', () => {
       const list = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth);
       assert.equal(list.status, 200);
       assert.match(String(list.headers.get('content-type')), /^application\/json/);
-      assert.equal(((list.body as Json).result as { tools: unknown[] }).tools.length, 10);
+      assert.equal(((list.body as Json).result as { tools: unknown[] }).tools.length, 11);
       const call = await rpc(mcp, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 3 } } }, auth);
       assert.equal(call.status, 200);
       const body = call.body as { id: number; result: { structuredContent: { rows: unknown[] }; content: unknown[] } };
@@ -292,7 +298,7 @@ describe('MCP /api/mcp', () => {
       const capabilities = client.getServerCapabilities();
       assert.ok(capabilities?.resources && capabilities.prompts);
       const { resources } = await client.listResources();
-      assert.deepEqual(resources.map((r) => r.uri).sort(), ['stock-data://formula/v3', 'stock-data://metrics', 'stock-data://sectors', 'stock-data://sources']);
+      assert.deepEqual(resources.map((r) => r.uri).sort(), ['stock-data://formula/v3', 'stock-data://metrics', 'stock-data://screen-fields', 'stock-data://sectors', 'stock-data://sources']);
       const text: Record<string, string> = {};
       for (const resource of resources) {
         assert.ok(resource.description && resource.description.length > 40, resource.uri);
@@ -314,6 +320,11 @@ describe('MCP /api/mcp', () => {
       assert.equal(metrics.metrics.length, 17);
       assert.deepEqual(metrics.metrics.map((m) => [m.key, m.unit]), percentile.metrics.map((m) => [m.metric, m.unit]));
       for (const m of metrics.metrics) assert.ok(m.name && m.definition.length > 10, m.key);
+      // screen_stocks' fields: the same 17 metrics in the same units, and every unit a screen answer gives.
+      const screenFields = JSON.parse(text['stock-data://screen-fields']!) as { numeric: { field: string; unit: string }[] };
+      for (const m of metrics.metrics) assert.equal(screenFields.numeric.find((f) => f.field === m.key)?.unit, m.unit, m.key);
+      const screen = (await t.get(`${t.url}/api/public/v2/screen?fields=${screenFields.numeric.map((f) => f.field).join(',')}&limit=1`, key)).body as { units: Record<string, string> };
+      assert.deepEqual(screen.units, Object.fromEntries(screenFields.numeric.map((f) => [f.field, f.unit])));
       // The sectors of the served stocks: every stock's sector is listed under its market.
       const sectors = JSON.parse(text['stock-data://sectors']!) as { updatedAt: string; source: string; markets: Record<string, { sector: string; stocks: number }[]> };
       assert.deepEqual(Object.keys(sectors.markets).sort(), ['KR', 'US']);
@@ -333,14 +344,15 @@ describe('MCP /api/mcp', () => {
 
     it('lists and gets every prompt; each names only registered tools, and the stock prompts find a code by name when search_stocks exists', async () => {
       const { prompts } = await client.listPrompts();
-      assert.deepEqual(prompts.map((p) => p.name).sort(), ['compare_stocks', 'explain_stock', 'korea_export_brief']);
+      assert.deepEqual(prompts.map((p) => p.name).sort(), ['compare_stocks', 'explain_stock', 'korea_export_brief', 'screen_stocks']);
       const { tools } = await client.listTools();
       const names = new Set(tools.map((x) => x.name));
-      const args: Record<string, Record<string, string>> = { explain_stock: { stock: '삼성전자' }, compare_stocks: { codes: `${kr}, ${us}` }, korea_export_brief: {} };
+      const args: Record<string, Record<string, string>> = { explain_stock: { stock: '삼성전자' }, compare_stocks: { codes: `${kr}, ${us}` }, korea_export_brief: {}, screen_stocks: { request: '코스피 반도체 중 ROE 15% 이상, PER 10 이하' } };
       const uses: Record<string, string[]> = {
         explain_stock: ['get_stock_snapshot', 'get_stock_score', 'get_valuation_band'],
         compare_stocks: ['get_stock_score', 'get_stock_snapshot', 'get_sector_percentile'],
         korea_export_brief: ['get_trade_total', 'get_sector_exports'],
+        screen_stocks: ['screen_stocks', 'get_stock_score'],
       };
       for (const prompt of prompts) {
         assert.ok(prompt.description && prompt.title, prompt.name);
@@ -349,7 +361,7 @@ describe('MCP /api/mcp', () => {
         assert.equal(messages[0]!.role, 'user');
         const text = (messages[0]!.content as { type: string; text: string }).text;
         for (const tool of uses[prompt.name]!) assert.ok(text.includes(tool) && names.has(tool), `${prompt.name} uses ${tool}`);
-        for (const mentioned of text.match(/\b(get_[a-z_]+|search_stocks|health)\b/g) ?? []) assert.ok(names.has(mentioned), `${prompt.name} names ${mentioned}`);
+        for (const mentioned of text.match(/\b(get_[a-z_]+|search_stocks|screen_stocks|health)\b/g) ?? []) assert.ok(names.has(mentioned), `${prompt.name} names ${mentioned}`);
         for (const value of Object.values(args[prompt.name]!)) assert.ok(text.includes(value), `${prompt.name} quotes its argument`);
       }
       const explain = await client.getPrompt({ name: 'explain_stock', arguments: { stock: 'Apple' } });
@@ -379,7 +391,7 @@ describe('MCP /api/mcp', () => {
       const h = { authorization: `Bearer ${free}` };
       for (let i = 0; i < 2; i++) {
         const list = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'resources/list' }, h);
-        assert.equal(((list.body as { result: { resources: unknown[] } }).result.resources).length, 4);
+        assert.equal(((list.body as { result: { resources: unknown[] } }).result.resources).length, 5);
         const read = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'resources/read', params: { uri: 'stock-data://formula/v3' } }, h);
         assert.equal(read.status, 200);
         assert.match((read.body as { result: { contents: { text: string }[] } }).result.contents[0]!.text, /^# V3 formula/);

@@ -413,7 +413,7 @@ describe('REST /api/public/v2', () => {
       const doc = (await t.get(`${base}/openapi.json`, null)).body as { openapi: string; paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: object }> }> } }> };
       assert.equal(doc.openapi, '3.1.0');
       const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/api/public/v2/'));
-      assert.equal(ops.length, 10);
+      assert.equal(ops.length, 11);
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       for (const [path, { get: op }] of ops) {
         for (const code of [kr, us]) {

@@ -39,6 +39,9 @@ function view(market: Market, code: string, priced: boolean, v3: true | string, 
     scoreCohortSize: 0,
     snapshot,
     percentiles: { sector: { name: 'Tech', members: 0, metrics: [] }, market: { name: market, members: 0, metrics: [] } },
+    // The report does not read these.
+    metricValues: {} as StockView['metricValues'],
+    priceChanges: { m1: null, m3: null, m12: null },
   };
 }
 

@@ -102,7 +102,9 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     const here = await loadUniverse(store.market, AS_OF, 7);
     const onReader = await loadUniverse(served.market, AS_OF, 7);
     const slices = Math.ceil(here.securities.length / 7);
-    assert.equal(served.seriesReaders?.answered, 2 * slices, 'every slice: its bars and its flows, each read by the thread');
+    // Every slice's bars and flows, and every stock's last year of closes for the price changes
+    // (a halted stock's whole history besides), each read by the thread.
+    assert.ok((served.seriesReaders?.answered ?? 0) >= 2 * slices + here.securities.length, `${served.seriesReaders?.answered} reads`);
     assert.deepStrictEqual(onReader, here);
     const bars = [...onReader.recentBars.values()].flat();
     assert.ok(bars.length > 20 * here.securities.length * 0.9, `${bars.length} bars`);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SCREEN_FIELDS } from '../../src/domain/screen.js';
 import { mcpResultText, mcpToolResult } from '../../src/tools/budget.js';
 import { toColumns } from '../../src/tools/series.js';
 import { TOOLS } from '../../src/tools/registry.js';
@@ -84,6 +85,7 @@ describe('every tool within the budget, on a served universe', () => {
       get_valuation_band: { code, type: 'per', from: '1990-01-01' },
       get_sector_percentile: { code, cohort: 'market' },
       search_stocks: { q: 'a', limit: 50 },
+      screen_stocks: { market: 'KR,US', fields: [...SCREEN_FIELDS], limit: 200, format: 'rows' },
       health: {},
     };
     const args = max[name];
@@ -122,7 +124,7 @@ describe('every tool within the budget, on a served universe', () => {
 
   it('at default arguments every tool answers within 25,000 tokens on both doors, uncut', async () => {
     for (const tool of TOOLS) {
-      const args = tool.name === 'health' || tool.name.startsWith('get_trade') || tool.name.startsWith('get_sector_exports') || tool.name === 'get_rankings' ? {} : tool.name === 'search_stocks' ? { q: 'a' } : { code };
+      const args = tool.name === 'health' || tool.name.startsWith('get_trade') || tool.name.startsWith('get_sector_exports') || tool.name === 'get_rankings' || tool.name === 'screen_stocks' ? {} : tool.name === 'search_stocks' ? { q: 'a' } : { code };
       const result = await client.callTool({ name: tool.name, arguments: args });
       const text = JSON.stringify(result);
       assert.ok(text.length / 4 <= TOKENS, `${tool.name} over MCP: ${Math.round(text.length / 4)} tokens`);

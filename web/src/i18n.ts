@@ -32,6 +32,7 @@ const LABELS = {
   navRankings: ['순위', 'Rankings'],
   navStock: ['종목', 'Stock'],
   navExports: ['수출', 'Exports'],
+  navScreener: ['스크리너', 'Screener'],
   langToggle: ['English', '한국어'],
   apiKey: ['API 키', 'API key'],
   saveKey: ['저장', 'Save'],
@@ -162,6 +163,18 @@ const LABELS = {
   latestYoy: ['YoY', 'YoY'],
   top: ['상위', 'Top'],
   unitUsd: ['단위: 미국 달러', 'Unit: US dollars'],
+  // screener
+  bound: ['조건', 'Bound'],
+  sortBy: ['정렬', 'Sort by'],
+  descending: ['높은 순', 'Highest first'],
+  ascending: ['낮은 순', 'Lowest first'],
+  boundNotNumber: ['{field}: 최솟값·최댓값은 숫자여야 합니다 (등급은 A+~D).', '{field}: min and max must be numbers (grades A+ to D for grade).'],
+  droppedForNull: ['값이 없어 제외된 종목', 'Left out for having no value'],
+  screenHint: [
+    '조건은 모두 만족해야 하며(AND) 양 끝을 포함합니다. 단위는 지표의 단위입니다 (ROE 최소 10 = 10%). 업종은 | 로 구분합니다 (영문 업종명).',
+    'Every bound must hold (AND), both ends inclusive, in the metric unit (ROE min 10 = 10 %). Separate sectors with | (English sector names).',
+  ],
+  screenSortHint: ['열 제목을 누르면 전체 종목을 그 순서로 다시 조회합니다.', 'Click a column title to screen the whole universe in that order.'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type LabelKey = keyof typeof LABELS;
@@ -214,6 +227,16 @@ const METRIC_LABELS: Record<string, readonly [string, string]> = {
   fcfYield: ['FCF 수익률', 'FCF yield'],
   cfToNi: ['영업현금흐름/순이익', 'CF / NI'],
   ccc: ['현금전환주기', 'Cash conversion cycle'],
+  v3Score: ['V3 점수', 'V3 score'],
+  expectedReturn: ['기대수익률', 'Expected return'],
+  gapPct: ['괴리율', 'Gap'],
+  score: ['점수', 'Score'],
+  grade: ['등급', 'Grade'],
+  marketCap: ['시가총액', 'Market cap'],
+  currentPrice: ['현재가', 'Price'],
+  priceChange1m: ['1개월 등락률', '1-month change'],
+  priceChange3m: ['3개월 등락률', '3-month change'],
+  priceChange12m: ['12개월 등락률', '12-month change'],
 };
 
 export function metricLabel(metric: string): string {

@@ -9,12 +9,13 @@ import { currentLang, setLang, t } from './i18n.js';
 import type { PageContext } from './page.js';
 import { renderExports } from './pages/exports.js';
 import { renderRankings } from './pages/rankings.js';
+import { renderScreener } from './pages/screener.js';
 import { renderStock } from './pages/stock.js';
 import { serviceStatus } from './status.js';
 import type { Health } from './types.js';
 
-type Page = 'rankings' | 'stock' | 'exports';
-const PAGES: Record<Page, (ctx: PageContext) => Promise<void>> = { rankings: renderRankings, stock: renderStock, exports: renderExports };
+type Page = 'rankings' | 'screener' | 'stock' | 'exports';
+const PAGES: Record<Page, (ctx: PageContext) => Promise<void>> = { rankings: renderRankings, screener: renderScreener, stock: renderStock, exports: renderExports };
 
 const root = document.getElementById('app');
 if (root === null) throw new Error('index.html has no #app');
@@ -33,7 +34,7 @@ function parseHash(): { page: Page; path: string[]; params: URLSearchParams } {
   const raw = location.hash.replace(/^#\/?/, '');
   const [pathPart = '', query = ''] = raw.split('?', 2);
   const [name = '', ...path] = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
-  const page: Page = name === 'stock' || name === 'exports' ? name : 'rankings';
+  const page: Page = name === 'stock' || name === 'exports' || name === 'screener' ? name : 'rankings';
   return { page, path, params: new URLSearchParams(query) };
 }
 
@@ -79,7 +80,7 @@ function renderHeader(active: Page): void {
   const fontNote = koreanFontNote();
   header.replaceChildren(
     h('a', { class: 'brand', href: '#/rankings' }, t('appTitle')),
-    h('nav', {}, navLink('rankings', t('navRankings'), '#/rankings'), navLink('stock', t('navStock'), '#/stock'), navLink('exports', t('navExports'), '#/exports')),
+    h('nav', {}, navLink('rankings', t('navRankings'), '#/rankings'), navLink('screener', t('navScreener'), '#/screener'), navLink('stock', t('navStock'), '#/stock'), navLink('exports', t('navExports'), '#/exports')),
     keyForm,
     h(
       'button',

@@ -7,6 +7,7 @@ import type { Currency, Market } from '../../src/domain/model.js';
 import type { BandKey, BandType, Interval, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow, ValuationBandResult } from '../../src/domain/results.js';
 
 export { BAND_KEYS, PERCENTILE_METRICS } from '../../src/domain/results.js';
+export { SCREEN_NUMBER_FIELDS } from '../../src/domain/screen.js';
 export type { BandKey, BandType, Currency, Interval, Market, PercentileEntry, PercentileMetricKey, PriceBar, RankingRow };
 
 interface Meta {
@@ -140,4 +141,26 @@ export interface Health {
   dailyQuota: number;
   dataUpdatedAt: string;
   dataAsOf: string;
+}
+
+/** One row of screen_stocks in object form: the identity, then the asked fields. */
+export interface ScreenRow {
+  code: string;
+  market: Market;
+  name: string;
+  nameEn?: string | null;
+  sector: string;
+  band: BandKey | null;
+  currency: Currency;
+  [field: string]: string | number | null | undefined;
+}
+
+export interface ScreenAnswer extends Meta {
+  market: string;
+  fields: string[];
+  units: Record<string, string>;
+  count: number;
+  totalCount: number;
+  droppedForNull: Record<string, number>;
+  rows: ScreenRow[];
 }

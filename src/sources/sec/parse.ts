@@ -9,6 +9,7 @@
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
 import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
+import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 
 export const SOURCE_NAME = 'sec';
@@ -419,10 +420,6 @@ export function debtOf(balance: (concepts: readonly string[]) => number | null):
  */
 export function detectSplits(observations: readonly { filed: string; shares: number | null }[], eps: readonly Fact[]): { filed: string; factor: number }[] {
   const splits: { filed: string; factor: number }[] = [];
-  const near = (ratio: number): number | null => {
-    const n = Math.round(ratio);
-    return n >= 2 && Math.abs(ratio - n) / n <= 0.03 ? n : null;
-  };
   const byPeriod = new Map<string, Fact[]>();
   for (const f of eps) {
     const key = `${f.start ?? ''}|${f.end}`;
@@ -444,9 +441,7 @@ export function detectSplits(observations: readonly { filed: string; shares: num
   for (const o of observations) {
     if (o.shares === null || !(o.shares > 0)) continue;
     if (prev !== null) {
-      const up = near(o.shares / prev.shares);
-      const down = near(prev.shares / o.shares);
-      const factor = up ?? (down === null ? null : 1 / down);
+      const factor = splitRatioOf(o.shares / prev.shares);
       if (factor !== null && restated(prev.filed, o.filed, factor)) splits.push({ filed: o.filed, factor });
     }
     prev = { filed: o.filed, shares: o.shares };

@@ -1,0 +1,82 @@
+// The refresh's price changes (readPriceChanges, over a window of each stock's last year of
+// bars) are what the domain's `priceChanges` gives on each stock's whole history, and a stock
+// whose raw closes carry a split gets the same changes as the same stock with adjusted closes.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { addDays } from '../../src/domain/calendar.js';
+import { closeShareSeries, priceChanges } from '../../src/domain/price-change.js';
+import { computeSnapshot, viewKey } from '../../src/serving/build.js';
+import { loadDemo } from '../../src/refresh/demo-load.js';
+import { readPriceChanges } from '../../src/serving/price-changes.js';
+import { loadUniverse } from '../../src/serving/served.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { KyselyStore } from '../../src/store/store.js';
+import { tempDir } from '../support/tmp.js';
+
+const AS_OF = '2026-11-20';
+
+describe('price changes per refresh', () => {
+  const tmp = tempDir();
+  let store: KyselyStore;
+  let baseCode: string;
+  before(async () => {
+    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+    await loadDemo(store, { asOf: AS_OF, scale: 0.1 });
+    const [base] = (await store.market.securities()).filter((s) => s.market === 'KR');
+    assert.ok(base);
+    baseCode = base.code;
+    const bars = await store.market.bars(base.id);
+    const reports = await store.market.reports(base.id);
+    // 900050: the same stock as its raw closes would show a 2-for-1 split on 2026-06-01: before
+    // it, twice the close on half the shares (powers of two, so the adjusted base is exactly the
+    // original close). 900060: halted for 40 days, past the window's 14 days of slack.
+    const split = '2026-06-01';
+    const halt = addDays(AS_OF, -40);
+    await store.market.writeDataset({
+      securities: [
+        { ...base, code: '900050', name: 'Split case' },
+        { ...base, code: '900060', name: 'Halted case' },
+      ],
+      bars: [
+        ...bars.map((b) => (b.date < split ? { ...b, code: '900050', close: b.close * 2, open: b.open * 2, high: b.high * 2, low: b.low * 2, shares: b.shares / 2 } : { ...b, code: '900050' })),
+        ...bars.filter((b) => b.date <= halt).map((b) => ({ ...b, code: '900060' })),
+      ],
+      reports: [...reports.map((r) => ({ ...r, code: '900050' })), ...reports.map((r) => ({ ...r, code: '900060' }))],
+    });
+  });
+  after(async () => {
+    await store.close();
+    tmp.cleanup();
+  });
+
+  it('equal what the whole history gives, for every stock', async () => {
+    const securities = await store.market.securities();
+    const read = await readPriceChanges(store.market, AS_OF, securities);
+    let withYear = 0;
+    for (const s of securities) {
+      const whole = priceChanges(closeShareSeries(await store.market.bars(s.id, undefined, AS_OF)));
+      assert.deepStrictEqual(read.get(s.id), whole, s.code);
+      if (whole.m12 !== null) withYear++;
+    }
+    // The demo's history is longer than a year: the 12-month change is a number, not a vacuous null.
+    assert.ok(withYear > securities.length * 0.9, `${withYear} of ${securities.length}`);
+  });
+
+  it('a split in the raw closes changes nothing; the served view carries the changes of its own price', async () => {
+    const snapshot = computeSnapshot(await loadUniverse(store.market, AS_OF), AS_OF);
+    const original = snapshot.views.get(viewKey('KR', baseCode));
+    const split = snapshot.views.get(viewKey('KR', '900050'));
+    assert.ok(original && split);
+    assert.ok(original.priceChanges.m12 !== null && original.priceChanges.m3 !== null);
+    assert.deepStrictEqual(split.priceChanges, original.priceChanges);
+    // Halted 40 days ago: the last bar is still its price (within the snapshot's 60 days), and its
+    // changes are taken from that bar.
+    const halted = snapshot.views.get(viewKey('KR', '900060'));
+    assert.ok(halted?.price);
+    const haltedId = (await store.market.securities()).find((s) => s.code === '900060')?.id as number;
+    assert.deepStrictEqual(halted.priceChanges, priceChanges(closeShareSeries(await store.market.bars(haltedId, undefined, AS_OF))));
+    assert.ok(halted.priceChanges.m12 !== null);
+  });
+});
