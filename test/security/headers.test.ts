@@ -29,11 +29,11 @@ describe('security headers', () => {
       body,
     });
 
-  it('every API, problem and operator answer: nosniff and no framing; every error no-store; a success keeps its own Cache-Control', async () => {
+  it('every API, problem and operator answer: nosniff and no framing; every error no-store; a success keeps its own Cache-Control (max-age=0: the test server schedules no refresh)', async () => {
     const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_rankings","arguments":{"limit":1}}}';
     const answers: [string, Response, number, string | null][] = [
       // [what, response, status, Cache-Control expected (null: none set)]
-      ['rankings', await fetch(`${base}/rankings?limit=1`, { headers: { authorization: `Bearer ${key}` } }), 200, 'private, max-age=3600'],
+      ['rankings', await fetch(`${base}/rankings?limit=1`, { headers: { authorization: `Bearer ${key}` } }), 200, 'private, max-age=0'],
       ['health', await fetch(`${base}/health`, { headers: { authorization: `Bearer ${key}` } }), 200, 'no-store'],
       ['openapi.json', await fetch(`${base}/openapi.json`), 200, null],
       ['healthz', await fetch(`${t.url}/healthz`), 200, null],
