@@ -20,6 +20,7 @@ import { outageError } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError } from './mcp-errors.js';
 import { createMcpServer, type McpCall } from './mcp-server.js';
+import type { OAuthService, TokenAuth } from '../oauth/service.js';
 
 export { MCP_ERRORS } from './mcp-errors.js';
 
@@ -30,6 +31,8 @@ export interface McpDeps {
   maxBatch: number;
   allowedOrigins: readonly string[];
   version: string;
+  /** The OAuth authorization server (OAUTH=on): its access tokens act as their keys here. */
+  oauth?: OAuthService | null;
 }
 
 type Id = string | number | null;
@@ -132,7 +135,15 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     // (to be told so: valid false); anything else with it is refused like a missing key.
     let auth: AuthResult;
     try {
-      auth = await deps.access.authenticate(request.headers.authorization);
+      // An OAuth access token is admitted as the key it acts as; anything else is a key.
+      const byToken: TokenAuth | null = deps.oauth ? await deps.oauth.authenticate(request.headers.authorization) : null;
+      if (byToken !== null && !byToken.ok && byToken.why === 'forbidden') {
+        return reply
+          .code(403)
+          .header('www-authenticate', (deps.oauth as OAuthService).forbiddenChallenge())
+          .send(errorAnswer(null, MCP_ERRORS.forbidden, 'Forbidden: the token is not for this resource or lacks its scope'));
+      }
+      auth = byToken ?? (await deps.access.authenticate(request.headers.authorization));
     } catch (err) {
       const outage = outageError(err);
       if (outage === null) throw err;
@@ -143,7 +154,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       const detail = auth.why === 'missing' ? 'send a valid API key as Authorization: Bearer <key>' : 'the API key is not accepted';
       return reply
         .code(401)
-        .header('www-authenticate', 'Bearer realm="api", error="invalid_token"')
+        .header('www-authenticate', deps.oauth ? deps.oauth.challenge(auth.why !== 'missing') : 'Bearer realm="api", error="invalid_token"')
         .send(errorAnswer(null, MCP_ERRORS.unauthorized, `Unauthorized: ${detail}`));
     }
     if (auth.ok) request.keyPrefix = auth.caller.prefix;

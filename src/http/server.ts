@@ -12,6 +12,8 @@ import { docsRoutes } from './docs.js';
 import { outageError } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';
+import { oauthRoutes } from '../oauth/routes.js';
+import type { OAuthService } from '../oauth/service.js';
 import { openApiDocument } from './openapi.js';
 import { problemOf } from './problem.js';
 import { readiness } from './readiness.js';
@@ -34,6 +36,10 @@ export interface ServerDeps {
   bodyLimit: number;
   maxBatch: number;
   allowedOrigins: readonly string[];
+  /** PUBLIC_URL's origin, when configured (the discovery documents name it). */
+  publicOrigin?: string | null;
+  /** The OAuth authorization server (OAUTH=on); absent or null: bearer API keys only. */
+  oauth?: OAuthService | null;
   /** A request must arrive whole within this many ms (slow clients); default 15 s. */
   requestTimeoutMs?: number;
   /** Readiness checks (database, Redis); each returns null when healthy, else a reason. */
@@ -204,7 +210,8 @@ export async function buildServer(deps: ServerDeps) {
     },
     { prefix: '/api/public/v2' },
   );
-  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version });
+  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version, oauth: deps.oauth ?? null });
+  await app.register(oauthRoutes, { oauth: deps.oauth ?? null, origin: deps.publicOrigin ?? null });
 
   await app.register(docsRoutes);
   await app.register(webRoutes, {});
