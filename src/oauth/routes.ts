@@ -144,7 +144,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
     return reply
       .header('content-security-policy', signInPolicy(redirectUri))
       .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
+      .header('referrer-policy', 'same-origin')
       .header('set-cookie', cookie)
       .type('text/html; charset=utf-8')
       .send(html);
@@ -172,7 +172,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
     const p = request.body as Params | null;
     if (p === null || typeof p !== 'object') return showError(reply, 400, 'the form could not be read');
     // CSRF: the form's token must be the cookie this page set (SameSite=Strict), and a browser's
-    // Origin, when sent, must be this one.
+    // Origin, when sent, must be this one (the page's referrer policy, same-origin, keeps the
+    // browser sending it rather than `null`).
     const cookie = cookieValue(request.headers.cookie, CSRF_COOKIE);
     const originHeader = request.headers.origin;
     if (cookie === null || p.csrf === undefined || !sameSecret(cookie, p.csrf) || (originHeader !== undefined && originHeader !== origin)) {
