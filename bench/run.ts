@@ -466,10 +466,15 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine load: start ${JSON.stringify(loadAtStart)}, end ${JSON.stringify(machineLoad())}; results in bench/results.json\n`);
 }
 
-// `npm run bench -- first-start`: the first-start rehearsal (bench/first-start.ts) instead.
+// `npm run bench -- first-start`: the first-start rehearsal (bench/first-start.ts) instead;
+// `npm run bench -- flood`: a paying key's latency under an unknown-key flood (bench/flood.ts).
 const named = process.argv[2];
-const run = named === 'first-start' ? (await import('./first-start.js')).main : named === undefined ? main : null;
-if (run === null) throw new Error(`unknown bench ${named}; known: first-start (none: the read-path bench)`);
+const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
+  'first-start': async () => (await import('./first-start.js')).main,
+  flood: async () => (await import('./flood.js')).main,
+};
+const run = named === undefined ? main : ((await BENCHES[named]?.()) ?? null);
+if (run === null) throw new Error(`unknown bench ${named}; known: ${Object.keys(BENCHES).join(', ')} (none: the read-path bench)`);
 await run().catch(async (err: unknown) => {
   process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
   await sleep(10);

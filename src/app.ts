@@ -138,7 +138,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'stock-data' } }, destination ?? undefined);
   const store = await openStore(config, true, logger);
   const counter = await openUsageCounter(config, store, logger);
-  const access = new AccessControl(store.access, counter.usage, config.plans, clock);
+  const access = new AccessControl(store.access, counter.usage, config.plans, clock, { authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE });
   const holder = new DatasetHolder<SnapshotDataset>();
   const sources = options.sources ?? [];
   const claims = new Claims(store.refresh, logger);
@@ -196,6 +196,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         ? new OAuthService({ origin: config.publicOrigin, store: store.oauth, access, allowLoopbackDocuments: config.OAUTH_LOOPBACK_CLIENT_DOCUMENTS === 'on' })
         : null,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    trustProxy: config.trustProxy,
+    maxConnections: config.MAX_CONNECTIONS,
+    authFailureDelayMs: config.AUTH_FAILURE_DELAY_MS,
     startupPhase: () => phase,
     progress: () => progress.snapshot(),
     readinessChecks: [

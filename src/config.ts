@@ -43,6 +43,20 @@ const schema = z.object({
   BODY_LIMIT_BYTES: int(262_144),
   /** A request (headers and body) must arrive whole within this many ms (slow clients). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (the failed-authentication
+   * limit is per address): empty (default) for none, the direct peer is the client; or
+   * comma-separated addresses or CIDR ranges of the proxies (`loopback`, `uniquelocal` name
+   * ranges too). `true` believes any sender and is only right behind a proxy that overwrites
+   * the header.
+   */
+  TRUST_PROXY: z.string().default(''),
+  /** Failed authentications one client address may have per minute; the next ones get 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** A failed authentication (401, or 429 for an address over its failures) is answered after this many ms (0: at once). */
+  AUTH_FAILURE_DELAY_MS: int(1_000),
+  /** Open connections the server accepts at once; past it a new connection is closed at once (0: no cap). */
+  MAX_CONNECTIONS: int(1_024),
   /** Most members in one JSON-RPC batch. */
   MAX_BATCH: int(50),
   /** Demo universe size on first start: default or full. */
@@ -72,7 +86,21 @@ const schema = z.object({
   BULK_PUBLISH_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 
-export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; publicOrigin: string | null };
+export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; trustProxy: TrustProxy; publicOrigin: string | null };
+
+/** Fastify's `trustProxy`: off, every sender, or the proxies' addresses and ranges. */
+export type TrustProxy = boolean | string[];
+
+/** TRUST_PROXY as Fastify takes it (see the schema). */
+export function trustProxyOf(text: string): TrustProxy {
+  const value = text.trim();
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  return value
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -97,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       free: { daily: c.FREE_DAILY_QUOTA, burst: c.FREE_BURST_PER_SECOND },
       paid: { daily: c.PAID_DAILY_QUOTA, burst: c.PAID_BURST_PER_SECOND },
     },
+    trustProxy: trustProxyOf(c.TRUST_PROXY),
     allowedOrigins: c.ALLOWED_ORIGINS.split(',')
       .map((o) => o.trim())
       .filter(Boolean),

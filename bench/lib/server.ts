@@ -216,12 +216,15 @@ export function startupBreakdown(server: RunningServer): { demoLoadMs: number | 
   };
 }
 
-/** Creates a paid key with the service's own CLI against the store; the key is the last stdout line. */
-export function createPaidKey(dataDir: string): string {
+/**
+ * Creates a paid key with the service's own CLI against the store; the key is the last stdout
+ * line. `env`: settings that name another store (DATABASE_URL).
+ */
+export function createPaidKey(dataDir: string, env: Record<string, string> = {}): string {
   const result = spawnSync(process.execPath, [MAIN_JS, 'keys', 'create', '--plan', 'paid', '--name', 'bench'], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' }),
+    env: childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env }),
   });
   const key = result.stdout.trim().split('\n').at(-1)?.trim() ?? '';
   if (result.status !== 0 || key === '') throw new Error(`keys create failed: ${result.stderr}`);

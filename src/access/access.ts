@@ -1,10 +1,15 @@
-// Who may call, and how much. Both doors (REST and MCP) call `authenticate` and then
-// `admit` once per counted tool call, so a key's quota is the same whichever door it uses.
+// Who may call, and how much: the access half of the one admission path both doors take
+// (src/http/gate.ts). `authenticate` once per HTTP request, then `admit` once per call (a REST
+// request, each MCP message), so a key's limits are the same whichever door it uses. Each
+// returns its answer at once when it needs no I/O (a key this process has checked, counts held
+// in memory) and a promise otherwise, so the common call waits for nothing.
 
+import { LRUCache } from 'lru-cache';
 import { isOutage } from '../store/outage.js';
 import type { AccessStore, ApiKeyRecord, Plan } from '../store/access-store.js';
 import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
 import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
+import { FailedAuthLimit } from './failed-auth.js';
 import type { BurstDecision, UsageCounter } from './usage.js';
 
 export interface PlanLimits {
@@ -25,7 +30,28 @@ export interface Caller {
 export type AuthResult =
   | { ok: true; caller: Caller }
   /** `missing`: no or malformed header. `unknown`/`revoked`: a well-formed key we refuse. */
-  | { ok: false; why: 'missing' | 'unknown' | 'revoked'; prefix?: string };
+  | { ok: false; why: 'missing' | 'unknown' | 'revoked'; prefix?: string }
+  /** The client address has failed to authenticate too often this minute: retry after `retryAfter` s. */
+  | { ok: false; why: 'throttled'; retryAfter: number };
+
+/**
+ * What a call costs. `call`: a tool call, one of the key's burst window and one of its daily
+ * quota. `health`: one of the burst window, counted in the day but never refused for quota.
+ * `protocol`: any other MCP message (initialize, ping, tools/list, resources/*, prompts/*,
+ * notifications), one of the burst window and not counted in the day.
+ */
+export type Use = 'call' | 'health' | 'protocol';
+
+/** Limits of the admission path besides the plans' (docs/security.md lists them with their figures). */
+export interface AdmissionLimits {
+  /** Failed authentications one client address may have per minute before it gets 429. */
+  authFailuresPerMinute: number;
+}
+
+export const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = { authFailuresPerMinute: 30 };
+
+/** How many hashes of unknown keys are remembered, and for how long. */
+export const REFUSED_KEY_CACHE = { max: 10_000, ttlMs: 60_000 } as const;
 
 export interface Admission {
   allowed: boolean;
@@ -40,11 +66,6 @@ export interface Admission {
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
-
-function resultOf(key: ApiKeyRecord): AuthResult {
-  if (key.revokedAt !== null) return { ok: false, why: 'revoked', prefix: key.prefix };
-  return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
-}
 
 /** The database or Redis did not answer an authentication or a count (a door answers 503). */
 export class DependencyDown extends Error {
@@ -62,48 +83,85 @@ async function needing<T>(dependency: string, work: Promise<T>): Promise<T> {
   }
 }
 
+/** A well-formed key the store refuses. */
+type Refused = { ok: false; why: 'unknown' | 'revoked'; prefix?: string };
+
 export class AccessControl {
   private readonly lastTouched = new Map<number, number>();
   /**
-   * SHA-256 of keys seen recently (a pure function of the key, so never stale): a busy key is
-   * hashed once, not on every call. Bounded; wrong guesses are not kept.
+   * SHA-256 of keys that matched a stored key (a pure function of the key, so never stale): a
+   * busy key is hashed once, not on every call. Bounded; wrong guesses are not kept here.
    */
-  private readonly hashes = new Map<string, string>();
+  private readonly hashes = new LRUCache<string, string>({ max: 10_000 });
+  /**
+   * Hashes of keys the store does not hold, for a minute: a client repeating a wrong key costs
+   * a hash, not a database query. Bounded, so random keys cannot grow it. Keys are never
+   * deleted, only revoked, and a new key is random, so a key unknown now is unknown for good;
+   * a revoked key is not kept here (a restore may bring it back, and it is held in `hashes`).
+   */
+  private readonly refused = new LRUCache<string, Refused>({ max: REFUSED_KEY_CACHE.max, ttl: REFUSED_KEY_CACHE.ttlMs });
+  private readonly failures: FailedAuthLimit;
 
   constructor(
     private readonly store: AccessStore,
     private readonly usage: UsageCounter,
     private readonly plans: PlanTable,
     private readonly clock: Clock,
-  ) {}
-
-  async authenticate(authorization: string | undefined): Promise<AuthResult> {
-    const known = this.authenticateNow(authorization);
-    if (known !== undefined) return known;
-    const token = bearerToken(authorization) as string; // authenticateNow answered every malformed one
-    const hash = this.hashes.get(token) ?? hashKey(token);
-    // The lookup is by hash (an index probe); the constant-time comparison guards against
-    // the engine's own string comparison leaking how much of the hash matched.
-    const key = await needing('database', this.store.keyByHash(hash));
-    if (key === null || !sameHash(key.hash, hash)) return { ok: false, why: 'unknown' };
-    if (this.hashes.size >= 10_000) this.hashes.clear();
-    this.hashes.set(token, hash);
-    return resultOf(key);
+    limits: AdmissionLimits = DEFAULT_ADMISSION_LIMITS,
+  ) {
+    this.failures = new FailedAuthLimit(limits.authFailuresPerMinute);
   }
 
   /**
-   * `authenticate` without waiting, when the answer needs no I/O: a missing or malformed
-   * header, or a key this process has checked and the store still holds in memory
-   * (`AccessStore.knownKey`, emptied by any change to a key). Undefined otherwise.
+   * Who sends `authorization` (the raw header), from client `address`. At once, without I/O,
+   * for a missing or malformed header, a throttled address, an unknown key remembered, and a key
+   * this process has checked that the store still holds in memory (`AccessStore.knownKey`,
+   * emptied by any change to a key); otherwise a promise (the store is read). Every refusal
+   * counts against the address (`FailedAuthLimit`); once that is used up, keys this process has
+   * not seen match are refused as `throttled` before they are hashed or looked up. Rejects with
+   * `DependencyDown` when the store does not answer.
    */
-  authenticateNow(authorization: string | undefined): AuthResult | undefined {
+  authenticate(authorization: string | undefined, address = ''): AuthResult | Promise<AuthResult> {
     const token = bearerToken(authorization);
-    if (token === null || !looksLikeKey(token)) return { ok: false, why: 'missing' };
-    const hash = this.hashes.get(token);
-    // A token is in `hashes` only once its hash matched a stored key's in constant time, and
-    // the store's memory is keyed by that same hash: nothing is left to compare.
-    const key = hash === undefined ? undefined : this.store.knownKey?.(hash);
-    return key === undefined ? undefined : resultOf(key);
+    if (token === null || !looksLikeKey(token)) return this.refuse(address, { ok: false, why: 'missing' });
+    const known = this.hashes.get(token);
+    if (known !== undefined) {
+      // A token is in `hashes` only once its hash matched a stored key's in constant time, and
+      // the store's memory is keyed by that same hash: nothing is left to compare. It was a real
+      // key, so it is looked up even from a throttled address.
+      const key = this.store.knownKey?.(known);
+      return key === undefined ? this.lookUp(token, known, address) : this.resultOf(key, address);
+    }
+    const wait = this.failures.blocked(address, this.clock().getTime());
+    if (wait !== null) return { ok: false, why: 'throttled', retryAfter: wait };
+    const hash = hashKey(token);
+    const refused = this.refused.get(hash);
+    if (refused !== undefined) return this.refuse(address, refused);
+    return this.lookUp(token, hash, address);
+  }
+
+  private async lookUp(token: string, hash: string, address: string): Promise<AuthResult> {
+    // The lookup is by hash (an index probe); the constant-time comparison guards against
+    // the engine's own string comparison leaking how much of the hash matched.
+    const key = await needing('database', this.store.keyByHash(hash));
+    if (key === null || !sameHash(key.hash, hash)) {
+      const unknown: Refused = { ok: false, why: 'unknown' };
+      this.refused.set(hash, unknown);
+      return this.refuse(address, unknown);
+    }
+    this.hashes.set(token, hash);
+    return this.resultOf(key, address);
+  }
+
+  private resultOf(key: ApiKeyRecord, address: string): AuthResult {
+    if (key.revokedAt !== null) return this.refuse(address, { ok: false, why: 'revoked', prefix: key.prefix });
+    return { ok: true, caller: { keyId: key.id, prefix: key.prefix, plan: key.plan } };
+  }
+
+  /** `result`, counted against the address; `throttled` instead when that used its failures up. */
+  private refuse(address: string, result: Extract<AuthResult, { ok: false }>): AuthResult {
+    const wait = this.failures.fail(address, this.clock().getTime());
+    return wait === null ? result : { ok: false, why: 'throttled', retryAfter: wait };
   }
 
   limitsOf(plan: Plan): PlanLimits {
@@ -111,41 +169,39 @@ export class AccessControl {
   }
 
   /**
-   * Counts one call. `enforce: false` (health) always admits and still counts. A refused
-   * call is not counted: the daily increment is conditional on being under the quota.
+   * Meters and limits one call of `caller` (see `Use`): the burst window first, then the day's
+   * count, which takes the call only while under the quota (`health` is never refused for
+   * quota), so a refused call is not counted. At once when the counter holds the key's count
+   * for the day in memory (`UsageCounter.held`), otherwise a promise; rejects with
+   * `DependencyDown` when the database or Redis does not answer.
    */
-  async admit(caller: Caller, enforce = true): Promise<Admission> {
-    return this.admitNow(caller, enforce) ?? needing(this.usage.dependency, this.count(caller, enforce));
-  }
-
-  /**
-   * `admit` without waiting, when the counter holds the key's count for the day in memory
-   * (`UsageCounter.held`); undefined, with nothing counted, when it does not.
-   */
-  admitNow(caller: Caller, enforce = true): Admission | undefined {
+  admit(caller: Caller, use: Use = 'call'): Admission | Promise<Admission> {
     const now = this.clock();
     const { day } = this.calendar(now);
+    const limits = this.plans[caller.plan];
     const held = this.usage.held;
     const count = held?.day(caller.keyId, day);
-    if (held === undefined || count === undefined) return undefined;
-    const limits = this.plans[caller.plan];
-    if (enforce) {
-      const burst = held.takeBurst(caller.keyId, limits.burst, now.getTime());
-      if (!burst.allowed) return this.refusedBurst(now, limits, count.calls, burst);
-    }
-    return this.counted(caller, now, limits, count.increment(enforce ? limits.daily : Number.POSITIVE_INFINITY));
+    if (held === undefined || count === undefined) return needing(this.usage.dependency, this.count(caller, use, now));
+    const burst = held.takeBurst(caller.keyId, limits.burst, now.getTime());
+    if (!burst.allowed) return this.refusedBurst(now, limits, count.calls, burst);
+    if (use === 'protocol') return this.uncounted(now, limits, count.calls);
+    return this.counted(caller, now, limits, count.increment(use === 'call' ? limits.daily : Number.POSITIVE_INFINITY));
   }
 
-  private async count(caller: Caller, enforce: boolean): Promise<Admission> {
-    const now = this.clock();
+  private async count(caller: Caller, use: Use, now: Date): Promise<Admission> {
     const limits = this.plans[caller.plan];
     const { day } = this.calendar(now);
-    if (enforce) {
-      const burst = await this.usage.takeBurst(caller.keyId, limits.burst, now.getTime());
-      if (!burst.allowed) return this.refusedBurst(now, limits, await this.usage.get(caller.keyId, day), burst);
-    }
-    const count = await this.usage.increment(caller.keyId, day, enforce ? limits.daily : Number.POSITIVE_INFINITY);
+    const burst = await this.usage.takeBurst(caller.keyId, limits.burst, now.getTime());
+    if (!burst.allowed) return this.refusedBurst(now, limits, await this.usage.get(caller.keyId, day), burst);
+    if (use === 'protocol') return this.uncounted(now, limits, await this.usage.get(caller.keyId, day));
+    const count = await this.usage.increment(caller.keyId, day, use === 'call' ? limits.daily : Number.POSITIVE_INFINITY);
     return this.counted(caller, now, limits, count);
+  }
+
+  /** The admission of a message that takes the burst window only (`protocol`). */
+  private uncounted(now: Date, limits: PlanLimits, callsToday: number): Admission {
+    const { resetsAt, resetSeconds } = this.window(now);
+    return { limits, resetsAt, resetSeconds, allowed: true, callsToday };
   }
 
   private refusedBurst(now: Date, limits: PlanLimits, callsToday: number, burst: BurstDecision): Admission {

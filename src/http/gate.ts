@@ -1,22 +1,48 @@
-// The door-independent part of a tool call's admission: authenticate the key, count the
-// call, and build the account the health tool reports. REST and MCP both call `admitCall`
-// once per tool call, so a key's usage is the same whichever door it comes through.
+// The one admission path of both doors: authenticate the key (once per HTTP request, before its
+// body is read), then meter and limit each call (a REST request, each MCP message), then run.
+// REST takes it in a route hook before the handler (rest.ts), MCP in its request hook and before
+// each message is dispatched (mcp.ts). Each step returns its answer at once when it needs no I/O
+// (a key this process has checked, counts held in memory) and a promise otherwise (`andThen`
+// chains the two cases without an await on the fast path). Refusals and outages come back as
+// values (`Identity`, `Gate`); the door answers them in its own form (problem+json, JSON-RPC).
 
-import { DependencyDown, type AccessControl, type Admission, type AuthResult, type Caller, type PlanLimits } from '../access/access.js';
+import { DependencyDown, type AccessControl, type Admission, type AuthResult, type Caller, type PlanLimits, type Use } from '../access/access.js';
 import { isOutage } from '../store/outage.js';
 import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
 import { ApiError, dependencyUnavailable } from '../tools/errors.js';
 import type { Account } from '../tools/tool.js';
+import type { TokenAuth } from '../oauth/service.js';
 
+/** A value now, or later. */
+export type Eventually<T> = T | Promise<T>;
+
+/** `fn` applied to `value`: at once when it is a value, after it settles when it is a promise. */
+export function andThen<T, U>(value: Eventually<T>, fn: (v: T) => Eventually<U>): Eventually<U> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
+}
+
+/** Step one: who calls (`auth`, which may still be a refused key: `health` answers those), or a refusal. */
+export type Identity = { ok: true; auth: AuthResult } | { ok: false; error: ApiError };
+
+/** Steps two and three: the call may run (with the account health reports), or is refused. */
 export type Gate =
   | { ok: true; account: Account; caller: Caller | null; admission: Admission | null }
   | { ok: false; error: ApiError; caller: Caller | null; admission: Admission | null };
 
+/**
+ * What a call is, for metering: a tool by name (a REST route, an MCP tools/call of a registered
+ * tool), or null for any other MCP message (initialize, ping, lists, resources, prompts,
+ * notifications).
+ */
+export type CallOf = string | null;
+
 const REASONS = { unknown: 'the key is not known', revoked: 'the key has been revoked' } as const;
+const MISSING = 'send a valid API key as `Authorization: Bearer <key>`';
 
 /**
  * A failure that is a dependency being away, as the 503 both doors answer with; null for any
- * other error. Tools read the database on demand (price history, valuation bands).
+ * other error. The one mapping of outages: the gate's (key lookup, counts) and a tool's own
+ * reads of the database (price history, valuation bands) both go through it.
  */
 export function outageError(err: unknown): ApiError | null {
   if (err instanceof DependencyDown) return dependencyUnavailable(err.dependency);
@@ -24,26 +50,93 @@ export function outageError(err: unknown): ApiError | null {
   return null;
 }
 
-/** `auth` is the request's authentication, done once per HTTP request by the door. */
-export async function admitCall(access: AccessControl, clock: Clock, auth: AuthResult, toolName: string): Promise<Gate> {
-  if (!auth.ok) return refusedKey(clock, auth, toolName);
-  return gateOf(auth.caller, await access.admit(auth.caller, toolName !== 'health'));
+/** `work`, with an outage it meets (thrown or rejected) turned into `onOutage`'s value. */
+function outageAs<T>(work: () => Eventually<T>, onOutage: (error: ApiError) => T): Eventually<T> {
+  const mapped = (err: unknown): T => {
+    const outage = outageError(err);
+    if (outage === null) throw err;
+    return onOutage(outage);
+  };
+  try {
+    const value = work();
+    return value instanceof Promise ? value.catch(mapped) : value;
+  } catch (err) {
+    return mapped(err);
+  }
 }
 
 /**
- * `admitCall` without waiting, when the counts are in this process's memory
- * (`AccessControl.admitNow`); undefined, with nothing counted, when they are not.
+ * Step one, once per HTTP request and before its body is read: the key in `authorization`, sent
+ * from client `address`. A missing or malformed header is refused here (401), as is an address
+ * that failed too often (429) and a store that does not answer (503); a well-formed unknown or
+ * revoked key is not (a lone `health` call answers it with `valid: false`).
  */
-export function admitCallNow(access: AccessControl, clock: Clock, auth: AuthResult, toolName: string): Gate | undefined {
-  if (!auth.ok) return refusedKey(clock, auth, toolName);
-  const admission = access.admitNow(auth.caller, toolName !== 'health');
-  return admission === undefined ? undefined : gateOf(auth.caller, admission);
+export function identify(access: AccessControl, authorization: string | undefined, address: string, tokens?: BearerTokens | null): Eventually<Identity> {
+  return outageAs(
+    () => {
+      // A bearer credential that is an OAuth access token is admitted as the key it acts as.
+      const byToken = tokens?.authenticate(authorization) ?? null;
+      if (byToken === null) return andThen(access.authenticate(authorization, address), identityOf);
+      return andThen(byToken, tokenIdentity);
+    },
+    (error): Identity => ({ ok: false, error }),
+  );
 }
 
-function refusedKey(clock: Clock, auth: Extract<AuthResult, { ok: false }>, toolName: string): Gate {
+/**
+ * OAuth access tokens (src/oauth), for the door that takes them (MCP): the key a bearer token
+ * acts as; null, at once, when the credential is not such a token (an API key, or none), which
+ * the key path then decides.
+ */
+export interface BearerTokens {
+  authenticate(authorization: string | undefined): TokenAuth | null | Promise<TokenAuth>;
+}
+
+/** A token is refused outright (401, or 403 for another resource or scope); `health` does not answer it. */
+function tokenIdentity(auth: TokenAuth): Identity {
+  if (auth.ok) return { ok: true, auth };
+  if (auth.why === 'forbidden') return { ok: false, error: new ApiError('forbidden', 'the access token is not for this resource or lacks its scope') };
+  const why = auth.why === 'revoked' ? "its key has been revoked" : 'it is unknown or has expired';
+  return { ok: false, error: new ApiError('unauthorized', `the access token is not accepted: ${why}; sign in again`) };
+}
+
+function identityOf(auth: AuthResult): Identity {
+  if (auth.ok || auth.why === 'unknown' || auth.why === 'revoked') return { ok: true, auth };
+  return { ok: false, error: keyRefusal(auth) };
+}
+
+/** Refusals of a failed authentication (`keyRefusal`), which `RefusalDelay` answers late. */
+const failedAuthentications = new WeakSet<ApiError>();
+
+/** The refusal of a key that failed: 401, or 429 for an address that failed too often. */
+export function keyRefusal(auth: Extract<AuthResult, { ok: false }>): ApiError {
+  const error =
+    auth.why === 'throttled'
+      ? new ApiError('rate_limited', 'too many failed authentications from this address; wait before trying again', { retryAfter: auth.retryAfter })
+      : new ApiError('unauthorized', auth.why === 'missing' ? MISSING : `the API key is not accepted: ${REASONS[auth.why]}`);
+  failedAuthentications.add(error);
+  return error;
+}
+
+/** Steps two and three for one call: meter it and hold it to the key's limits. */
+export function admit(access: AccessControl, clock: Clock, auth: AuthResult, call: CallOf): Eventually<Gate> {
+  if (!auth.ok) return refusedKey(clock, auth, call);
+  const use: Use = call === null ? 'protocol' : call === 'health' ? 'health' : 'call';
+  return outageAs(
+    () => andThen(access.admit(auth.caller, use), (admission) => gateOf(auth.caller, admission)),
+    (error): Gate => ({ ok: false, error, caller: auth.caller, admission: null }),
+  );
+}
+
+/** A refusal from step one as a gate, for a door that answers both alike. */
+export function refused(error: ApiError): Gate {
+  return { ok: false, error, caller: null, admission: null };
+}
+
+function refusedKey(clock: Clock, auth: Extract<AuthResult, { ok: false }>, call: CallOf): Gate {
   // health exists to tell a caller whether its key works: a well-formed but unknown or
-  // revoked key gets valid:false there (a missing key is still 401). Every other call refuses it.
-  if (toolName === 'health' && auth.why !== 'missing') {
+  // revoked key gets valid:false there. Every other call refuses it.
+  if (call === 'health' && (auth.why === 'unknown' || auth.why === 'revoked')) {
     const account: Account = {
       valid: false,
       plan: null,
@@ -55,11 +148,7 @@ function refusedKey(clock: Clock, auth: Extract<AuthResult, { ok: false }>, tool
     };
     return { ok: true, account, caller: null, admission: null };
   }
-  const detail =
-    auth.why === 'missing'
-      ? 'send a valid API key as `Authorization: Bearer <key>`'
-      : `the API key is not accepted: ${REASONS[auth.why]}`;
-  return { ok: false, error: new ApiError('unauthorized', detail), caller: null, admission: null };
+  return refused(keyRefusal(auth));
 }
 
 function gateOf(caller: Caller, admission: Admission): Gate {
@@ -101,4 +190,40 @@ function policyOf(limits: PlanLimits): string {
     policies.set(limits, policy);
   }
   return policy;
+}
+
+/**
+ * Failed authentications answered late: a refused key or a throttled address gets its 401 or 429
+ * after `delayMs`, so a flood that waits for each answer (one request per connection at a time,
+ * as HTTP/1.1 clients do) sends one request per connection per delay instead of as many as the
+ * server can refuse. At most `maxHeld` answers wait at once; past that a refusal is answered at
+ * once and its connection closed, so held answers cannot grow without bound.
+ */
+export class RefusalDelay {
+  static readonly MAX_HELD = 1_000;
+  private held = 0;
+
+  constructor(
+    readonly delayMs: number,
+    private readonly maxHeld = RefusalDelay.MAX_HELD,
+  ) {}
+
+  /** Runs `answer` after the delay (or at once, with `Connection: close` on `reply`, when full). */
+  hold(reply: { header(name: string, value: string): unknown }, answer: () => void): void {
+    if (this.delayMs <= 0) return answer();
+    if (this.held >= this.maxHeld) {
+      reply.header('connection', 'close');
+      return answer();
+    }
+    this.held += 1;
+    setTimeout(() => {
+      this.held -= 1;
+      answer();
+    }, this.delayMs).unref();
+  }
+
+  /** Whether a refusal is a failed authentication (delayed), not a limit of a known key. */
+  static isFailedAuth(error: ApiError): boolean {
+    return failedAuthentications.has(error);
+  }
 }

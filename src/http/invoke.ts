@@ -6,6 +6,7 @@ import { ApiError } from '../tools/errors.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
+import type { Eventually } from './gate.js';
 import { jsonBytes } from './json-bytes.js';
 import { ResponseCache, type CachedBody } from './response-cache.js';
 
@@ -35,36 +36,33 @@ export class ToolRunner {
   }
 
   /**
-   * `args` must already be validated against the tool's schema. `fresh`: compute the answer
-   * even when the cache holds it (a request's `Cache-Control: no-cache`). Its result replaces an
-   * entry the cache holds but is not added as a new one: a caller walking the universe with
-   * `no-cache` (a screen, the bench) asks for each answer once, and keeping them all only
-   * filled the cache (and the process's memory) with answers nobody asked for again.
+   * `args` must already be validated against the tool's schema. The answer at once when the
+   * response cache holds it (a cacheable tool, not `fresh`), a promise when the tool must run.
+   * `fresh`: compute the answer even when the cache holds it (a request's `Cache-Control:
+   * no-cache`). Its result replaces an entry the cache holds but is not added as a new one: a
+   * caller walking the universe with `no-cache` (a screen, the bench) asks for each answer once,
+   * and keeping them all only filled the cache (and the process's memory) with answers nobody
+   * asked for again. Throws `data_unavailable` (at once) while no dataset is served.
    */
-  async run(tool: ToolDefinition, args: Record<string, unknown>, account: Account, options: { fresh?: boolean } = {}): Promise<ToolOutcome> {
-    const held = this.runNow(tool, args, options);
-    if (held !== undefined) return held;
+  run(tool: ToolDefinition, args: Record<string, unknown>, account: Account, options: { fresh?: boolean } = {}): Eventually<ToolOutcome> {
     const dataset = this.dataset();
-    if (!tool.cacheable) {
+    const fresh = options.fresh === true;
+    if (!tool.cacheable) return this.compute(tool, args, account, dataset, null, fresh);
+    const key = ResponseCache.key(dataset.version, tool.name, args);
+    if (!fresh) {
+      const hit = this.cache.get(key);
+      if (hit !== undefined) return { dataset, entry: hit, cached: true };
+    }
+    return this.compute(tool, args, account, dataset, key, fresh);
+  }
+
+  private async compute(tool: ToolDefinition, args: Record<string, unknown>, account: Account, dataset: ServedDataset, key: string | null, fresh: boolean): Promise<ToolOutcome> {
+    if (key === null) {
       const result = await tool.handler(args, { data: dataset, account, ...(this.progress ? { progress: this.progress } : {}) });
       return { dataset, entry: ResponseCache.entry(jsonBytes(result)), cached: false };
     }
-    const key = ResponseCache.key(dataset.version, tool.name, args);
-    const fresh = options.fresh === true;
-    const result = await tool.handler(args, { data: dataset, account });
-    const body = jsonBytes(result);
+    const body = jsonBytes(await tool.handler(args, { data: dataset, account }));
     const entry = fresh && !this.cache.has(key) ? ResponseCache.entry(body) : this.cache.put(key, body);
     return { dataset, entry, cached: false };
-  }
-
-  /**
-   * `run`'s answer when the response cache holds it (a cacheable tool, not `fresh`), without
-   * waiting; undefined when the tool must run.
-   */
-  runNow(tool: ToolDefinition, args: Record<string, unknown>, options: { fresh?: boolean } = {}): ToolOutcome | undefined {
-    if (!tool.cacheable || options.fresh === true) return undefined;
-    const dataset = this.dataset();
-    const hit = this.cache.get(ResponseCache.key(dataset.version, tool.name, args));
-    return hit === undefined ? undefined : { dataset, entry: hit, cached: true };
   }
 }

@@ -1,5 +1,7 @@
 // The MCP door's own JSON-RPC errors. Server-defined codes are in the -32000..-32099 range.
 
+import type { ApiError } from '../tools/errors.js';
+
 /** Server-defined JSON-RPC error codes. */
 export const MCP_ERRORS = {
   unauthorized: -32001,
@@ -24,4 +26,29 @@ export class RpcError extends Error {
     super(message);
     this.name = 'RpcError';
   }
+}
+
+/** The JSON-RPC code of a refusal or failure the door answers as an error (not an `isError` result). */
+export function rpcCodeOf(error: ApiError): number {
+  switch (error.code) {
+    case 'unauthorized':
+      return MCP_ERRORS.unauthorized;
+    case 'forbidden':
+      return MCP_ERRORS.forbidden;
+    case 'quota_exceeded':
+    case 'rate_limited':
+      return MCP_ERRORS.quota;
+    case 'service_unavailable':
+      return MCP_ERRORS.serviceUnavailable;
+    case 'data_unavailable':
+      return MCP_ERRORS.dataUnavailable;
+    default:
+      return -32603;
+  }
+}
+
+/** A refusal or failure as the JSON-RPC error the door answers: `<code>: <detail>`, with the code and Retry-After as data. */
+export function rpcErrorOf(error: ApiError): RpcError {
+  const retryAfter = error.extra.retryAfter;
+  return new RpcError(rpcCodeOf(error), `${error.code}: ${error.detail}`, { code: error.code, ...(retryAfter === undefined ? {} : { retryAfter }) });
 }

@@ -36,21 +36,21 @@ import { mcpToolResult } from '../tools/budget.js';
 import { ApiError } from '../tools/errors.js';
 import { parseArgs } from '../tools/params.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
-import { admitCall, admitCallNow, outageError, rateLimitHeaders } from './gate.js';
+import { outageError } from './gate.js';
 import type { ToolRunner } from './invoke.js';
-import { MCP_ERRORS, RpcError } from './mcp-errors.js';
+import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
 import { registerPrompts } from './mcp-prompts.js';
 import { registerResources } from './mcp-resources.js';
 
 /** What one JSON-RPC message is handled with, passed to the SDK's handlers in `authInfo.extra`. */
 export interface McpCall {
   auth: AuthResult;
+  /** The account the gate admitted the message with (mcp.ts meters every message before dispatch). */
+  account: Account | null;
   request: FastifyRequest;
   reply: FastifyReply;
-  /** A tools/call refused for quota, burst or an outage: a lone call is then an HTTP 429 or 503. */
+  /** A message refused by the gate, or a tool call that met an outage: a lone message is then an HTTP 429 or 503. */
   refusal: ApiError | null;
-  /** Counting the call needed the database or Redis and it is away: the whole HTTP request is a 503. */
-  outage: ApiError | null;
   /** The serialised tools/call result (the response cache's `mcpResult`), sent as it is. */
   raw: Buffer | null;
 }
@@ -130,11 +130,11 @@ export function createMcpServer(deps: McpServerDeps): {
 
   // A tool's run once admitted and its arguments validated: the same runner and response cache
   // as REST, and the result within the MCP size budget (tools/budget.ts), cached with the body.
-  const run = (tool: ToolDefinition) => async (args: Record<string, unknown>, call: McpCall, account?: Account): Promise<CallToolResult> => {
+  const run = (tool: ToolDefinition) => async (args: Record<string, unknown>, call: McpCall): Promise<CallToolResult> => {
     try {
-      const admitted = account ?? (await admit(tool, call));
-      // A cached answer is taken without waiting (ToolRunner.runNow): each await costs a share of a cached call.
-      const { entry } = deps.runner.runNow(tool, args) ?? (await deps.runner.run(tool, args, admitted));
+      // A cached answer comes at once (ToolRunner.run): each await costs a share of a cached call.
+      const outcome = deps.runner.run(tool, args, admitted(call));
+      const { entry } = outcome instanceof Promise ? await outcome : outcome;
       call.raw = entry.mcpResult ??= Buffer.from(mcpToolResult(tool, entry.bytes.toString('utf8')), 'utf8');
       return SENT_AS_IS;
     } catch (err) {
@@ -163,23 +163,10 @@ export function createMcpServer(deps: McpServerDeps): {
   // Stateless: no client is ever told that a list changed.
   server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
 
-  async function admit(tool: ToolDefinition, call: McpCall): Promise<Account> {
-    let gate;
-    try {
-      gate = admitCallNow(deps.access, deps.clock, call.auth, tool.name) ?? (await admitCall(deps.access, deps.clock, call.auth, tool.name));
-    } catch (err) {
-      const outage = outageError(err);
-      if (outage === null) throw err;
-      call.outage = outage;
-      throw new RpcError(MCP_ERRORS.serviceUnavailable, `${outage.code}: ${outage.detail}`, { code: outage.code, retryAfter: outage.extra.retryAfter });
-    }
-    if (gate.admission) call.reply.headers(rateLimitHeaders(gate.admission));
-    if (!gate.ok) {
-      const e = gate.error;
-      if (e.code !== 'unauthorized') call.refusal = e;
-      throw new RpcError(e.code === 'unauthorized' ? MCP_ERRORS.unauthorized : MCP_ERRORS.quota, `${e.code}: ${e.detail}`, { code: e.code, retryAfter: e.extra.retryAfter });
-    }
-    return gate.account;
+  /** The account of a tools/call the adapter admitted; only a message metered as that tool has one. */
+  function admitted(call: McpCall): Account {
+    if (call.account === null) throw new RpcError(ErrorCode.InternalError, `Internal error; quote request id ${call.request.id}`);
+    return call.account;
   }
 
   function toolFailure(err: unknown, call: McpCall): CallToolResult {
@@ -193,14 +180,14 @@ export function createMcpServer(deps: McpServerDeps): {
     if (outage !== null) {
       call.request.log.warn({ errName: (err as Error).name }, 'dependency unreachable');
       call.refusal = outage;
-      throw new RpcError(MCP_ERRORS.serviceUnavailable, `${outage.code}: ${outage.detail}`, { code: outage.code, retryAfter: outage.extra.retryAfter });
+      throw rpcErrorOf(outage);
     }
     call.request.log.error({ errName: (err as Error).name }, 'tool failed');
     throw new RpcError(ErrorCode.InternalError, `Internal error; quote request id ${call.request.id}`);
   }
 
-  // tools/call: counted first (whatever the arguments), then the tool's MCP defaults merged under
-  // the caller's arguments and validated with the registry's messages, then run.
+  // tools/call: admitted and counted by the adapter first (whatever the arguments), then the tool's
+  // MCP defaults merged under the caller's arguments and validated with the registry's messages, then run.
   async function callTool(params: CallToolRequest['params'], call: McpCall): Promise<CallToolResult> {
     const { name } = params;
     const entry = registered.get(name);
@@ -208,7 +195,6 @@ export function createMcpServer(deps: McpServerDeps): {
       throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 60)}; available: ${[...registered.keys()].join(', ')}`);
     }
     const { tool } = entry;
-    const account = await admit(tool, call);
     const given: unknown = params.arguments ?? {};
     let args: Record<string, unknown>;
     try {
@@ -216,7 +202,7 @@ export function createMcpServer(deps: McpServerDeps): {
     } catch (err) {
       return toolFailure(err, call);
     }
-    return entry.run(args, call, account);
+    return entry.run(args, call);
   }
   server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params, callOf(extra)));
   server.server.onerror = deps.onError;

@@ -4,11 +4,12 @@
 // adapter in front of it, for what the door promises (README.md, docs/architecture.md) and the SDK's own
 // Streamable HTTP transport refuses: a bare curl call (no Accept header, no initialize first)
 // gets a plain JSON answer; batches are answered as arrays; notifications get 202; malformed
-// JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour: the Origin
-// allow-list, one key check per HTTP request (401 with WWW-Authenticate), and a lone tools/call
-// refused for quota or by an outage answered with HTTP 429 or 503 and Retry-After. Each message
-// goes into the server through an in-process transport under an id of its own and comes back
-// with the caller's.
+// JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour and its part
+// of the admission path (gate.ts): the Origin allow-list and the key, checked once per HTTP
+// request before the body is read (401 with WWW-Authenticate); every message metered before it
+// is dispatched; a lone message refused for quota, burst or by an outage answered with HTTP 429
+// or 503 and Retry-After. Each message goes into the server through an in-process transport
+// under an id of its own and comes back with the caller's.
 
 import { ErrorCode, LATEST_PROTOCOL_VERSION, isJSONRPCRequest, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,13 +17,20 @@ import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import type { ApiError } from '../tools/errors.js';
 import { TOOLS } from '../tools/registry.js';
-import { outageError } from './gate.js';
+import { admit, identify, keyRefusal, rateLimitHeaders, RefusalDelay, type CallOf, type Eventually, type Identity } from './gate.js';
 import type { ToolRunner } from './invoke.js';
-import { MCP_ERRORS, RpcError } from './mcp-errors.js';
+import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
 import { createMcpServer, type McpCall } from './mcp-server.js';
-import type { OAuthService, TokenAuth } from '../oauth/service.js';
+import type { OAuthService } from '../oauth/service.js';
 
 export { MCP_ERRORS } from './mcp-errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key of an MCP request, set by the door's request hook before the body is read. */
+    auth: AuthResult | null;
+  }
+}
 
 export interface McpDeps {
   access: AccessControl;
@@ -31,7 +39,9 @@ export interface McpDeps {
   maxBatch: number;
   allowedOrigins: readonly string[];
   version: string;
-  /** The OAuth authorization server (OAUTH=on): its access tokens act as their keys here. */
+  /** How failed authentications are answered late. */
+  refusalDelay: RefusalDelay;
+  /** The OAuth authorization server (OAUTH=on): its access tokens are admitted as their keys. */
   oauth?: OAuthService | null;
 }
 
@@ -57,6 +67,9 @@ const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+
 
 /** Answers that never change while the process runs (the registry is fixed at start), kept serialised. */
 const CONSTANT_METHODS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']);
+
+/** Names of the registry's tools: a tools/call of one of them is metered as that tool. */
+const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
 
 const encodeId = (id: Id): string => JSON.stringify(id);
 const errorAnswer = (id: Id, code: number, message: string, data?: unknown): string =>
@@ -88,6 +101,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   // JSON-RPC parse error (-32700) rather than a framework error page.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.decorateRequest('auth', null);
 
   const { server, transport, callToolDirect } = createMcpServer({
     access: deps.access,
@@ -110,75 +124,108 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   app.get('/api/mcp', notAllowed);
   app.delete('/api/mcp', notAllowed);
 
-  app.post('/api/mcp', async (request, reply) => {
+  app.post('/api/mcp', { onRequest: (request, reply, done) => checkRequest(request, reply, done) }, async (request, reply) => {
     reply.type('application/json');
-    const origin = request.headers.origin;
-    if (origin !== undefined && !LOOPBACK_ORIGIN.test(origin) && !deps.allowedOrigins.includes(origin)) {
-      // DNS-rebinding protection: a browser page from a foreign origin may not call us.
-      return reply.code(403).send(errorAnswer(null, MCP_ERRORS.forbidden, 'origin not allowed'));
-    }
-
+    const auth = request.auth as AuthResult;
     let payload: unknown;
     try {
       payload = JSON.parse(typeof request.body === 'string' ? request.body : '');
     } catch {
+      // A refused key gets no further: what it sent cannot be a health call.
+      if (!auth.ok) return refuseLate(reply, keyRefusal(auth));
       return reply.code(400).send(errorAnswer(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'));
     }
     const batch = Array.isArray(payload);
     const messages: unknown[] = batch ? (payload as unknown[]) : [payload];
+    // A well-formed unknown or revoked key may ask health alone (to be told valid: false); anything else
+    // with it, a batch of health calls included, is refused whole.
+    if (!auth.ok && (batch || !isHealthCall(payload))) return refuseLate(reply, keyRefusal(auth));
     if (messages.length === 0) return reply.code(400).send(errorAnswer(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch'));
     if (messages.length > deps.maxBatch) {
       return reply.code(400).send(errorAnswer(null, ErrorCode.InvalidRequest, `Invalid Request: at most ${deps.maxBatch} messages per batch`));
     }
 
-    // Every request carries a key. A well-formed unknown or revoked key may still ask health
-    // (to be told so: valid false); anything else with it is refused like a missing key.
-    let auth: AuthResult;
-    try {
-      // An OAuth access token is admitted as the key it acts as; anything else is a key.
-      const byToken: TokenAuth | null = deps.oauth ? await deps.oauth.authenticate(request.headers.authorization) : null;
-      if (byToken !== null && !byToken.ok && byToken.why === 'forbidden') {
-        return reply
-          .code(403)
-          .header('www-authenticate', (deps.oauth as OAuthService).forbiddenChallenge())
-          .send(errorAnswer(null, MCP_ERRORS.forbidden, 'Forbidden: the token is not for this resource or lacks its scope'));
-      }
-      auth = byToken ?? (await deps.access.authenticate(request.headers.authorization));
-    } catch (err) {
-      const outage = outageError(err);
-      if (outage === null) throw err;
-      return unavailable(reply, outage);
-    }
-    const onlyHealthCalls = messages.every((m) => isHealthCall(m));
-    if (!auth.ok && (auth.why === 'missing' || !onlyHealthCalls)) {
-      const detail = auth.why === 'missing' ? 'send a valid API key as Authorization: Bearer <key>' : 'the API key is not accepted';
-      return reply
-        .code(401)
-        .header('www-authenticate', deps.oauth ? deps.oauth.challenge(auth.why !== 'missing') : 'Bearer realm="api", error="invalid_token"')
-        .send(errorAnswer(null, MCP_ERRORS.unauthorized, `Unauthorized: ${detail}`));
-    }
-    if (auth.ok) request.keyPrefix = auth.caller.prefix;
-
-    // One message at a time, in order, so a batch counts its calls in the order they were sent.
+    // One message at a time, in order, so a batch meters its messages in the order they were sent.
     const answers: Answer[] = [];
     let refusal: ApiError | null = null;
     for (const message of messages) {
-      const call: McpCall = { auth, request, reply, refusal: null, outage: null, raw: null };
-      const answer = await answerMessage(message, call);
-      // Counting the call needs the database or Redis: without it nothing is answered.
-      if (call.outage !== null) return unavailable(reply, call.outage);
+      const call: McpCall = { auth, account: null, request, reply, refusal: null, raw: null };
+      // Awaited only when it is a promise: a key and counts in memory admit without a microtask.
+      const admitted = admit(deps.access, deps.clock, auth, meteredAs(message));
+      const gate = admitted instanceof Promise ? await admitted : admitted;
+      if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
+      // Metering needs the database or Redis: without it nothing is answered.
+      if (!gate.ok && gate.error.status === 503) return refuse(reply, gate.error);
+      let answer: Answer;
+      if (gate.ok) {
+        call.account = gate.account;
+        answer = await answerMessage(message, call);
+      } else {
+        call.refusal = gate.error;
+        answer = answerRefused(message, gate.error);
+      }
       answers.push(answer);
       refusal ??= call.refusal;
     }
     const replies = answers.filter((a): a is string | Buffer => a !== null);
     if (replies.length === 0) return reply.code(202).send();
-    // A single refused call is an HTTP 429 (503 when a dependency is away) with the JSON-RPC
+    // A single refused message is an HTTP 429 (503 when a dependency is away) with the JSON-RPC
     // error as its body.
     if (!batch && refusal !== null) {
       reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
     }
     return reply.send(bodyOf(replies, batch));
   });
+
+  /** A failed authentication's refusal, answered after the refusal delay. */
+  // With OAuth on, a 401 or 403 names where the protected resource metadata is (RFC 9728 5.1),
+  // so a connector can discover the authorization server from it.
+  const oauth = deps.oauth;
+  if (oauth) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (reply.statusCode === 401) reply.header('www-authenticate', oauth.challenge(request.headers.authorization !== undefined));
+      done(null, payload);
+    });
+  }
+
+  function refuseLate(reply: FastifyReply, error: ApiError): Promise<FastifyReply> {
+    return new Promise((resolve) => deps.refusalDelay.hold(reply, () => resolve(refuse(reply, error))));
+  }
+
+  /**
+   * Step one of the admission, before the body is read: the Origin (DNS rebinding: a browser
+   * page from a foreign origin may not call us), then the key. A request refused here (no or a
+   * malformed key, an address that failed too often, the store away) is answered without its
+   * body being parsed (or, past `DRAINED_BODY_BYTES`, read: see `early`).
+   */
+  function checkRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    const origin = request.headers.origin;
+    if (origin !== undefined && !LOOPBACK_ORIGIN.test(origin) && !deps.allowedOrigins.includes(origin)) {
+      early(request, reply).code(403).type('application/json').send(errorAnswer(null, MCP_ERRORS.forbidden, 'origin not allowed'));
+      return;
+    }
+    const pass = (id: Identity): void => {
+      if (!id.ok) {
+        // An OAuth token for another resource or without the scope (403, RFC 6750 insufficient_scope).
+        if (id.error.code === 'forbidden' && oauth) reply.header('www-authenticate', oauth.forbiddenChallenge());
+        const answer = () => void refuse(early(request, reply).type('application/json'), id.error);
+        if (RefusalDelay.isFailedAuth(id.error)) deps.refusalDelay.hold(reply, answer);
+        else answer();
+        return;
+      }
+      request.auth = id.auth;
+      if (id.auth.ok) request.keyPrefix = id.auth.caller.prefix;
+      done();
+    };
+    let id: Eventually<Identity>;
+    try {
+      id = identify(deps.access, request.headers.authorization, request.ip, deps.oauth);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (id instanceof Promise) id.then(pass, done);
+    else pass(id);
+  }
 
   /** Checks what the SDK would drop or misread, then hands the request to the server. */
   async function answerMessage(message: unknown, call: McpCall): Promise<Answer> {
@@ -258,16 +305,53 @@ function bareInitialize(params: Record<string, unknown>): Record<string, unknown
   return { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'unnamed', version: '0' }, ...params };
 }
 
-function unavailable(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply
-    .code(503)
-    .header('retry-after', String(error.extra.retryAfter ?? 5))
-    .send(errorAnswer(null, MCP_ERRORS.serviceUnavailable, `${error.code}: ${error.detail}`, { code: error.code, retryAfter: error.extra.retryAfter }));
+/** A refusal of the whole HTTP request: its status, headers and the JSON-RPC error (`id: null`). */
+function refuse(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="api", error="invalid_token"');
+  if (error.extra.retryAfter !== undefined) reply.header('retry-after', String(error.extra.retryAfter));
+  return reply.code(error.status).send(refusalAnswer(null, error));
+}
+
+function refusalAnswer(id: Id, error: ApiError): string {
+  const rpc = rpcErrorOf(error);
+  return errorAnswer(id, rpc.code, rpc.message, rpc.data);
+}
+
+/** The answer to a message the gate refused: its error under its id; nothing for a notification. */
+function answerRefused(message: unknown, error: ApiError): Answer {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return refusalAnswer(null, error);
+  const msg = message as Incoming;
+  if (!('id' in msg)) return null;
+  return refusalAnswer(validId(msg.id) ? msg.id : null, error);
+}
+
+/** How a message is metered: a tools/call of a registered tool as that tool, anything else as a protocol message. */
+function meteredAs(message: unknown): CallOf {
+  if (message === null || typeof message !== 'object') return null;
+  const msg = message as Incoming;
+  if (msg.method !== 'tools/call' || typeof msg.params !== 'object' || msg.params === null) return null;
+  const name = (msg.params as { name?: unknown }).name;
+  return typeof name === 'string' && TOOL_NAMES.has(name) ? name : null;
+}
+
+/** Bodies up to this size are drained and thrown away after an early answer, keeping the connection. */
+const DRAINED_BODY_BYTES = 16_384;
+
+/**
+ * The reply of a request answered before its body is read. Node throws away the rest of an
+ * unread body to keep the connection for the next request; a body larger than
+ * `DRAINED_BODY_BYTES`, or of unannounced length, is not waited for: the connection closes
+ * after the answer.
+ */
+function early(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const length = request.headers['content-length'];
+  const drained = length === undefined ? request.headers['transfer-encoding'] === undefined : Number(length) <= DRAINED_BODY_BYTES;
+  if (!drained) reply.header('connection', 'close');
+  return reply;
 }
 
 function isHealthCall(m: unknown): boolean {
   if (m === null || typeof m !== 'object') return false;
   const msg = m as Incoming;
-  if (msg.method === 'notifications/initialized') return true;
   return msg.method === 'tools/call' && typeof msg.params === 'object' && msg.params !== null && (msg.params as { name?: unknown }).name === 'health';
 }

@@ -6,25 +6,63 @@ import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import { coerceQuery, parseArgs } from '../tools/params.js';
 import { TOOLS } from '../tools/registry.js';
-import type { ToolDefinition } from '../tools/tool.js';
-import { admitCall, admitCallNow, rateLimitHeaders, type Gate } from './gate.js';
+import type { Account, ToolDefinition } from '../tools/tool.js';
+import { admit, andThen, identify, rateLimitHeaders, RefusalDelay, refused, type Eventually, type Gate } from './gate.js';
 import type { ToolOutcome, ToolRunner } from './invoke.js';
 import { etagMatches } from './response-cache.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The admitted caller's account (REST), set by the route's admission hook. */
+    account: Account | null;
+  }
+}
 
 export interface RestDeps {
   access: AccessControl;
   runner: ToolRunner;
   clock: Clock;
+  /** How failed authentications are answered late. */
+  refusalDelay: RefusalDelay;
 }
 
 /** `/stocks/{code}/score` (OpenAPI form) to `/stocks/:code/score` (Fastify form). */
 export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
 export async function restRoutes(api: FastifyInstance, deps: RestDeps): Promise<void> {
+  api.decorateRequest('account', null);
   for (const tool of TOOLS) {
     const route: Route = { tool, deps, parsed: new ParsedArgs() };
-    api.get(fastifyPath(tool.path), (request, reply) => handle(route, request, reply));
+    api.get(fastifyPath(tool.path), { onRequest: (request, reply, done) => admitRequest(route, request, reply, done) }, (request, reply) => answer(route, request, reply));
   }
+}
+
+/**
+ * The admission of a REST call, before the handler: the key, then the call metered and held to
+ * its limits (gate.ts). A refusal goes to the error handler as problem+json. Callback style, and
+ * no promise at all when the key and the counts are in memory: at tens of thousands of calls a
+ * second the promises and microtasks of an async hook show.
+ */
+function admitRequest(route: Route, request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+  const { tool, deps } = route;
+  const pass = (gate: Gate): void => {
+    if (gate.caller) request.keyPrefix = gate.caller.prefix;
+    if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
+    if (!gate.ok) {
+      const { error } = gate;
+      return RefusalDelay.isFailedAuth(error) ? deps.refusalDelay.hold(reply, () => done(error)) : done(error);
+    }
+    request.account = gate.account;
+    done();
+  };
+  let gate: Eventually<Gate>;
+  try {
+    gate = andThen(identify(deps.access, request.headers.authorization, request.ip), (id) => (id.ok ? admit(deps.access, deps.clock, id.auth, tool.name) : refused(id.error)));
+  } catch (err) {
+    return done(err as Error);
+  }
+  if (gate instanceof Promise) gate.then(pass, done);
+  else pass(gate);
 }
 
 /**
@@ -66,32 +104,9 @@ interface Route {
 
 type Answer = Buffer | undefined;
 
-/**
- * A cached answer to a key this process knows, with its counts in memory, is sent without
- * waiting for anything (each await of the general path cost microseconds of a call that takes
- * tens); anything else (a key to look up, counts in the database or Redis, a tool to run) goes
- * the general way. The two ways answer the same.
- */
-function handle(route: Route, request: FastifyRequest, reply: FastifyReply): Answer | Promise<Answer> {
+/** The handler of an admitted call (`request.account` set by `admitRequest`): arguments, then the answer. */
+function answer(route: Route, request: FastifyRequest, reply: FastifyReply): Eventually<Answer> {
   const { tool, deps } = route;
-  const auth = deps.access.authenticateNow(request.headers.authorization);
-  const gate = auth === undefined ? undefined : admitCallNow(deps.access, deps.clock, auth, tool.name);
-  if (gate === undefined) return admitThenAnswer(route, request, reply);
-  return answer(route, request, reply, gate);
-}
-
-async function admitThenAnswer(route: Route, request: FastifyRequest, reply: FastifyReply): Promise<Answer> {
-  const { tool, deps } = route;
-  const auth = await deps.access.authenticate(request.headers.authorization);
-  return answer(route, request, reply, await admitCall(deps.access, deps.clock, auth, tool.name));
-}
-
-function answer(route: Route, request: FastifyRequest, reply: FastifyReply, gate: Gate): Answer | Promise<Answer> {
-  const { tool, deps } = route;
-  if (gate.caller) request.keyPrefix = gate.caller.prefix;
-  if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
-  if (!gate.ok) throw gate.error;
-
   const args = route.parsed.of(request.url, () => {
     const schema = tool.restInput ?? tool.input;
     const query = (request.query ?? {}) as Record<string, unknown>;
@@ -104,9 +119,7 @@ function answer(route: Route, request: FastifyRequest, reply: FastifyReply, gate
   // A request's `Cache-Control: no-cache` asks for an answer computed now (RFC 9111 5.2.1.4);
   // `X-Cache` says which one was sent, so a caller (and the bench) can tell (see `send`).
   const fresh = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(request.headers['cache-control'] ?? '');
-  const held = deps.runner.runNow(tool, args, { fresh });
-  if (held !== undefined) return send(tool, request, reply, deps, held);
-  return deps.runner.run(tool, args, gate.account, { fresh }).then((outcome) => send(tool, request, reply, deps, outcome));
+  return andThen(deps.runner.run(tool, args, request.account as Account, { fresh }), (outcome) => send(tool, request, reply, deps, outcome));
 }
 
 /**

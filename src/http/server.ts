@@ -9,7 +9,7 @@ import { ApiError } from '../tools/errors.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import { docsRoutes } from './docs.js';
-import { outageError } from './gate.js';
+import { outageError, RefusalDelay } from './gate.js';
 import { ToolRunner } from './invoke.js';
 import { mcpRoutes } from './mcp.js';
 import { oauthRoutes } from '../oauth/routes.js';
@@ -42,6 +42,13 @@ export interface ServerDeps {
   oauth?: OAuthService | null;
   /** A request must arrive whole within this many ms (slow clients); default 15 s. */
   requestTimeoutMs?: number;
+  /** Whose X-Forwarded-For gives the client address (`TRUST_PROXY`); default none. */
+  /** Whose X-Forwarded-For gives the client address: true for any sender, or the proxies' addresses or CIDR ranges. */
+  trustProxy?: boolean | string[];
+  /** Open connections accepted at once (`MAX_CONNECTIONS`); 0 or absent: no cap. */
+  maxConnections?: number;
+  /** How long a failed authentication's answer waits (`AUTH_FAILURE_DELAY_MS`); 0 or absent: none. */
+  authFailureDelayMs?: number;
   /** Readiness checks (database, Redis); each returns null when healthy, else a reason. */
   readinessChecks?: { name: string; check: () => Promise<string | null> }[];
   /** What start-up is doing while no dataset is served, for /readyz. */
@@ -106,8 +113,13 @@ export async function buildServer(deps: ServerDeps) {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `r${Date.now().toString(36)}${(++requestCounter).toString(36)}`;
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // The client address (request.ip) the failed-authentication limit counts by.
+    trustProxy: deps.trustProxy ?? false,
   });
+  // Past the cap Node closes a new connection at once, before it costs a parse or a key check.
+  if (deps.maxConnections !== undefined && deps.maxConnections > 0) app.server.maxConnections = deps.maxConnections;
   const runner = new ToolRunner(deps.holder, deps.progress);
+  const refusalDelay = new RefusalDelay(deps.authFailureDelayMs ?? 0);
 
   // The per-request hooks take a `done` callback rather than returning a promise: at tens of
   // thousands of requests a second the promises and microtasks of four async hooks show.
@@ -191,7 +203,7 @@ export async function buildServer(deps: ServerDeps) {
     // Error texts (a source's, a check's own words) only for a caller with a valid key; the key
     // is looked at only when one is sent, and a store that does not answer means no details.
     const header = request.headers.authorization;
-    const detailed = header !== undefined && header !== '' && (await deps.access.authenticate(header).then((a) => a.ok, () => false));
+    const detailed = header !== undefined && header !== '' && (await Promise.resolve(deps.access.authenticate(header, request.ip)).then((a) => a.ok, () => false));
     const { httpStatus, body } = readiness({
       data: deps.holder.current,
       startupPhase: deps.startupPhase?.() ?? null,
@@ -206,11 +218,11 @@ export async function buildServer(deps: ServerDeps) {
   await app.register(
     async (api) => {
       api.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
-      await restRoutes(api, { access: deps.access, runner, clock: deps.clock });
+      await restRoutes(api, { access: deps.access, runner, clock: deps.clock, refusalDelay });
     },
     { prefix: '/api/public/v2' },
   );
-  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version, oauth: deps.oauth ?? null });
+  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version, refusalDelay, oauth: deps.oauth ?? null });
   await app.register(oauthRoutes, { oauth: deps.oauth ?? null, origin: deps.publicOrigin ?? null });
 
   await app.register(docsRoutes);

@@ -186,9 +186,15 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
     if (p.step === 'deny') return errorBack(reply, checked.redirectUri, p, 'access_denied', 'the person denied access');
 
     const csrf = p.csrf;
-    const auth = await oauth!.access.authenticate(`Bearer ${(p.api_key ?? '').trim()}`);
+    // The admission path's key check, failures counted against the address like any other.
+    const auth = await oauth!.access.authenticate(`Bearer ${(p.api_key ?? '').trim()}`, request.ip);
     if (!auth.ok) {
-      const why = auth.why === 'revoked' ? 'this key has been revoked' : 'this is not a valid API key';
+      const why =
+        auth.why === 'throttled'
+          ? `too many failed attempts from this address; wait ${auth.retryAfter} s`
+          : auth.why === 'revoked'
+            ? 'this key has been revoked'
+            : 'this is not a valid API key';
       return showPage(reply.code(400), checked.redirectUri, keyPage(checked.client, TOOL_NAMES, carried(p, csrf), why), csrf);
     }
     const fields = { ...carried(p, csrf), api_key: (p.api_key ?? '').trim() };

@@ -9,7 +9,7 @@ import { bearerToken, looksLikeKey } from '../access/keys.js';
 import type { OAuthStore } from '../store/oauth-store.js';
 import { Clients } from './clients.js';
 import { MCP_SCOPE, mcpResource, resourceMetadataUrl } from './metadata.js';
-import { oauthModel, secretHash } from './model.js';
+import { ACCESS_TOKEN_PREFIX, oauthModel, secretHash } from './model.js';
 
 /** What an OAuth access token authenticates as: a key's AuthResult, or `forbidden` (another resource or scope: 403). */
 export type TokenAuth = AuthResult | { ok: false; why: 'forbidden'; prefix?: string };
@@ -78,14 +78,19 @@ export class OAuthService {
   }
 
   /**
-   * The key an `Authorization: Bearer <token>` header acts as, when the token is not an API key;
-   * null when it is one (or there is no bearer credential): the caller authenticates it as a key.
+   * The key an `Authorization: Bearer <token>` header acts as, when it carries an access token
+   * of this server (`mcp_at_...`); null, at once, for anything else (an API key, a malformed or
+   * missing header), which the key path decides.
    * The lookup joins the key's row every time: a token of a revoked key is refused on the next
    * request on every instance.
    */
-  async authenticate(authorization: string | undefined): Promise<TokenAuth | null> {
+  authenticate(authorization: string | undefined): TokenAuth | null | Promise<TokenAuth> {
     const token = bearerToken(authorization);
-    if (token === null || looksLikeKey(token)) return null;
+    if (token === null || !token.startsWith(ACCESS_TOKEN_PREFIX) || looksLikeKey(token)) return null;
+    return this.lookUp(token);
+  }
+
+  private async lookUp(token: string): Promise<TokenAuth> {
     const row = await this.store.token(secretHash(token), 'access');
     if (row === null || Date.parse(row.expiresAt) <= this.now().getTime()) return { ok: false, why: 'unknown' };
     if (row.keyRevokedAt !== null) return { ok: false, why: 'revoked', prefix: row.keyPrefix };

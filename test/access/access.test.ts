@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import { AccessControl, type Admission } from '../../src/access/access.js';
+import { AccessControl, type Admission, type AuthResult, type Use } from '../../src/access/access.js';
 import { nextSeoulMidnight, seoulDay, seoulIso } from '../../src/access/clock.js';
 import { bearerToken, generateKey, hashKey, looksLikeKey, sameHash } from '../../src/access/keys.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from '../../src/access/usage.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { AccessStore } from '../../src/store/access-store.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -74,19 +75,26 @@ describe('AccessControl', () => {
   });
 
   it('counts calls, enforces the daily quota and resets at Seoul midnight', async () => {
+    // free: 3 calls a day, 2 a second. 23:59:57 Seoul, so the day resets in 3 s.
+    now = new Date('2026-11-23T14:59:57.000Z');
     const auth = await access.authenticate(`Bearer ${key}`);
     assert.ok(auth.ok);
     const caller = auth.caller;
     const first = await access.admit(caller);
-    assert.deepEqual([first.allowed, first.callsToday, first.resetsAt, first.resetSeconds], [true, 1, '2026-11-24T00:00:00+09:00', 2]);
+    assert.deepEqual([first.allowed, first.callsToday, first.resetsAt, first.resetSeconds], [true, 1, '2026-11-24T00:00:00+09:00', 3]);
     assert.equal((await access.admit(caller)).callsToday, 2);
-    now = new Date('2026-11-23T14:59:59.000Z'); // next second: a fresh burst window
+    now = new Date('2026-11-23T14:59:58.000Z'); // next second: a fresh burst window
     assert.equal((await access.admit(caller)).callsToday, 3);
     const refused = await access.admit(caller);
-    assert.deepEqual([refused.allowed, refused.refusal, refused.retryAfter], [false, 'quota_exceeded', 1]);
+    assert.deepEqual([refused.allowed, refused.refusal, refused.retryAfter], [false, 'quota_exceeded', 2]);
     assert.equal(await access.callsToday(caller), 3, 'a refused call is not counted');
-    const health = await access.admit(caller, false);
-    assert.deepEqual([health.allowed, health.callsToday], [true, 4], 'health is counted but never refused');
+    now = new Date('2026-11-23T14:59:59.000Z'); // the two above took this second's window
+    const health = await access.admit(caller, 'health');
+    assert.deepEqual([health.allowed, health.callsToday], [true, 4], 'health is counted but never refused for quota');
+    const ping = await access.admit(caller, 'protocol');
+    assert.deepEqual([ping.allowed, ping.callsToday], [true, 4], 'a protocol message takes the burst window and is not counted');
+    const third = await access.admit(caller, 'protocol');
+    assert.deepEqual([third.allowed, third.refusal], [false, 'rate_limited'], 'health and the ping used the burst of 2');
 
     now = new Date('2026-11-23T15:00:00.000Z'); // 00:00 in Seoul: a new day
     const nextDay = await access.admit(caller);
@@ -116,7 +124,7 @@ describe('AccessControl', () => {
   });
 });
 
-describe('AccessControl without waiting (admitNow, authenticateNow)', () => {
+describe('AccessControl answers at once when it needs no I/O', () => {
   const tmp = tempDir();
   let store: KyselyStore;
   let now = new Date('2026-11-23T14:59:58.000Z');
@@ -136,9 +144,9 @@ describe('AccessControl without waiting (admitNow, authenticateNow)', () => {
     return k.key;
   };
 
-  it('counts, refuses and reports exactly as the awaited path does', async () => {
-    // The same calls on two keys: one controller only ever awaits (its counter shows no
-    // counts held in memory), the other counts without waiting whenever it can.
+  it('counts, refuses and reports exactly as when every count is read from the store', async () => {
+    // The same calls on two keys: one controller's counter holds no counts in memory (every
+    // admission is a promise), the other's holds them (an admission is a value once the day is read).
     const buffered = new BufferedUsageCounter(store.access, 60_000);
     const awaitedOnly: UsageCounter = {
       dependency: buffered.dependency,
@@ -152,66 +160,143 @@ describe('AccessControl without waiting (admitNow, authenticateNow)', () => {
     const b = await viaNow.authenticate(`Bearer ${await newKey('now')}`);
     assert.ok(a.ok && b.ok);
 
-    assert.equal(viaNow.admitNow(b.caller), undefined, 'the day is not read yet: nothing counted');
-    assert.equal(await viaNow.callsToday(b.caller), 0);
-
-    const steps: { at: string; enforce: boolean }[] = [
-      { at: '2026-11-23T14:59:58.000Z', enforce: true }, // 1
-      { at: '2026-11-23T14:59:58.200Z', enforce: true }, // 2
-      { at: '2026-11-23T14:59:58.400Z', enforce: true }, // burst of 2 refused, not counted
-      { at: '2026-11-23T14:59:58.500Z', enforce: false }, // health: counted, never refused (3)
-      { at: '2026-11-23T14:59:59.000Z', enforce: true }, // 4: the quota
-      { at: '2026-11-23T14:59:59.100Z', enforce: true }, // quota refused
-      { at: '2026-11-23T15:00:00.000Z', enforce: true }, // a new Seoul day: 1
+    const steps: { at: string; use: Use }[] = [
+      { at: '2026-11-23T14:59:58.000Z', use: 'call' }, // 1 (the day is read first: a promise)
+      { at: '2026-11-23T14:59:58.200Z', use: 'call' }, // 2
+      { at: '2026-11-23T14:59:58.400Z', use: 'call' }, // burst of 2 refused, not counted
+      { at: '2026-11-23T14:59:58.500Z', use: 'health' }, // burst refused too
+      { at: '2026-11-23T14:59:59.000Z', use: 'health' }, // health: counted, never refused for quota (3)
+      { at: '2026-11-23T14:59:59.100Z', use: 'protocol' }, // burst 2 of 2, not counted (3)
+      { at: '2026-11-23T14:59:59.200Z', use: 'protocol' }, // burst refused
+      { at: '2026-11-23T14:59:59.300Z', use: 'call' }, // burst refused
+      { at: '2026-11-23T14:59:59.600Z', use: 'call' }, // burst refused
+      { at: '2026-11-23T15:00:00.000Z', use: 'call' }, // a new Seoul day: 1 (read first: a promise)
+      { at: '2026-11-23T15:00:00.500Z', use: 'call' }, // 2
     ];
-    let withoutWaiting = 0;
+    let atOnce = 0;
     for (const step of steps) {
       now = new Date(step.at);
-      const expected = await viaAwait.admit(a.caller, step.enforce);
-      const held = viaNow.admitNow(b.caller, step.enforce);
-      if (held !== undefined) withoutWaiting++;
-      const got: Admission = held ?? (await viaNow.admit(b.caller, step.enforce));
-      assert.deepEqual(got, expected, step.at);
+      const viaStore = viaAwait.admit(a.caller, step.use);
+      assert.ok(viaStore instanceof Promise, 'counts not held in memory: always a promise');
+      const held = viaNow.admit(b.caller, step.use);
+      if (!(held instanceof Promise)) atOnce++;
+      const got: Admission = await held;
+      assert.deepEqual(got, await viaStore, `${step.at} ${step.use}`);
     }
-    // callsToday above read the first day; the new day's first call reads it again.
-    assert.equal(withoutWaiting, steps.length - 1, 'every call but the first of the new day counted without waiting');
-    assert.deepEqual(
-      [await viaNow.callsToday(b.caller), await viaAwait.callsToday(a.caller)],
-      [1, 1],
-    );
+    assert.equal(atOnce, steps.length - 2, 'every admission but the first of each day without waiting');
+    assert.deepEqual([await viaNow.callsToday(b.caller), await viaAwait.callsToday(a.caller)], [2, 2]);
     now = new Date('2026-11-23T14:59:59.500Z');
-    assert.equal(await buffered.get(b.caller.keyId, '2026-11-23'), 4);
+    assert.equal(await buffered.get(b.caller.keyId, '2026-11-23'), 3);
     await buffered.close();
   });
 
-  it('answers a key it checked before, and no longer once the key changed (here or in another process)', async () => {
+  it('answers a key it checked before at once, and no longer once the key changed (here or in another process)', async () => {
     const access = new AccessControl(store.access, new BufferedUsageCounter(store.access, 60_000), plans, clock);
-    assert.deepEqual(access.authenticateNow(undefined), { ok: false, why: 'missing' });
-    assert.deepEqual(access.authenticateNow('Bearer nope'), { ok: false, why: 'missing' });
+    assert.deepEqual(access.authenticate(undefined), { ok: false, why: 'missing' });
+    assert.deepEqual(access.authenticate('Bearer nope'), { ok: false, why: 'missing' });
     const key = await newKey('k');
-    assert.equal(access.authenticateNow(`Bearer ${key}`), undefined, 'never checked: the store must be read');
-    const checked = await access.authenticate(`Bearer ${key}`);
+    const first = access.authenticate(`Bearer ${key}`);
+    assert.ok(first instanceof Promise, 'never checked: the store must be read');
+    const checked = await first;
     assert.ok(checked.ok);
-    assert.deepEqual(access.authenticateNow(`Bearer ${key}`), checked);
-    assert.equal(access.authenticateNow(`Bearer ${generateKey().key}`), undefined, 'an unknown key is always looked up');
+    assert.deepEqual(access.authenticate(`Bearer ${key}`), checked);
+    assert.ok(access.authenticate(`Bearer ${generateKey().key}`) instanceof Promise, 'an unknown key is looked up');
 
     // A revocation through this store empties the memory at once.
     await store.access.revokeKey(checked.caller.prefix, now.toISOString());
-    assert.equal(access.authenticateNow(`Bearer ${key}`), undefined);
-    const revoked = await access.authenticate(`Bearer ${key}`);
+    const afterRevoke = access.authenticate(`Bearer ${key}`);
+    assert.ok(afterRevoke instanceof Promise);
+    const revoked = await afterRevoke;
     assert.deepEqual(revoked, { ok: false, why: 'revoked', prefix: checked.caller.prefix });
-    assert.deepEqual(access.authenticateNow(`Bearer ${key}`), revoked);
+    assert.deepEqual(access.authenticate(`Bearer ${key}`), revoked);
 
     // A revocation by another connection (the CLI) is seen through SQLite's data_version,
     // read at most once a millisecond.
     const other = await newKey('other');
     assert.ok((await access.authenticate(`Bearer ${other}`)).ok);
-    assert.ok(access.authenticateNow(`Bearer ${other}`)?.ok);
+    assert.ok((access.authenticate(`Bearer ${other}`) as AuthResult).ok);
     const cli = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
     await cli.access.revokeKey(other.slice(0, 16), now.toISOString());
     await cli.close();
     await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(access.authenticateNow(`Bearer ${other}`), undefined);
-    assert.equal((await access.authenticate(`Bearer ${other}`)).ok, false);
+    const seen = access.authenticate(`Bearer ${other}`);
+    assert.ok(seen instanceof Promise);
+    assert.equal((await seen).ok, false);
+  });
+});
+
+describe('cheap refusals', () => {
+  const tmp = tempDir();
+  let store: KyselyStore;
+  let now = new Date('2026-11-23T03:00:10.000Z');
+  const clock = () => now;
+  const plans = { free: { daily: 100, burst: 100 }, paid: { daily: 100, burst: 100 } };
+  /** Every hash the store was asked for. */
+  const lookups: string[] = [];
+  let spied: AccessStore;
+  before(async () => {
+    store = await openSqliteStore(join(tmp.dir, 'db.sqlite'));
+    spied = new Proxy(store.access, {
+      get(target, prop) {
+        if (prop === 'keyByHash') {
+          return (hash: string) => {
+            lookups.push(hash);
+            return target.keyByHash(hash);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  });
+  after(async () => {
+    await store.close();
+    tmp.cleanup();
+  });
+
+  it('remembers an unknown key: its second try reads nothing (a revoked one is held by the store on SQLite)', async () => {
+    const access = new AccessControl(spied, new StoreUsageCounter(spied), plans, clock, { authFailuresPerMinute: 1_000 });
+    const unknown = generateKey().key;
+    lookups.length = 0;
+    assert.deepEqual(await access.authenticate(`Bearer ${unknown}`), { ok: false, why: 'unknown' });
+    assert.equal(lookups.length, 1);
+    const again = access.authenticate(`Bearer ${unknown}`);
+    assert.deepEqual(again, { ok: false, why: 'unknown' }, 'answered at once');
+    assert.deepEqual(lookups, [hashKey(unknown)], 'one lookup for two tries');
+
+    const k = generateKey();
+    await store.access.insertKey({ prefix: k.prefix, hash: k.hash, name: 'revoked', plan: 'free', createdAt: now.toISOString() });
+    await store.access.revokeKey(k.prefix, now.toISOString());
+    lookups.length = 0;
+    const revoked = { ok: false, why: 'revoked', prefix: k.prefix };
+    assert.deepEqual(await access.authenticate(`Bearer ${k.key}`), revoked);
+    assert.deepEqual(access.authenticate(`Bearer ${k.key}`), revoked, 'answered at once');
+    assert.deepEqual(lookups, [k.hash]);
+  });
+
+  it('counts failed authentications per address: past the limit 429 with the wait, before any lookup; a real key still passes', async () => {
+    // 3 failures a minute per address. The window opens at the first failure (03:00:10).
+    const access = new AccessControl(spied, new StoreUsageCounter(spied), plans, clock, { authFailuresPerMinute: 3 });
+    const k = generateKey();
+    await store.access.insertKey({ prefix: k.prefix, hash: k.hash, name: 'real', plan: 'paid', createdAt: now.toISOString() });
+    assert.ok((await access.authenticate(`Bearer ${k.key}`, '198.51.100.7')).ok, 'a real key, checked once');
+    now = new Date('2026-11-23T03:00:10.000Z');
+    assert.deepEqual(await access.authenticate(undefined, '198.51.100.7'), { ok: false, why: 'missing' }); // 1
+    assert.deepEqual(await access.authenticate(`Bearer ${generateKey().key}`, '198.51.100.7'), { ok: false, why: 'unknown' }); // 2
+    now = new Date('2026-11-23T03:00:20.000Z');
+    assert.deepEqual(await access.authenticate('Bearer x', '198.51.100.7'), { ok: false, why: 'missing' }); // 3: the last one allowed
+    // The 4th: refused as throttled until 03:01:10, 50 s from now.
+    assert.deepEqual(await access.authenticate('Bearer x', '198.51.100.7'), { ok: false, why: 'throttled', retryAfter: 50 });
+    lookups.length = 0;
+    const guess = access.authenticate(`Bearer ${generateKey().key}`, '198.51.100.7');
+    assert.deepEqual(guess, { ok: false, why: 'throttled', retryAfter: 50 }, 'answered at once');
+    assert.equal(lookups.length, 0, 'a new key from a throttled address is not looked up');
+    assert.ok((await access.authenticate(`Bearer ${k.key}`, '198.51.100.7')).ok, 'a key that matched before still passes');
+    assert.ok((await access.authenticate(`Bearer ${generateKey().key}`, '198.51.100.8')).ok === false, 'another address is not throttled');
+    assert.equal(((await access.authenticate(`Bearer ${generateKey().key}`, '198.51.100.8')) as { why: string }).why, 'unknown');
+    now = new Date('2026-11-23T03:01:09.000Z');
+    assert.deepEqual(await access.authenticate('Bearer x', '198.51.100.7'), { ok: false, why: 'throttled', retryAfter: 1 });
+    now = new Date('2026-11-23T03:01:10.000Z'); // a new window
+    assert.deepEqual(await access.authenticate('Bearer x', '198.51.100.7'), { ok: false, why: 'missing' });
   });
 });

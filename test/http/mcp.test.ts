@@ -370,13 +370,13 @@ describe('MCP /api/mcp', () => {
   });
 
   describe('resources and prompts over bare JSON-RPC', () => {
-    it('need a key but are not counted; batches mix them with calls', async () => {
+    it('need a key and take its burst window but are not counted; batches mix them with calls', async () => {
       const none = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'stock-data://sources' } });
       assert.equal(none.status, 401);
       assert.equal((none.body as { error: { code: number } }).error.code, -32001);
-      const free = await t.newKey('free'); // quota 2/day in this server
+      const free = await t.newKey('free'); // quota 2/day, burst 10/s in this server; the clock stands still
       const h = { authorization: `Bearer ${free}` };
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 2; i++) {
         const list = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'resources/list' }, h);
         assert.equal(((list.body as { result: { resources: unknown[] } }).result.resources).length, 4);
         const read = await rpc(mcp, { jsonrpc: '2.0', id: i, method: 'resources/read', params: { uri: 'stock-data://formula/v3' } }, h);
@@ -397,6 +397,12 @@ describe('MCP /api/mcp', () => {
       const answers = batch.body as { id: string; result: Json }[];
       assert.deepEqual(answers.map((a) => a.id), ['p', 'c', 'r']);
       assert.equal((answers[1]!.result.structuredContent as Json).callsToday, 1, 'only the health call counted');
+      // 2 x 3 messages and the batch of 3 took 9 of the second's 10: one more, then refused.
+      assert.equal((await rpc(mcp, { jsonrpc: '2.0', id: 'x', method: 'ping' }, h)).status, 200);
+      const over = await rpc(mcp, { jsonrpc: '2.0', id: 'y', method: 'resources/list' }, h);
+      assert.equal(over.status, 429);
+      assert.equal(over.headers.get('retry-after'), '1');
+      assert.deepEqual([(over.body as Json).id, (over.body as { error: { code: number; data: Json } }).error.code, (over.body as { error: { data: Json } }).error.data.code], ['y', -32029, 'rate_limited']);
     });
 
     it('initialize without capabilities or clientInfo (curl) answers; malformed params of a known method are an error, not silence', async () => {

@@ -266,4 +266,36 @@ describe('MCP fuzzing', () => {
     assert.ok(client.sent >= RUNS * PER_RUN);
     assert.ok(toolResults > RUNS / 2, `only ${toolResults} successful tool results`);
   });
+
+  it('refuses the same bodies without a key, with a malformed one or with an unknown one: 401 (413 past the body limit for a well-formed key), never a 5xx', async () => {
+    const tally = new Tally();
+    const unknown = `Bearer sk_live_${'U'.repeat(43)}`;
+    const check = async ([body, auth]: [Body, string | null]): Promise<void> => {
+      const headers: Record<string, string> = auth === null ? {} : { authorization: auth };
+      if (body.contentType !== null) headers['content-type'] = body.contentType;
+      const res = await client.request('POST', '/api/mcp', headers, body.text);
+      const context = `POST (${auth === null ? 'no key' : auth.slice(0, 20)}) ${body.text.slice(0, 200)}`;
+      assert.ok(res.status < 500, `${context}: ${res.status}`);
+      assertNoLeak(res.text, [key], context);
+      if (auth !== unknown) {
+        // No key, or a malformed one: refused before the body is read, whatever it is.
+        assert.equal(res.status, 401, `${context}: ${res.status} ${res.text.slice(0, 200)}`);
+      } else if (res.status !== 401) {
+        // A well-formed unknown key: the body is read (a lone health call may carry it).
+        const loneHealth = /^\{"jsonrpc":"2.0","id":"[^"]+","method":"tools\/call","params":\{"name":"health"/.test(body.text);
+        assert.ok(res.status === 413 || (res.status === 200 && loneHealth), `${context}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+      tally.add(`${auth === unknown ? 'unknown key' : 'no key'} ${res.status}`);
+      if (res.status === 401) assert.equal((JSON.parse(res.text) as { error: { code: number } }).error.code, -32001, context);
+    };
+    const auths = fc.constantFrom<string | null>(null, 'Bearer', 'Basic abc', `Bearer ${key}x`, unknown);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(bodyArb(codes), auths), { minLength: PER_RUN, maxLength: PER_RUN }), async (bodies) => {
+        await Promise.all(bodies.map(check));
+      }),
+      { seed: SEED + 1, numRuns: Math.ceil(RUNS / 3), includeErrorInReport: true, interruptAfterTimeLimit: 30_000 },
+    );
+    console.log(`# MCP fuzz without a valid key: ${tally.toString()}`);
+    assert.ok((tally.counts.get('no key 401') ?? 0) > RUNS / 2, 'mostly refused');
+  });
 });

@@ -69,6 +69,20 @@ describe('resource limits', () => {
     assert.equal(under.status, 200);
   });
 
+  it('refuses an oversized body without a key with 401 before reading it: announced, chunked or streamed', async () => {
+    const noKey = (body: string) => timed('MCP oversized body without a key', () => client.request('POST', '/api/mcp', { 'content-type': 'application/json' }, body));
+    const big = await noKey(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(BODY_LIMIT * 4)}"}}`);
+    assert.equal(big.status, 401);
+    assert.equal((JSON.parse(big.text) as { error: { code: number } }).error.code, -32001);
+    const chunk = 'x'.repeat(8_192);
+    const chunks = Array.from({ length: 8 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+    const chunked = await rawExchange(t.url, `POST /api/mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}`);
+    assert.equal(rawStatus(chunked), 401);
+    assert.match(chunked, /\r\nconnection: close\r\n/i, 'the unread body is not waited for: the connection closes');
+    const announced = await rawExchange(t.url, `POST /api/mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n{`, 1_000);
+    assert.equal(rawStatus(announced), 401);
+  });
+
   it('refuses a batch over MAX_BATCH with -32600 and answers one of exactly MAX_BATCH', async () => {
     const batch = (n: number) => JSON.stringify(Array.from({ length: n }, () => JSON.parse(call('get_stock_score', { code: kr })) as object).map((m, i) => ({ ...m, id: i })));
     const over = await rpc(`batch of ${MAX_BATCH + 1}`, batch(MAX_BATCH + 1));

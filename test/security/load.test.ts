@@ -11,10 +11,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import autocannon from 'autocannon';
+import { generateKey } from '../../src/access/keys.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const DURATION_S = Number(process.env.LOAD_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 64);
+const FLOOD_CONNECTIONS = 16;
 
 interface Ready {
   url: string;
@@ -49,6 +51,10 @@ class ServerProcess {
   async mem(): Promise<Mem> {
     this.child.stdin.write('mem\n');
     return JSON.parse(await this.expect('MEM ')) as Mem;
+  }
+  async calls(): Promise<number> {
+    this.child.stdin.write('calls\n');
+    return (JSON.parse(await this.expect('CALLS ')) as { calls: number }).calls;
   }
   async exit(): Promise<void> {
     const exited = new Promise((r) => this.child.once('exit', r));
@@ -96,7 +102,7 @@ describe('load', () => {
   });
   after(() => server.exit());
 
-  it(`${CONNECTIONS} connections for ${DURATION_S} s over both doors: no errors, memory back near baseline`, async () => {
+  it(`${CONNECTIONS} connections for ${DURATION_S} s over both doors beside an unknown-key flood: no errors, every answered call counted, memory back near baseline`, async () => {
     const requests = requestsFor(ready);
     // Warm up with the same mix: every request once (fills the response cache and the
     // dataset's lazily built per-stock data), then 1 s of load for the JIT; then the baseline.
@@ -109,8 +115,27 @@ describe('load', () => {
     const baseline = await server.mem();
     assert.ok(baseline.gc, 'the server process runs with --expose-gc');
 
-    const result = await autocannon({ url: ready.url, connections: CONNECTIONS, duration: DURATION_S, requests, timeout: 10 });
+    // Beside the paying load, a flood of made-up keys on both doors (a new key each request):
+    // refused 401, then 429 once the address has used up its failures.
+    const floodRequests: autocannon.Request[] = [
+      { method: 'GET', path: '/api/public/v2/rankings', setupRequest: (r: autocannon.Request) => ({ ...r, headers: { authorization: `Bearer ${generateKey().key}` } }) },
+      { method: 'POST', path: '/api/mcp', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', setupRequest: (r: autocannon.Request) => ({ ...r, headers: { authorization: `Bearer ${generateKey().key}`, 'content-type': 'application/json' } }) },
+    ];
+    const callsBefore = await server.calls();
+    const [result, flood] = await Promise.all([
+      autocannon({ url: ready.url, connections: CONNECTIONS, duration: DURATION_S, requests, timeout: 10 }),
+      autocannon({ url: ready.url, connections: FLOOD_CONNECTIONS, duration: DURATION_S, requests: floodRequests, timeout: 10 }),
+    ]);
+    const counted = (await server.calls()) - callsBefore;
     const afterLoad = await server.mem();
+    const floodStatuses = Object.fromEntries(Object.entries(flood.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
+    console.log(`# load: flood of unknown keys at ${FLOOD_CONNECTIONS} conns: ${flood.requests.total} requests, statuses ${JSON.stringify(floodStatuses)}, errors=${flood.errors}; paying calls answered ${result['2xx']}, counted ${counted}`);
+    assert.deepEqual(Object.keys(floodStatuses).filter((code) => code !== '401' && code !== '429'), [], 'the flood is refused, never served and never a 5xx');
+    assert.ok((floodStatuses['429'] ?? 0) > 0, 'the flood reached the per-address limit');
+    assert.equal(flood.errors, 0);
+    // Every answered call was counted once; the only difference allowed is calls the server
+    // admitted while autocannon stopped (at most one in flight per connection).
+    assert.ok(counted >= result['2xx'] && counted <= result['2xx'] + CONNECTIONS, `answered ${result['2xx']}, counted ${counted}`);
     console.log(
       `# load: ${CONNECTIONS} conns ${DURATION_S}s: ${result.requests.total} requests, ${Math.round(result.requests.average)} req/s, ` +
         `latency p50=${result.latency.p50}ms p99=${result.latency.p99}ms max=${result.latency.max}ms; ` +

@@ -46,7 +46,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       backendEnv.REDIS_KEY_PREFIX = `t${randomBytes(6).toString('hex')}`;
     }
   }
-  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', PAID_BURST_PER_SECOND: '100000', ...backendEnv, ...env });
+  const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', PAID_BURST_PER_SECOND: '100000', AUTH_FAILURES_PER_MINUTE: '100000', AUTH_FAILURE_DELAY_MS: '0', ...backendEnv, ...env });
   const app = await startApp(config, {
     clock: () => clock.now,
     logger: pino({ level: 'info' }, sink),
