@@ -190,7 +190,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxBatch: config.MAX_BATCH,
     allowedOrigins: config.allowedOrigins,
-    publicOrigin: config.publicOrigin,
+    publicOrigins: config.publicOrigins,
     oauth:
       config.OAUTH === 'on' && config.publicOrigin !== null
         ? new OAuthService({ origin: config.publicOrigin, store: store.oauth, access, allowLoopbackDocuments: config.OAUTH_LOOPBACK_CLIENT_DOCUMENTS === 'on' })

@@ -29,8 +29,9 @@ const schema = z.object({
    */
   KEY_PEPPER: z.union([z.literal(''), z.string().min(16, { error: 'must be at least 16 characters' })]).optional(),
   /**
-   * The service's public origin (`https://stocks.example.com`): the OAuth issuer and the MCP
-   * resource's origin in the discovery documents. Required with OAUTH=on.
+   * The service's public origin (`https://stocks.example.com`), or several, comma-separated: the
+   * first is the OAuth issuer and the MCP resource's origin in the discovery documents (required
+   * with OAUTH=on). Set, a request's Host must be one of theirs or loopback (src/http/host.ts).
    */
   PUBLIC_URL: z.string().optional(),
   /** The OAuth 2.1 authorization server for hosted assistants' connectors (docs/oauth.md). */
@@ -86,7 +87,7 @@ const schema = z.object({
   BULK_PUBLISH_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 
-export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; trustProxy: TrustProxy; publicOrigin: string | null };
+export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; trustProxy: TrustProxy; publicOrigin: string | null; publicOrigins: string[] };
 
 /** Fastify's `trustProxy`: off, every sender, or the proxies' addresses and ranges. */
 export type TrustProxy = boolean | string[];
@@ -109,17 +110,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration: ${String(issue?.path[0] ?? '?')}: ${issue?.message ?? 'invalid'}`);
   }
   const c = parsed.data;
-  let publicOrigin: string | null = null;
-  if (c.PUBLIC_URL !== undefined && c.PUBLIC_URL !== '') {
-    try {
-      publicOrigin = publicOriginOf(c.PUBLIC_URL);
-    } catch (err) {
-      throw new Error(`invalid configuration: PUBLIC_URL: ${(err as Error).message}`);
-    }
+  let publicOrigins: string[];
+  try {
+    publicOrigins = (c.PUBLIC_URL ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean)
+      .map(publicOriginOf);
+  } catch (err) {
+    throw new Error(`invalid configuration: PUBLIC_URL: ${(err as Error).message}`);
   }
+  const publicOrigin = publicOrigins[0] ?? null;
   if (c.OAUTH === 'on' && publicOrigin === null) throw new Error('invalid configuration: PUBLIC_URL: required with OAUTH=on (the issuer and resource origin)');
   return {
     publicOrigin,
+    publicOrigins,
     ...c,
     plans: {
       free: { daily: c.FREE_DAILY_QUOTA, burst: c.FREE_BURST_PER_SECOND },
