@@ -3,6 +3,8 @@
 // authorization spec's preferred way), fetched and kept for an hour.
 
 import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 import type { OAuthClientRecord, OAuthStore } from '../store/oauth-store.js';
 
@@ -12,6 +14,22 @@ const DOCUMENT_MAX_BYTES = 16_384;
 const DOCUMENT_TIMEOUT_MS = 5_000;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Addresses a client ID metadata document may not be fetched from: the service's own network
+ * (loopback, private, link-local, carrier-grade NAT, unspecified, unique-local). The URL is a
+ * caller's choice; without this it would let anyone make the service request its neighbours.
+ */
+const INTERNAL = new BlockList();
+for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) INTERNAL.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) INTERNAL.addSubnet(net, bits, 'ipv6');
+
+/** True when `hostname` is, or resolves to, an internal address (any of its addresses). */
+export async function internalHost(hostname: string): Promise<boolean> {
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  const addresses = isIP(bare) ? [{ address: bare, family: isIP(bare) }] : await lookup(bare, { all: true });
+  return addresses.some((a) => INTERNAL.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4'));
+}
 
 /** Why a client or its redirect URI is refused; shown on the error page or as the registration error. */
 export class ClientError extends Error {
@@ -124,8 +142,13 @@ export class Clients {
   private async fetchDocument(url: string): Promise<z.infer<typeof documentSchema>> {
     let res: Response;
     try {
+      // Loopback documents are the tests' (OAUTH_LOOPBACK_CLIENT_DOCUMENTS); otherwise no internal address.
+      if (!(this.o.allowLoopbackDocuments && new URL(url).protocol === 'http:') && (await internalHost(new URL(url).hostname))) {
+        throw new ClientError('invalid_client', 'the client metadata document is on an internal address');
+      }
       res = await (this.o.fetch ?? fetch)(url, { redirect: 'error', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(DOCUMENT_TIMEOUT_MS) });
-    } catch {
+    } catch (err) {
+      if (err instanceof ClientError) throw err;
       throw new ClientError('invalid_client', 'the client metadata document could not be fetched');
     }
     const text = res.ok ? await res.text() : '';

@@ -220,6 +220,41 @@ describe('OAuth: authorization server and protected MCP endpoint', () => {
   });
 });
 
+describe('OAuth: clients that are refused', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startOAuthServer();
+  });
+  after(() => t.close());
+
+  it('registration refuses script, data, plain-http non-loopback and fragment redirect URIs, and a secret-based client', async () => {
+    const cases: [unknown, string][] = [
+      [{ redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: ['data:text/html,x'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: ['http://example.com/cb'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: ['https://example.com/cb#frag'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: [] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: ['https://example.com/cb'], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
+    ];
+    for (const [body, error] of cases) {
+      const res = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(((await res.json()) as { error: string }).error, error, JSON.stringify(body));
+    }
+    // Accepted: https, http on loopback, a private-use scheme.
+    const ok = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['https://example.com/cb', 'http://localhost:3000/cb', 'com.example.app:/cb'] }) });
+    assert.equal(ok.status, 201);
+  });
+
+  it('never fetches a client ID metadata document from an internal address over https', async () => {
+    for (const id of ['https://127.0.0.1/client.json', 'https://10.1.2.3/client.json', 'https://[::1]/client.json', 'https://169.254.169.254/latest/meta-data']) {
+      const res = await fetch(`${t.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: id, code_challenge: 'x', code_challenge_method: 'S256' })}`, { redirect: 'manual' });
+      assert.equal(res.status, 400, id);
+      assert.match(await res.text(), /internal address/, id);
+    }
+  });
+});
+
 describe('OAuth off: a key-only deployment', () => {
   let t: TestServer;
   before(async () => {
