@@ -187,6 +187,33 @@ describe('OAuth: authorization server and protected MCP endpoint', () => {
     assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
   });
 
+  it('serves the sign-in page without script under a policy that posts only here and to the client', async () => {
+    const { challenge } = pkcePair();
+    const page = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', resource })}`);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    assert.match(policy, /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'self' http:\/\/127\.0\.0\.1:9; frame-ancestors 'none'; base-uri 'none'$/);
+    assert.equal(page.headers.get('cache-control'), 'no-store');
+    assert.match(page.headers.get('set-cookie') ?? '', /^oauth_csrf=[A-Za-z0-9_-]{32}; Path=\/oauth\/authorize; HttpOnly; SameSite=Strict$/);
+    const html = await page.text();
+    assert.doesNotMatch(html, /<script|src=|href=/);
+    assert.match(html, /<strong>Test Assistant<\/strong>/);
+    assert.match(html, /<code>127\.0\.0\.1:9<\/code>/);
+  });
+
+  it('sends access_denied back when the person denies', async () => {
+    const { challenge } = pkcePair();
+    const params = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'd1', resource };
+    const page = await fetch(`${base}/oauth/authorize?${new URLSearchParams(params)}`);
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const csrf = /name="csrf" value="([^"]*)"/.exec(await page.text())![1]!;
+    const res = await fetch(`${base}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ ...params, csrf, api_key: key, step: 'deny' }) });
+    assert.equal(res.status, 303);
+    const back = new URL(res.headers.get('location')!);
+    assert.equal(back.searchParams.get('error'), 'access_denied');
+    assert.equal(back.searchParams.get('state'), 'd1');
+    assert.equal(back.searchParams.get('code'), null);
+  });
+
   it('refuses the form without its CSRF cookie', async () => {
     const { challenge } = pkcePair();
     const res = await fetch(`${base}/oauth/authorize`, {
