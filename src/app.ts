@@ -11,6 +11,7 @@ import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
+import { OAuthService } from './oauth/service.js';
 import { bootstrap } from './refresh/bootstrap.js';
 import type { BulkPlan } from './refresh/bulk-sources.js';
 import { Claims } from './refresh/claims.js';
@@ -192,6 +193,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxBatch: config.MAX_BATCH,
     allowedOrigins: config.allowedOrigins,
+    publicOrigins: config.publicOrigins,
+    oauth:
+      config.OAUTH === 'on' && config.publicOrigin !== null
+        ? new OAuthService({ origin: config.publicOrigin, store: store.oauth, access, allowLoopbackDocuments: config.OAUTH_LOOPBACK_CLIENT_DOCUMENTS === 'on' })
+        : null,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.trustProxy,
     maxConnections: config.MAX_CONNECTIONS,

@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { PlanTable } from './access/access.js';
+import { publicOrigin as publicOriginOf } from './oauth/metadata.js';
 
 const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
@@ -27,6 +28,16 @@ const schema = z.object({
    * next start peppers them in place (docs/security.md).
    */
   KEY_PEPPER: z.union([z.literal(''), z.string().min(16, { error: 'must be at least 16 characters' })]).optional(),
+  /**
+   * The service's public origin (`https://stocks.example.com`), or several, comma-separated: the
+   * first is the OAuth issuer and the MCP resource's origin in the discovery documents (required
+   * with OAUTH=on). Set, a request's Host must be one of theirs or loopback (src/http/host.ts).
+   */
+  PUBLIC_URL: z.string().optional(),
+  /** The OAuth 2.1 authorization server for hosted assistants' connectors (docs/oauth.md). */
+  OAUTH: z.enum(['on', 'off']).default('off'),
+  /** Tests only: client ID metadata documents may be served over http from loopback. */
+  OAUTH_LOOPBACK_CLIENT_DOCUMENTS: z.enum(['on', 'off']).default('off'),
   /** Comma-separated browser origins allowed at the MCP endpoint, besides loopback origins. */
   ALLOWED_ORIGINS: z.string().default(''),
   /** Largest accepted request body (MCP), bytes. */
@@ -76,7 +87,7 @@ const schema = z.object({
   BULK_PUBLISH_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 
-export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; trustProxy: TrustProxy };
+export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; trustProxy: TrustProxy; publicOrigin: string | null; publicOrigins: string[] };
 
 /** Fastify's `trustProxy`: off, every sender, or the proxies' addresses and ranges. */
 export type TrustProxy = boolean | string[];
@@ -99,7 +110,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration: ${String(issue?.path[0] ?? '?')}: ${issue?.message ?? 'invalid'}`);
   }
   const c = parsed.data;
+  let publicOrigins: string[];
+  try {
+    publicOrigins = (c.PUBLIC_URL ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean)
+      .map(publicOriginOf);
+  } catch (err) {
+    throw new Error(`invalid configuration: PUBLIC_URL: ${(err as Error).message}`);
+  }
+  const publicOrigin = publicOrigins[0] ?? null;
+  if (c.OAUTH === 'on' && publicOrigin === null) throw new Error('invalid configuration: PUBLIC_URL: required with OAUTH=on (the issuer and resource origin)');
   return {
+    publicOrigin,
+    publicOrigins,
     ...c,
     plans: {
       free: { daily: c.FREE_DAILY_QUOTA, burst: c.FREE_BURST_PER_SECOND },

@@ -11,6 +11,7 @@ import { isOutage } from '../store/outage.js';
 import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
 import { ApiError, dependencyUnavailable } from '../tools/errors.js';
 import type { Account } from '../tools/tool.js';
+import type { TokenAuth } from '../oauth/service.js';
 
 /** A value now, or later. */
 export type Eventually<T> = T | Promise<T>;
@@ -70,11 +71,33 @@ function outageAs<T>(work: () => Eventually<T>, onOutage: (error: ApiError) => T
  * that failed too often (429) and a store that does not answer (503); a well-formed unknown or
  * revoked key is not (a lone `health` call answers it with `valid: false`).
  */
-export function identify(access: AccessControl, authorization: string | undefined, address: string): Eventually<Identity> {
+export function identify(access: AccessControl, authorization: string | undefined, address: string, tokens?: BearerTokens | null): Eventually<Identity> {
   return outageAs(
-    () => andThen(access.authenticate(authorization, address), identityOf),
+    () => {
+      // A bearer credential that is an OAuth access token is admitted as the key it acts as.
+      const byToken = tokens?.authenticate(authorization) ?? null;
+      if (byToken === null) return andThen(access.authenticate(authorization, address), identityOf);
+      return andThen(byToken, tokenIdentity);
+    },
     (error): Identity => ({ ok: false, error }),
   );
+}
+
+/**
+ * OAuth access tokens (src/oauth), for the door that takes them (MCP): the key a bearer token
+ * acts as; null, at once, when the credential is not such a token (an API key, or none), which
+ * the key path then decides.
+ */
+export interface BearerTokens {
+  authenticate(authorization: string | undefined): TokenAuth | null | Promise<TokenAuth>;
+}
+
+/** A token is refused outright (401, or 403 for another resource or scope); `health` does not answer it. */
+function tokenIdentity(auth: TokenAuth): Identity {
+  if (auth.ok) return { ok: true, auth };
+  if (auth.why === 'forbidden') return { ok: false, error: new ApiError('forbidden', 'the access token is not for this resource or lacks its scope') };
+  const why = auth.why === 'revoked' ? "its key has been revoked" : 'it is unknown or has expired';
+  return { ok: false, error: new ApiError('unauthorized', `the access token is not accepted: ${why}; sign in again`) };
 }
 
 function identityOf(auth: AuthResult): Identity {

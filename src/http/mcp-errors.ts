@@ -33,6 +33,8 @@ export function rpcCodeOf(error: ApiError): number {
   switch (error.code) {
     case 'unauthorized':
       return MCP_ERRORS.unauthorized;
+    case 'forbidden':
+      return MCP_ERRORS.forbidden;
     case 'quota_exceeded':
     case 'rate_limited':
       return MCP_ERRORS.quota;

@@ -21,6 +21,7 @@ import { admit, identify, keyRefusal, rateLimitHeaders, RefusalDelay, type CallO
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
 import { createMcpServer, type McpCall } from './mcp-server.js';
+import type { OAuthService } from '../oauth/service.js';
 
 export { MCP_ERRORS } from './mcp-errors.js';
 
@@ -40,6 +41,8 @@ export interface McpDeps {
   version: string;
   /** How failed authentications are answered late. */
   refusalDelay: RefusalDelay;
+  /** The OAuth authorization server (OAUTH=on): its access tokens are admitted as their keys. */
+  oauth?: OAuthService | null;
 }
 
 type Id = string | number | null;
@@ -175,6 +178,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   });
 
   /** A failed authentication's refusal, answered after the refusal delay. */
+  // With OAuth on, a 401 or 403 names where the protected resource metadata is (RFC 9728 5.1),
+  // so a connector can discover the authorization server from it.
+  const oauth = deps.oauth;
+  if (oauth) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (reply.statusCode === 401) reply.header('www-authenticate', oauth.challenge(request.headers.authorization !== undefined));
+      done(null, payload);
+    });
+  }
+
   function refuseLate(reply: FastifyReply, error: ApiError): Promise<FastifyReply> {
     return new Promise((resolve) => deps.refusalDelay.hold(reply, () => resolve(refuse(reply, error))));
   }
@@ -193,6 +206,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
     const pass = (id: Identity): void => {
       if (!id.ok) {
+        // An OAuth token for another resource or without the scope (403, RFC 6750 insufficient_scope).
+        if (id.error.code === 'forbidden' && oauth) reply.header('www-authenticate', oauth.forbiddenChallenge());
         const answer = () => void refuse(early(request, reply).type('application/json'), id.error);
         if (RefusalDelay.isFailedAuth(id.error)) deps.refusalDelay.hold(reply, answer);
         else answer();
@@ -204,7 +219,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     };
     let id: Eventually<Identity>;
     try {
-      id = identify(deps.access, request.headers.authorization, request.ip);
+      id = identify(deps.access, request.headers.authorization, request.ip, deps.oauth);
     } catch (err) {
       return done(err as Error);
     }

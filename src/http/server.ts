@@ -11,7 +11,10 @@ import type { DatasetHolder } from '../serving/holder.js';
 import { docsRoutes } from './docs.js';
 import { outageError, RefusalDelay } from './gate.js';
 import { ToolRunner } from './invoke.js';
-import { mcpRoutes } from './mcp.js';
+import { hostCheck } from './host.js';
+import { mcpRoutes, MCP_ERRORS } from './mcp.js';
+import { oauthRoutes } from '../oauth/routes.js';
+import type { OAuthService } from '../oauth/service.js';
 import { openApiDocument } from './openapi.js';
 import { problemOf } from './problem.js';
 import { readiness } from './readiness.js';
@@ -34,6 +37,13 @@ export interface ServerDeps {
   bodyLimit: number;
   maxBatch: number;
   allowedOrigins: readonly string[];
+  /**
+   * PUBLIC_URL's origin(s), when configured: the discovery documents name the first; a request's
+   * `Host` must be one of theirs (or loopback), and a browser `Origin` may be (./host.ts).
+   */
+  publicOrigins?: readonly string[];
+  /** The OAuth authorization server (OAUTH=on); absent or null: bearer API keys only. */
+  oauth?: OAuthService | null;
   /** A request must arrive whole within this many ms (slow clients); default 15 s. */
   requestTimeoutMs?: number;
   /** Whose X-Forwarded-For gives the client address (`TRUST_PROXY`); default none. */
@@ -117,7 +127,17 @@ export async function buildServer(deps: ServerDeps) {
 
   // The per-request hooks take a `done` callback rather than returning a promise: at tens of
   // thousands of requests a second the promises and microtasks of four async hooks show.
-  app.addHook('onRequest', (request, _reply, done) => {
+  const hostAllowed = hostCheck(deps.publicOrigins ?? []);
+  app.addHook('onRequest', (request, reply, done) => {
+    // DNS rebinding, and requests meant for another site: with a public origin configured, a
+    // Host that is neither its nor loopback is refused (the probes /healthz and /readyz, which
+    // a load balancer sends to the instance's address, excepted).
+    if (hostAllowed !== null && !hostAllowed(request.host) && request.url !== '/healthz' && request.url !== '/readyz') {
+      reply.code(403);
+      if (request.url.startsWith('/api/mcp')) void reply.type('application/json').send(`{"jsonrpc":"2.0","id":null,"error":{"code":${MCP_ERRORS.forbidden},"message":"host not allowed"}}`);
+      else void reply.type('application/problem+json').send(JSON.stringify(problemOf(new ApiError('forbidden', 'this service does not answer for that host name'))));
+      return;
+    }
     // Node keeps only the first of several Authorization headers; a proxy in front may use
     // another. An ambiguous credential is treated as a malformed one (401 on both doors).
     const rawHeaders = request.raw.rawHeaders;
@@ -216,7 +236,8 @@ export async function buildServer(deps: ServerDeps) {
     },
     { prefix: '/api/public/v2' },
   );
-  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: deps.allowedOrigins, version: deps.version, refusalDelay });
+  await app.register(mcpRoutes, { access: deps.access, runner, clock: deps.clock, maxBatch: deps.maxBatch, allowedOrigins: [...deps.allowedOrigins, ...(deps.publicOrigins ?? [])], version: deps.version, refusalDelay, oauth: deps.oauth ?? null });
+  await app.register(oauthRoutes, { oauth: deps.oauth ?? null, origin: deps.publicOrigins?.[0] ?? null });
 
   await app.register(docsRoutes);
   await app.register(webRoutes, {});

@@ -249,6 +249,46 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await markUnbuilt(db, 'report_packs');
       },
     },
+    '0009_oauth': {
+      async up(db: Kysely<unknown>) {
+        // The OAuth authorization server's state (src/oauth/): clients, authorization codes and
+        // tokens. Codes and tokens are kept as their SHA-256 only; a token acts as the API key
+        // `key_id` and is refused once that key is revoked (the lookup joins api_keys).
+        await db.schema
+          .createTable('oauth_clients')
+          .addColumn('client_id', 'varchar(2048)', (c) => c.primaryKey())
+          .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('redirect_uris', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+          .addColumn('fetched_at', 'varchar(32)', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('oauth_codes')
+          .addColumn('code_hash', 'varchar(64)', (c) => c.primaryKey())
+          .addColumn('client_id', 'varchar(2048)', (c) => c.notNull())
+          .addColumn('key_id', 'integer', (c) => c.notNull())
+          .addColumn('redirect_uri', 'text', (c) => c.notNull())
+          .addColumn('code_challenge', 'varchar(128)', (c) => c.notNull())
+          .addColumn('code_challenge_method', 'varchar(8)', (c) => c.notNull())
+          .addColumn('resource', 'text', (c) => c.notNull())
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'varchar(32)', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('oauth_tokens')
+          .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey())
+          .addColumn('kind', 'varchar(8)', (c) => c.notNull())
+          .addColumn('client_id', 'varchar(2048)', (c) => c.notNull())
+          .addColumn('key_id', 'integer', (c) => c.notNull())
+          .addColumn('resource', 'text', (c) => c.notNull())
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'varchar(32)', (c) => c.notNull())
+          .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('oauth_tokens_key').on('oauth_tokens').columns(['key_id']).execute();
+      },
+    },
   };
 }
 

@@ -152,6 +152,45 @@ export interface RefreshClaimsTable {
   done: ColumnType<number, number | undefined, number>;
 }
 
+/** A client of the OAuth authorization server (src/oauth/): registered (RFC 7591) or a metadata document's URL. */
+export interface OAuthClientsTable {
+  client_id: string;
+  /** `registered` (dynamic registration) or `document` (a client ID metadata document, fetched). */
+  kind: string;
+  name: string;
+  /** JSON array of the redirect URIs. */
+  redirect_uris: string;
+  created_at: string;
+  /** When a metadata document was last fetched; equals created_at for a registered client. */
+  fetched_at: string;
+}
+
+/** An authorization code, by its SHA-256 (hex): the code itself is never stored. */
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  key_id: number;
+  redirect_uri: string;
+  code_challenge: string;
+  code_challenge_method: string;
+  resource: string;
+  scope: string;
+  expires_at: string;
+}
+
+/** An access or refresh token, by its SHA-256 (hex); it acts as the key `key_id`. */
+export interface OAuthTokensTable {
+  token_hash: string;
+  /** `access` or `refresh`. */
+  kind: string;
+  client_id: string;
+  key_id: number;
+  resource: string;
+  scope: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface DB {
   securities: SecuritiesTable;
   bars: BarsTable;
@@ -168,4 +207,7 @@ export interface DB {
   meta: MetaTable;
   refresh_runs: RefreshRunsTable;
   refresh_claims: RefreshClaimsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }

@@ -3,6 +3,7 @@
 //   market   market data: the sources' records, the snapshot's and the histories' reads (./market-data.ts)
 //   access   API keys and daily usage: the gate's per-call reads (./access-store.ts)
 //   refresh  claims, dataset version, refresh runs, meta: refresh bookkeeping (./refresh-store.ts)
+//   oauth    the OAuth authorization server's clients, codes and tokens (./oauth-store.ts)
 // The store itself is the lifecycle: the engine, migrations, the derived forms' rebuild
 // (./derived.ts), readiness, closing.
 
@@ -11,6 +12,7 @@ import { KyselyAccessStore, type AccessStore } from './access-store.js';
 import { rebuildDerivedForms, type DerivedLog, type DerivedOptions, type DerivedRebuild } from './derived.js';
 import { KyselyMarketDataStore, type MarketDataStore } from './market-data.js';
 import { runMigrations, type Engine } from './migrations.js';
+import { KyselyOAuthStore, type OAuthStore } from './oauth-store.js';
 import { QueryRunner, type ArrayRows, type RowRunner } from './queries.js';
 import { KyselyRefreshStore, type RefreshStore } from './refresh-store.js';
 import type { DB } from './schema.js';
@@ -21,6 +23,7 @@ export interface Store {
   readonly market: MarketDataStore;
   readonly access: AccessStore;
   readonly refresh: RefreshStore;
+  readonly oauth: OAuthStore;
   migrate(): Promise<void>;
   close(): Promise<void>;
   /** A trivial query, for readiness. */
@@ -51,6 +54,7 @@ export class KyselyStore implements Store {
   readonly market: MarketDataStore;
   readonly access: AccessStore;
   readonly refresh: RefreshStore;
+  readonly oauth: OAuthStore;
 
   /** SQLite's series reader threads, when the store was opened with them. */
   readonly seriesReaders: SeriesReaders | undefined;
@@ -69,6 +73,7 @@ export class KyselyStore implements Store {
     // The access part's hot queries return row objects: it needs no array-row read.
     this.access = new KyselyAccessStore(db, new QueryRunner(db), sqlite.dataVersion);
     this.refresh = new KyselyRefreshStore(db, engine);
+    this.oauth = new KyselyOAuthStore(db);
   }
 
   async migrate(): Promise<void> {
