@@ -130,12 +130,14 @@ describe(`OAuth connector end to end (SDK v1 client, Chromium, two instances, ${
         get_price_history: { code: kr, interval: 'month', limit: 24 },
         health: {},
         search_stocks: { q: 'a', limit: 5 },
+        screen_stocks: { market: 'KR,US', filters: [{ field: 'roe', min: 5 }], sort: { field: 'per', order: 'asc' }, limit: 5 },
       };
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort());
       for (const tool of tools) {
         const result = await client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} });
-        if (tool.name in args) assert.notEqual(result.isError, true, tool.name);
+        assert.ok(tool.name in args, `arguments for ${tool.name}`);
+        assert.notEqual(result.isError, true, tool.name);
       }
       // Counted once per call on the key's own counter: 1 (the rankings call by key above) + one
       // per tool called by token (tools/list is not counted) + 1 (this health call by key).
