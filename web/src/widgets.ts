@@ -1,7 +1,8 @@
 // Small pieces several pages share.
 
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, tDynamic } from './i18n.js';
+import { BAND_KEYS, type BandKey } from './types.js';
 import { timestamp } from './format.js';
 
 /** "Updated 2026-11-20 12:00 (+09:00) · Source demo", shown with every block of API data. */
@@ -47,4 +48,28 @@ export function section(title: string, id: string, ...children: (Node | null)[])
   const el = h('section', { class: 'card', id }, h('h2', {}, title));
   for (const child of children) if (child !== null) el.append(child);
   return el;
+}
+
+/** One checkbox per market-cap band, in band order; `go` gets the bands checked after a change. */
+export function bandChecks(selected: readonly BandKey[], go: (bands: BandKey[]) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'checks', 'data-control': 'bands' },
+    ...BAND_KEYS.map((band) =>
+      h(
+        'label',
+        {},
+        h('input', {
+          type: 'checkbox',
+          value: band,
+          checked: selected.includes(band),
+          onchange: (event: Event) => {
+            const on = (event.target as HTMLInputElement).checked;
+            go(BAND_KEYS.filter((b) => (b === band ? on : selected.includes(b))));
+          },
+        }),
+        tDynamic(`band_${band}`),
+      ),
+    ),
+  );
 }

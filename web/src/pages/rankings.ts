@@ -7,7 +7,7 @@ import { eok, money, num, pct, price, stockName } from '../format.js';
 import { t, tDynamic, type LabelKey } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { BAND_KEYS, type BandKey, type RankingRow, type Rankings } from '../types.js';
-import { metaLine, section, segmented } from '../widgets.js';
+import { bandChecks, metaLine, section, segmented } from '../widgets.js';
 
 type MarketFilter = 'KR' | 'US' | 'KR,US';
 type SortKey = keyof RankingRow | 'rank';
@@ -65,26 +65,7 @@ export async function renderRankings(ctx: PageContext): Promise<void> {
   const filters = readFilters(ctx.params);
   const go = (next: Partial<typeof filters>) => ctx.navigate(hashOf({ ...filters, ...next }));
 
-  const bandBoxes = h(
-    'div',
-    { class: 'checks', 'data-control': 'bands' },
-    ...BAND_KEYS.map((band) =>
-      h(
-        'label',
-        {},
-        h('input', {
-          type: 'checkbox',
-          value: band,
-          checked: filters.bands.includes(band),
-          onchange: (event: Event) => {
-            const on = (event.target as HTMLInputElement).checked;
-            go({ bands: BAND_KEYS.filter((b) => (b === band ? on : filters.bands.includes(b))) });
-          },
-        }),
-        tDynamic(`band_${band}`),
-      ),
-    ),
-  );
+  const bandBoxes = bandChecks(filters.bands, (bands) => go({ bands }));
   const controls = h(
     'div',
     { class: 'controls' },

@@ -8,7 +8,7 @@ import { inUnit, money, num, price, stockName } from '../format.js';
 import { metricLabel, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { BAND_KEYS, SCREEN_NUMBER_FIELDS, type BandKey, type Currency, type ScreenAnswer, type ScreenRow } from '../types.js';
-import { metaLine, section, segmented } from '../widgets.js';
+import { bandChecks, metaLine, section, segmented } from '../widgets.js';
 
 type MarketFilter = 'KR' | 'US' | 'KR,US';
 interface Bound {
@@ -114,26 +114,7 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
     q.market,
     (market) => go({ market }),
   );
-  const bandBoxes = h(
-    'div',
-    { class: 'checks', 'data-control': 'bands' },
-    ...BAND_KEYS.map((band) =>
-      h(
-        'label',
-        {},
-        h('input', {
-          type: 'checkbox',
-          value: band,
-          checked: q.bands.includes(band),
-          onchange: (event: Event) => {
-            const on = (event.target as HTMLInputElement).checked;
-            go({ bands: BAND_KEYS.filter((b) => (b === band ? on : q.bands.includes(b))) });
-          },
-        }),
-        tDynamic(`band_${band}`),
-      ),
-    ),
-  );
+  const bandBoxes = bandChecks(q.bands, (bands) => go({ bands }));
   const sectorsInput = h('input', { type: 'text', id: 'screen-sectors', value: q.sectors, placeholder: 'Semiconductors|Banks', size: 28 });
   const boundRows = Array.from({ length: BOUND_ROWS }, (_, i) => {
     const b = q.bounds[i] ?? { field: '', min: '', max: '' };
