@@ -222,8 +222,25 @@ export class RefusalDelay {
     }, this.delayMs).unref();
   }
 
-  /** Whether a refusal is a failed authentication (delayed), not a limit of a known key. */
-  static isFailedAuth(error: ApiError): boolean {
-    return failedAuthentications.has(error);
+  /** Runs `answer` for refusal `error`: after the delay when it is a failed authentication, at once otherwise. */
+  refuse(reply: { header(name: string, value: string): unknown }, error: ApiError, answer: () => void): void {
+    if (failedAuthentications.has(error)) this.hold(reply, answer);
+    else answer();
   }
+}
+
+/**
+ * A callback-style Fastify hook's step that may or may not wait: `pass` gets `work`'s value at
+ * once when it is one (no promise, no microtask) or once it settles; a throw or rejection goes
+ * to `done` as the hook's error.
+ */
+export function settle<T>(work: () => Eventually<T>, pass: (value: T) => void, done: (err?: Error) => void): void {
+  let value: Eventually<T>;
+  try {
+    value = work();
+  } catch (err) {
+    return done(err as Error);
+  }
+  if (value instanceof Promise) value.then(pass, done);
+  else pass(value);
 }

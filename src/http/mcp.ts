@@ -17,7 +17,7 @@ import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import type { ApiError } from '../tools/errors.js';
 import { TOOLS } from '../tools/registry.js';
-import { admit, identify, keyRefusal, rateLimitHeaders, RefusalDelay, type CallOf, type Eventually, type Identity } from './gate.js';
+import { admit, identify, keyRefusal, rateLimitHeaders, settle, type CallOf, type Identity, type RefusalDelay } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
 import { createMcpServer, type McpCall } from './mcp-server.js';
@@ -208,23 +208,14 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       if (!id.ok) {
         // An OAuth token for another resource or without the scope (403, RFC 6750 insufficient_scope).
         if (id.error.code === 'forbidden' && oauth) reply.header('www-authenticate', oauth.forbiddenChallenge());
-        const answer = () => void refuse(early(request, reply).type('application/json'), id.error);
-        if (RefusalDelay.isFailedAuth(id.error)) deps.refusalDelay.hold(reply, answer);
-        else answer();
+        deps.refusalDelay.refuse(reply, id.error, () => void refuse(early(request, reply).type('application/json'), id.error));
         return;
       }
       request.auth = id.auth;
       if (id.auth.ok) request.keyPrefix = id.auth.caller.prefix;
       done();
     };
-    let id: Eventually<Identity>;
-    try {
-      id = identify(deps.access, request.headers.authorization, request.ip, deps.oauth);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (id instanceof Promise) id.then(pass, done);
-    else pass(id);
+    settle(() => identify(deps.access, request.headers.authorization, request.ip, deps.oauth), pass, done);
   }
 
   /** Checks what the SDK would drop or misread, then hands the request to the server. */

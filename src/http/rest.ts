@@ -7,7 +7,7 @@ import { ApiError } from '../tools/errors.js';
 import { coerceQuery, parseArgs } from '../tools/params.js';
 import { TOOLS } from '../tools/registry.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
-import { admit, andThen, identify, rateLimitHeaders, RefusalDelay, refused, type Eventually, type Gate } from './gate.js';
+import { admit, andThen, identify, rateLimitHeaders, type RefusalDelay, refused, settle, type Eventually, type Gate } from './gate.js';
 import type { ToolOutcome, ToolRunner } from './invoke.js';
 import { etagMatches } from './response-cache.js';
 
@@ -50,19 +50,12 @@ function admitRequest(route: Route, request: FastifyRequest, reply: FastifyReply
     if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
     if (!gate.ok) {
       const { error } = gate;
-      return RefusalDelay.isFailedAuth(error) ? deps.refusalDelay.hold(reply, () => done(error)) : done(error);
+      return deps.refusalDelay.refuse(reply, error, () => done(error));
     }
     request.account = gate.account;
     done();
   };
-  let gate: Eventually<Gate>;
-  try {
-    gate = andThen(identify(deps.access, request.headers.authorization, request.ip), (id) => (id.ok ? admit(deps.access, deps.clock, id.auth, tool.name) : refused(id.error)));
-  } catch (err) {
-    return done(err as Error);
-  }
-  if (gate instanceof Promise) gate.then(pass, done);
-  else pass(gate);
+  settle(() => andThen(identify(deps.access, request.headers.authorization, request.ip), (id) => (id.ok ? admit(deps.access, deps.clock, id.auth, tool.name) : refused(id.error))), pass, done);
 }
 
 /**
