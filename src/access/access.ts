@@ -9,7 +9,7 @@ import { isOutage } from '../store/outage.js';
 import type { AccessStore, ApiKeyRecord, Plan } from '../store/access-store.js';
 import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
 import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
-import { FailedAuthLimit } from './failed-auth.js';
+import { AddressLimit } from './address-limit.js';
 import type { BurstDecision, UsageCounter } from './usage.js';
 
 export interface PlanLimits {
@@ -100,7 +100,7 @@ export class AccessControl {
    * a revoked key is not kept here (a restore may bring it back, and it is held in `hashes`).
    */
   private readonly refused = new LRUCache<string, Refused>({ max: REFUSED_KEY_CACHE.max, ttl: REFUSED_KEY_CACHE.ttlMs });
-  private readonly failures: FailedAuthLimit;
+  private readonly failures: AddressLimit;
 
   constructor(
     private readonly store: AccessStore,
@@ -109,7 +109,7 @@ export class AccessControl {
     private readonly clock: Clock,
     limits: AdmissionLimits = DEFAULT_ADMISSION_LIMITS,
   ) {
-    this.failures = new FailedAuthLimit(limits.authFailuresPerMinute);
+    this.failures = new AddressLimit(limits.authFailuresPerMinute);
   }
 
   /**
@@ -117,7 +117,7 @@ export class AccessControl {
    * for a missing or malformed header, a throttled address, an unknown key remembered, and a key
    * this process has checked that the store still holds in memory (`AccessStore.knownKey`,
    * emptied by any change to a key); otherwise a promise (the store is read). Every refusal
-   * counts against the address (`FailedAuthLimit`); once that is used up, keys this process has
+   * counts against the address (`AddressLimit`); once that is used up, keys this process has
    * not seen match are refused as `throttled` before they are hashed or looked up. Rejects with
    * `DependencyDown` when the store does not answer.
    */
@@ -160,7 +160,7 @@ export class AccessControl {
 
   /** `result`, counted against the address; `throttled` instead when that used its failures up. */
   private refuse(address: string, result: Extract<AuthResult, { ok: false }>): AuthResult {
-    const wait = this.failures.fail(address, this.clock().getTime());
+    const wait = this.failures.count(address, this.clock().getTime());
     return wait === null ? result : { ok: false, why: 'throttled', retryAfter: wait };
   }
 

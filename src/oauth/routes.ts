@@ -240,6 +240,10 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
   });
 
   app.post(OAUTH_PATHS.register, async (request, reply) => {
+    const wait = oauth.registrationWait(request.ip);
+    if (wait !== null) {
+      return oauthError(reply.header('retry-after', String(wait)), 429, 'temporarily_unavailable', `too many client registrations; try again in ${wait} s`);
+    }
     try {
       const registered = await oauth.clients.register(request.body);
       return cors(reply).code(201).header('cache-control', 'no-store').type('application/json').send(JSON.stringify(registered));

@@ -5,6 +5,7 @@
 
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AccessControl, AuthResult } from '../access/access.js';
+import { AddressLimit } from '../access/address-limit.js';
 import { bearerToken, looksLikeKey } from '../access/keys.js';
 import type { OAuthStore } from '../store/oauth-store.js';
 import { Clients } from './clients.js';
@@ -13,6 +14,13 @@ import { ACCESS_TOKEN_PREFIX, oauthModel, secretHash } from './model.js';
 
 /** What an OAuth access token authenticates as: a key's AuthResult, or `forbidden` (another resource or scope: 403). */
 export type TokenAuth = AuthResult | { ok: false; why: 'forbidden'; prefix?: string };
+
+/**
+ * Dynamic client registrations (open, as the MCP authorization spec expects) an instance takes
+ * in an hour: from one client address, and from all together. Each registration is a stored
+ * row, so without a bound a script could grow the database at will.
+ */
+export const REGISTRATION_LIMITS = { perAddressPerHour: 20, perInstancePerHour: 1_000 } as const;
 
 export interface OAuthOptions {
   /** The public origin (PUBLIC_URL): the issuer and the resource's origin. */
@@ -42,6 +50,8 @@ export class OAuthService {
   private readonly store: OAuthStore;
   private readonly now: () => Date;
   private lastSweep = 0;
+  private readonly registrations = new AddressLimit(REGISTRATION_LIMITS.perAddressPerHour, 3_600_000);
+  private readonly allRegistrations = new AddressLimit(REGISTRATION_LIMITS.perInstancePerHour, 3_600_000);
 
   constructor(o: OAuthOptions) {
     this.origin = o.origin;
@@ -96,6 +106,20 @@ export class OAuthService {
     if (row.keyRevokedAt !== null) return { ok: false, why: 'revoked', prefix: row.keyPrefix };
     if (row.resource !== this.resource || !row.scope.split(' ').includes(MCP_SCOPE)) return { ok: false, why: 'forbidden', prefix: row.keyPrefix };
     return { ok: true, caller: { keyId: row.keyId, prefix: row.keyPrefix, plan: row.keyPlan } };
+  }
+
+  /**
+   * Counts a registration attempt from client `address`: null when it may go on, otherwise the
+   * seconds until it may (its address's or the instance's hour is used up; a refused attempt
+   * is not counted).
+   */
+  registrationWait(address: string): number | null {
+    const now = this.now().getTime();
+    const wait = this.registrations.blocked(address, now) ?? this.allRegistrations.blocked('', now);
+    if (wait !== null) return wait;
+    this.registrations.count(address, now);
+    this.allRegistrations.count('', now);
+    return null;
   }
 
   /** Deletes expired codes and tokens, at most once an hour (called when tokens are issued). */

@@ -282,6 +282,33 @@ describe('OAuth: clients that are refused', () => {
   });
 });
 
+describe('OAuth: open registration is bounded', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startOAuthServer({ TRUST_PROXY: '127.0.0.1' });
+  });
+  after(() => t.close());
+
+  const registerFrom = (address: string) =>
+    fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ client_name: 'Loop', redirect_uris: ['https://example.com/cb'] }),
+    });
+
+  it('takes 20 registrations an hour from one address, then 429 with Retry-After; another address goes on', async () => {
+    // REGISTRATION_LIMITS.perAddressPerHour = 20: attempts 1..20 are stored, the 21st is refused
+    // for the rest of the hour that began at the first (Retry-After 3,600 s less the seconds
+    // the 21 requests took, rounded up: 3,599 or 3,600).
+    for (let i = 1; i <= 20; i++) assert.equal((await registerFrom('203.0.113.7')).status, 201, `registration ${i}`);
+    const refused = await registerFrom('203.0.113.7');
+    assert.equal(refused.status, 429);
+    assert.ok(['3599', '3600'].includes(refused.headers.get('retry-after') ?? ''), refused.headers.get('retry-after') ?? 'none');
+    assert.equal(((await refused.json()) as { error: string }).error, 'temporarily_unavailable');
+    assert.equal((await registerFrom('203.0.113.8')).status, 201);
+  });
+});
+
 describe('OAuth off: a key-only deployment', () => {
   let t: TestServer;
   before(async () => {
