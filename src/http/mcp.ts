@@ -162,7 +162,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
 
     // The era, by the SDK's classifier; what it rejects is answered as it says (HTTP 400 and the JSON-RPC error).
+    // A bare tools/call is the 2025 era by the classifier's own rule, without running it (see `bareToolCall`).
     const headers = request.headers;
+    if (bareToolCall(payload, headers)) return answerLegacyRequest(messages, batch, auth, request, reply);
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: headerOf(headers['mcp-protocol-version']),
@@ -181,11 +183,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       const error = new UnsupportedProtocolVersionError({ supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version.slice(0, 40) });
       return reply.code(400).send(errorAnswer(batch ? null : idOf(payload), error.code, error.message, error.data));
     }
-    // One message at a time, in order, so a batch meters its messages in the order they were sent.
+    return answerLegacyRequest(messages, batch, auth, request, reply);
+  });
+
+  /** A 2025-era HTTP request: its messages one at a time, in order, so a batch meters its messages in the order they were sent. */
+  async function answerLegacyRequest(messages: unknown[], batch: boolean, auth: AuthResult, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const answers: Answer[] = [];
     let refusal: ApiError | null = null;
     for (const message of messages) {
-      const gate = await admitted(auth, message, reply);
+      const pending = admitted(auth, message, reply);
+      const gate = pending instanceof Promise ? await pending : pending;
       // Metering needs the database or Redis: without it nothing is answered.
       if (!gate.ok && gate.error.status === 503) return refuse(reply, gate.error);
       if (gate.ok) {
@@ -205,14 +212,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
     }
     return reply.send(bodyOf(replies, batch));
-  });
+  }
 
-  /** The gate for one message (awaited only when it is a promise: a key and counts in memory admit without a microtask). */
-  async function admitted(auth: AuthResult, message: unknown, reply: FastifyReply): Promise<Awaited<ReturnType<typeof admit>>> {
+  /** The gate for one message, with its rate-limit headers set; a promise only when metering waits (a key and counts in memory admit without a microtask). */
+  function admitted(auth: AuthResult, message: unknown, reply: FastifyReply): Gate | Promise<Gate> {
+    const withHeaders = (gate: Gate): Gate => {
+      if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
+      return gate;
+    };
     const pending = admit(deps.access, deps.clock, auth, meteredAs(message));
-    const gate = pending instanceof Promise ? await pending : pending;
-    if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
-    return gate;
+    return pending instanceof Promise ? pending.then(withHeaders) : withHeaders(pending);
   }
 
   /**
@@ -350,6 +359,25 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       await server.close().catch(() => undefined);
     }
   }
+}
+
+type Gate = Awaited<ReturnType<typeof admit>>;
+
+/**
+ * Whether a request is a lone 2025-era tools/call as curl sends it: no protocol header at all
+ * and no `_meta` in its params. The SDK's classifier routes such a request to the 2025 era ("no
+ * claim": the 2026 revision claims a request by the `MCP-Protocol-Version` header and the
+ * `_meta` envelope); test/http/mcp.test.ts checks that it agrees on every shape this accepts.
+ * It is decided here without the classifier because the classifier parses the whole body with
+ * zod (about 25 us, a quarter of a cached call); the request is still checked with the SDK's
+ * own guard (`isSpecType.CallToolRequest`) before it runs.
+ */
+export function bareToolCall(payload: unknown, headers: Record<string, string | string[] | undefined>): boolean {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return false;
+  const msg = payload as Incoming;
+  if (msg.method !== 'tools/call' || msg.jsonrpc !== '2.0' || !validId(msg.id)) return false;
+  if (msg.params === null || typeof msg.params !== 'object' || '_meta' in msg.params) return false;
+  return headers['mcp-protocol-version'] === undefined && headers['mcp-method'] === undefined && headers['mcp-name'] === undefined;
 }
 
 type RpcResponse = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import fc from 'fast-check';
+import { bareToolCall } from '../../src/http/mcp.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
 import { TOOLS } from '../../src/tools/registry.js';
@@ -608,5 +611,28 @@ describe('MCP /api/mcp', () => {
       assert.equal(over.headers.get('retry-after'), '43200');
       assert.deepEqual([(over.body as Rpc).id, (over.body as Rpc).error?.code, (over.body as Rpc).error?.data?.code], [22, -32029, 'quota_exceeded']);
     });
+  });
+
+  it('a request the door takes for a bare 2025 tools/call without the SDK classifier is one the classifier routes to the 2025 era', () => {
+    // bareToolCall skips the classifier on the hot path; it must never take a request the
+    // classifier would route to 2026 or refuse. Messages of every shape it accepts: any id, any
+    // tool name, any arguments, other params keys; with and without a header it declines.
+    const json = fc.jsonValue({ maxDepth: 2 });
+    const message = fc.record({
+      jsonrpc: fc.constant('2.0'),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 })),
+      method: fc.constant('tools/call'),
+      params: fc.record({ name: fc.string({ maxLength: 20 }), arguments: fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 4 }) }, { requiredKeys: ['name'] }),
+    });
+    const header = fc.option(fc.constantFrom('2025-06-18', '2025-11-25', '2026-07-28', 'x'), { nil: undefined });
+    fc.assert(
+      fc.property(message, header, (msg, version) => {
+        const headers = version === undefined ? {} : { 'mcp-protocol-version': version };
+        if (!bareToolCall(msg, headers)) return version !== undefined;
+        return classifyInboundRequest({ httpMethod: 'POST', body: msg }).kind === 'legacy';
+      }),
+      { numRuns: 500 },
+    );
+    assert.equal(bareToolCall({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: {} } }, {}), false, 'a _meta goes to the classifier');
   });
 });
