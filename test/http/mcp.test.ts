@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
+import { VERSION } from '../../src/app.js';
 import { bareToolCall } from '../../src/http/mcp.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
@@ -491,7 +492,7 @@ describe('MCP /api/mcp', () => {
       assert.deepEqual(result.supportedVersions, [V]);
       assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
       // The server's identity is in the result's _meta (every 2026 result carries it), not a field of its own.
-      assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'stock-data-service', title: 'Stock scoring and export data', version: '0.1.0' });
+      assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'stock-data-service', title: 'Stock scoring and export data', version: VERSION });
       assert.match(String(result.instructions), /Resources explain the formula/);
       // resultType is stamped on every 2026 result; the list hint (mcp-server.ts LIST_HINT) is one hour, shared caches allowed.
       assert.deepEqual([result.resultType, result.ttlMs, result.cacheScope], ['complete', 3_600_000, 'public']);
