@@ -123,7 +123,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.decorateRequest('auth', null);
 
-  const service = createMcpService({ access: deps.access, runner: deps.runner, clock: deps.clock, version: deps.version, tools: TOOLS });
+  const service = createMcpService({ runner: deps.runner, clock: deps.clock, version: deps.version, tools: TOOLS });
   const onerror = (err: Error): void => app.log.debug({ errName: err.name, err: err.message }, 'mcp: request refused or failed in the SDK');
   // The 2026-07-28 era: the SDK's entry, strict (2025 traffic never reaches it: see the route). Its
   // default response mode answers JSON unless a handler sends a message before its result, which

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { AccessControl } from '../../src/access/access.js';
 import type { ToolRunner } from '../../src/http/invoke.js';
 import { createMcpService, LIST_TTL_MS } from '../../src/http/mcp-server.js';
 import type { ServedDataset } from '../../src/serving/dataset.js';
@@ -27,7 +26,7 @@ function runnerWith(inMs: number | null): ToolRunner {
 }
 
 async function read(runner: ToolRunner, uri: string): Promise<Record<string, unknown>> {
-  const service = createMcpService({ access: {} as AccessControl, runner, clock: () => new Date(NOW), version: '1.0.0', tools: TOOLS });
+  const service = createMcpService({ runner, clock: () => new Date(NOW), version: '1.0.0', tools: TOOLS });
   const handler = createMcpHandler(service.factory, { legacy: 'reject' });
   const envelope = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri, _meta: envelope } });
