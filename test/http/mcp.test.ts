@@ -444,7 +444,7 @@ describe('MCP /api/mcp', () => {
       }
     });
 
-    it('a tools/call carrying _meta goes through the SDK Protocol and answers exactly as the direct path', async () => {
+    it('a tools/call carrying _meta (classified by the SDK, not taken as bare) answers exactly as a bare one', async () => {
       const plain = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 2 } } }, auth);
       const meta = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 2 }, _meta: { progressToken: 'p1' } } }, auth);
       assert.equal(meta.text, plain.text);
