@@ -583,6 +583,18 @@ describe('MCP /api/mcp', () => {
       assert.equal(old.status, 200);
     });
 
+    it('prompts/get names the prompt in Mcp-Name; a notification is 202 with no body', async () => {
+      const prompt = await rpc(mcp, request(15, 'prompts/get', { name: 'korea_export_brief', arguments: { months: '6' } }), headers('prompts/get', 'korea_export_brief'));
+      assert.equal(prompt.status, 200);
+      const result = (prompt.body as Rpc).result!;
+      assert.equal(result.resultType, 'complete');
+      assert.match((result.messages as { content: { text: string } }[])[0]!.content.text, /last 6 months/);
+      const wrong = await rpc(mcp, request(16, 'prompts/get', { name: 'korea_export_brief' }), headers('prompts/get', 'explain_stock'));
+      assert.deepEqual([wrong.status, (wrong.body as Rpc).error?.code], [400, -32020]);
+      const note = await rpc(mcp, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: envelope() } }, headers('notifications/cancelled'));
+      assert.deepEqual([note.status, note.text], [202, '']);
+    });
+
     it('a batch is a 2025 thing: one holding a 2026 request is HTTP 400, -32600, id null', async () => {
       const res = await rpc(mcp, [request(13, 'tools/list'), request(14, 'prompts/list')], headers('tools/list'));
       assert.equal(res.status, 400);
