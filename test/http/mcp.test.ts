@@ -532,11 +532,12 @@ describe('MCP /api/mcp', () => {
         [`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"__proto__":{"limit":1}},"_meta":${JSON.stringify(envelope())}}}`, headers('tools/call', 'get_rankings')],
         ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"__proto__":{"limit":1}}}}', auth],
         ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"constructor":1}}}', auth],
+        ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"prototype":{}}}}', auth],
       ] as const) {
         const bad = await rpc(mcp, body, h);
         const r = (bad.body as Rpc).result!;
         assert.equal(r.isError, true, body);
-        const key = /"(__proto__|constructor)"/.exec(body)![1];
+        const key = /"(__proto__|constructor|prototype)"/.exec(body)![1];
         assert.equal((r.content as { text: string }[])[0]!.text, `invalid_parameter: unknown parameter '${key}'; allowed parameters: market, bands, limit, offset`);
       }
       const unknown = await rpc(mcp, request(6, 'tools/call', { name: 'nope', arguments: {} }), headers('tools/call', 'nope'));
