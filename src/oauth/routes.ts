@@ -44,7 +44,7 @@ function queryParams(request: FastifyRequest): Params | null {
 }
 
 function cors(reply: FastifyReply): FastifyReply {
-  return reply.header('access-control-allow-origin', '*').header('access-control-allow-methods', 'GET, POST, OPTIONS').header('access-control-allow-headers', 'content-type, authorization, mcp-protocol-version');
+  return reply.header('access-control-allow-origin', '*').header('access-control-allow-methods', 'GET, POST, OPTIONS').header('access-control-allow-headers', 'content-type, authorization, mcp-protocol-version, mcp-method, mcp-name');
 }
 
 const oauthError = (reply: FastifyReply, status: number, error: string, description: string) =>
