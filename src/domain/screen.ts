@@ -3,8 +3,10 @@
 // (computed once per refresh); this module only filters and orders them.
 //
 // Built for ~8,700 stocks and many requests per refresh: a stock's numeric fields sit in one
-// Float64Array (NaN for null), and each sort order of the universe is made once per served
-// dataset (ScreenIndex), so a screen is one pass along an order, with no sort of its own.
+// Float64Array (NaN for null); per served dataset (ScreenIndex) each bounded field's stocks are
+// held in ascending order and each sort order is made once, so a screen sorts nothing and
+// compares no stock's value: its bounds are ranges found by binary search, intersected as bit
+// sets, and its page is read along the held order.
 
 import type { Market } from './model.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from './metrics.js';
@@ -78,6 +80,8 @@ export interface ScreenStock {
   name: string;
   nameEn: string | null;
   sector: string;
+  /** KOSPI / KOSDAQ for KR, NYSE / NASDAQ / ... for US (Security.exchange). */
+  exchange: string;
   band: BandKey | null;
   currency: 'KRW' | 'USD';
   grade: Grade | null;
@@ -125,6 +129,8 @@ export interface ScreenQuery {
   sectors: readonly string[];
   /** Empty: every band, and stocks without a price (no band) too. */
   bands: readonly BandKey[];
+  /** Empty: every exchange. */
+  exchanges: readonly string[];
   bounds: readonly ScreenBound[];
   sort: ScreenSort;
   limit: number;
@@ -133,6 +139,8 @@ export interface ScreenQuery {
 
 export interface ScreenResult {
   rows: ScreenStock[];
+  /** Each row's index in the index's stocks. */
+  at: number[];
   /** Stocks that pass every filter (all pages). */
   totalCount: number;
   /**
@@ -155,27 +163,74 @@ function tieBreak(a: ScreenStock, b: ScreenStock): number {
 /** Stocks in one sort order, as indices into the index's stocks. */
 type Order = Int32Array;
 
+/** A set of stocks, one bit a stock (bit i & 31 of word i >>> 5). */
+type StockSet = Uint32Array;
+
+/** A field's stocks that have a value, ascending by it: the stocks a bound keeps are one range of it. */
+interface Ascending {
+  /** Stock indices ascending by value (ties in any order: a bound keeps all of them or none). */
+  stocks: Int32Array;
+  /** Their values in the same order, which a bound's ends are searched in. */
+  values: Float64Array;
+  /** The stocks that have a value. */
+  valued: StockSet;
+  /** Stock indices without a value. */
+  nulls: Int32Array;
+  /** How many of `nulls` are KR (0) and US (1) stocks. */
+  nullsByMarket: readonly [number, number];
+}
+
+/** First position in ascending `values` whose value is >= x (or > x when `after`). */
+function searchValues(values: Float64Array, x: number, after: boolean): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = values[mid] as number;
+    if (v < x || (after && v === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Set bits in a 32-bit word. */
+function bitCount(w: number): number {
+  w -= (w >>> 1) & 0x55555555;
+  w = (w & 0x33333333) + ((w >>> 2) & 0x33333333);
+  return (Math.imul((w + (w >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+}
+
 /**
- * The universe as a screen reads it: the stocks; their fields as columns (one Float64Array per
- * numeric field, and small integer ids for market, sector and band), which a pass reads ~5x
- * faster than each stock's own array; and each sort order, made the first time it is asked for
- * (one sort of the universe per served dataset and order), so a screen is one pass along an
- * order with no sort of its own.
+ * The universe as a screen reads it, made once per served dataset: the stocks; their fields as
+ * columns (one Float64Array per numeric field, and small integer ids for market, sector, band
+ * and exchange); per bounded field, its valued stocks in ascending order, so a bound's stocks
+ * are one range found by binary search and no stock's value is compared at all; and each sort
+ * order. Both kinds of order are made the first time they are asked for and kept.
  */
 export class ScreenIndex {
   private readonly orders = new Map<string, Order>();
+  private readonly ascending = new Map<string, Ascending>();
   /** Per numeric field (SCREEN_COLUMN), every stock's value; NaN for null. */
   readonly columns: readonly Float64Array[];
   /** 0 KR, 1 US. */
   readonly marketIds: Uint8Array;
   readonly sectorIds: Int32Array;
   readonly sectorNames: ReadonlyMap<string, number>;
+  readonly exchangeIds: Int32Array;
+  readonly exchangeNames: ReadonlyMap<string, number>;
   /** Index in BAND_ORDER, or BAND_ORDER.length for no band. */
   readonly bandIds: Uint8Array;
-  /** A column of zeros: the bound every stock passes, where a screen has fewer bounds than a pass reads. */
-  readonly zeros: Float64Array;
   /** Every stock's grade rank (GRADE_RANK), NaN without a grade. */
   readonly grades: Float64Array;
+  /** Words of a StockSet. */
+  private readonly words: number;
+  /** The stocks of KR, of US, of both. */
+  private readonly marketSets: readonly [StockSet, StockSet, StockSet];
+  /**
+   * Scratch sets a screen works in (`screen` is synchronous, so one screen at a time uses
+   * them): the chosen stocks, those passing so far, one bound's.
+   */
+  readonly scratch: readonly [StockSet, StockSet, StockSet];
 
   constructor(readonly stocks: readonly ScreenStock[]) {
     const n = stocks.length;
@@ -186,22 +241,64 @@ export class ScreenIndex {
     }
     this.columns = columns;
     this.marketIds = Uint8Array.from(stocks, (s) => (s.market === 'KR' ? 0 : 1));
-    const sectors = new Map<string, number>();
-    this.sectorIds = new Int32Array(n);
-    stocks.forEach((s, i) => {
-      let id = sectors.get(s.sector);
-      if (id === undefined) sectors.set(s.sector, (id = sectors.size));
-      this.sectorIds[i] = id;
-    });
-    this.sectorNames = sectors;
+    const ids = (of: (s: ScreenStock) => string): { ids: Int32Array; names: Map<string, number> } => {
+      const names = new Map<string, number>();
+      const out = new Int32Array(n);
+      stocks.forEach((s, i) => {
+        let id = names.get(of(s));
+        if (id === undefined) names.set(of(s), (id = names.size));
+        out[i] = id;
+      });
+      return { ids: out, names };
+    };
+    ({ ids: this.sectorIds, names: this.sectorNames } = ids((s) => s.sector));
+    ({ ids: this.exchangeIds, names: this.exchangeNames } = ids((s) => s.exchange));
     this.bandIds = Uint8Array.from(stocks, (s) => (s.band === null ? BAND_ORDER.length : BAND_ORDER.indexOf(s.band)));
-    this.zeros = new Float64Array(n);
     this.grades = Float64Array.from(stocks, (s) => (s.grade === null ? NaN : GRADE_RANK[s.grade]));
+    this.words = Math.ceil(n / 32);
+    const kr = new Uint32Array(this.words);
+    const us = new Uint32Array(this.words);
+    for (let i = 0; i < n; i++) {
+      const set = this.marketIds[i] === 0 ? kr : us;
+      set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
+    }
+    this.marketSets = [kr, us, kr.map((w, k) => (w | (us[k] as number)) >>> 0)];
+    this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words), new Uint32Array(this.words)];
   }
 
   /** The column of a field a bound or a sort reads. */
   column(field: ScreenNumberField | 'grade'): Float64Array {
     return field === 'grade' ? this.grades : (this.columns[SCREEN_COLUMN[field]] as Float64Array);
+  }
+
+  /** The stocks of KR, US or both. */
+  marketSet(markets: readonly Market[]): StockSet {
+    const kr = markets.includes('KR');
+    const us = markets.includes('US');
+    return this.marketSets[kr && us ? 2 : kr ? 0 : 1] as StockSet;
+  }
+
+  /** A field's valued stocks in ascending order, and its nulls (made on first use, then kept). */
+  ascendingOf(field: ScreenNumberField | 'grade'): Ascending {
+    let asc = this.ascending.get(field);
+    if (asc === undefined) {
+      const column = this.column(field);
+      const valued: number[] = [];
+      const nulls: number[] = [];
+      const byMarket: [number, number] = [0, 0];
+      for (let i = 0; i < column.length; i++) {
+        if (Number.isNaN(column[i] as number)) {
+          nulls.push(i);
+          byMarket[this.marketIds[i] as 0 | 1]++;
+        } else valued.push(i);
+      }
+      const stocks = Int32Array.from(valued).sort((a, b) => (column[a] as number) - (column[b] as number));
+      const set = new Uint32Array(this.words);
+      for (const i of valued) set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
+      asc = { stocks, values: Float64Array.from(stocks, (i) => column[i] as number), valued: set, nulls: Int32Array.from(nulls), nullsByMarket: byMarket };
+      this.ascending.set(field, asc);
+    }
+    return asc;
   }
 
   /** Every stock in `sort` order: those without a value last in either order; ties by code, then market. */
@@ -228,103 +325,105 @@ export class ScreenIndex {
 
 const BAND_ORDER: readonly BandKey[] = ['mega', 'xlarge', 'large', 'mid', 'small'];
 
+/** Flags by id: 1 for the ids of `names` (every id when `names` is empty). */
+function allowed(size: number, names: readonly string[], idOf: (name: string) => number | undefined): Uint8Array {
+  const ok = new Uint8Array(size).fill(names.length === 0 ? 1 : 0);
+  for (const name of names) {
+    const id = idOf(name);
+    if (id !== undefined) ok[id] = 1;
+  }
+  return ok;
+}
+
 /**
- * The screen: stocks of `markets` (and `sectors`, `bands` when given) whose every bounded field
- * has a value within [min, max]; in `sort` order (stocks lacking that value last in either
- * order, ties by code then market); rows [offset, offset + limit). Pure; bounds are assumed
- * valid (numeric fields, min <= max) as the tool checks them.
+ * The screen: stocks of `markets` (and `sectors`, `bands`, `exchanges` when given) whose every
+ * bounded field has a value within [min, max]; in `sort` order (stocks lacking that value last
+ * in either order, ties by code then market); rows [offset, offset + limit). Pure; bounds are
+ * assumed valid (numeric fields, min <= max) as the tool checks them.
+ *
+ * Sets of stocks are bit sets: the chosen stocks (a market's is held; sectors, bands and
+ * exchanges take one pass over the ids), each bound's stocks (a range of the field's ascending
+ * order, or the valued stocks less what lies outside the range, whichever is shorter to walk),
+ * and their intersection, ANDed a word at a time. The page is then read along the sort order
+ * until full.
  */
 export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
-  // Which market, sector and band ids pass, as flags by id.
-  const marketOk = Uint8Array.of(query.markets.includes('KR') ? 1 : 0, query.markets.includes('US') ? 1 : 0);
-  const sectorOk = new Uint8Array(index.sectorNames.size).fill(query.sectors.length === 0 ? 1 : 0);
-  for (const name of query.sectors) {
-    const id = index.sectorNames.get(name);
-    if (id !== undefined) sectorOk[id] = 1;
-  }
-  const bandOk = new Uint8Array(BAND_ORDER.length + 1).fill(query.bands.length === 0 ? 1 : 0);
-  for (const band of query.bands) bandOk[BAND_ORDER.indexOf(band)] = 1;
   const n = index.stocks.length;
-  const { marketIds, sectorIds, bandIds } = index;
-  // Which stocks pass, by stock: found in the stocks' own order, where each column is read
-  // front to back (in a sort order the reads jump about the columns and took ~5x as long).
-  // The bounds four at a time, each four in one pass with their columns in locals (a loop over
-  // the bounds inside the pass ran ~10x slower); missing places are filled with a bound every
-  // value passes. Most screens have at most four bounds: one pass does all.
-  const passed = new Uint8Array(n);
-  const nulls = new Int32Array(Math.max(4, Math.ceil(query.bounds.length / 4) * 4));
-  const passes = Math.max(1, Math.ceil(query.bounds.length / 4));
-  const everyStock = query.markets.includes('KR') && query.markets.includes('US') && query.sectors.length === 0 && query.bands.length === 0;
-  const pass = (k: number) => {
-    const b = query.bounds[k];
-    return b === undefined ? { column: index.zeros, min: -Infinity, max: Infinity } : { column: index.column(b.field), min: b.min ?? -Infinity, max: b.max ?? Infinity };
-  };
-  for (let i = 0; i < n; i++) {
-    passed[i] = everyStock ? 1 : (marketOk[marketIds[i] as number] as number) & (sectorOk[sectorIds[i] as number] as number) & (bandOk[bandIds[i] as number] as number);
-  }
-  // Null counts are over the chosen stocks whatever the other bounds say, so a pass reads every
-  // chosen stock; `chosen` keeps which those are once the first pass starts failing stocks.
-  const chosen = passes > 1 ? passed.slice() : passed;
-  let totalCount = 0;
-  for (let p = 0; p < passes; p++) {
-    const last = p === passes - 1;
-    const b0 = pass(4 * p);
-    const b1 = pass(4 * p + 1);
-    const b2 = pass(4 * p + 2);
-    const b3 = pass(4 * p + 3);
-    const [c0, c1, c2, c3] = [b0.column, b1.column, b2.column, b3.column];
-    const [lo0, lo1, lo2, lo3] = [b0.min, b1.min, b2.min, b3.min];
-    const [hi0, hi1, hi2, hi3] = [b0.max, b1.max, b2.max, b3.max];
-    let n0 = 0;
-    let n1 = 0;
-    let n2 = 0;
-    let n3 = 0;
+  const [chosen, passing, bound] = index.scratch;
+  const words = chosen.length;
+  const byMarket = query.sectors.length === 0 && query.bands.length === 0 && query.exchanges.length === 0;
+  if (byMarket) chosen.set(index.marketSet(query.markets));
+  else {
+    const marketOk = Uint8Array.of(query.markets.includes('KR') ? 1 : 0, query.markets.includes('US') ? 1 : 0);
+    const sectorOk = allowed(index.sectorNames.size, query.sectors, (s) => index.sectorNames.get(s));
+    const exchangeOk = allowed(index.exchangeNames.size, query.exchanges, (e) => index.exchangeNames.get(e));
+    const bandOk = allowed(BAND_ORDER.length + 1, query.bands, (b) => BAND_ORDER.indexOf(b as BandKey));
+    const { marketIds, sectorIds, bandIds, exchangeIds } = index;
+    chosen.fill(0);
     for (let i = 0; i < n; i++) {
-      if (chosen[i] === 0) continue;
-      // A null counts for its field whatever the other bounds say, and fails the stock.
-      let bad = 0;
-      const v0 = c0[i] as number;
-      if (v0 !== v0) {
-        n0++;
-        bad = 1;
-      } else if (v0 < lo0 || v0 > hi0) bad = 1;
-      const v1 = c1[i] as number;
-      if (v1 !== v1) {
-        n1++;
-        bad = 1;
-      } else if (v1 < lo1 || v1 > hi1) bad = 1;
-      const v2 = c2[i] as number;
-      if (v2 !== v2) {
-        n2++;
-        bad = 1;
-      } else if (v2 < lo2 || v2 > hi2) bad = 1;
-      const v3 = c3[i] as number;
-      if (v3 !== v3) {
-        n3++;
-        bad = 1;
-      } else if (v3 < lo3 || v3 > hi3) bad = 1;
-      if (bad === 1) passed[i] = 0;
-      else if (last && passed[i] === 1) totalCount++;
+      const ok = (marketOk[marketIds[i] as number] as number) & (sectorOk[sectorIds[i] as number] as number) & (bandOk[bandIds[i] as number] as number) & (exchangeOk[exchangeIds[i] as number] as number);
+      chosen[i >>> 5] = ((chosen[i >>> 5] as number) | (ok << (i & 31)));
     }
-    nulls.set([n0, n1, n2, n3], 4 * p);
   }
-  // The page: along the sort order, reading one byte a stock, until it is full.
+  passing.set(chosen);
+  const droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>> = {};
+  for (const b of query.bounds) {
+    const asc = index.ascendingOf(b.field);
+    // Stocks chosen (whatever the other bounds say) that have no value for the field.
+    let nulls = 0;
+    if (byMarket) {
+      if (query.markets.includes('KR')) nulls += asc.nullsByMarket[0];
+      if (query.markets.includes('US')) nulls += asc.nullsByMarket[1];
+    } else {
+      const list = asc.nulls;
+      for (let k = 0; k < list.length; k++) {
+        const i = list[k] as number;
+        nulls += ((chosen[i >>> 5] as number) >>> (i & 31)) & 1;
+      }
+    }
+    droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls);
+    // The bound's stocks: positions [from, to) of the ascending order.
+    const { stocks, values } = asc;
+    const from = b.min === undefined ? 0 : searchValues(values, b.min, false);
+    const to = b.max === undefined ? values.length : searchValues(values, b.max, true);
+    if (to - from <= values.length - (to - from)) {
+      bound.fill(0);
+      for (let k = from; k < to; k++) {
+        const i = stocks[k] as number;
+        bound[i >>> 5] = ((bound[i >>> 5] as number) | (1 << (i & 31)));
+      }
+    } else {
+      bound.set(asc.valued);
+      for (let k = 0; k < from; k++) {
+        const i = stocks[k] as number;
+        bound[i >>> 5] = ((bound[i >>> 5] as number) & ~(1 << (i & 31)));
+      }
+      for (let k = to; k < values.length; k++) {
+        const i = stocks[k] as number;
+        bound[i >>> 5] = ((bound[i >>> 5] as number) & ~(1 << (i & 31)));
+      }
+    }
+    for (let w = 0; w < words; w++) passing[w] = ((passing[w] as number) & (bound[w] as number));
+  }
+  let totalCount = 0;
+  for (let w = 0; w < words; w++) totalCount += bitCount(passing[w] as number);
+  // The page: along the sort order, one bit a stock, until it is full.
   const offset = Math.max(0, query.offset);
   const end = offset + Math.max(0, query.limit);
   const rows: ScreenStock[] = [];
+  const at: number[] = [];
   if (offset < totalCount && end > offset) {
     const order = index.order(query.sort);
     let seen = 0;
     for (let j = 0; j < n && seen < end; j++) {
       const i = order[j] as number;
-      if (passed[i] === 0) continue;
-      if (seen >= offset) rows.push(index.stocks[i] as ScreenStock);
+      if ((((passing[i >>> 5] as number) >>> (i & 31)) & 1) === 0) continue;
+      if (seen >= offset) {
+        rows.push(index.stocks[i] as ScreenStock);
+        at.push(i);
+      }
       seen++;
     }
   }
-  const droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>> = {};
-  query.bounds.forEach((b, k) => {
-    droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls[k] as number);
-  });
-  return { rows, totalCount, droppedForNull };
+  return { rows, at, totalCount, droppedForNull };
 }

@@ -5,7 +5,7 @@
 // text (`filters=roe:10:,per::15`, `sort=roe:desc`), parsed here into the same arguments.
 
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { englishNameOf, type Market } from '../domain/model.js';
 import { BAND_KEYS, PERCENTILE_METRICS, type BandKey } from '../domain/results.js';
 import { gradeOf } from '../domain/score.js';
 import type { Grade } from '../domain/results.js';
@@ -28,6 +28,7 @@ import {
 } from '../domain/screen.js';
 import type { ServedDataset, StockView } from '../serving/dataset.js';
 import { ApiError } from './errors.js';
+import { JsonText } from './json-text.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
 import { bandKey, englishName, meta } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -38,6 +39,7 @@ const BOUND_FIELD_LIST = `${NUMBER_FIELD_LIST}, grade`;
 /** Most bounds one screen takes: one per numeric field is plenty, and it bounds the work. */
 const MAX_FILTERS = 20;
 const DEFAULT_SORT = { field: 'marketCap', order: 'desc' } as const;
+const EXCHANGE_EXAMPLES = 'KOSPI, KOSDAQ for KR; NYSE, NASDAQ, ... for US';
 
 const GRADES = Object.keys(GRADE_RANK) as Grade[];
 /** A bound's end: a number in the field unit, or a grade for the field grade. */
@@ -70,6 +72,7 @@ const FILTERS_DESCRIPTION =
 const input = z.strictObject({
   market: marketParam,
   sectors: z.array(z.string().max(100)).max(100).default([]).describe('Sector names (stock-data://sectors); empty: every sector'),
+  exchanges: z.array(z.string().max(20)).max(20).default([]).describe(`Exchanges (${EXCHANGE_EXAMPLES}); empty: every exchange`),
   bands: z.array(z.enum(BAND_KEYS as [BandKey, ...BandKey[]])).max(5).default([]).describe(`Market-cap bands from ${BAND_KEYS.join(', ')}; empty: every stock, with a price or not`),
   filters: z.array(bound).max(MAX_FILTERS).default([]).describe(FILTERS_DESCRIPTION),
   sort: sortSchema.default({ ...DEFAULT_SORT }).describe(`{field, order}: a numeric field or grade; stocks without a value come last; ties by code. Default ${DEFAULT_SORT.field} ${DEFAULT_SORT.order}`),
@@ -121,6 +124,12 @@ const restInput = z.strictObject({
     .prefault('')
     .transform((t) => (t === '' ? [] : t.split('|').map((x) => x.trim())))
     .describe('Sector names separated by | (a name may hold commas: SEC industries such as "SERVICES-COMPUTER PROGRAMMING, DATA PROCESSING, ETC."), from stock-data://sectors; empty: every sector'),
+  exchanges: z
+    .string()
+    .max(200)
+    .prefault('')
+    .transform(list)
+    .describe(`Comma-separated exchanges (${EXCHANGE_EXAMPLES}); empty: every exchange`),
   bands: z
     .string()
     .regex(new RegExp(`^((${BAND_KEYS.join('|')})(,(${BAND_KEYS.join('|')}))*)?$`), { error: `must be comma-separated band keys from ${BAND_KEYS.join(', ')}` })
@@ -153,7 +162,7 @@ const restInput = z.strictObject({
   format: formatParam,
 });
 
-// Arguments the schemas cannot judge: field names against the fields, sectors against the dataset.
+// Arguments the schemas cannot judge: field names against the fields, sectors and exchanges against the dataset.
 
 function invalid(parameter: string, detail: string): ApiError {
   return new ApiError('invalid_parameter', `parameter '${parameter}' ${detail}`, { parameter });
@@ -197,9 +206,24 @@ function checkSectors(data: ServedDataset, markets: readonly string[], sectors: 
   throw invalid('sectors', `names '${unknown.slice(0, 60)}', no sector of ${markets.join(',')}${hint}; allowed: ${shown}`);
 }
 
+function checkExchanges(served: ServedScreen, markets: readonly Market[], exchanges: readonly string[]): void {
+  if (exchanges.length === 0) return;
+  const known = markets.flatMap((m) => served.exchanges[m]);
+  const unknown = exchanges.find((e) => !known.includes(e));
+  if (unknown !== undefined) throw invalid('exchanges', `names '${unknown.slice(0, 20)}', no exchange of ${markets.join(',')}; allowed: ${known.join(', ')}`);
+}
+
 // The universe as the screener holds it, made once per served dataset.
 
-const tables = new WeakMap<ServedDataset, Promise<ScreenIndex>>();
+/** A served dataset's screen index, the exchanges its stocks are listed on, and its rows' text pieces. */
+interface ServedScreen {
+  index: ScreenIndex;
+  /** Per market, its stocks' exchanges by name. */
+  exchanges: Readonly<Record<Market, readonly string[]>>;
+  texts: RowTexts;
+}
+
+const tables = new WeakMap<ServedDataset, Promise<ServedScreen>>();
 const PERCENTILE_KEYS = new Set<string>(PERCENTILE_METRICS);
 
 /** One stock's screen row: exactly the values the per-stock tools serve for it. */
@@ -238,6 +262,7 @@ export function screenStockOf(view: StockView): ScreenStock {
     name: s.name,
     nameEn: englishNameOf(s),
     sector: s.sector,
+    exchange: s.exchange,
     band: view.band,
     currency: s.currency,
     grade: scored ? gradeOf(scored.score) : null,
@@ -253,28 +278,153 @@ const ROWS_PER_STEP = 500;
  * steps that let other requests run) and shared by every later one and by those that arrive
  * while it is being made.
  */
-function indexOf(data: ServedDataset): Promise<ScreenIndex> {
-  let index = tables.get(data);
-  if (index === undefined) {
-    index = (async () => {
+function servedScreenOf(data: ServedDataset): Promise<ServedScreen> {
+  let served = tables.get(data);
+  if (served === undefined) {
+    served = (async () => {
       const stocks: ScreenStock[] = [];
       for (const view of data.stocks()) {
         stocks.push(screenStockOf(view));
         if (stocks.length % ROWS_PER_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      return new ScreenIndex(stocks);
+      const index = new ScreenIndex(stocks);
+      const exchangesOf = (market: Market) => [...new Set(stocks.filter((st) => st.market === market).map((st) => st.exchange))].sort();
+      return { index, exchanges: { KR: exchangesOf('KR'), US: exchangesOf('US') }, texts: new RowTexts(index) };
     })();
-    tables.set(data, index);
+    tables.set(data, served);
     // A failed build (no stock served yet) is not kept: the next screen tries again.
-    index.catch(() => tables.delete(data));
+    served.catch(() => tables.delete(data));
   }
-  return index;
+  return served;
 }
 
 // The answer.
 
 const IDENTITY = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
 type Cell = string | number | null;
+
+/** The most bytes a field's value takes: a number's JSON text is at most 24 characters (`-1.2345678901234567e-308`), a grade 4, null 4. */
+const VALUE_BYTES = 24;
+
+/** One field's value text for every stock, ASCII: stock i's in `bytes` at i * VALUE_BYTES, `lengths[i]` long. */
+interface FieldTexts {
+  bytes: Uint8Array;
+  lengths: Uint8Array;
+}
+
+/**
+ * Screen rows as JSON text, from pieces made once per served dataset and kept: each stock's
+ * identity (`{"code":"005930",...,"currency":"KRW"` for object rows, `["005930",...,"KRW"` for
+ * arrays), made the first time a row shows it, and each field's value text for every stock,
+ * made the first time a screen shows the field (~1 ms at full size). An answer's rows are then
+ * copies of held bytes: the text JSON.stringify gives the same rows as objects
+ * (test/tools/screen-stocks.test.ts), with no number formatted again. Bounded: two identities a
+ * stock, 25 bytes a stock a field.
+ */
+export class RowTexts {
+  private readonly identities: [(Buffer | undefined)[], (Buffer | undefined)[]] = [[], []];
+  private readonly fields = new Map<ScreenField, FieldTexts>();
+  /** `,"per":` of each field, for object rows. */
+  private readonly heads = new Map<ScreenField, Uint8Array>();
+
+  constructor(private readonly index: ScreenIndex) {}
+
+  private identity(i: number, kind: 0 | 1): Buffer {
+    const held = this.identities[kind][i];
+    if (held !== undefined) return held;
+    const s = this.index.stocks[i] as ScreenStock;
+    const cells: Cell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
+    const text = kind === 0 ? `{${IDENTITY.map((key, c) => `${JSON.stringify(key)}:${JSON.stringify(cells[c])}`).join(',')}` : `[${cells.map((c) => JSON.stringify(c)).join(',')}`;
+    const bytes = Buffer.from(text, 'utf8');
+    this.identities[kind][i] = bytes;
+    return bytes;
+  }
+
+  private textsOf(field: ScreenField): FieldTexts {
+    let texts = this.fields.get(field);
+    if (texts === undefined) {
+      const stocks = this.index.stocks;
+      texts = { bytes: new Uint8Array(stocks.length * VALUE_BYTES), lengths: new Uint8Array(stocks.length) };
+      for (let i = 0; i < stocks.length; i++) {
+        const s = stocks[i] as ScreenStock;
+        const text = JSON.stringify(field === 'grade' ? s.grade : screenValue(s, field));
+        for (let c = 0; c < text.length; c++) texts.bytes[i * VALUE_BYTES + c] = text.charCodeAt(c);
+        texts.lengths[i] = text.length;
+      }
+      this.fields.set(field, texts);
+    }
+    return texts;
+  }
+
+  private headOf(field: ScreenField): Uint8Array {
+    let head = this.heads.get(field);
+    if (head === undefined) this.heads.set(field, (head = Buffer.from(`,${JSON.stringify(field)}:`, 'latin1')));
+    return head;
+  }
+
+  /** The rows of stocks `at` (indices into the index's stocks) with `fields`, as objects or arrays: a JSON array written when the answer is. */
+  rows(at: readonly number[], fields: readonly ScreenField[], shape: 'objects' | 'arrays'): ScreenRows {
+    const kind = shape === 'objects' ? 0 : 1;
+    return new ScreenRows(
+      at.map((i) => this.identity(i, kind)),
+      at,
+      fields.map((f) => this.textsOf(f)),
+      fields.map((f) => (kind === 0 ? this.headOf(f) : COMMA_HEAD)),
+      kind === 0 ? 125 : 93,
+    );
+  }
+}
+
+/** Screen rows from their pieces (RowTexts), written into the answer by its writer. */
+class ScreenRows extends JsonText {
+  readonly maxBytes: number;
+
+  constructor(
+    /** Each row's identity text, which opens the row. */
+    private readonly identities: readonly Buffer[],
+    /** Each row's stock. */
+    private readonly at: readonly number[],
+    private readonly texts: readonly FieldTexts[],
+    /** What precedes each field's value. */
+    private readonly heads: readonly Uint8Array[],
+    /** `}` or `]`. */
+    private readonly close: number,
+  ) {
+    super();
+    let rowRoom = 2;
+    for (const head of heads) rowRoom += head.length + VALUE_BYTES;
+    let room = 2 + at.length * rowRoom;
+    for (const identity of identities) room += identity.length;
+    this.maxBytes = room;
+  }
+
+  writeInto(out: Uint8Array, at: number): number {
+    const { identities, texts, heads, close } = this;
+    let n = at;
+    out[n++] = 91;
+    for (let r = 0; r < identities.length; r++) {
+      const i = this.at[r] as number;
+      if (r > 0) out[n++] = 44;
+      const identity = identities[r] as Buffer;
+      out.set(identity, n);
+      n += identity.length;
+      for (let f = 0; f < texts.length; f++) {
+        const head = heads[f] as Uint8Array;
+        for (let b = 0; b < head.length; b++) out[n++] = head[b] as number;
+        const { bytes, lengths } = texts[f] as FieldTexts;
+        const from = i * VALUE_BYTES;
+        const to = from + (lengths[i] as number);
+        for (let b = from; b < to; b++) out[n++] = bytes[b] as number;
+      }
+      out[n++] = close;
+    }
+    out[n++] = 93;
+    return n;
+  }
+}
+
+/** An array row's separator before each field. */
+const COMMA_HEAD = Uint8Array.of(44);
 
 const row = z
   .object({
@@ -293,6 +443,7 @@ const output = z.object({
   market: z.string(),
   sectors: z.array(z.string()),
   bands: z.array(z.string()),
+  exchanges: z.array(z.string()),
   filters: z.array(z.object({ field: z.string(), min: boundEnd.optional(), max: boundEnd.optional() })),
   sort: z.object({ field: z.string(), order: z.enum(['asc', 'desc']) }),
   fields: z.array(z.string()).describe('The fields of each row after its identity'),
@@ -336,52 +487,38 @@ export const screenStocks = defineTool({
     if (!isScreenNumberField(sortField) && sortField !== 'grade') {
       throw invalid('sort', `names ${isText(sortField) ? `'${sortField}', a text field` : `an unknown field '${sortField.slice(0, 40)}'`}; allowed: ${NUMBER_FIELD_LIST}, grade`);
     }
-    const fields = [...new Set(args.fields ?? DEFAULT_SCREEN_FIELDS)];
+    const fields = args.fields === undefined ? DEFAULT_SCREEN_FIELDS : [...new Set(args.fields)];
     for (const f of fields) {
       if (!(SCREEN_FIELDS as readonly string[]).includes(f)) {
         throw invalid('fields', `names ${(IDENTITY as readonly string[]).includes(f) ? `'${f}', which every row carries already` : `an unknown field '${f.slice(0, 40)}'`}; allowed: ${FIELD_LIST}`);
       }
     }
     checkSectors(data, markets, args.sectors);
-    const result = screen(await indexOf(data), {
+    const served = await servedScreenOf(data);
+    checkExchanges(served, markets, args.exchanges);
+    const result = screen(served.index, {
       markets,
       sectors: args.sectors,
       bands: args.bands,
+      exchanges: args.exchanges,
       bounds,
       sort: { field: sortField, order: args.sort.order },
       limit: args.limit,
       offset: args.offset,
     });
-    const asked = fields as ScreenField[];
-    const cells = (s: ScreenStock): Cell[] => [
-      s.code,
-      s.market,
-      s.name,
-      s.nameEn,
-      s.sector,
-      s.band,
-      s.currency,
-      ...asked.map((f): Cell => (f === 'grade' ? s.grade : screenValue(s, f))),
-    ];
-    const columns = [...IDENTITY, ...asked];
-    const rows =
-      args.format === 'columns'
-        ? { columns, rows: result.rows.map(cells) }
-        : result.rows.map((s) => {
-            // Keys set in one order on a fresh object: every row gets the same hidden class
-            // (Object.fromEntries made dictionary objects, ~6x slower to build and to write).
-            const values = cells(s);
-            const out: Record<string, Cell> = {};
-            for (let i = 0; i < columns.length; i++) out[columns[i] as string] = values[i] as Cell;
-            return out as z.output<typeof row>;
-          });
+    const asked = fields as readonly ScreenField[];
+    const columns = args.format === 'columns';
+    const text = served.texts.rows(result.at, asked, columns ? 'arrays' : 'objects');
+    // Typed as what they serialise to: nothing reads an answer but its serialisers.
+    const rows = columns ? { columns: [...IDENTITY, ...asked], rows: text as unknown as Cell[][] } : (text as unknown as z.output<typeof row>[]);
     return {
       market: args.market,
       sectors: args.sectors,
       bands: args.bands,
+      exchanges: args.exchanges,
       filters: args.filters.map((b) => ({ field: b.field, ...(b.min !== undefined ? { min: b.min } : {}), ...(b.max !== undefined ? { max: b.max } : {}) })),
       sort: { field: sortField, order: args.sort.order },
-      fields: asked,
+      fields: [...asked],
       units: Object.fromEntries(asked.map((f) => [f, UNITS[f] as string])),
       count: result.rows.length,
       totalCount: result.totalCount,
