@@ -183,7 +183,7 @@ function checkBound(b: z.output<typeof bound>): ScreenBound {
     return { field, min: lo, max: hi };
   }
   if (!isScreenNumberField(field)) {
-    if (isText(field)) throw invalid('filters', `bounds '${field}', a text field (filter it with market, sectors or bands); allowed: ${BOUND_FIELD_LIST}`);
+    if (isText(field)) throw invalid('filters', `bounds '${field}', a text field (filter it with market, sectors, bands or exchanges); allowed: ${BOUND_FIELD_LIST}`);
     throw invalid('filters', `names an unknown field '${field.slice(0, 40)}'; allowed: ${BOUND_FIELD_LIST}`);
   }
   for (const end of [min, max]) {
@@ -450,7 +450,7 @@ const output = z.object({
   units: z.record(z.string(), z.string()).describe('Unit of each field: x, %, days, 0..100, score, grade, or currency (the row currency)'),
   count: z.number().int().describe('Rows in this answer'),
   totalCount: z.number().int().describe('Stocks that pass every filter (all pages)'),
-  droppedForNull: z.record(z.string(), z.number().int()).describe('Per bounded field: stocks of the chosen markets, sectors and bands without a value for it (they fail its bound)'),
+  droppedForNull: z.record(z.string(), z.number().int()).describe('Per bounded field: stocks of the chosen markets, sectors, bands and exchanges without a value for it (they fail its bound)'),
   rows: z
     .union([z.array(row), z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.union([z.string(), z.number(), z.null()]))) })])
     .describe('In sort order; compact form (format=columns): columns named once, rows as arrays'),
@@ -464,7 +464,7 @@ export const screenStocks = defineTool({
   name: 'screen_stocks',
   title: 'Stock screener',
   description:
-    'Screen every KR and US stock in one call: filter by market, sectors, market-cap bands and bounds on any computed ' +
+    'Screen every KR and US stock in one call: filter by market, sectors, market-cap bands, exchanges and bounds on any computed ' +
     'figure (the 17 percentile metrics such as per, roe, operatingMargin; v3Score, gapPct, score 0..100; marketCap; ' +
     'split-adjusted priceChange1m/3m/12m), sort by any of them, page with limit/offset. Values and units are those ' +
     'get_stock_snapshot, get_sector_percentile and get_stock_score give (roe min 10 = 10 %). Fields: stock-data://screen-fields.',
@@ -473,7 +473,7 @@ export const screenStocks = defineTool({
   output,
   path: '/screen',
   examples: [
-    { summary: 'KR semiconductors with ROE of 15 % or more and PER of 10 or less, highest ROE first', query: { market: 'KR', sectors: 'Semiconductors', filters: 'roe:15:,per::10', sort: 'roe:desc' } },
+    { summary: 'KOSDAQ semiconductors with ROE of 15 % or more and PER of 10 or less, highest ROE first', query: { market: 'KR', exchanges: 'KOSDAQ', sectors: 'Semiconductors', filters: 'roe:15:,per::10', sort: 'roe:desc' } },
     { summary: 'US large caps by free-cash-flow yield', query: { market: 'US', bands: 'mega,xlarge,large', sort: 'fcfYield:desc', fields: 'marketCap,fcfYield,per' } },
     { summary: 'Both markets: operating margin 10-40 %, revenue growing, sorted by 12-month price change', query: { filters: 'operatingMargin:10:40,revenueYoy:0:', sort: 'priceChange12m:desc', limit: '20' } },
     { summary: 'Grade A+ stocks (score >= 90), cheapest PER first, second page of 20', query: { filters: 'score:90:', sort: 'per:asc', limit: '20', offset: '20' } },

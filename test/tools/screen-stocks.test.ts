@@ -188,7 +188,7 @@ describe('screen_stocks', () => {
     const cases: [Json, string, RegExp][] = [
       [{ filters: [{ field: 'roa', min: 1 }] }, 'filters=roa:1:', /^parameter 'filters' names an unknown field 'roa'; allowed: per, pbr, psr, /],
       [{ filters: [{ field: 'roe', min: 20, max: 10 }] }, 'filters=roe:20:10', /^parameter 'filters' has min 20 > max 10 for 'roe'; allowed: min <= max$/],
-      [{ filters: [{ field: 'sector', min: 1 }] }, 'filters=sector:1:', /^parameter 'filters' bounds 'sector', a text field \(filter it with market, sectors or bands\); allowed: per, pbr, .*, grade$/],
+      [{ filters: [{ field: 'sector', min: 1 }] }, 'filters=sector:1:', /^parameter 'filters' bounds 'sector', a text field \(filter it with market, sectors, bands or exchanges\); allowed: per, pbr, .*, grade$/],
       [{ filters: [{ field: 'grade', min: 1 }] }, 'filters=grade:1:', /^parameter 'filters' bounds grade with the number 1; allowed: grades A\+, A, B\+, B, C\+, C, D/],
       [{ filters: [{ field: 'grade', min: 'A', max: 'C' }] }, 'filters=grade:A:C', /^parameter 'filters' has min A above max C for 'grade'/],
       [{ filters: [{ field: 'roe', min: 'A' }] }, 'filters=roe:A:', /^parameter 'filters' bounds 'roe' with the grade A; allowed: numbers/],
