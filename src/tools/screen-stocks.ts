@@ -303,128 +303,102 @@ function servedScreenOf(data: ServedDataset): Promise<ServedScreen> {
 const IDENTITY = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
 type Cell = string | number | null;
 
-/** The most bytes a field's value takes: a number's JSON text is at most 24 characters (`-1.2345678901234567e-308`), a grade 4, null 4. */
-const VALUE_BYTES = 24;
+/** Field lists whose rows' text a dataset keeps (the most recently used). */
+const ROW_SETS = 4;
+/** Bytes of row text kept per field list; a Buffer's own overhead is counted as this many more. */
+const ROW_SET_BYTES = 4 * 1024 * 1024;
+const BUFFER_OVERHEAD = 96;
 
-/** One field's value text for every stock, ASCII: stock i's in `bytes` at i * VALUE_BYTES, `lengths[i]` long. */
-interface FieldTexts {
-  bytes: Uint8Array;
-  lengths: Uint8Array;
+/** One field list's rows: each stock's row text, made the first time a screen shows it. */
+interface RowSet {
+  rows: (Buffer | undefined)[];
+  bytes: number;
 }
 
 /**
- * Screen rows as JSON text, from pieces made once per served dataset and kept: each stock's
- * identity (`{"code":"005930",...,"currency":"KRW"` for object rows, `["005930",...,"KRW"` for
- * arrays), made the first time a row shows it, and each field's value text for every stock,
- * made the first time a screen shows the field (~1 ms at full size). An answer's rows are then
- * copies of held bytes: the text JSON.stringify gives the same rows as objects
- * (test/tools/screen-stocks.test.ts), with no number formatted again. Bounded: two identities a
- * stock, 25 bytes a stock a field.
+ * Screen rows as JSON text, made once per served dataset and stock for each field list and
+ * shape, and kept: an answer's rows are then copies of held bytes, the text JSON.stringify gives
+ * the same rows as objects (test/tools/screen-stocks.test.ts), with no number formatted again.
+ * Bounded: the rows of the ROW_SETS field lists used last, up to ROW_SET_BYTES each (a default
+ * screen's row is ~400 bytes, so the whole universe's 3.5 MB); rows past that are made for the
+ * answer and not kept.
  */
 export class RowTexts {
-  private readonly identities: [(Buffer | undefined)[], (Buffer | undefined)[]] = [[], []];
-  private readonly fields = new Map<ScreenField, FieldTexts>();
-  /** `,"per":` of each field, for object rows. */
-  private readonly heads = new Map<ScreenField, Uint8Array>();
+  private readonly sets = new Map<string, RowSet>();
 
-  constructor(private readonly index: ScreenIndex) {}
-
-  private identity(i: number, kind: 0 | 1): Buffer {
-    const held = this.identities[kind][i];
-    if (held !== undefined) return held;
-    const s = this.index.stocks[i] as ScreenStock;
-    const cells: Cell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
-    const text = kind === 0 ? `{${IDENTITY.map((key, c) => `${JSON.stringify(key)}:${JSON.stringify(cells[c])}`).join(',')}` : `[${cells.map((c) => JSON.stringify(c)).join(',')}`;
-    const bytes = Buffer.from(text, 'utf8');
-    this.identities[kind][i] = bytes;
-    return bytes;
-  }
-
-  private textsOf(field: ScreenField): FieldTexts {
-    let texts = this.fields.get(field);
-    if (texts === undefined) {
-      const stocks = this.index.stocks;
-      texts = { bytes: new Uint8Array(stocks.length * VALUE_BYTES), lengths: new Uint8Array(stocks.length) };
-      for (let i = 0; i < stocks.length; i++) {
-        const s = stocks[i] as ScreenStock;
-        const text = JSON.stringify(field === 'grade' ? s.grade : screenValue(s, field));
-        for (let c = 0; c < text.length; c++) texts.bytes[i * VALUE_BYTES + c] = text.charCodeAt(c);
-        texts.lengths[i] = text.length;
-      }
-      this.fields.set(field, texts);
-    }
-    return texts;
-  }
-
-  private headOf(field: ScreenField): Uint8Array {
-    let head = this.heads.get(field);
-    if (head === undefined) this.heads.set(field, (head = Buffer.from(`,${JSON.stringify(field)}:`, 'latin1')));
-    return head;
-  }
+  constructor(
+    private readonly index: ScreenIndex,
+    private readonly limits: { sets: number; bytesPerSet: number } = { sets: ROW_SETS, bytesPerSet: ROW_SET_BYTES },
+  ) {}
 
   /** The rows of stocks `at` (indices into the index's stocks) with `fields`, as objects or arrays: a JSON array written when the answer is. */
   rows(at: readonly number[], fields: readonly ScreenField[], shape: 'objects' | 'arrays'): ScreenRows {
-    const kind = shape === 'objects' ? 0 : 1;
-    return new ScreenRows(
-      at.map((i) => this.identity(i, kind)),
-      at,
-      fields.map((f) => this.textsOf(f)),
-      fields.map((f) => (kind === 0 ? this.headOf(f) : COMMA_HEAD)),
-      kind === 0 ? 125 : 93,
-    );
+    const key = `${shape}:${fields.join(',')}`;
+    let set = this.sets.get(key);
+    if (set === undefined) {
+      set = { rows: [], bytes: 0 };
+      if (this.sets.size >= this.limits.sets) this.sets.delete(this.sets.keys().next().value as string);
+    } else this.sets.delete(key);
+    // The most recently used last.
+    this.sets.set(key, set);
+    const rows: Buffer[] = [];
+    for (const i of at) {
+      let text = set.rows[i];
+      if (text === undefined) {
+        text = this.rowText(i, fields, shape);
+        if (set.bytes + text.length + BUFFER_OVERHEAD <= this.limits.bytesPerSet) {
+          set.rows[i] = text;
+          set.bytes += text.length + BUFFER_OVERHEAD;
+        }
+      }
+      rows.push(text);
+    }
+    return new ScreenRows(rows);
+  }
+
+  /** How many rows are kept, per field list (most recently used last). */
+  kept(): Record<string, number> {
+    return Object.fromEntries([...this.sets].map(([key, set]) => [key, set.rows.filter((r) => r !== undefined).length]));
+  }
+
+  /** Stock `i`'s row: its identity, then `fields`. */
+  private rowText(i: number, fields: readonly ScreenField[], shape: 'objects' | 'arrays'): Buffer {
+    const s = this.index.stocks[i] as ScreenStock;
+    const identity: Cell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
+    const values: Cell[] = fields.map((f) => (f === 'grade' ? s.grade : screenValue(s, f)));
+    const text =
+      shape === 'objects'
+        ? `{${[...IDENTITY, ...fields].map((key, c) => `${JSON.stringify(key)}:${JSON.stringify(c < identity.length ? identity[c] : values[c - identity.length])}`).join(',')}}`
+        : JSON.stringify([...identity, ...values]);
+    return Buffer.from(text, 'utf8');
   }
 }
 
-/** Screen rows from their pieces (RowTexts), written into the answer by its writer. */
+/** Screen rows, each's text made already (RowTexts), written into the answer by its writer. */
 class ScreenRows extends JsonText {
   readonly maxBytes: number;
 
-  constructor(
-    /** Each row's identity text, which opens the row. */
-    private readonly identities: readonly Buffer[],
-    /** Each row's stock. */
-    private readonly at: readonly number[],
-    private readonly texts: readonly FieldTexts[],
-    /** What precedes each field's value. */
-    private readonly heads: readonly Uint8Array[],
-    /** `}` or `]`. */
-    private readonly close: number,
-  ) {
+  constructor(private readonly rows: readonly Buffer[]) {
     super();
-    let rowRoom = 2;
-    for (const head of heads) rowRoom += head.length + VALUE_BYTES;
-    let room = 2 + at.length * rowRoom;
-    for (const identity of identities) room += identity.length;
-    this.maxBytes = room;
+    let bytes = 2 + rows.length;
+    for (const row of rows) bytes += row.length;
+    this.maxBytes = bytes;
   }
 
   writeInto(out: Uint8Array, at: number): number {
-    const { identities, texts, heads, close } = this;
+    const rows = this.rows;
     let n = at;
     out[n++] = 91;
-    for (let r = 0; r < identities.length; r++) {
-      const i = this.at[r] as number;
+    for (let r = 0; r < rows.length; r++) {
       if (r > 0) out[n++] = 44;
-      const identity = identities[r] as Buffer;
-      out.set(identity, n);
-      n += identity.length;
-      for (let f = 0; f < texts.length; f++) {
-        const head = heads[f] as Uint8Array;
-        for (let b = 0; b < head.length; b++) out[n++] = head[b] as number;
-        const { bytes, lengths } = texts[f] as FieldTexts;
-        const from = i * VALUE_BYTES;
-        const to = from + (lengths[i] as number);
-        for (let b = from; b < to; b++) out[n++] = bytes[b] as number;
-      }
-      out[n++] = close;
+      const row = rows[r] as Buffer;
+      out.set(row, n);
+      n += row.length;
     }
     out[n++] = 93;
     return n;
   }
 }
-
-/** An array row's separator before each field. */
-const COMMA_HEAD = Uint8Array.of(44);
 
 const row = z
   .object({
