@@ -174,9 +174,7 @@ interface Ascending {
   values: Float64Array;
   /** The stocks that have a value. */
   valued: StockSet;
-  /** Stock indices without a value. */
-  nulls: Int32Array;
-  /** How many of `nulls` are KR (0) and US (1) stocks. */
+  /** How many KR (0) and US (1) stocks have none. */
   nullsByMarket: readonly [number, number];
 }
 
@@ -203,9 +201,10 @@ function bitCount(w: number): number {
 /**
  * The universe as a screen reads it, made once per served dataset: the stocks; their fields as
  * columns (one Float64Array per numeric field, and small integer ids for market, sector, band
- * and exchange); per bounded field, its valued stocks in ascending order, so a bound's stocks
- * are one range found by binary search and no stock's value is compared at all; and each sort
- * order. Both kinds of order are made the first time they are asked for and kept.
+ * and exchange); the stocks of each market, sector, band and exchange as bit sets; per bounded
+ * field, its valued stocks in ascending order (and as a bit set), so a bound's stocks are one
+ * range found by binary search and no stock's value is compared at all; and each sort order.
+ * Both kinds of order are made the first time they are asked for and kept.
  */
 export class ScreenIndex {
   private readonly orders = new Map<string, Order>();
@@ -226,11 +225,15 @@ export class ScreenIndex {
   private readonly words: number;
   /** The stocks of KR, of US, of both. */
   private readonly marketSets: readonly [StockSet, StockSet, StockSet];
+  /** The stocks of each sector, band (BAND_ORDER, then no band) and exchange, by id. */
+  readonly sectorSets: readonly StockSet[];
+  readonly bandSets: readonly StockSet[];
+  readonly exchangeSets: readonly StockSet[];
   /**
    * Scratch sets a screen works in (`screen` is synchronous, so one screen at a time uses
-   * them): the chosen stocks, those passing so far, one bound's.
+   * them): the chosen stocks, those passing so far, one bound's, a union.
    */
-  readonly scratch: readonly [StockSet, StockSet, StockSet];
+  readonly scratch: readonly [StockSet, StockSet, StockSet, StockSet];
 
   constructor(readonly stocks: readonly ScreenStock[]) {
     const n = stocks.length;
@@ -263,7 +266,18 @@ export class ScreenIndex {
       set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
     }
     this.marketSets = [kr, us, kr.map((w, k) => w | (us[k] as number))];
-    this.scratch = [new Int32Array(this.words), new Int32Array(this.words), new Int32Array(this.words)];
+    const setsOf = (ids: ArrayLike<number>, count: number): StockSet[] => {
+      const sets = Array.from({ length: count }, () => new Int32Array(this.words));
+      for (let i = 0; i < n; i++) {
+        const set = sets[ids[i] as number] as StockSet;
+        set[i >>> 5] = (set[i >>> 5] as number) | (1 << (i & 31));
+      }
+      return sets;
+    };
+    this.sectorSets = setsOf(this.sectorIds, this.sectorNames.size);
+    this.bandSets = setsOf(this.bandIds, BAND_ORDER.length + 1);
+    this.exchangeSets = setsOf(this.exchangeIds, this.exchangeNames.size);
+    this.scratch = [new Int32Array(this.words), new Int32Array(this.words), new Int32Array(this.words), new Int32Array(this.words)];
   }
 
   /** The column of a field a bound or a sort reads. */
@@ -278,24 +292,21 @@ export class ScreenIndex {
     return this.marketSets[kr && us ? 2 : kr ? 0 : 1] as StockSet;
   }
 
-  /** A field's valued stocks in ascending order, and its nulls (made on first use, then kept). */
+  /** A field's valued stocks in ascending order (made on first use, then kept). */
   ascendingOf(field: ScreenNumberField | 'grade'): Ascending {
     let asc = this.ascending.get(field);
     if (asc === undefined) {
       const column = this.column(field);
       const valued: number[] = [];
-      const nulls: number[] = [];
-      const byMarket: [number, number] = [0, 0];
+      const nullsByMarket: [number, number] = [0, 0];
       for (let i = 0; i < column.length; i++) {
-        if (Number.isNaN(column[i] as number)) {
-          nulls.push(i);
-          byMarket[this.marketIds[i] as 0 | 1]++;
-        } else valued.push(i);
+        if (Number.isNaN(column[i] as number)) nullsByMarket[this.marketIds[i] as 0 | 1]++;
+        else valued.push(i);
       }
       const stocks = Int32Array.from(valued).sort((a, b) => (column[a] as number) - (column[b] as number));
       const set = new Int32Array(this.words);
       for (const i of valued) set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
-      asc = { stocks, values: Float64Array.from(stocks, (i) => column[i] as number), valued: set, nulls: Int32Array.from(nulls), nullsByMarket: byMarket };
+      asc = { stocks, values: Float64Array.from(stocks, (i) => column[i] as number), valued: set, nullsByMarket };
       this.ascending.set(field, asc);
     }
     return asc;
@@ -325,14 +336,19 @@ export class ScreenIndex {
 
 const BAND_ORDER: readonly BandKey[] = ['mega', 'xlarge', 'large', 'mid', 'small'];
 
-/** Flags by id: 1 for the ids of `names` (every id when `names` is empty). */
-function allowed(size: number, names: readonly string[], idOf: (name: string) => number | undefined): Uint8Array {
-  const ok = new Uint8Array(size).fill(names.length === 0 ? 1 : 0);
-  for (const name of names) {
-    const id = idOf(name);
-    if (id !== undefined) ok[id] = 1;
+/**
+ * Keeps in `chosen` only the stocks of the sets of `ids` (ids of no set: none of them); nothing
+ * when no id is given. `union` is scratch.
+ */
+function keepOnly(chosen: StockSet, sets: readonly StockSet[], ids: readonly (number | undefined)[], union: StockSet): void {
+  if (ids.length === 0) return;
+  union.fill(0);
+  for (const id of ids) {
+    const set = id === undefined ? undefined : sets[id];
+    if (set === undefined) continue;
+    for (let w = 0; w < union.length; w++) union[w] = (union[w] as number) | (set[w] as number);
   }
-  return ok;
+  for (let w = 0; w < chosen.length; w++) chosen[w] = (chosen[w] as number) & (union[w] as number);
 }
 
 /**
@@ -341,45 +357,36 @@ function allowed(size: number, names: readonly string[], idOf: (name: string) =>
  * in either order, ties by code then market); rows [offset, offset + limit). Pure; bounds are
  * assumed valid (numeric fields, min <= max) as the tool checks them.
  *
- * Sets of stocks are bit sets: the chosen stocks (a market's is held; sectors, bands and
- * exchanges take one pass over the ids), each bound's stocks (a range of the field's ascending
- * order, or the valued stocks less what lies outside the range, whichever is shorter to walk),
- * and their intersection, ANDed a word at a time. The page is then read along the sort order
- * until full.
+ * Sets of stocks are bit sets, combined a word at a time: the chosen stocks (unions and
+ * intersections of the held market, sector, band and exchange sets); per bound, the chosen
+ * stocks without a value (held per market; else the chosen less the field's valued set,
+ * counted) and the bound's
+ * stocks (a range of the field's ascending order, or the valued stocks less what lies outside
+ * the range, whichever is shorter to walk), ANDed into those passing. The page is then read
+ * along the sort order until full.
  */
 export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
   const n = index.stocks.length;
-  const [chosen, passing, bound] = index.scratch;
+  const [chosen, passing, bound, union] = index.scratch;
   const words = chosen.length;
   const byMarket = query.sectors.length === 0 && query.bands.length === 0 && query.exchanges.length === 0;
-  if (byMarket) chosen.set(index.marketSet(query.markets));
-  else {
-    const marketOk = Uint8Array.of(query.markets.includes('KR') ? 1 : 0, query.markets.includes('US') ? 1 : 0);
-    const sectorOk = allowed(index.sectorNames.size, query.sectors, (s) => index.sectorNames.get(s));
-    const exchangeOk = allowed(index.exchangeNames.size, query.exchanges, (e) => index.exchangeNames.get(e));
-    const bandOk = allowed(BAND_ORDER.length + 1, query.bands, (b) => BAND_ORDER.indexOf(b as BandKey));
-    const { marketIds, sectorIds, bandIds, exchangeIds } = index;
-    chosen.fill(0);
-    for (let i = 0; i < n; i++) {
-      const ok = (marketOk[marketIds[i] as number] as number) & (sectorOk[sectorIds[i] as number] as number) & (bandOk[bandIds[i] as number] as number) & (exchangeOk[exchangeIds[i] as number] as number);
-      chosen[i >>> 5] = ((chosen[i >>> 5] as number) | (ok << (i & 31)));
-    }
-  }
+  chosen.set(index.marketSet(query.markets));
+  keepOnly(chosen, index.sectorSets, query.sectors.map((s) => index.sectorNames.get(s)), union);
+  keepOnly(chosen, index.bandSets, query.bands.map((b) => BAND_ORDER.indexOf(b)), union);
+  keepOnly(chosen, index.exchangeSets, query.exchanges.map((e) => index.exchangeNames.get(e)), union);
   passing.set(chosen);
   const droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>> = {};
   for (const b of query.bounds) {
     const asc = index.ascendingOf(b.field);
-    // Stocks chosen (whatever the other bounds say) that have no value for the field.
+    // Stocks chosen (whatever the other bounds say) that have no value for the field: held per
+    // market, else counted.
     let nulls = 0;
     if (byMarket) {
       if (query.markets.includes('KR')) nulls += asc.nullsByMarket[0];
       if (query.markets.includes('US')) nulls += asc.nullsByMarket[1];
     } else {
-      const list = asc.nulls;
-      for (let k = 0; k < list.length; k++) {
-        const i = list[k] as number;
-        nulls += ((chosen[i >>> 5] as number) >>> (i & 31)) & 1;
-      }
+      const valued = asc.valued;
+      for (let w = 0; w < words; w++) nulls += bitCount((chosen[w] as number) & ~(valued[w] as number));
     }
     droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls);
     // The bound's stocks: positions [from, to) of the ascending order.

@@ -336,7 +336,7 @@ export class RowTexts {
     const key = `${shape}:${fields.join(',')}`;
     let set = this.sets.get(key);
     if (set === undefined) {
-      set = { rows: [], bytes: 0 };
+      set = { rows: new Array<Buffer | undefined>(this.index.stocks.length), bytes: 0 };
       if (this.sets.size >= this.limits.sets) this.sets.delete(this.sets.keys().next().value as string);
     } else this.sets.delete(key);
     // The most recently used last.
@@ -374,7 +374,7 @@ export class RowTexts {
   }
 }
 
-/** Screen rows, each's text made already (RowTexts), written into the answer by its writer. */
+/** Screen rows whose texts are made already (RowTexts), written into the answer by its writer. */
 class ScreenRows extends JsonText {
   readonly maxBytes: number;
 

@@ -127,7 +127,7 @@ describe('screen', () => {
     assert.equal(screenValue(C, 'per'), 30);
   });
 
-  it('property: any bounds, markets, sectors and exchanges keep exactly the stocks that pass them all, and count nulls per field among the chosen', () => {
+  it('property: any bounds, markets, sectors, bands and exchanges keep exactly the stocks that pass them all, and count nulls per field among the chosen', () => {
     const FIELDS = ['roe', 'per', 'pbr', 'operatingMargin', 'gapPct', 'score'] as const;
     // Ends on a half-step grid and values on a quarter-step grid: ties with either end happen often.
     const end = (min: number, max: number) => fc.option(fc.integer({ min: 2 * min, max: 2 * max }).map((x) => x / 2), { nil: undefined });
@@ -137,6 +137,7 @@ describe('screen', () => {
       code: fc.stringMatching(/^[0-9A-C]{1,3}$/),
       sector: fc.constantFrom('X', 'Y'),
       exchange: fc.constantFrom('E1', 'E2', 'E3'),
+      band: fc.constantFrom<BandKey | null>('mega', 'mid', null),
       values: fc.array(fc.option(fc.integer({ min: -40, max: 200 }).map((x) => x / 4), { nil: null }), { minLength: FIELDS.length, maxLength: FIELDS.length }),
     });
     fc.assert(
@@ -147,10 +148,11 @@ describe('screen', () => {
         fc.constantFrom<readonly Market[]>(['KR', 'US'], ['KR'], ['US']),
         fc.constantFrom<readonly string[]>([], ['X']),
         fc.constantFrom<readonly string[]>([], ['E1'], ['E2', 'E3']),
-        (specs, bounds, markets, sectors, exchanges) => {
-          const stocks = specs.map((s) => stock(s.market, s.code, s.sector, 'mid', null, Object.fromEntries(FIELDS.map((f, i) => [f, s.values[i] ?? null])), s.exchange));
-          const r = screen(stocks, q({ bounds, markets, sectors, exchanges, sort: { field: 'roe', order: 'desc' }, limit: 1000 }));
-          const inChoice = stocks.filter((s) => markets.includes(s.market) && (sectors.length === 0 || sectors.includes(s.sector)) && (exchanges.length === 0 || exchanges.includes(s.exchange)));
+        fc.constantFrom<readonly BandKey[]>([], ['mid'], ['mega', 'mid']),
+        (specs, bounds, markets, sectors, exchanges, bands) => {
+          const stocks = specs.map((s) => stock(s.market, s.code, s.sector, s.band, null, Object.fromEntries(FIELDS.map((f, i) => [f, s.values[i] ?? null])), s.exchange));
+          const r = screen(stocks, q({ bounds, markets, sectors, exchanges, bands, sort: { field: 'roe', order: 'desc' }, limit: 1000 }));
+          const inChoice = stocks.filter((s) => markets.includes(s.market) && (sectors.length === 0 || sectors.includes(s.sector)) && (exchanges.length === 0 || exchanges.includes(s.exchange)) && (bands.length === 0 || (s.band !== null && bands.includes(s.band))));
           const passes = (s: ScreenStock) => bounds.every((b) => { const v = screenValue(s, b.field); return v !== null && v >= (b.min ?? -Infinity) && v <= (b.max ?? Infinity); });
           assert.deepEqual(new Set(r.rows), new Set(inChoice.filter(passes)));
           assert.equal(r.totalCount, r.rows.length);
