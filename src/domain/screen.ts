@@ -223,8 +223,8 @@ export class ScreenIndex {
   readonly grades: Float64Array;
   /** Words of a StockSet. */
   private readonly words: number;
-  /** The stocks of KR, of US, of both. */
-  private readonly marketSets: readonly [StockSet, StockSet, StockSet];
+  /** The stocks of no market, KR, US and both: index (KR ? 1 : 0) | (US ? 2 : 0). */
+  private readonly marketSets: readonly [StockSet, StockSet, StockSet, StockSet];
   /** The stocks of each sector, band (BAND_ORDER, then no band) and exchange, by id. */
   readonly sectorSets: readonly StockSet[];
   readonly bandSets: readonly StockSet[];
@@ -265,7 +265,7 @@ export class ScreenIndex {
       const set = this.marketIds[i] === 0 ? kr : us;
       set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
     }
-    this.marketSets = [kr, us, kr.map((w, k) => w | (us[k] as number))];
+    this.marketSets = [new Int32Array(this.words), kr, us, kr.map((w, k) => w | (us[k] as number))];
     const setsOf = (ids: ArrayLike<number>, count: number): StockSet[] => {
       const sets = Array.from({ length: count }, () => new Int32Array(this.words));
       for (let i = 0; i < n; i++) {
@@ -287,9 +287,7 @@ export class ScreenIndex {
 
   /** The stocks of KR, US or both. */
   marketSet(markets: readonly Market[]): StockSet {
-    const kr = markets.includes('KR');
-    const us = markets.includes('US');
-    return this.marketSets[kr && us ? 2 : kr ? 0 : 1] as StockSet;
+    return this.marketSets[(markets.includes('KR') ? 1 : 0) | (markets.includes('US') ? 2 : 0)] as StockSet;
   }
 
   /** A field's valued stocks in ascending order (made on first use, then kept). */
@@ -360,10 +358,9 @@ function keepOnly(chosen: StockSet, sets: readonly StockSet[], ids: readonly (nu
  * Sets of stocks are bit sets, combined a word at a time: the chosen stocks (unions and
  * intersections of the held market, sector, band and exchange sets); per bound, the chosen
  * stocks without a value (held per market; else the chosen less the field's valued set,
- * counted) and the bound's
- * stocks (a range of the field's ascending order, or the valued stocks less what lies outside
- * the range, whichever is shorter to walk), ANDed into those passing. The page is then read
- * along the sort order until full.
+ * counted) and the bound's stocks (a range of the field's ascending order, or the valued
+ * stocks less what lies outside the range, whichever is shorter to walk), ANDed into those
+ * passing. The page is then read along the sort order until full.
  */
 export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
   const n = index.stocks.length;

@@ -80,6 +80,8 @@ describe('screen', () => {
     // A stock without a price has no band: it passes only when no band is asked for.
     assert.deepEqual(codes(screen(ALL, q({ bands: ['mega', 'small'] })).rows), ['US:AAA', 'KR:000010', 'KR:AAA']);
     assert.equal(screen(ALL, q({})).totalCount, 6);
+    // No market: no stock.
+    assert.equal(screen(ALL, q({ markets: [] })).totalCount, 0);
   });
 
   it('exchange filter: only the named exchanges, with the other filters and bounds; nulls counted among them', () => {
