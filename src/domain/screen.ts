@@ -28,7 +28,7 @@ export const SCREEN_NUMBER_FIELDS = [
 ] as const;
 export type ScreenNumberField = (typeof SCREEN_NUMBER_FIELDS)[number];
 
-/** Text fields every row carries; they filter by market, sectors and bands, never by bounds. */
+/** Text fields every row carries; they filter by market, sectors, bands and exchanges, never by bounds. */
 export const SCREEN_TEXT_FIELDS = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
 export type ScreenTextField = (typeof SCREEN_TEXT_FIELDS)[number];
 
@@ -144,7 +144,7 @@ export interface ScreenResult {
   /** Stocks that pass every filter (all pages). */
   totalCount: number;
   /**
-   * Per bounded field: of the stocks in the requested markets, sectors and bands, how many have
+   * Per bounded field: of the stocks in the requested markets, sectors, bands and exchanges, how many have
    * no value for it (and so fail its bound, whatever the other bounds say).
    */
   droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>>;
