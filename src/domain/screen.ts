@@ -3,8 +3,10 @@
 // (computed once per refresh); this module only filters and orders them.
 //
 // Built for ~8,700 stocks and many requests per refresh: a stock's numeric fields sit in one
-// Float64Array (NaN for null), and each sort order of the universe is made once per served
-// dataset (ScreenIndex), so a screen is one pass along an order, with no sort of its own.
+// Float64Array (NaN for null); per served dataset (ScreenIndex) each bounded field's stocks are
+// held in ascending order and each sort order is made once, so a screen sorts nothing and
+// compares no stock's value: its bounds are ranges found by binary search, intersected as bit
+// sets, and its page is read along the held order.
 
 import type { Market } from './model.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from './metrics.js';
@@ -26,7 +28,7 @@ export const SCREEN_NUMBER_FIELDS = [
 ] as const;
 export type ScreenNumberField = (typeof SCREEN_NUMBER_FIELDS)[number];
 
-/** Text fields every row carries; they filter by market, sectors and bands, never by bounds. */
+/** Text fields every row carries; they filter by market, sectors, bands and exchanges, never by bounds. */
 export const SCREEN_TEXT_FIELDS = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
 export type ScreenTextField = (typeof SCREEN_TEXT_FIELDS)[number];
 
@@ -78,6 +80,8 @@ export interface ScreenStock {
   name: string;
   nameEn: string | null;
   sector: string;
+  /** KOSPI / KOSDAQ for KR, NYSE / NASDAQ / ... for US (Security.exchange). */
+  exchange: string;
   band: BandKey | null;
   currency: 'KRW' | 'USD';
   grade: Grade | null;
@@ -125,6 +129,8 @@ export interface ScreenQuery {
   sectors: readonly string[];
   /** Empty: every band, and stocks without a price (no band) too. */
   bands: readonly BandKey[];
+  /** Empty: every exchange. */
+  exchanges: readonly string[];
   bounds: readonly ScreenBound[];
   sort: ScreenSort;
   limit: number;
@@ -133,10 +139,12 @@ export interface ScreenQuery {
 
 export interface ScreenResult {
   rows: ScreenStock[];
+  /** Each row's index in the index's stocks. */
+  at: number[];
   /** Stocks that pass every filter (all pages). */
   totalCount: number;
   /**
-   * Per bounded field: of the stocks in the requested markets, sectors and bands, how many have
+   * Per bounded field: of the stocks in the requested markets, sectors, bands and exchanges, how many have
    * no value for it (and so fail its bound, whatever the other bounds say).
    */
   droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>>;
@@ -155,27 +163,77 @@ function tieBreak(a: ScreenStock, b: ScreenStock): number {
 /** Stocks in one sort order, as indices into the index's stocks. */
 type Order = Int32Array;
 
+/** A set of stocks, one bit a stock (bit i & 31 of word i >>> 5); Int32 words, which the compiler keeps as integers (Uint32 words above 2^31 are read as doubles: ~1.5x slower). */
+type StockSet = Int32Array;
+
+/** A field's stocks that have a value, ascending by it: the stocks a bound keeps are one range of it. */
+interface Ascending {
+  /** Stock indices ascending by value (ties in any order: a bound keeps all of them or none). */
+  stocks: Int32Array;
+  /** Their values in the same order, which a bound's ends are searched in. */
+  values: Float64Array;
+  /** The stocks that have a value. */
+  valued: StockSet;
+  /** How many KR (0) and US (1) stocks have none. */
+  nullsByMarket: readonly [number, number];
+}
+
+/** First position in ascending `values` whose value is >= x (or > x when `after`). */
+function searchValues(values: Float64Array, x: number, after: boolean): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = values[mid] as number;
+    if (v < x || (after && v === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Set bits in a 32-bit word. */
+function bitCount(w: number): number {
+  w -= (w >>> 1) & 0x55555555;
+  w = (w & 0x33333333) + ((w >>> 2) & 0x33333333);
+  return (Math.imul((w + (w >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+}
+
 /**
- * The universe as a screen reads it: the stocks; their fields as columns (one Float64Array per
- * numeric field, and small integer ids for market, sector and band), which a pass reads ~5x
- * faster than each stock's own array; and each sort order, made the first time it is asked for
- * (one sort of the universe per served dataset and order), so a screen is one pass along an
- * order with no sort of its own.
+ * The universe as a screen reads it, made once per served dataset: the stocks; their fields as
+ * columns (one Float64Array per numeric field, and small integer ids for market, sector, band
+ * and exchange); the stocks of each market, sector, band and exchange as bit sets; per bounded
+ * field, its valued stocks in ascending order (and as a bit set), so a bound's stocks are one
+ * range found by binary search and no stock's value is compared at all; and each sort order.
+ * Both kinds of order are made the first time they are asked for and kept.
  */
 export class ScreenIndex {
   private readonly orders = new Map<string, Order>();
+  private readonly ascending = new Map<string, Ascending>();
   /** Per numeric field (SCREEN_COLUMN), every stock's value; NaN for null. */
   readonly columns: readonly Float64Array[];
   /** 0 KR, 1 US. */
   readonly marketIds: Uint8Array;
   readonly sectorIds: Int32Array;
   readonly sectorNames: ReadonlyMap<string, number>;
+  readonly exchangeIds: Int32Array;
+  readonly exchangeNames: ReadonlyMap<string, number>;
   /** Index in BAND_ORDER, or BAND_ORDER.length for no band. */
   readonly bandIds: Uint8Array;
-  /** A column of zeros: the bound every stock passes, where a screen has fewer bounds than a pass reads. */
-  readonly zeros: Float64Array;
   /** Every stock's grade rank (GRADE_RANK), NaN without a grade. */
   readonly grades: Float64Array;
+  /** Words of a StockSet. */
+  private readonly words: number;
+  /** The stocks of no market, KR, US and both: index (KR ? 1 : 0) | (US ? 2 : 0). */
+  private readonly marketSets: readonly [StockSet, StockSet, StockSet, StockSet];
+  /** The stocks of each sector, band (BAND_ORDER, then no band) and exchange, by id. */
+  readonly sectorSets: readonly StockSet[];
+  readonly bandSets: readonly StockSet[];
+  readonly exchangeSets: readonly StockSet[];
+  /**
+   * Scratch sets a screen works in (`screen` is synchronous, so one screen at a time uses
+   * them): the chosen stocks, those passing so far, one bound's, a union.
+   */
+  readonly scratch: readonly [StockSet, StockSet, StockSet, StockSet];
 
   constructor(readonly stocks: readonly ScreenStock[]) {
     const n = stocks.length;
@@ -186,22 +244,70 @@ export class ScreenIndex {
     }
     this.columns = columns;
     this.marketIds = Uint8Array.from(stocks, (s) => (s.market === 'KR' ? 0 : 1));
-    const sectors = new Map<string, number>();
-    this.sectorIds = new Int32Array(n);
-    stocks.forEach((s, i) => {
-      let id = sectors.get(s.sector);
-      if (id === undefined) sectors.set(s.sector, (id = sectors.size));
-      this.sectorIds[i] = id;
-    });
-    this.sectorNames = sectors;
+    const ids = (of: (s: ScreenStock) => string): { ids: Int32Array; names: Map<string, number> } => {
+      const names = new Map<string, number>();
+      const out = new Int32Array(n);
+      stocks.forEach((s, i) => {
+        let id = names.get(of(s));
+        if (id === undefined) names.set(of(s), (id = names.size));
+        out[i] = id;
+      });
+      return { ids: out, names };
+    };
+    ({ ids: this.sectorIds, names: this.sectorNames } = ids((s) => s.sector));
+    ({ ids: this.exchangeIds, names: this.exchangeNames } = ids((s) => s.exchange));
     this.bandIds = Uint8Array.from(stocks, (s) => (s.band === null ? BAND_ORDER.length : BAND_ORDER.indexOf(s.band)));
-    this.zeros = new Float64Array(n);
     this.grades = Float64Array.from(stocks, (s) => (s.grade === null ? NaN : GRADE_RANK[s.grade]));
+    this.words = Math.ceil(n / 32);
+    const kr = new Int32Array(this.words);
+    const us = new Int32Array(this.words);
+    for (let i = 0; i < n; i++) {
+      const set = this.marketIds[i] === 0 ? kr : us;
+      set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
+    }
+    this.marketSets = [new Int32Array(this.words), kr, us, kr.map((w, k) => w | (us[k] as number))];
+    const setsOf = (ids: ArrayLike<number>, count: number): StockSet[] => {
+      const sets = Array.from({ length: count }, () => new Int32Array(this.words));
+      for (let i = 0; i < n; i++) {
+        const set = sets[ids[i] as number] as StockSet;
+        set[i >>> 5] = (set[i >>> 5] as number) | (1 << (i & 31));
+      }
+      return sets;
+    };
+    this.sectorSets = setsOf(this.sectorIds, this.sectorNames.size);
+    this.bandSets = setsOf(this.bandIds, BAND_ORDER.length + 1);
+    this.exchangeSets = setsOf(this.exchangeIds, this.exchangeNames.size);
+    this.scratch = [new Int32Array(this.words), new Int32Array(this.words), new Int32Array(this.words), new Int32Array(this.words)];
   }
 
   /** The column of a field a bound or a sort reads. */
   column(field: ScreenNumberField | 'grade'): Float64Array {
     return field === 'grade' ? this.grades : (this.columns[SCREEN_COLUMN[field]] as Float64Array);
+  }
+
+  /** The stocks of KR, US or both. */
+  marketSet(markets: readonly Market[]): StockSet {
+    return this.marketSets[(markets.includes('KR') ? 1 : 0) | (markets.includes('US') ? 2 : 0)] as StockSet;
+  }
+
+  /** A field's valued stocks in ascending order (made on first use, then kept). */
+  ascendingOf(field: ScreenNumberField | 'grade'): Ascending {
+    let asc = this.ascending.get(field);
+    if (asc === undefined) {
+      const column = this.column(field);
+      const valued: number[] = [];
+      const nullsByMarket: [number, number] = [0, 0];
+      for (let i = 0; i < column.length; i++) {
+        if (Number.isNaN(column[i] as number)) nullsByMarket[this.marketIds[i] as 0 | 1]++;
+        else valued.push(i);
+      }
+      const stocks = Int32Array.from(valued).sort((a, b) => (column[a] as number) - (column[b] as number));
+      const set = new Int32Array(this.words);
+      for (const i of valued) set[i >>> 5] = ((set[i >>> 5] as number) | (1 << (i & 31)));
+      asc = { stocks, values: Float64Array.from(stocks, (i) => column[i] as number), valued: set, nullsByMarket };
+      this.ascending.set(field, asc);
+    }
+    return asc;
   }
 
   /** Every stock in `sort` order: those without a value last in either order; ties by code, then market. */
@@ -229,102 +335,99 @@ export class ScreenIndex {
 const BAND_ORDER: readonly BandKey[] = ['mega', 'xlarge', 'large', 'mid', 'small'];
 
 /**
- * The screen: stocks of `markets` (and `sectors`, `bands` when given) whose every bounded field
- * has a value within [min, max]; in `sort` order (stocks lacking that value last in either
- * order, ties by code then market); rows [offset, offset + limit). Pure; bounds are assumed
- * valid (numeric fields, min <= max) as the tool checks them.
+ * Keeps in `chosen` only the stocks of the sets of `ids` (ids of no set: none of them); nothing
+ * when no id is given. `union` is scratch.
+ */
+function keepOnly(chosen: StockSet, sets: readonly StockSet[], ids: readonly (number | undefined)[], union: StockSet): void {
+  if (ids.length === 0) return;
+  union.fill(0);
+  for (const id of ids) {
+    const set = id === undefined ? undefined : sets[id];
+    if (set === undefined) continue;
+    for (let w = 0; w < union.length; w++) union[w] = (union[w] as number) | (set[w] as number);
+  }
+  for (let w = 0; w < chosen.length; w++) chosen[w] = (chosen[w] as number) & (union[w] as number);
+}
+
+/**
+ * The screen: stocks of `markets` (and `sectors`, `bands`, `exchanges` when given) whose every
+ * bounded field has a value within [min, max]; in `sort` order (stocks lacking that value last
+ * in either order, ties by code then market); rows [offset, offset + limit). Pure; bounds are
+ * assumed valid (numeric fields, min <= max) as the tool checks them.
+ *
+ * Sets of stocks are bit sets, combined a word at a time: the chosen stocks (unions and
+ * intersections of the held market, sector, band and exchange sets); per bound, the chosen
+ * stocks without a value (held per market; else the chosen less the field's valued set,
+ * counted) and the bound's stocks (a range of the field's ascending order, or the valued
+ * stocks less what lies outside the range, whichever is shorter to walk), ANDed into those
+ * passing. The page is then read along the sort order until full.
  */
 export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
-  // Which market, sector and band ids pass, as flags by id.
-  const marketOk = Uint8Array.of(query.markets.includes('KR') ? 1 : 0, query.markets.includes('US') ? 1 : 0);
-  const sectorOk = new Uint8Array(index.sectorNames.size).fill(query.sectors.length === 0 ? 1 : 0);
-  for (const name of query.sectors) {
-    const id = index.sectorNames.get(name);
-    if (id !== undefined) sectorOk[id] = 1;
-  }
-  const bandOk = new Uint8Array(BAND_ORDER.length + 1).fill(query.bands.length === 0 ? 1 : 0);
-  for (const band of query.bands) bandOk[BAND_ORDER.indexOf(band)] = 1;
   const n = index.stocks.length;
-  const { marketIds, sectorIds, bandIds } = index;
-  // Which stocks pass, by stock: found in the stocks' own order, where each column is read
-  // front to back (in a sort order the reads jump about the columns and took ~5x as long).
-  // The bounds four at a time, each four in one pass with their columns in locals (a loop over
-  // the bounds inside the pass ran ~10x slower); missing places are filled with a bound every
-  // value passes. Most screens have at most four bounds: one pass does all.
-  const passed = new Uint8Array(n);
-  const nulls = new Int32Array(Math.max(4, Math.ceil(query.bounds.length / 4) * 4));
-  const passes = Math.max(1, Math.ceil(query.bounds.length / 4));
-  const everyStock = query.markets.includes('KR') && query.markets.includes('US') && query.sectors.length === 0 && query.bands.length === 0;
-  const pass = (k: number) => {
-    const b = query.bounds[k];
-    return b === undefined ? { column: index.zeros, min: -Infinity, max: Infinity } : { column: index.column(b.field), min: b.min ?? -Infinity, max: b.max ?? Infinity };
-  };
-  for (let i = 0; i < n; i++) {
-    passed[i] = everyStock ? 1 : (marketOk[marketIds[i] as number] as number) & (sectorOk[sectorIds[i] as number] as number) & (bandOk[bandIds[i] as number] as number);
-  }
-  // Null counts are over the chosen stocks whatever the other bounds say, so a pass reads every
-  // chosen stock; `chosen` keeps which those are once the first pass starts failing stocks.
-  const chosen = passes > 1 ? passed.slice() : passed;
-  let totalCount = 0;
-  for (let p = 0; p < passes; p++) {
-    const last = p === passes - 1;
-    const b0 = pass(4 * p);
-    const b1 = pass(4 * p + 1);
-    const b2 = pass(4 * p + 2);
-    const b3 = pass(4 * p + 3);
-    const [c0, c1, c2, c3] = [b0.column, b1.column, b2.column, b3.column];
-    const [lo0, lo1, lo2, lo3] = [b0.min, b1.min, b2.min, b3.min];
-    const [hi0, hi1, hi2, hi3] = [b0.max, b1.max, b2.max, b3.max];
-    let n0 = 0;
-    let n1 = 0;
-    let n2 = 0;
-    let n3 = 0;
-    for (let i = 0; i < n; i++) {
-      if (chosen[i] === 0) continue;
-      // A null counts for its field whatever the other bounds say, and fails the stock.
-      let bad = 0;
-      const v0 = c0[i] as number;
-      if (v0 !== v0) {
-        n0++;
-        bad = 1;
-      } else if (v0 < lo0 || v0 > hi0) bad = 1;
-      const v1 = c1[i] as number;
-      if (v1 !== v1) {
-        n1++;
-        bad = 1;
-      } else if (v1 < lo1 || v1 > hi1) bad = 1;
-      const v2 = c2[i] as number;
-      if (v2 !== v2) {
-        n2++;
-        bad = 1;
-      } else if (v2 < lo2 || v2 > hi2) bad = 1;
-      const v3 = c3[i] as number;
-      if (v3 !== v3) {
-        n3++;
-        bad = 1;
-      } else if (v3 < lo3 || v3 > hi3) bad = 1;
-      if (bad === 1) passed[i] = 0;
-      else if (last && passed[i] === 1) totalCount++;
+  const [chosen, passing, bound, union] = index.scratch;
+  const words = chosen.length;
+  const byMarket = query.sectors.length === 0 && query.bands.length === 0 && query.exchanges.length === 0;
+  chosen.set(index.marketSet(query.markets));
+  keepOnly(chosen, index.sectorSets, query.sectors.map((s) => index.sectorNames.get(s)), union);
+  keepOnly(chosen, index.bandSets, query.bands.map((b) => BAND_ORDER.indexOf(b)), union);
+  keepOnly(chosen, index.exchangeSets, query.exchanges.map((e) => index.exchangeNames.get(e)), union);
+  passing.set(chosen);
+  const droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>> = {};
+  for (const b of query.bounds) {
+    const asc = index.ascendingOf(b.field);
+    // Stocks chosen (whatever the other bounds say) that have no value for the field: held per
+    // market, else counted.
+    let nulls = 0;
+    if (byMarket) {
+      if (query.markets.includes('KR')) nulls += asc.nullsByMarket[0];
+      if (query.markets.includes('US')) nulls += asc.nullsByMarket[1];
+    } else {
+      const valued = asc.valued;
+      for (let w = 0; w < words; w++) nulls += bitCount((chosen[w] as number) & ~(valued[w] as number));
     }
-    nulls.set([n0, n1, n2, n3], 4 * p);
+    droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls);
+    // The bound's stocks: positions [from, to) of the ascending order.
+    const { stocks, values } = asc;
+    const from = b.min === undefined ? 0 : searchValues(values, b.min, false);
+    const to = b.max === undefined ? values.length : searchValues(values, b.max, true);
+    if (to - from <= values.length - (to - from)) {
+      bound.fill(0);
+      for (let k = from; k < to; k++) {
+        const i = stocks[k] as number;
+        bound[i >>> 5] = ((bound[i >>> 5] as number) | (1 << (i & 31)));
+      }
+    } else {
+      bound.set(asc.valued);
+      for (let k = 0; k < from; k++) {
+        const i = stocks[k] as number;
+        bound[i >>> 5] = ((bound[i >>> 5] as number) & ~(1 << (i & 31)));
+      }
+      for (let k = to; k < values.length; k++) {
+        const i = stocks[k] as number;
+        bound[i >>> 5] = ((bound[i >>> 5] as number) & ~(1 << (i & 31)));
+      }
+    }
+    for (let w = 0; w < words; w++) passing[w] = ((passing[w] as number) & (bound[w] as number));
   }
-  // The page: along the sort order, reading one byte a stock, until it is full.
+  let totalCount = 0;
+  for (let w = 0; w < words; w++) totalCount += bitCount(passing[w] as number);
+  // The page: along the sort order, one bit a stock, until it is full.
   const offset = Math.max(0, query.offset);
   const end = offset + Math.max(0, query.limit);
   const rows: ScreenStock[] = [];
+  const at: number[] = [];
   if (offset < totalCount && end > offset) {
     const order = index.order(query.sort);
     let seen = 0;
     for (let j = 0; j < n && seen < end; j++) {
       const i = order[j] as number;
-      if (passed[i] === 0) continue;
-      if (seen >= offset) rows.push(index.stocks[i] as ScreenStock);
+      if ((((passing[i >>> 5] as number) >>> (i & 31)) & 1) === 0) continue;
+      if (seen >= offset) {
+        rows.push(index.stocks[i] as ScreenStock);
+        at.push(i);
+      }
       seen++;
     }
   }
-  const droppedForNull: Partial<Record<ScreenNumberField | 'grade', number>> = {};
-  query.bounds.forEach((b, k) => {
-    droppedForNull[b.field] = Math.max(droppedForNull[b.field] ?? 0, nulls[k] as number);
-  });
-  return { rows, totalCount, droppedForNull };
+  return { rows, at, totalCount, droppedForNull };
 }

@@ -9,13 +9,15 @@
 //
 // Only plain data is written here: plain objects, arrays, strings, numbers, booleans and null,
 // and rows held as columns (ColumnRows, src/tools/column-rows.ts: a long day series written
-// from the history cache's typed arrays, what its `toJSON` rows would give). Anything else (an object with `toJSON`, a class instance, a typed array) is handed to
+// from the history cache's typed arrays, what its `toJSON` rows would give), and values that
+// write their own text (JsonText, src/tools/json-text.ts). Anything else (an object with `toJSON`, a class instance, a typed array) is handed to
 // `JSON.stringify` as it is, so the result is the same for every JSON value; a bigint throws
 // as in `JSON.stringify`. Not reentrant (one module-level scratch buffer): `toJSON` methods run
 // inside `JSON.stringify`, never here.
 
 import { civilFromDays, daysInMonth } from '../domain/calendar.js';
 import { ColumnRows, type RowColumn } from '../tools/column-rows.js';
+import { JsonText } from '../tools/json-text.js';
 
 /** "00".."99" as byte pairs: two digits per step of the integer loop. */
 const DIGIT_PAIRS = Uint8Array.from({ length: 200 }, (_, i) => 48 + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10));
@@ -102,6 +104,12 @@ class JsonWriter {
     let n = this.n;
     for (let i = 0; i < b.length; i++) buf[n++] = b[i] as number;
     this.n = n;
+  }
+
+  /** A value that writes its own text. */
+  private text(v: JsonText): void {
+    this.room(v.maxBytes);
+    this.n = v.writeInto(this.buf, this.n);
   }
 
   /** Characters all below 128. */
@@ -235,6 +243,7 @@ class JsonWriter {
       case 'object':
         if (v === null) return this.ascii('null');
         if (v instanceof ColumnRows) return this.columnRows(v);
+        if (v instanceof JsonText) return this.text(v);
         if (depth < MAX_DEPTH) {
           if (Array.isArray(v)) return this.array(v, depth + 1);
           if (isPlainObject(v)) return this.object(v, depth + 1);
@@ -390,7 +399,7 @@ class JsonWriter {
       const v = o[key];
       if (isSkipped(v)) continue;
       // A member whose `toJSON` gives undefined is left out, as JSON.stringify does.
-      const text = typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ColumnRows) && (depth >= MAX_DEPTH || !isPlainObject(v)) ? foreign(v) : null;
+      const text = typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ColumnRows) && !(v instanceof JsonText) && (depth >= MAX_DEPTH || !isPlainObject(v)) ? foreign(v) : null;
       if (text === undefined) continue;
       if (!first) this.byte(COMMA);
       first = false;

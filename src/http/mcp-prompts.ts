@@ -106,7 +106,7 @@ function screenPrompt(): McpPrompt {
         '2. Turn the request into one screen_stocks call: market (KR for 한국/국내/코스피/코스닥, US for 미국; KR,US when unsaid); sectors; bands for size words (대형주/large caps = mega,xlarge,large; 중소형주/small caps = mid,small);' +
           ' filters as {field, min, max} in the field unit (ROE 15% 이상 = {field: roe, min: 15}; PER 10 이하 = {field: per, max: 10}; 영업이익률 = operatingMargin, 매출 성장률 = revenueYoy, 부채비율 = netDebtRatio, 배당 is not served);' +
           ' sort by what the request ranks on (높은 순/highest = desc, 낮은 순/cheapest = asc); fields = the bounded and sorted fields plus marketCap; limit 20 unless a number is asked.',
-        '3. If a term has no field (an exchange such as KOSDAQ alone, dividends, a theme), say so and screen with what there is rather than guess.',
+        '3. An exchange goes in exchanges (코스피 = KOSPI, 코스닥 = KOSDAQ; NYSE, NASDAQ). If a term has no field (dividends, a theme), say so and screen with what there is rather than guess.',
         '4. Optionally, for the top three rows, call get_stock_score with their code for the grade and the inputs behind it.',
         '',
         'Answer with: the screen as you ran it (each filter in words with its unit), how many stocks passed (totalCount) and how many were left out for lacking a value (droppedForNull), then a table of the rows (name, code, market, the fields with units; KR amounts in KRW, US in USD), and one or two sentences on what stands out.',

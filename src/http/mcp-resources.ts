@@ -96,7 +96,7 @@ export const RESOURCES: readonly McpResource[] = [
         grade: SCREEN_FIELD_DEFINITIONS.find((d) => d.field === 'grade'),
         text: {
           every: SCREEN_TEXT_FIELDS,
-          note: 'Every row carries these; they cannot be bounded (filter with market, sectors and bands).',
+          note: 'Every row carries these; they cannot be bounded (filter with market, sectors, bands and exchanges).',
         },
         defaultFields: DEFAULT_SCREEN_FIELDS,
         rules: [

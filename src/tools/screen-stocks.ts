@@ -5,7 +5,7 @@
 // text (`filters=roe:10:,per::15`, `sort=roe:desc`), parsed here into the same arguments.
 
 import { z } from 'zod';
-import { englishNameOf } from '../domain/model.js';
+import { englishNameOf, type Market } from '../domain/model.js';
 import { BAND_KEYS, PERCENTILE_METRICS, type BandKey } from '../domain/results.js';
 import { gradeOf } from '../domain/score.js';
 import type { Grade } from '../domain/results.js';
@@ -28,6 +28,7 @@ import {
 } from '../domain/screen.js';
 import type { ServedDataset, StockView } from '../serving/dataset.js';
 import { ApiError } from './errors.js';
+import { JsonText } from './json-text.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
 import { bandKey, englishName, meta } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -38,6 +39,7 @@ const BOUND_FIELD_LIST = `${NUMBER_FIELD_LIST}, grade`;
 /** Most bounds one screen takes: one per numeric field is plenty, and it bounds the work. */
 const MAX_FILTERS = 20;
 const DEFAULT_SORT = { field: 'marketCap', order: 'desc' } as const;
+const EXCHANGE_EXAMPLES = 'KOSPI, KOSDAQ for KR; NYSE, NASDAQ, ... for US';
 
 const GRADES = Object.keys(GRADE_RANK) as Grade[];
 /** A bound's end: a number in the field unit, or a grade for the field grade. */
@@ -70,6 +72,7 @@ const FILTERS_DESCRIPTION =
 const input = z.strictObject({
   market: marketParam,
   sectors: z.array(z.string().max(100)).max(100).default([]).describe('Sector names (stock-data://sectors); empty: every sector'),
+  exchanges: z.array(z.string().max(20)).max(20).default([]).describe(`Exchanges (${EXCHANGE_EXAMPLES}); empty: every exchange`),
   bands: z.array(z.enum(BAND_KEYS as [BandKey, ...BandKey[]])).max(5).default([]).describe(`Market-cap bands from ${BAND_KEYS.join(', ')}; empty: every stock, with a price or not`),
   filters: z.array(bound).max(MAX_FILTERS).default([]).describe(FILTERS_DESCRIPTION),
   sort: sortSchema.default({ ...DEFAULT_SORT }).describe(`{field, order}: a numeric field or grade; stocks without a value come last; ties by code. Default ${DEFAULT_SORT.field} ${DEFAULT_SORT.order}`),
@@ -121,6 +124,12 @@ const restInput = z.strictObject({
     .prefault('')
     .transform((t) => (t === '' ? [] : t.split('|').map((x) => x.trim())))
     .describe('Sector names separated by | (a name may hold commas: SEC industries such as "SERVICES-COMPUTER PROGRAMMING, DATA PROCESSING, ETC."), from stock-data://sectors; empty: every sector'),
+  exchanges: z
+    .string()
+    .max(200)
+    .prefault('')
+    .transform(list)
+    .describe(`Comma-separated exchanges (${EXCHANGE_EXAMPLES}); empty: every exchange`),
   bands: z
     .string()
     .regex(new RegExp(`^((${BAND_KEYS.join('|')})(,(${BAND_KEYS.join('|')}))*)?$`), { error: `must be comma-separated band keys from ${BAND_KEYS.join(', ')}` })
@@ -153,7 +162,7 @@ const restInput = z.strictObject({
   format: formatParam,
 });
 
-// Arguments the schemas cannot judge: field names against the fields, sectors against the dataset.
+// Arguments the schemas cannot judge: field names against the fields, sectors and exchanges against the dataset.
 
 function invalid(parameter: string, detail: string): ApiError {
   return new ApiError('invalid_parameter', `parameter '${parameter}' ${detail}`, { parameter });
@@ -174,7 +183,7 @@ function checkBound(b: z.output<typeof bound>): ScreenBound {
     return { field, min: lo, max: hi };
   }
   if (!isScreenNumberField(field)) {
-    if (isText(field)) throw invalid('filters', `bounds '${field}', a text field (filter it with market, sectors or bands); allowed: ${BOUND_FIELD_LIST}`);
+    if (isText(field)) throw invalid('filters', `bounds '${field}', a text field (filter it with market, sectors, bands or exchanges); allowed: ${BOUND_FIELD_LIST}`);
     throw invalid('filters', `names an unknown field '${field.slice(0, 40)}'; allowed: ${BOUND_FIELD_LIST}`);
   }
   for (const end of [min, max]) {
@@ -197,9 +206,24 @@ function checkSectors(data: ServedDataset, markets: readonly string[], sectors: 
   throw invalid('sectors', `names '${unknown.slice(0, 60)}', no sector of ${markets.join(',')}${hint}; allowed: ${shown}`);
 }
 
+function checkExchanges(served: ServedScreen, markets: readonly Market[], exchanges: readonly string[]): void {
+  if (exchanges.length === 0) return;
+  const known = markets.flatMap((m) => served.exchanges[m]);
+  const unknown = exchanges.find((e) => !known.includes(e));
+  if (unknown !== undefined) throw invalid('exchanges', `names '${unknown.slice(0, 20)}', no exchange of ${markets.join(',')}; allowed: ${known.join(', ')}`);
+}
+
 // The universe as the screener holds it, made once per served dataset.
 
-const tables = new WeakMap<ServedDataset, Promise<ScreenIndex>>();
+/** A served dataset's screen index, the exchanges its stocks are listed on, and its rows' text pieces. */
+interface ServedScreen {
+  index: ScreenIndex;
+  /** Per market, its stocks' exchanges by name. */
+  exchanges: Readonly<Record<Market, readonly string[]>>;
+  texts: RowTexts;
+}
+
+const tables = new WeakMap<ServedDataset, Promise<ServedScreen>>();
 const PERCENTILE_KEYS = new Set<string>(PERCENTILE_METRICS);
 
 /** One stock's screen row: exactly the values the per-stock tools serve for it. */
@@ -238,6 +262,7 @@ export function screenStockOf(view: StockView): ScreenStock {
     name: s.name,
     nameEn: englishNameOf(s),
     sector: s.sector,
+    exchange: s.exchange,
     band: view.band,
     currency: s.currency,
     grade: scored ? gradeOf(scored.score) : null,
@@ -253,28 +278,127 @@ const ROWS_PER_STEP = 500;
  * steps that let other requests run) and shared by every later one and by those that arrive
  * while it is being made.
  */
-function indexOf(data: ServedDataset): Promise<ScreenIndex> {
-  let index = tables.get(data);
-  if (index === undefined) {
-    index = (async () => {
+function servedScreenOf(data: ServedDataset): Promise<ServedScreen> {
+  let served = tables.get(data);
+  if (served === undefined) {
+    served = (async () => {
       const stocks: ScreenStock[] = [];
       for (const view of data.stocks()) {
         stocks.push(screenStockOf(view));
         if (stocks.length % ROWS_PER_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      return new ScreenIndex(stocks);
+      const index = new ScreenIndex(stocks);
+      const exchangesOf = (market: Market) => [...new Set(stocks.filter((st) => st.market === market).map((st) => st.exchange))].sort();
+      return { index, exchanges: { KR: exchangesOf('KR'), US: exchangesOf('US') }, texts: new RowTexts(index) };
     })();
-    tables.set(data, index);
+    tables.set(data, served);
     // A failed build (no stock served yet) is not kept: the next screen tries again.
-    index.catch(() => tables.delete(data));
+    served.catch(() => tables.delete(data));
   }
-  return index;
+  return served;
 }
 
 // The answer.
 
 const IDENTITY = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
 type Cell = string | number | null;
+
+/** Field lists whose rows' text a dataset keeps (the most recently used). */
+const ROW_SETS = 4;
+/** Bytes of row text kept per field list; a Buffer's own overhead is counted as this many more. */
+const ROW_SET_BYTES = 4 * 1024 * 1024;
+const BUFFER_OVERHEAD = 96;
+
+/** One field list's rows: each stock's row text, made the first time a screen shows it. */
+interface RowSet {
+  rows: (Buffer | undefined)[];
+  bytes: number;
+}
+
+/**
+ * Screen rows as JSON text, made once per served dataset and stock for each field list and
+ * shape, and kept: an answer's rows are then copies of held bytes, the text JSON.stringify gives
+ * the same rows as objects (test/tools/screen-stocks.test.ts), with no number formatted again.
+ * Bounded: the rows of the ROW_SETS field lists used last, up to ROW_SET_BYTES each (a default
+ * screen's row is ~400 bytes, so the whole universe's 3.5 MB); rows past that are made for the
+ * answer and not kept.
+ */
+export class RowTexts {
+  private readonly sets = new Map<string, RowSet>();
+
+  constructor(
+    private readonly index: ScreenIndex,
+    private readonly limits: { sets: number; bytesPerSet: number } = { sets: ROW_SETS, bytesPerSet: ROW_SET_BYTES },
+  ) {}
+
+  /** The rows of stocks `at` (indices into the index's stocks) with `fields`, as objects or arrays: a JSON array written when the answer is. */
+  rows(at: readonly number[], fields: readonly ScreenField[], shape: 'objects' | 'arrays'): ScreenRows {
+    const key = `${shape}:${fields.join(',')}`;
+    let set = this.sets.get(key);
+    if (set === undefined) {
+      set = { rows: new Array<Buffer | undefined>(this.index.stocks.length), bytes: 0 };
+      if (this.sets.size >= this.limits.sets) this.sets.delete(this.sets.keys().next().value as string);
+    } else this.sets.delete(key);
+    // The most recently used last.
+    this.sets.set(key, set);
+    const rows: Buffer[] = [];
+    for (const i of at) {
+      let text = set.rows[i];
+      if (text === undefined) {
+        text = this.rowText(i, fields, shape);
+        if (set.bytes + text.length + BUFFER_OVERHEAD <= this.limits.bytesPerSet) {
+          set.rows[i] = text;
+          set.bytes += text.length + BUFFER_OVERHEAD;
+        }
+      }
+      rows.push(text);
+    }
+    return new ScreenRows(rows);
+  }
+
+  /** How many rows are kept, per field list (most recently used last). */
+  kept(): Record<string, number> {
+    return Object.fromEntries([...this.sets].map(([key, set]) => [key, set.rows.filter((r) => r !== undefined).length]));
+  }
+
+  /** Stock `i`'s row: its identity, then `fields`. */
+  private rowText(i: number, fields: readonly ScreenField[], shape: 'objects' | 'arrays'): Buffer {
+    const s = this.index.stocks[i] as ScreenStock;
+    const identity: Cell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
+    const values: Cell[] = fields.map((f) => (f === 'grade' ? s.grade : screenValue(s, f)));
+    const text =
+      shape === 'objects'
+        ? `{${[...IDENTITY, ...fields].map((key, c) => `${JSON.stringify(key)}:${JSON.stringify(c < identity.length ? identity[c] : values[c - identity.length])}`).join(',')}}`
+        : JSON.stringify([...identity, ...values]);
+    return Buffer.from(text, 'utf8');
+  }
+}
+
+/** Screen rows whose texts are made already (RowTexts), written into the answer by its writer. */
+class ScreenRows extends JsonText {
+  readonly maxBytes: number;
+
+  constructor(private readonly rows: readonly Buffer[]) {
+    super();
+    let bytes = 2 + rows.length;
+    for (const row of rows) bytes += row.length;
+    this.maxBytes = bytes;
+  }
+
+  writeInto(out: Uint8Array, at: number): number {
+    const rows = this.rows;
+    let n = at;
+    out[n++] = 91;
+    for (let r = 0; r < rows.length; r++) {
+      if (r > 0) out[n++] = 44;
+      const row = rows[r] as Buffer;
+      out.set(row, n);
+      n += row.length;
+    }
+    out[n++] = 93;
+    return n;
+  }
+}
 
 const row = z
   .object({
@@ -293,13 +417,14 @@ const output = z.object({
   market: z.string(),
   sectors: z.array(z.string()),
   bands: z.array(z.string()),
+  exchanges: z.array(z.string()),
   filters: z.array(z.object({ field: z.string(), min: boundEnd.optional(), max: boundEnd.optional() })),
   sort: z.object({ field: z.string(), order: z.enum(['asc', 'desc']) }),
   fields: z.array(z.string()).describe('The fields of each row after its identity'),
   units: z.record(z.string(), z.string()).describe('Unit of each field: x, %, days, 0..100, score, grade, or currency (the row currency)'),
   count: z.number().int().describe('Rows in this answer'),
   totalCount: z.number().int().describe('Stocks that pass every filter (all pages)'),
-  droppedForNull: z.record(z.string(), z.number().int()).describe('Per bounded field: stocks of the chosen markets, sectors and bands without a value for it (they fail its bound)'),
+  droppedForNull: z.record(z.string(), z.number().int()).describe('Per bounded field: stocks of the chosen markets, sectors, bands and exchanges without a value for it (they fail its bound)'),
   rows: z
     .union([z.array(row), z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.union([z.string(), z.number(), z.null()]))) })])
     .describe('In sort order; compact form (format=columns): columns named once, rows as arrays'),
@@ -313,7 +438,7 @@ export const screenStocks = defineTool({
   name: 'screen_stocks',
   title: 'Stock screener',
   description:
-    'Screen every KR and US stock in one call: filter by market, sectors, market-cap bands and bounds on any computed ' +
+    'Screen every KR and US stock in one call: filter by market, sectors, market-cap bands, exchanges and bounds on any computed ' +
     'figure (the 17 percentile metrics such as per, roe, operatingMargin; v3Score, gapPct, score 0..100; marketCap; ' +
     'split-adjusted priceChange1m/3m/12m), sort by any of them, page with limit/offset. Values and units are those ' +
     'get_stock_snapshot, get_sector_percentile and get_stock_score give (roe min 10 = 10 %). Fields: stock-data://screen-fields.',
@@ -322,7 +447,7 @@ export const screenStocks = defineTool({
   output,
   path: '/screen',
   examples: [
-    { summary: 'KR semiconductors with ROE of 15 % or more and PER of 10 or less, highest ROE first', query: { market: 'KR', sectors: 'Semiconductors', filters: 'roe:15:,per::10', sort: 'roe:desc' } },
+    { summary: 'KOSDAQ semiconductors with ROE of 15 % or more and PER of 10 or less, highest ROE first', query: { market: 'KR', exchanges: 'KOSDAQ', sectors: 'Semiconductors', filters: 'roe:15:,per::10', sort: 'roe:desc' } },
     { summary: 'US large caps by free-cash-flow yield', query: { market: 'US', bands: 'mega,xlarge,large', sort: 'fcfYield:desc', fields: 'marketCap,fcfYield,per' } },
     { summary: 'Both markets: operating margin 10-40 %, revenue growing, sorted by 12-month price change', query: { filters: 'operatingMargin:10:40,revenueYoy:0:', sort: 'priceChange12m:desc', limit: '20' } },
     { summary: 'Grade A+ stocks (score >= 90), cheapest PER first, second page of 20', query: { filters: 'score:90:', sort: 'per:asc', limit: '20', offset: '20' } },
@@ -336,52 +461,38 @@ export const screenStocks = defineTool({
     if (!isScreenNumberField(sortField) && sortField !== 'grade') {
       throw invalid('sort', `names ${isText(sortField) ? `'${sortField}', a text field` : `an unknown field '${sortField.slice(0, 40)}'`}; allowed: ${NUMBER_FIELD_LIST}, grade`);
     }
-    const fields = [...new Set(args.fields ?? DEFAULT_SCREEN_FIELDS)];
+    const fields = args.fields === undefined ? DEFAULT_SCREEN_FIELDS : [...new Set(args.fields)];
     for (const f of fields) {
       if (!(SCREEN_FIELDS as readonly string[]).includes(f)) {
         throw invalid('fields', `names ${(IDENTITY as readonly string[]).includes(f) ? `'${f}', which every row carries already` : `an unknown field '${f.slice(0, 40)}'`}; allowed: ${FIELD_LIST}`);
       }
     }
     checkSectors(data, markets, args.sectors);
-    const result = screen(await indexOf(data), {
+    const served = await servedScreenOf(data);
+    checkExchanges(served, markets, args.exchanges);
+    const result = screen(served.index, {
       markets,
       sectors: args.sectors,
       bands: args.bands,
+      exchanges: args.exchanges,
       bounds,
       sort: { field: sortField, order: args.sort.order },
       limit: args.limit,
       offset: args.offset,
     });
-    const asked = fields as ScreenField[];
-    const cells = (s: ScreenStock): Cell[] => [
-      s.code,
-      s.market,
-      s.name,
-      s.nameEn,
-      s.sector,
-      s.band,
-      s.currency,
-      ...asked.map((f): Cell => (f === 'grade' ? s.grade : screenValue(s, f))),
-    ];
-    const columns = [...IDENTITY, ...asked];
-    const rows =
-      args.format === 'columns'
-        ? { columns, rows: result.rows.map(cells) }
-        : result.rows.map((s) => {
-            // Keys set in one order on a fresh object: every row gets the same hidden class
-            // (Object.fromEntries made dictionary objects, ~6x slower to build and to write).
-            const values = cells(s);
-            const out: Record<string, Cell> = {};
-            for (let i = 0; i < columns.length; i++) out[columns[i] as string] = values[i] as Cell;
-            return out as z.output<typeof row>;
-          });
+    const asked = fields as readonly ScreenField[];
+    const columns = args.format === 'columns';
+    const text = served.texts.rows(result.at, asked, columns ? 'arrays' : 'objects');
+    // Typed as what they serialise to: nothing reads an answer but its serialisers.
+    const rows = columns ? { columns: [...IDENTITY, ...asked], rows: text as unknown as Cell[][] } : (text as unknown as z.output<typeof row>[]);
     return {
       market: args.market,
       sectors: args.sectors,
       bands: args.bands,
+      exchanges: args.exchanges,
       filters: args.filters.map((b) => ({ field: b.field, ...(b.min !== undefined ? { min: b.min } : {}), ...(b.max !== undefined ? { max: b.max } : {}) })),
       sort: { field: sortField, order: args.sort.order },
-      fields: asked,
+      fields: [...asked],
       units: Object.fromEntries(asked.map((f) => [f, UNITS[f] as string])),
       count: result.rows.length,
       totalCount: result.totalCount,

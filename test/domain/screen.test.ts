@@ -7,13 +7,14 @@ import type { Market } from '../../src/domain/model.js';
 import type { BandKey, Grade } from '../../src/domain/results.js';
 import { GRADE_RANK, screen as screenOf, ScreenIndex, screenValue, screenValues, SCREEN_FIELD_DEFINITIONS, SCREEN_FIELDS, SCREEN_NUMBER_FIELDS, type ScreenNumberField, type ScreenQuery, type ScreenStock } from '../../src/domain/screen.js';
 
-function stock(market: Market, code: string, sector: string, band: BandKey | null, grade: Grade | null, values: Partial<Record<ScreenNumberField, number | null>>): ScreenStock {
+function stock(market: Market, code: string, sector: string, band: BandKey | null, grade: Grade | null, values: Partial<Record<ScreenNumberField, number | null>>, exchange = market === 'KR' ? 'KOSPI' : 'NYSE'): ScreenStock {
   return {
     code,
     market,
     name: code,
     nameEn: null,
     sector,
+    exchange,
     band,
     currency: market === 'KR' ? 'KRW' : 'USD',
     grade,
@@ -23,9 +24,9 @@ function stock(market: Market, code: string, sector: string, band: BandKey | nul
 
 // Six stocks: roe and per as a caller would bound them (roe in percent, per a multiple).
 const A = stock('KR', '000010', 'Semiconductors', 'mega', 'A+', { roe: 18, per: 8, gapPct: 5 });
-const B = stock('KR', '000020', 'Semiconductors', 'large', 'B', { roe: 12, per: 12, gapPct: 5 });
-const C = stock('KR', '000030', 'Software', 'mid', 'C', { roe: null, per: 30, gapPct: 1 });
-const D = stock('US', 'AAA', 'Semiconductors', 'mega', 'A', { roe: 25, per: 9, gapPct: 7 });
+const B = stock('KR', '000020', 'Semiconductors', 'large', 'B', { roe: 12, per: 12, gapPct: 5 }, 'KOSDAQ');
+const C = stock('KR', '000030', 'Software', 'mid', 'C', { roe: null, per: 30, gapPct: 1 }, 'KOSDAQ');
+const D = stock('US', 'AAA', 'Semiconductors', 'mega', 'A', { roe: 25, per: 9, gapPct: 7 }, 'NASDAQ');
 const E = stock('US', 'BBB', 'Software', null, null, { roe: 10, per: null, gapPct: null });
 const F = stock('KR', 'AAA', 'Semiconductors', 'small', 'D', { roe: 18, per: 8, gapPct: 5 }); // same code text as D in another market
 const ALL = [A, B, C, D, E, F];
@@ -36,6 +37,7 @@ const q = (over: Partial<ScreenQuery>): ScreenQuery => ({
   markets: ['KR', 'US'],
   sectors: [],
   bands: [],
+  exchanges: [],
   bounds: [],
   sort: { field: 'gapPct', order: 'desc' },
   limit: 50,
@@ -78,6 +80,23 @@ describe('screen', () => {
     // A stock without a price has no band: it passes only when no band is asked for.
     assert.deepEqual(codes(screen(ALL, q({ bands: ['mega', 'small'] })).rows), ['US:AAA', 'KR:000010', 'KR:AAA']);
     assert.equal(screen(ALL, q({})).totalCount, 6);
+    // No market: no stock.
+    assert.equal(screen(ALL, q({ markets: [] })).totalCount, 0);
+  });
+
+  it('exchange filter: only the named exchanges, with the other filters and bounds; nulls counted among them', () => {
+    // Exchanges: A KOSPI, B KOSDAQ, C KOSDAQ, D NASDAQ, E NYSE, F KOSPI.
+    // KOSDAQ: B (gapPct 5) and C (1), gapPct desc -> B, C.
+    assert.deepEqual(codes(screen(ALL, q({ exchanges: ['KOSDAQ'] })).rows), ['KR:000020', 'KR:000030']);
+    // KOSDAQ or NASDAQ with roe >= 12: B 12 and D 25 pass; C's roe is null (counted); gapPct desc -> D 7, B 5.
+    const r = screen(ALL, q({ exchanges: ['KOSDAQ', 'NASDAQ'], bounds: [{ field: 'roe', min: 12 }] }));
+    assert.deepEqual(codes(r.rows), ['US:AAA', 'KR:000020']);
+    assert.equal(r.totalCount, 2);
+    assert.deepEqual(r.droppedForNull, { roe: 1 });
+    // With the market filter: NASDAQ in KR names no stock.
+    assert.equal(screen(ALL, q({ markets: ['KR'], exchanges: ['NASDAQ'] })).totalCount, 0);
+    // KOSPI in the Semiconductors sector: A and F (gapPct 5 both, by code 000010 < AAA).
+    assert.deepEqual(codes(screen(ALL, q({ exchanges: ['KOSPI'], sectors: ['Semiconductors'] })).rows), ['KR:000010', 'KR:AAA']);
   });
 
   it('nulls sort last in either order; ties by code then market', () => {
@@ -110,25 +129,39 @@ describe('screen', () => {
     assert.equal(screenValue(C, 'per'), 30);
   });
 
-  it('property: any number of bounds (one pass reads four) keeps exactly the stocks that pass them all, and counts nulls per field', () => {
+  it('property: any bounds, markets, sectors, bands and exchanges keep exactly the stocks that pass them all, and count nulls per field among the chosen', () => {
     const FIELDS = ['roe', 'per', 'pbr', 'operatingMargin', 'gapPct', 'score'] as const;
-    const arbBound = fc.record({ field: fc.constantFrom(...FIELDS), min: fc.option(fc.integer({ min: -5, max: 20 }), { nil: undefined }), max: fc.option(fc.integer({ min: 20, max: 45 }), { nil: undefined }) });
+    // Ends on a half-step grid and values on a quarter-step grid: ties with either end happen often.
+    const end = (min: number, max: number) => fc.option(fc.integer({ min: 2 * min, max: 2 * max }).map((x) => x / 2), { nil: undefined });
+    const arbBound = fc.record({ field: fc.constantFrom(...FIELDS), min: end(-5, 20), max: end(20, 45) });
     const arbStock = fc.record({
       market: fc.constantFrom<Market>('KR', 'US'),
       code: fc.stringMatching(/^[0-9A-C]{1,3}$/),
       sector: fc.constantFrom('X', 'Y'),
-      values: fc.array(fc.option(fc.integer({ min: -10, max: 50 }), { nil: null }), { minLength: FIELDS.length, maxLength: FIELDS.length }),
+      exchange: fc.constantFrom('E1', 'E2', 'E3'),
+      band: fc.constantFrom<BandKey | null>('mega', 'mid', null),
+      values: fc.array(fc.option(fc.integer({ min: -40, max: 200 }).map((x) => x / 4), { nil: null }), { minLength: FIELDS.length, maxLength: FIELDS.length }),
     });
     fc.assert(
-      fc.property(fc.array(arbStock, { maxLength: 30 }), fc.array(arbBound, { maxLength: 9 }), fc.constantFrom<readonly string[]>([], ['X']), (specs, bounds, sectors) => {
-        const stocks = specs.map((s) => stock(s.market, s.code, s.sector, 'mid', null, Object.fromEntries(FIELDS.map((f, i) => [f, s.values[i] ?? null]))));
-        const r = screen(stocks, q({ bounds, sectors, sort: { field: 'roe', order: 'desc' }, limit: 1000 }));
-        const inChoice = stocks.filter((s) => sectors.length === 0 || sectors.includes(s.sector));
-        const passes = (s: ScreenStock) => bounds.every((b) => { const v = screenValue(s, b.field); return v !== null && v >= (b.min ?? -Infinity) && v <= (b.max ?? Infinity); });
-        assert.deepEqual(new Set(r.rows), new Set(inChoice.filter(passes)));
-        assert.equal(r.totalCount, r.rows.length);
-        for (const b of bounds) assert.equal(r.droppedForNull[b.field], inChoice.filter((s) => screenValue(s, b.field) === null).length, b.field);
-      }),
+      fc.property(
+        // Up to 100 stocks: the bit sets span several 32-bit words.
+        fc.array(arbStock, { maxLength: 100 }),
+        fc.array(arbBound, { maxLength: 9 }),
+        fc.constantFrom<readonly Market[]>(['KR', 'US'], ['KR'], ['US']),
+        fc.constantFrom<readonly string[]>([], ['X']),
+        fc.constantFrom<readonly string[]>([], ['E1'], ['E2', 'E3']),
+        fc.constantFrom<readonly BandKey[]>([], ['mid'], ['mega', 'mid']),
+        (specs, bounds, markets, sectors, exchanges, bands) => {
+          const stocks = specs.map((s) => stock(s.market, s.code, s.sector, s.band, null, Object.fromEntries(FIELDS.map((f, i) => [f, s.values[i] ?? null])), s.exchange));
+          const r = screen(stocks, q({ bounds, markets, sectors, exchanges, bands, sort: { field: 'roe', order: 'desc' }, limit: 1000 }));
+          const inChoice = stocks.filter((s) => markets.includes(s.market) && (sectors.length === 0 || sectors.includes(s.sector)) && (exchanges.length === 0 || exchanges.includes(s.exchange)) && (bands.length === 0 || (s.band !== null && bands.includes(s.band))));
+          const passes = (s: ScreenStock) => bounds.every((b) => { const v = screenValue(s, b.field); return v !== null && v >= (b.min ?? -Infinity) && v <= (b.max ?? Infinity); });
+          assert.deepEqual(new Set(r.rows), new Set(inChoice.filter(passes)));
+          assert.equal(r.totalCount, r.rows.length);
+          assert.deepEqual(r.at.map((i) => stocks[i]), r.rows);
+          for (const b of bounds) assert.equal(r.droppedForNull[b.field], inChoice.filter((s) => screenValue(s, b.field) === null).length, b.field);
+        },
+      ),
     );
   });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jsonBytes } from '../../src/http/json-bytes.js';
 import { ColumnRows, type RowColumn } from '../../src/tools/column-rows.js';
+import { JsonText } from '../../src/tools/json-text.js';
 import { dateOfDayNumber, dayNumber } from '../../src/domain/calendar.js';
 import { dateOfDay } from '../../src/domain/series.js';
 
@@ -160,6 +161,30 @@ describe('jsonBytes', () => {
     assert.throws(() => rows('objects', 3, 2), /not a range/);
     assert.throws(() => rows('objects', 0, 5), /fewer than 5 entries/);
     assert.throws(() => new ColumnRows(['date'], columns, 0, 1, 'objects', dateOf), /one key per column/);
+  });
+
+  it('values that write their own text (JsonText): their bytes written as they write them, anywhere in an answer; JSON.stringify reads the same value back', () => {
+    /** Writes fixed UTF-8 bytes, and says it may take a few more than it does. */
+    class Fixed extends JsonText {
+      readonly maxBytes: number;
+      constructor(readonly bytes: Buffer) {
+        super();
+        this.maxBytes = bytes.length + 5;
+      }
+      writeInto(out: Uint8Array, at: number): number {
+        out.set(this.bytes, at);
+        return at + this.bytes.length;
+      }
+    }
+    const text = new Fixed(Buffer.from('[{"code":"005930","name":"삼성전자","per":12.5},["AAPL",null,1e+21]]', 'utf8'));
+    // By hand: the bytes inside the member, the array and the top level, unchanged.
+    assert.equal(jsonBytes({ count: 2, rows: text }).toString('utf8'), '{"count":2,"rows":[{"code":"005930","name":"삼성전자","per":12.5},["AAPL",null,1e+21]]}');
+    assert.equal(jsonBytes([text, 1]).toString('utf8'), '[[{"code":"005930","name":"삼성전자","per":12.5},["AAPL",null,1e+21]],1]');
+    assert.deepEqual(jsonBytes(text), text.bytes);
+    for (const value of [text, { rows: text }, [text, text], { a: { b: [1, text] } }]) same(value);
+    // Past the writer's first 64 KiB: room is made for what the value says it may take.
+    const long = new Fixed(Buffer.from(JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i * 1.5)), 'utf8'));
+    same({ pad: 'x'.repeat(60_000), long });
   });
 
   it('dates of ColumnRows written from their day numbers as dateOfDayNumber writes them: every day of 1899-2101 in order, backwards and shuffled, years 1 and 9999, and days outside them', () => {

@@ -130,6 +130,45 @@ describe('screen_stocks', () => {
     assert.deepEqual(compact.rows.rows, big.rows.map((r) => compact.rows.columns.map((c) => r[c])));
   });
 
+  it('filters by exchange on both doors: exactly the stocks the store lists on those exchanges, with sectors and bounds; unknown exchanges are invalid_parameter', async () => {
+    // Each stock's exchange as the store lists it, the reference the rows are checked against.
+    const exchangeOf = new Map((await t.app.store.market.securities()).map((s) => [`${s.market}:${s.code}`, s.exchange]));
+    const all = await rest('market=KR,US&fields=marketCap,roe&limit=200');
+    assert.ok(all.totalCount <= 200, 'the demo universe fits one page');
+    const on = (...names: string[]) => all.rows.filter((r) => names.includes(exchangeOf.get(`${r.market}:${r.code}`) ?? ''));
+    const kosdaq = await rest('exchanges=KOSDAQ&fields=marketCap,roe&limit=200');
+    assert.ok(kosdaq.totalCount > 0 && kosdaq.totalCount < all.rows.filter((r) => r.market === 'KR').length, `${kosdaq.totalCount} KOSDAQ stocks`);
+    assert.deepEqual(kosdaq.rows, on('KOSDAQ'));
+    assert.equal(kosdaq.totalCount, on('KOSDAQ').length);
+    // Two exchanges of two markets, in the one order (marketCap descending).
+    const two = await rest('exchanges=KOSPI,NASDAQ&fields=marketCap,roe&limit=200');
+    assert.deepEqual(two.rows, on('KOSPI', 'NASDAQ'));
+    assert.ok(two.rows.some((r) => r.market === 'KR') && two.rows.some((r) => r.market === 'US'));
+    // The issue's example: KOSDAQ stocks of one sector with a bound (ROE >= 0), nulls counted among them only.
+    const sector = (kosdaq.rows[0] as Row).sector;
+    const inSector = on('KOSDAQ').filter((r) => r.sector === sector);
+    const bounded = await rest(`market=KR&exchanges=KOSDAQ&sectors=${encodeURIComponent(sector)}&filters=roe:0:&fields=marketCap,roe&limit=200`);
+    assert.deepEqual(bounded.rows, inSector.filter((r) => r.roe !== null && (r.roe as number) >= 0));
+    assert.deepEqual(bounded.droppedForNull, { roe: inSector.filter((r) => r.roe === null).length });
+    // MCP: the same rows from a list.
+    const mcp = await client.callTool({ name: 'screen_stocks', arguments: { exchanges: ['KOSDAQ'], fields: ['marketCap', 'roe'], limit: 200, format: 'rows' } });
+    assert.deepEqual((mcp.structuredContent as Screen).rows, kosdaq.rows);
+    assert.deepEqual((mcp.structuredContent as Json).exchanges, ['KOSDAQ']);
+    // Unknown exchanges name the allowed ones of the chosen markets (the demo lists KOSPI, KOSDAQ, NYSE and NASDAQ).
+    const cases: [Json, string, string][] = [
+      [{ exchanges: ['KONEX'] }, 'exchanges=KONEX', "parameter 'exchanges' names 'KONEX', no exchange of KR,US; allowed: KOSDAQ, KOSPI, NASDAQ, NYSE"],
+      [{ market: 'US', exchanges: ['KOSPI'] }, 'market=US&exchanges=KOSPI', "parameter 'exchanges' names 'KOSPI', no exchange of US; allowed: NASDAQ, NYSE"],
+    ];
+    for (const [args, query, detail] of cases) {
+      const res = await t.get(`${base}/screen?${query}`, key);
+      assert.equal(res.status, 400, query);
+      assert.deepEqual([(res.body as Json).code, (res.body as Json).detail], ['invalid_parameter', detail], query);
+      const result = await client.callTool({ name: 'screen_stocks', arguments: args });
+      assert.equal(result.isError, true);
+      assert.equal((result.content as { text: string }[])[0]!.text.replace(/^invalid_parameter: /, ''), detail);
+    }
+  });
+
   it('grade bounds in grade order, on both doors; an unencoded + in a REST grade reads as +', async () => {
     const all = await rest('fields=grade,score&limit=200');
     const rank = { 'A+': 6, A: 5, 'B+': 4, B: 3, 'C+': 2, C: 1, D: 0 } as Record<string, number>;
@@ -149,7 +188,7 @@ describe('screen_stocks', () => {
     const cases: [Json, string, RegExp][] = [
       [{ filters: [{ field: 'roa', min: 1 }] }, 'filters=roa:1:', /^parameter 'filters' names an unknown field 'roa'; allowed: per, pbr, psr, /],
       [{ filters: [{ field: 'roe', min: 20, max: 10 }] }, 'filters=roe:20:10', /^parameter 'filters' has min 20 > max 10 for 'roe'; allowed: min <= max$/],
-      [{ filters: [{ field: 'sector', min: 1 }] }, 'filters=sector:1:', /^parameter 'filters' bounds 'sector', a text field \(filter it with market, sectors or bands\); allowed: per, pbr, .*, grade$/],
+      [{ filters: [{ field: 'sector', min: 1 }] }, 'filters=sector:1:', /^parameter 'filters' bounds 'sector', a text field \(filter it with market, sectors, bands or exchanges\); allowed: per, pbr, .*, grade$/],
       [{ filters: [{ field: 'grade', min: 1 }] }, 'filters=grade:1:', /^parameter 'filters' bounds grade with the number 1; allowed: grades A\+, A, B\+, B, C\+, C, D/],
       [{ filters: [{ field: 'grade', min: 'A', max: 'C' }] }, 'filters=grade:A:C', /^parameter 'filters' has min A above max C for 'grade'/],
       [{ filters: [{ field: 'roe', min: 'A' }] }, 'filters=roe:A:', /^parameter 'filters' bounds 'roe' with the grade A; allowed: numbers/],

@@ -111,6 +111,23 @@ describe('web dashboard: the screener page in headless Chromium', { skip: skipBr
     assert.ok(expected.rows.length > 0 && expected.rows.every((r) => r.market === 'US' && r.band === 'mega'));
   });
 
+  it('the exchange select screens again on that exchange, and the URL keeps it', async () => {
+    await page.goto(`${t.url}/#/screener?market=KR,US&sort=marketCap:desc&limit=200`);
+    await page.locator('#screen-table tbody tr').first().waitFor();
+    await page.selectOption('[data-control=exchange]', 'KOSDAQ');
+    await page.waitForURL((url) => url.hash.includes('exchanges=KOSDAQ'));
+    const expected = await screen(`market=KR,US&exchanges=KOSDAQ&sort=marketCap:desc&limit=200&fields=${fields('marketCap')}`);
+    // Every KOSDAQ stock is KR; the page shows the API's rows in its order.
+    const all = await screen(`market=KR&sort=marketCap:desc&limit=200&fields=${fields('marketCap')}`);
+    assert.ok(expected.rows.length > 0 && expected.rows.length < all.rows.length && expected.rows.every((r) => r.market === 'KR'), `${expected.rows.length} KOSDAQ of ${all.rows.length} KR`);
+    await until(async () => JSON.stringify(await codes()) === JSON.stringify(expected.rows.map((r) => r.code)));
+    assert.equal(await page.locator('[data-control=exchange]').inputValue(), 'KOSDAQ');
+    // Back to every exchange.
+    await page.selectOption('[data-control=exchange]', '');
+    await page.waitForURL((url) => !url.hash.includes('exchanges='));
+    await until(async () => (await codes()).length === Math.min(200, all.totalCount + (await screen('market=US&limit=1')).totalCount));
+  });
+
   it('a row links to its stock page', async () => {
     const code = (await codes())[0]!;
     await page.click(`#screen-table tbody tr[data-code="${code}"] a.ticker`);

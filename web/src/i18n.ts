@@ -165,6 +165,8 @@ const LABELS = {
   unitUsd: ['단위: 미국 달러', 'Unit: US dollars'],
   // screener
   bound: ['조건', 'Bound'],
+  exchange: ['거래소', 'Exchange'],
+  everyExchange: ['전체', 'Every exchange'],
   sortBy: ['정렬', 'Sort by'],
   descending: ['높은 순', 'Highest first'],
   ascending: ['낮은 순', 'Lowest first'],

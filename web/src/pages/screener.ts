@@ -1,4 +1,4 @@
-// Screener: every stock filtered by market, sectors, bands and up to three bounds, sorted by the
+// Screener: every stock filtered by market, sectors, bands, exchange and up to three bounds, sorted by the
 // server (GET /screen, so the order is over the whole universe, not the fetched page); a column
 // title re-asks the server in that order. The query is the URL hash, so a screen is a bookmark.
 
@@ -20,6 +20,8 @@ interface ScreenQuery {
   market: MarketFilter;
   bands: BandKey[];
   sectors: string;
+  /** One exchange, or '' for every one. */
+  exchange: string;
   bounds: Bound[];
   sortField: string;
   order: 'asc' | 'desc';
@@ -27,6 +29,8 @@ interface ScreenQuery {
 }
 
 const LIMITS = [50, 100, 200] as const;
+/** The exchanges offered: where KR and US stocks are listed (others, such as CBOE, are asked for by URL). */
+const EXCHANGES = ['KOSPI', 'KOSDAQ', 'NYSE', 'NASDAQ'] as const;
 const BOUND_ROWS = 3;
 /** Shown in every screen beside the bounded and sorted fields. */
 const BASE_FIELDS = ['marketCap', 'per', 'roe', 'score', 'grade', 'priceChange3m'];
@@ -52,6 +56,7 @@ function readQuery(params: URLSearchParams): ScreenQuery {
     market,
     bands,
     sectors: params.get('sectors') ?? '',
+    exchange: params.get('exchanges') ?? '',
     bounds,
     sortField,
     order: order === 'asc' ? 'asc' : 'desc',
@@ -69,6 +74,7 @@ function hashOf(q: ScreenQuery): string {
   const params = new URLSearchParams({ market: q.market });
   if (q.bands.length > 0) params.set('bands', q.bands.join(','));
   if (q.sectors.trim() !== '') params.set('sectors', q.sectors.trim());
+  if (q.exchange !== '') params.set('exchanges', q.exchange);
   const filters = filtersText(q.bounds);
   if (filters !== '') params.set('filters', filters);
   params.set('sort', `${q.sortField}:${q.order}`);
@@ -115,6 +121,13 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
     (market) => go({ market }),
   );
   const bandBoxes = bandChecks(q.bands, (bands) => go({ bands }));
+  const exchanges = q.exchange === '' || (EXCHANGES as readonly string[]).includes(q.exchange) ? EXCHANGES : [...EXCHANGES, q.exchange];
+  const exchangeSelect = h(
+    'select',
+    { id: 'screen-exchange', 'data-control': 'exchange', onchange: () => go({ exchange: exchangeSelect.value }) },
+    h('option', { value: '', selected: q.exchange === '' }, t('everyExchange')),
+    ...exchanges.map((e) => h('option', { value: e, selected: e === q.exchange }, e)),
+  );
   const sectorsInput = h('input', { type: 'text', id: 'screen-sectors', value: q.sectors, placeholder: 'Semiconductors|Banks', size: 28 });
   const boundRows = Array.from({ length: BOUND_ROWS }, (_, i) => {
     const b = q.bounds[i] ?? { field: '', min: '', max: '' };
@@ -151,7 +164,14 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
     'form',
     { class: 'screen-form', id: 'screen-form', onsubmit: apply as EventListener },
     h('div', { class: 'controls' }, h('span', { class: 'control-label' }, t('market')), marketControl, h('span', { class: 'control-label' }, t('bands')), bandBoxes),
-    h('div', { class: 'controls' }, h('label', { class: 'control-label', for: 'screen-sectors' }, t('sector')), sectorsInput),
+    h(
+      'div',
+      { class: 'controls' },
+      h('label', { class: 'control-label', for: 'screen-exchange' }, t('exchange')),
+      exchangeSelect,
+      h('label', { class: 'control-label', for: 'screen-sectors' }, t('sector')),
+      sectorsInput,
+    ),
     ...boundRows.map((r, i) => h('div', { class: 'controls bound', 'data-bound': i }, h('span', { class: 'control-label' }, t('bound')), r.field, r.min, h('span', {}, '–'), r.max)),
     h(
       'div',
@@ -181,6 +201,7 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
     market: q.market,
     bands: q.bands.length > 0 ? q.bands.join(',') : undefined,
     sectors: q.sectors.trim() !== '' ? q.sectors.trim() : undefined,
+    exchanges: q.exchange !== '' ? q.exchange : undefined,
     filters: filters !== '' ? filters : undefined,
     sort: `${q.sortField}:${q.order}`,
     fields: fields.join(','),

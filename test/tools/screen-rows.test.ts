@@ -1,0 +1,48 @@
+// The screen's row text (RowTexts in src/tools/screen-stocks.ts): each row's JSON as JSON.stringify
+// writes the row object (or array), whether the text was kept from an earlier screen, made now
+// and kept, or made past the byte budget and not kept; and which field lists are kept.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { jsonBytes } from '../../src/http/json-bytes.js';
+import { ScreenIndex, screenValues, type ScreenField, type ScreenStock } from '../../src/domain/screen.js';
+import { RowTexts } from '../../src/tools/screen-stocks.js';
+
+const stocks: ScreenStock[] = [
+  { code: '005930', market: 'KR', name: '삼성전자', nameEn: 'Samsung Electronics', sector: 'Semiconductors', exchange: 'KOSPI', band: 'mega', currency: 'KRW', grade: 'A+', values: screenValues((f) => (f === 'per' ? 12.5 : f === 'roe' ? -0 : f === 'marketCap' ? 4.2e14 : null)) },
+  { code: 'BRK.B', market: 'US', name: 'Berkshire "B"', nameEn: null, sector: 'Insurance', exchange: 'NYSE', band: null, currency: 'USD', grade: null, values: screenValues((f) => (f === 'per' ? 0.1 + 0.2 : f === 'marketCap' ? 1e21 : null)) },
+];
+
+describe('RowTexts', () => {
+  it('writes each row as JSON.stringify writes it, as objects and arrays, kept or not', () => {
+    // By hand: per 12.5, roe -0 (written 0), marketCap 4.2e14 (420000000000000); BRK.B per 0.30000000000000004, marketCap 1e+21.
+    const texts = new RowTexts(new ScreenIndex(stocks), { sets: 2, bytesPerSet: 400 });
+    const fields: ScreenField[] = ['per', 'roe', 'marketCap', 'grade'];
+    const first = '{"code":"005930","market":"KR","name":"삼성전자","nameEn":"Samsung Electronics","sector":"Semiconductors","band":"mega","currency":"KRW","per":12.5,"roe":0,"marketCap":420000000000000,"grade":"A+"}';
+    const second = '{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","per":0.30000000000000004,"roe":null,"marketCap":1e+21,"grade":null}';
+    // Twice: made and kept or not, then read again. Budget 400 bytes, each row counted 96 more:
+    // object rows 201 + 96 and 187 + 96 bytes (the second is not kept); array rows 110 + 96 and
+    // 96 + 96 (both kept).
+    for (let round = 0; round < 2; round++) {
+      assert.equal(jsonBytes({ rows: texts.rows([0, 1], fields, 'objects') }).toString('utf8'), `{"rows":[${first},${second}]}`, `round ${round}`);
+      assert.equal(jsonBytes(texts.rows([1, 0], fields, 'arrays')).toString('utf8'), JSON.stringify([JSON.parse(second), JSON.parse(first)].map((r: Record<string, unknown>) => Object.values(r))));
+    }
+    assert.deepEqual([Buffer.byteLength(first), Buffer.byteLength(second)], [201, 187]);
+    assert.deepEqual(texts.kept(), { 'objects:per,roe,marketCap,grade': 1, 'arrays:per,roe,marketCap,grade': 2 });
+    // JSON.stringify reads the same rows back.
+    assert.deepEqual(JSON.parse(JSON.stringify(texts.rows([0, 1], fields, 'objects'))), [JSON.parse(first), JSON.parse(second)]);
+    assert.equal(jsonBytes(texts.rows([], fields, 'objects')).toString('utf8'), '[]');
+  });
+
+  it('keeps the field lists used last: a third list drops the least recently used', () => {
+    const texts = new RowTexts(new ScreenIndex(stocks), { sets: 2, bytesPerSet: 1_000_000 });
+    texts.rows([0], ['per'], 'objects');
+    texts.rows([0, 1], ['roe'], 'objects');
+    texts.rows([1], ['per'], 'objects'); // per used last now
+    texts.rows([0], ['grade'], 'objects');
+    assert.deepEqual(texts.kept(), { 'objects:per': 2, 'objects:grade': 1 });
+    // roe's list was dropped: made again, the same text.
+    assert.equal(jsonBytes(texts.rows([1], ['roe'], 'objects')).toString('utf8'), '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","roe":null}]');
+    assert.deepEqual(texts.kept(), { 'objects:grade': 1, 'objects:roe': 1 });
+  });
+});
