@@ -34,6 +34,7 @@ function rows(request: RowsRequest): RowColumns {
   const count = rows.length;
   const columns = types.map((t, c) => {
     if (t === 'float') return Float64Array.from(rows, (row) => Number(row[c]));
+    if (t === 'nullableFloat') return Float64Array.from(rows, (row) => (row[c] === null ? Number.NaN : Number(row[c])));
     if (t === 'int') return Int32Array.from(rows, (row) => Number(row[c]));
     return Int32Array.from(rows, (row) => {
       const text = row[c] as string;

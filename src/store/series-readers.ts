@@ -25,9 +25,9 @@ export interface SeriesRequest {
 /**
  * How a bulk read's column comes back: `int` an integer of 32 bits (a security id), `day` a
  * `YYYY-MM-DD` text as its day number (days since 1970-01-01), `float` a number (null is 0, as
- * `Number(null)` gives).
+ * `Number(null)` gives), `nullableFloat` a number or NaN for null.
  */
-export type ColumnType = 'int' | 'day' | 'float';
+export type ColumnType = 'int' | 'day' | 'float' | 'nullableFloat';
 
 /** A bulk read (the recompute's recent bars and flows): a compiled statement's rows as columns. */
 export interface RowsRequest {
