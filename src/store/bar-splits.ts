@@ -9,7 +9,7 @@
 // stored. A change to how splits are found (src/domain/price-change.ts) bumps BAR_SPLITS_FORMAT,
 // and the next start derives every stock's events again from its bars (./derived.ts).
 
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { splitEvents, type CloseShares } from '../domain/price-change.js';
 import { groupById, QueryRunner, upsert, type ArrayRows, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
@@ -20,52 +20,91 @@ export const BAR_SPLITS_FORMAT = 1;
 /** Stocks whose bars one derivation reads at a time (3 parameters each). */
 const STOCKS_PER_READ = 300;
 
-/** What a write wrote of one stock's bars: the first and last date of them. */
-export interface WrittenSpan {
+/** What a write wrote of one stock's bars: their dates, closes and shares, ascending by date. */
+export interface WrittenBars {
   securityId: number;
-  first: string;
-  last: string;
+  /** One a date: the last written for a date stands, as the rows' upsert leaves it. */
+  bars: CloseShares[];
 }
 
-/** Each stock's written span, from the bars a write brings (with their security ids). */
-export function writtenSpans(bars: Iterable<{ securityId: number; date: string }>): WrittenSpan[] {
-  const spans = new Map<number, WrittenSpan>();
-  for (const { securityId, date } of bars) {
-    const span = spans.get(securityId);
-    if (span === undefined) spans.set(securityId, { securityId, first: date, last: date });
-    else if (date < span.first) span.first = date;
-    else if (date > span.last) span.last = date;
+/** Each stock's written bars, from the bars a write brings (with their security ids), in the order given. */
+export function writtenBars(bars: Iterable<CloseShares & { securityId: number }>): WrittenBars[] {
+  const byStock = new Map<number, Map<string, CloseShares>>();
+  for (const { securityId, date, close, shares } of bars) {
+    let dates = byStock.get(securityId);
+    if (dates === undefined) byStock.set(securityId, (dates = new Map()));
+    dates.delete(date);
+    dates.set(date, { date, close, shares });
   }
-  return [...spans.values()];
+  return [...byStock].map(([securityId, dates]) => ({ securityId, bars: [...dates.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)) }));
 }
 
 const toCloseShares = (row: unknown[]): CloseShares => ({ date: row[1] as string, close: Number(row[2]), shares: Number(row[3]) });
 
 /**
  * Derives and stores, as `db` sees the bars (a write's transaction, after its bars), the split
- * events of every stock's bars from the bar before its written span to the bar after it: the
- * stored events dated after the first of those bars and up to the last are replaced by what
- * `splitEvents` finds in them. Every pair of consecutive bars with a written bar in it lies in
- * that run, and no other pair changed.
+ * events of every stock's run of bars from the bar before its written bars to the bar after
+ * them: the stored events dated after the first of those bars and up to the last are replaced by
+ * what `splitEvents` finds in them. Every pair of consecutive bars with a written bar in it lies
+ * in that run, and no other pair changed.
  */
-export async function writeBarSplits(db: Transaction<DB>, spans: readonly WrittenSpan[], rawRows?: ArrayRows, rowRunner?: RowRunner): Promise<void> {
+export async function writeBarSplits(db: Transaction<DB>, written: readonly WrittenBars[], rawRows?: ArrayRows, rowRunner?: RowRunner): Promise<void> {
   const runner = new QueryRunner(db, rawRows);
-  for (let i = 0; i < spans.length; i += STOCKS_PER_READ) {
-    const chunk = spans.slice(i, i + STOCKS_PER_READ);
-    // Each span widened to the bars on either side of it (a key probe each way), then its range
-    // of the (security, date) key. The CTE's values are cast for PostgreSQL, which otherwise
-    // types them as text.
-    const wanted = sql.join(chunk.map((s) => sql`(cast(${s.securityId} as integer), ${s.first}, ${s.last})`));
-    const rows = await runner.arrays({
-      compile: () =>
-        sql`with w(security_id, lo, hi) as (values ${wanted})
-          select b.security_id, b.date, b.close, b.shares from w cross join bars b
-          where b.security_id = w.security_id
-            and b.date >= coalesce((select p.date from bars p where p.security_id = w.security_id and p.date < w.lo order by p.date desc limit 1), w.lo)
-            and b.date <= coalesce((select n.date from bars n where n.security_id = w.security_id and n.date > w.hi order by n.date limit 1), w.hi)
-          order by b.security_id, b.date`.compile(db),
-    });
-    const runs = groupById(rows, toCloseShares);
+  const rowsOf = (query: RawBuilder<unknown>) => runner.arrays({ compile: () => query.compile(db) });
+  for (let i = 0; i < written.length; i += STOCKS_PER_READ) {
+    const chunk = written.slice(i, i + STOCKS_PER_READ);
+    // Per stock: the dates of the bars on either side of its written span (a key probe each
+    // way) and how many bars the span holds. The CTE's values are cast for PostgreSQL, which
+    // otherwise types them as text.
+    const spans = sql.join(chunk.map(({ securityId, bars }) => sql`(cast(${securityId} as integer), ${bars[0]?.date ?? ''}, ${bars.at(-1)?.date ?? ''})`));
+    const around = await rowsOf(sql`with w(security_id, lo, hi) as (values ${spans})
+      select w.security_id,
+        (select p.date from bars p where p.security_id = w.security_id and p.date < w.lo order by p.date desc limit 1),
+        (select n.date from bars n where n.security_id = w.security_id and n.date > w.hi order by n.date limit 1),
+        (select count(*) from bars c where c.security_id = w.security_id and c.date >= w.lo and c.date <= w.hi)
+      from w`);
+    // A span that holds only the written bars (a new day, a stock's first load, a correction):
+    // its run is the written bars with the bar on either side. Otherwise (bars written among
+    // others already stored) the run is read whole.
+    const counts = new Map(around.map((row) => [Number(row[0]), { prev: row[1] as string | null, next: row[2] as string | null, stored: Number(row[3]) }]));
+    const edges: { securityId: number; date: string }[] = [];
+    const mixed: WrittenBars[] = [];
+    for (const stock of chunk) {
+      const at = counts.get(stock.securityId);
+      if (at === undefined || at.stored !== stock.bars.length) {
+        mixed.push(stock);
+        continue;
+      }
+      if (at.prev !== null) edges.push({ securityId: stock.securityId, date: at.prev });
+      if (at.next !== null) edges.push({ securityId: stock.securityId, date: at.next });
+    }
+    const edgeRows =
+      edges.length === 0
+        ? new Map<number, CloseShares[]>()
+        : groupById(
+            await rowsOf(sql`with v(security_id, date) as (values ${sql.join(edges.map((e) => sql`(cast(${e.securityId} as integer), ${e.date})`))})
+              select b.security_id, b.date, b.close, b.shares from v cross join bars b
+              where b.security_id = v.security_id and b.date = v.date
+              order by b.security_id, b.date`),
+            toCloseShares,
+          );
+    const runs = new Map<number, CloseShares[]>();
+    for (const stock of chunk) {
+      const first = stock.bars[0]?.date ?? '';
+      const last = stock.bars.at(-1)?.date ?? '';
+      const edge = edgeRows.get(stock.securityId) ?? [];
+      runs.set(stock.securityId, [...edge.filter((b) => b.date < first), ...stock.bars, ...edge.filter((b) => b.date > last)]);
+    }
+    if (mixed.length > 0) {
+      const wanted = sql.join(mixed.map(({ securityId, bars }) => sql`(cast(${securityId} as integer), ${bars[0]?.date ?? ''}, ${bars.at(-1)?.date ?? ''})`));
+      const rows = await rowsOf(sql`with w(security_id, lo, hi) as (values ${wanted})
+        select b.security_id, b.date, b.close, b.shares from w cross join bars b
+        where b.security_id = w.security_id
+          and b.date >= coalesce((select p.date from bars p where p.security_id = w.security_id and p.date < w.lo order by p.date desc limit 1), w.lo)
+          and b.date <= coalesce((select n.date from bars n where n.security_id = w.security_id and n.date > w.hi order by n.date limit 1), w.hi)
+        order by b.security_id, b.date`);
+      for (const [id, run] of groupById(rows, toCloseShares)) runs.set(id, run);
+    }
     const stored = await db
       .selectFrom('bar_splits')
       .select(['security_id', 'date'])
@@ -73,7 +112,7 @@ export async function writeBarSplits(db: Transaction<DB>, spans: readonly Writte
       .execute();
     for (const { security_id: id, date } of stored) {
       const run = runs.get(id);
-      if (run !== undefined && date > (run[0] as CloseShares).date && date <= (run.at(-1) as CloseShares).date) {
+      if (run !== undefined && run.length > 0 && date > (run[0] as CloseShares).date && date <= (run.at(-1) as CloseShares).date) {
         await db.deleteFrom('bar_splits').where('security_id', '=', id).where('date', '=', date).execute();
       }
     }

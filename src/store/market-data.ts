@@ -2,7 +2,7 @@
 // refresh writes from the sources and what the snapshot and the per-stock histories read. It
 // stores and reads normalised records; it computes nothing.
 
-import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import type {
   DailyBar,
@@ -21,7 +21,7 @@ import { dateOfDay, type BarSeries, type MarketCapSeries } from '../domain/serie
 import type { TtmStep } from '../domain/ttm.js';
 import type { SplitEvent } from '../domain/price-change.js';
 import { mergePack, packRead, type PackedBar } from './bar-packs.js';
-import { writeBarSplits, writtenSpans } from './bar-splits.js';
+import { writeBarSplits, writtenBars } from './bar-splits.js';
 import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
 import { recentOfPack } from './report-packs.js';
 import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
@@ -161,6 +161,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
     private readonly seriesReaders?: SeriesReaders,
   ) {}
 
+  /** `closesOnOrBefore`'s statement, compiled on first use. */
+  private closesStatement: CompiledQuery | null = null;
+
   async writeDataset(data: Partial<Dataset>): Promise<WriteReport> {
     return this.writeDatasets([data]);
   }
@@ -230,7 +233,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
       })),
     );
     await this.writePacks(trx, bars, idOf);
-    await writeBarSplits(trx, writtenSpans(bars.map((b) => ({ securityId: idOf(b), date: b.date }))), this.queries.rawRows, this.rowRunner);
+    await writeBarSplits(trx, writtenBars(bars.map((b) => ({ securityId: idOf(b), date: b.date, close: b.close, shares: b.shares }))), this.queries.rawRows, this.rowRunner);
     const reports = known('reports', data.reports);
     await upsert(
       this.rowRunner,
@@ -519,27 +522,33 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   async closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
-    const out: (number | null)[] = [];
+    // One key probe per stock and date, CLOSES_PER_READ to a statement compiled once; the row's
+    // place (w.i) is a literal, so the parameters are the stocks and dates. Padding asks for
+    // security 0, which no stock has. All reads are asked for at once: a reader thread answers
+    // them back to back.
+    const compiled = (this.closesStatement ??= sql`with w(i, security_id, date) as (values ${sql.join(
+      Array.from({ length: CLOSES_PER_READ }, (_, i) => sql`(${sql.lit(i)}, cast(${0} as integer), ${''})`),
+    )})
+      select w.i, (select p.close from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) from w`.compile(this.db));
+    const out: (number | null)[] = new Array<number | null>(wanted.length).fill(null);
+    const reads: Promise<void>[] = [];
     for (let k = 0; k < wanted.length; k += CLOSES_PER_READ) {
-      // One key probe per stock and date. Padding asks for security 0, which no stock has.
-      const values = sql.join(
-        Array.from({ length: CLOSES_PER_READ }, (_, i) => {
-          const w = wanted[k + i];
-          return sql`(cast(${i} as integer), cast(${w?.securityId ?? 0} as integer), ${w?.date ?? ''})`;
+      const parameters: unknown[] = [];
+      for (let i = 0; i < CLOSES_PER_READ; i++) {
+        const w = wanted[k + i];
+        parameters.push(w?.securityId ?? 0, w?.date ?? '');
+      }
+      reads.push(
+        this.rowColumns({ compile: () => ({ ...compiled, parameters }) }, ['int', 'nullableFloat']).then(({ count, columns: [places, closes] }) => {
+          for (let r = 0; r < count; r++) {
+            const at = k + (places?.[r] as number);
+            const close = closes?.[r] as number;
+            if (at < wanted.length && !Number.isNaN(close)) out[at] = close;
+          }
         }),
       );
-      const query = {
-        compile: () =>
-          sql`with w(i, security_id, date) as (values ${values})
-            select w.i, (select p.close from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) as close
-            from w order by w.i`.compile(this.db),
-      };
-      const closes = await this.rowColumns(query, ['int', 'nullableFloat']);
-      for (let i = 0; i < CLOSES_PER_READ && k + i < wanted.length; i++) {
-        const close = closes.columns[1]?.[i] as number;
-        out.push(Number.isNaN(close) ? null : close);
-      }
     }
+    await Promise.all(reads);
     return out;
   }
 

@@ -94,27 +94,35 @@ for (const place of places) describe(`${place.name} split events`, { skip: place
         { date: '2024-03-07', factor: 2 },
       ]);
 
-      // Two bars in one write, out of order: after the last bar a 1-for-10 reverse split
-      // (2,000 -> 200, close 50 -> 520: 520 / 10 / 50 = 1.04) on 03-13, and 03-08 between 03-07
-      // and 03-11 with the same shares (nothing).
-      await store.market.writeDataset({ bars: [x('2024-03-13', 520, 200), x('2024-03-08', 51, 2_000)] });
+      // Two bars in one write, out of order, with a stored bar (03-11) between them (the run is
+      // read back whole; the other writes here hold only what they wrote between the bars on
+      // either side). 03-08 splits 2 for 1 after 03-07 (2,000 -> 4,000, close 52 -> 26:
+      // 26 x 2 / 52 = 1); 03-11 (50 on 2,000) is then a 1-for-2 reverse split after it
+      // (50 / 2 / 26 = 0.96); after the last bar a 1-for-10 reverse split on 03-13 (2,000 -> 200,
+      // close 50 -> 520: 520 / 10 / 50 = 1.04).
+      await store.market.writeDataset({ bars: [x('2024-03-13', 520, 200), x('2024-03-08', 26, 4_000)] });
       assert.deepEqual(await storedEvents(store, id), [
         { date: '2024-03-04', factor: 2 },
         { date: '2024-03-07', factor: 2 },
+        { date: '2024-03-08', factor: 2 },
+        { date: '2024-03-11', factor: 0.5 },
         { date: '2024-03-13', factor: 0.1 },
       ]);
 
       // A bar inserted between 03-01 and 03-04 in the new shares: the split moves to it (03-02),
       // and the 03-04 event (now 1,000 -> 1,000) goes.
       await store.market.writeDataset({ bars: [x('2024-03-02', 100, 1_000)] });
-      assert.deepEqual(await storedEvents(store, id), [
+      const after = [
         { date: '2024-03-02', factor: 2 },
         { date: '2024-03-07', factor: 2 },
+        { date: '2024-03-08', factor: 2 },
+        { date: '2024-03-11', factor: 0.5 },
         { date: '2024-03-13', factor: 0.1 },
-      ]);
+      ];
+      assert.deepEqual(await storedEvents(store, id), after);
       // The same write again (idempotent), and the neighbour untouched throughout.
       await store.market.writeDataset({ bars: [x('2024-03-02', 100, 1_000)] });
-      assert.equal((await storedEvents(store, id)).length, 3);
+      assert.deepEqual(await storedEvents(store, id), after);
       assert.deepEqual(await storedEvents(store, neighbour), [{ date: '2024-03-05', factor: 5 }]);
 
       // splitEvents' range: after `after`, up to and including `through`.
