@@ -55,13 +55,13 @@ export async function writeBarSplits(db: Transaction<DB>, written: readonly Writ
     const chunk = written.slice(i, i + STOCKS_PER_READ);
     // Per stock: the dates of the bars on either side of its written span (a key probe each
     // way) and how many bars the span holds. The CTE's values are cast for PostgreSQL, which
-    // otherwise types them as text.
+    // otherwise types them as text; every column is named, as PostgreSQL's rows are objects.
     const spans = sql.join(chunk.map(({ securityId, bars }) => sql`(cast(${securityId} as integer), ${bars[0]?.date ?? ''}, ${bars.at(-1)?.date ?? ''})`));
     const around = await rowsOf(sql`with w(security_id, lo, hi) as (values ${spans})
       select w.security_id,
-        (select p.date from bars p where p.security_id = w.security_id and p.date < w.lo order by p.date desc limit 1),
-        (select n.date from bars n where n.security_id = w.security_id and n.date > w.hi order by n.date limit 1),
-        (select count(*) from bars c where c.security_id = w.security_id and c.date >= w.lo and c.date <= w.hi)
+        (select p.date from bars p where p.security_id = w.security_id and p.date < w.lo order by p.date desc limit 1) as prev,
+        (select n.date from bars n where n.security_id = w.security_id and n.date > w.hi order by n.date limit 1) as next,
+        (select count(*) from bars c where c.security_id = w.security_id and c.date >= w.lo and c.date <= w.hi) as stored
       from w`);
     // A span that holds only the written bars (a new day, a stock's first load, a correction):
     // its run is the written bars with the bar on either side. Otherwise (bars written among

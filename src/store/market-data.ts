@@ -529,7 +529,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
     const compiled = (this.closesStatement ??= sql`with w(i, security_id, date) as (values ${sql.join(
       Array.from({ length: CLOSES_PER_READ }, (_, i) => sql`(${sql.lit(i)}, cast(${0} as integer), ${''})`),
     )})
-      select w.i, (select p.close from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) from w`.compile(this.db));
+      select w.i, (select p.close from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) as close from w`.compile(this.db));
     const out: (number | null)[] = new Array<number | null>(wanted.length).fill(null);
     const reads: Promise<void>[] = [];
     for (let k = 0; k < wanted.length; k += CLOSES_PER_READ) {
