@@ -153,11 +153,14 @@ for (const place of places) describe(`${place.name} split events`, { skip: place
         { securityId: id, date: '2030-01-01' },
       ];
       const answer = [102.5, 100, null, null, 99];
+      const answeredBefore = store.seriesReaders?.answered ?? 0;
       assert.deepStrictEqual(await store.market.closesOnOrBefore(asked), answer);
       assert.deepStrictEqual(await store.market.closesOnOrBefore([]), []);
       // More than one read's worth (128): each answer still in its place.
       const many = Array.from({ length: 300 }, (_, i) => asked[i % asked.length] as (typeof asked)[number]);
       assert.deepStrictEqual(await store.market.closesOnOrBefore(many), Array.from({ length: 300 }, (_, i) => answer[i % answer.length]));
+      // With a reader thread, it read them: 1 read for 5, none for 0, 3 for 300.
+      if (store.seriesReaders) assert.equal(store.seriesReaders.answered - answeredBefore, 4);
     } finally {
       await store.close();
       await cleanup();
