@@ -28,7 +28,7 @@ import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { groupById, groupRunsById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
-import type { ColumnType, RowColumns, SeriesReaders } from './series-readers.js';
+import { columnOfRows, type ColumnType, type RowColumns, type SeriesReaders } from './series-readers.js';
 import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
@@ -478,7 +478,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
     const read = await this.onReader(query, types);
     if (read !== null) return read;
     const rows = await this.queries.arrays(query);
-    return { count: rows.length, columns: types.map((type, c) => columnOf(rows, c, type)) };
+    return { count: rows.length, columns: types.map((type, c) => columnOfRows(rows, c, type, dayNumber)) };
   }
 
   /** A bulk read's rows as columns from a reader thread; null without one, or when it cannot answer. */
@@ -652,14 +652,6 @@ function byId(securities: readonly StoredSecurity[]): Map<number, StoredSecurity
     securitiesById.set(securities, map);
   }
   return map;
-}
-
-/** Column `c` of array rows as a reader thread gives it (./series-reader-worker.ts). */
-function columnOf(rows: readonly unknown[][], c: number, type: ColumnType): Int32Array | Float64Array {
-  if (type === 'int') return Int32Array.from(rows, (row) => Number(row[c]));
-  if (type === 'day') return Int32Array.from(rows, (row) => dayNumber(row[c] as string));
-  if (type === 'nullableFloat') return Float64Array.from(rows, (row) => (row[c] === null ? Number.NaN : Number(row[c])));
-  return Float64Array.from(rows, (row) => Number(row[c]));
 }
 
 // The row mappers read arrays in the order of BAR_COLUMNS, FLOW_COLUMNS and REPORT_FIGURES.

@@ -29,6 +29,17 @@ export interface SeriesRequest {
  */
 export type ColumnType = 'int' | 'day' | 'float' | 'nullableFloat';
 
+/**
+ * Column `c` of a bulk read's array rows as `type` says (`dayOf` turns a date text into its day
+ * number): what a reader thread hands back, and what the store makes of the rows it reads itself.
+ */
+export function columnOfRows(rows: readonly unknown[][], c: number, type: ColumnType, dayOf: (text: string) => number): Int32Array | Float64Array {
+  if (type === 'int') return Int32Array.from(rows, (row) => Number(row[c]));
+  if (type === 'day') return Int32Array.from(rows, (row) => dayOf(row[c] as string));
+  if (type === 'nullableFloat') return Float64Array.from(rows, (row) => (row[c] === null ? Number.NaN : Number(row[c])));
+  return Float64Array.from(rows, (row) => Number(row[c]));
+}
+
 /** A bulk read (the recompute's recent bars and flows): a compiled statement's rows as columns. */
 export interface RowsRequest {
   id: number;
