@@ -1,6 +1,7 @@
 // Full recompute of the dataset snapshot, in-process, on a store directory:
 // loadUniverse (read everything the builder needs) and computeSnapshot (pure), timed
-// separately, repeated. Run as a child process by bench/run.ts so its heap is its own:
+// separately, repeated; and, after each, the screener's price changes read again on their own
+// (`priceChangesMs`: the part of the load they take when nothing runs beside them). Run as a child process by bench/run.ts so its heap is its own:
 //   node --import tsx bench/recompute.ts <dataDir> <repeats> [asOf]
 // Prints one JSON line.
 
@@ -10,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/access/clock.js';
 import type * as Build from '../src/serving/build.js';
 import type * as Config from '../src/config.js';
+import type * as PriceChanges from '../src/serving/price-changes.js';
 import type * as Stalls from '../src/runtime/stalls.js';
 import type * as Served from '../src/serving/served.js';
 import type * as Sqlite from '../src/store/sqlite.js';
@@ -23,6 +25,7 @@ const built = buildDir === undefined ? join(import.meta.dirname, '..', '.tmp', '
 const from = (module: string) => (existsSync(join(built, `${module}.js`)) ? pathToFileURL(join(built, `${module}.js`)).href : `../src/${module}.js`);
 const { computeSnapshotYielding } = (await import(from('serving/build'))) as typeof Build;
 const { loadUniverse } = (await import(from('serving/served'))) as typeof Served;
+const { readPriceChanges } = (await import(from('serving/price-changes'))) as typeof PriceChanges;
 const { openSqliteStore } = (await import(from('store/sqlite'))) as typeof Sqlite;
 const { stallMonitor } = (await import(from('runtime/stalls'))) as typeof Stalls;
 const { loadConfig } = (await import(from('config'))) as typeof Config;
@@ -40,6 +43,7 @@ const loadMs: number[] = [];
 const computeMs: number[] = [];
 /** The longest the event loop was held during each recompute (what a serving instance cannot answer in). */
 const maxStallMs: number[] = [];
+const priceChangesMs: number[] = [];
 let counts: unknown = null;
 try {
   for (let i = 0; i < repeats; i++) {
@@ -55,8 +59,11 @@ try {
     computeMs.push(Math.round(t2 - t1));
     maxStallMs.push(stalls.longestMs());
     counts = computed.counts;
+    const t3 = performance.now();
+    await readPriceChanges(store.market, universe.recentBars);
+    priceChangesMs.push(Math.round(performance.now() - t3));
   }
 } finally {
   await store.close();
 }
-process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), seriesReaders, compiled: existsSync(built) })}\n`);
+process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, priceChangesMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), seriesReaders, compiled: existsSync(built) })}\n`);

@@ -120,6 +120,57 @@ export function priceChangeSince(series: CloseShareSeries, baseDate: string): nu
   return changePct(series.close[n - 1] as number, baseClose / factor);
 }
 
+/** A split between two consecutive bars of a stock: the later bar's date and `splitFactorBetween` of the two (never 1). */
+export interface SplitEvent {
+  date: string;
+  factor: number;
+}
+
+/**
+ * Every split between consecutive bars of `bars` (ascending by date), ascending: what the store
+ * keeps beside each stock's bars (`bar_splits`), so that a price change needs no history.
+ */
+export function splitEvents(bars: readonly CloseShares[]): SplitEvent[] {
+  const out: SplitEvent[] = [];
+  for (let i = 1; i < bars.length; i++) {
+    const next = bars[i] as CloseShares;
+    const factor = splitFactorBetween(bars[i - 1] as CloseShares, next);
+    if (factor !== 1) out.push({ date: next.date, factor });
+  }
+  return out;
+}
+
+/**
+ * `priceChangeSince(series, baseDate)` from the three things it reads of the history: the latest
+ * bar (its date and close), the close of the last bar on or before `baseDate` (null: no bar that
+ * old), and the stock's split events ascending (those dated in (`baseDate`, latest date] count;
+ * the others are passed over). The events between the base bar and the latest one are exactly
+ * those dated after `baseDate`: an event is dated on a bar, and no bar lies between the base bar
+ * and `baseDate`. They are multiplied in the same (ascending) order, so the result is the same
+ * double.
+ */
+export function priceChangeFrom(latest: { readonly date: string; readonly close: number }, baseDate: string, baseClose: number | null, splits: readonly SplitEvent[]): number | null {
+  if (baseClose === null || !(baseClose > 0)) return null;
+  let factor = 1;
+  for (const split of splits) if (split.date > baseDate && split.date <= latest.date) factor *= split.factor;
+  return changePct(latest.close, baseClose / factor);
+}
+
+/** The base dates of `priceChanges` for a latest bar dated `latestDate`: 1, 3 and 12 months before it. */
+export function priceChangeBaseDates(latestDate: string): [string, string, string] {
+  const [m1, m3, m12] = PRICE_CHANGE_MONTHS;
+  return [monthsBefore(latestDate, m1), monthsBefore(latestDate, m3), monthsBefore(latestDate, m12)];
+}
+
+/**
+ * `priceChanges` from what `priceChangeFrom` reads: the latest bar, the closes on or before each
+ * of its `priceChangeBaseDates` (null: none), and the stock's split events ascending.
+ */
+export function priceChangesFrom(latest: { readonly date: string; readonly close: number }, baseCloses: readonly [number | null, number | null, number | null], splits: readonly SplitEvent[]): PriceChanges {
+  const [d1, d3, d12] = priceChangeBaseDates(latest.date);
+  return { m1: priceChangeFrom(latest, d1, baseCloses[0], splits), m3: priceChangeFrom(latest, d3, baseCloses[1], splits), m12: priceChangeFrom(latest, d12, baseCloses[2], splits) };
+}
+
 /** `priceChangeSince` the same day `months` calendar months before the latest bar. */
 export function priceChangeOver(series: CloseShareSeries, months: number): number | null {
   const n = series.days.length;

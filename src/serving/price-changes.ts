@@ -1,38 +1,52 @@
 // Each stock's split-consistent price change over 1, 3 and 12 months (src/domain/price-change.ts),
 // computed once per refresh for the screener: a screen over the universe can then bound and sort
-// by it without reading any stock's history. Each stock's last year of closes and share counts
-// is read as columns from the bar packs (`barSeries`, on a reader thread where the store has
-// them), a few stocks in flight at a time, and dropped once its three numbers are taken.
+// by it without reading any stock's history. It reads no history either: per stock, the latest
+// bar (the recompute has it: the last of its recent bars), the closes on or before the three base
+// dates (a key probe each, `closesOnOrBefore`, on a reader thread where the store has them), and
+// the split events the store keeps beside the bars (`splitEvents`, a few rows for the universe),
+// which `priceChangesFrom` makes into what `priceChanges` gives on the stock's whole history.
 
-import { addDays, dateOfDayNumber } from '../domain/calendar.js';
-import { monthsBefore, priceChanges, type PriceChanges } from '../domain/price-change.js';
+import { priceChangeBaseDates, priceChangesFrom, type PriceChanges } from '../domain/price-change.js';
 import type { MarketDataStore } from '../store/market-data.js';
 
-/** Calendar days before the 12-month base date still read, so a base that falls on a long holiday finds its bar. */
-const BASE_SLACK_DAYS = 14;
-/** Stocks read at once: keeps a reader thread busy while this thread computes. */
-const IN_FLIGHT = 8;
+/** Stocks whose base closes one read asks for (three each): a few milliseconds of probes. */
+const STOCKS_PER_READ = 250;
 
 /**
- * The price changes of `securities` as of `asOf`: what `priceChanges` gives on each one's whole
- * history up to `asOf` (stocks without a bar in the last year and the slack are left out).
+ * The price changes of each stock of `latestBars` as of the last of its bars (its latest bar up to
+ * the dataset's as-of date; a stock with none is left out): what `priceChanges` gives on its
+ * history up to that bar.
  */
-export async function readPriceChanges(store: MarketDataStore, asOf: string, securities: readonly { id: number }[]): Promise<Map<number, PriceChanges>> {
-  const from = addDays(monthsBefore(asOf, 12), -BASE_SLACK_DAYS);
+export async function readPriceChanges(store: MarketDataStore, latestBars: ReadonlyMap<number, readonly { date: string; close: number }[]>): Promise<Map<number, PriceChanges>> {
+  const stocks: { id: number; latest: { date: string; close: number }; bases: [string, string, string] }[] = [];
+  for (const [id, bars] of latestBars) {
+    const latest = bars.at(-1);
+    if (latest !== undefined) stocks.push({ id, latest, bases: priceChangeBaseDates(latest.date) });
+  }
   const out = new Map<number, PriceChanges>();
-  const one = async (id: number): Promise<void> => {
-    const year = await store.barSeries(id, { from, to: asOf });
-    const n = year.days.length;
-    if (n === 0) return;
-    // A stock whose last bar is older than the slack (halted) has its 12-month base before the
-    // window: those few read their whole history.
-    const whole = monthsBefore(dateOfDayNumber(year.days[n - 1] as number), 12) < from ? await store.barSeries(id, { to: asOf }) : year;
-    out.set(id, priceChanges(whole));
-  };
-  for (let k = 0; k < securities.length; k += IN_FLIGHT) {
-    // A turn of the event loop between groups: on SQLite without reader threads each read is synchronous.
+  if (stocks.length === 0) return out;
+  // Every event that can count for some stock: after the earliest 12-month base date, up to the latest bar.
+  let after = '9999-12-31';
+  let through = '0000-01-01';
+  for (const { latest, bases } of stocks) {
+    if (bases[2] < after) after = bases[2];
+    if (latest.date > through) through = latest.date;
+  }
+  const splits = await store.splitEvents(after, through);
+  // A slice at a time, the next asked for before this one is used, with a turn of the event loop
+  // before each (on SQLite without reader threads each read is synchronous).
+  const read = async (k: number) => {
     await new Promise((resolve) => setImmediate(resolve));
-    await Promise.all(securities.slice(k, k + IN_FLIGHT).map((s) => one(s.id)));
+    return store.closesOnOrBefore(stocks.slice(k, k + STOCKS_PER_READ).flatMap(({ id, bases }) => bases.map((date) => ({ securityId: id, date }))));
+  };
+  let next: Promise<(number | null)[]> | null = read(0);
+  for (let k = 0; next !== null; k += STOCKS_PER_READ) {
+    const closes: (number | null)[] = await next;
+    next = k + STOCKS_PER_READ < stocks.length ? read(k + STOCKS_PER_READ) : null;
+    stocks.slice(k, k + STOCKS_PER_READ).forEach(({ id, latest }, i) => {
+      const at = (j: number) => closes[3 * i + j] ?? null;
+      out.set(id, priceChangesFrom(latest, [at(0), at(1), at(2)], splits.get(id) ?? []));
+    });
   }
   return out;
 }

@@ -202,8 +202,8 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
       for (const [id, list] of flows) recentFlows.set(id, list);
     }
   };
-  await Promise.all([readReports(), readRecent()]);
-  const priceChanges = await readPriceChanges(store, asOf, securities);
+  // The price changes start from each stock's latest bar: they follow the recent bars.
+  const [, priceChanges] = await Promise.all([readReports(), readRecent().then(() => readPriceChanges(store, recentBars))]);
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.

@@ -1,6 +1,7 @@
-// The derived forms' step. The bar packs, TTM steps and report packs (./bar-packs.ts,
-// ./ttm-steps.ts, ./report-packs.ts) are derived from the records (bars, reports) and kept beside
-// them. Each form's code names its format (BAR_PACK_FORMAT, TTM_STEPS_FORMAT, REPORT_PACK_FORMAT);
+// The derived forms' step. The bar packs, split events, TTM steps and report packs (./bar-packs.ts,
+// ./bar-splits.ts, ./ttm-steps.ts, ./report-packs.ts) are derived from the records (bars, reports)
+// and kept beside them. Each form's code names its format (BAR_PACK_FORMAT, BAR_SPLITS_FORMAT,
+// TTM_STEPS_FORMAT, REPORT_PACK_FORMAT);
 // the store keeps the format each form was built at (meta `derived:<table>:format`). Every open of
 // the store (./sqlite.ts, ./postgres.ts) runs this step after the migrations: each form whose
 // stored format differs from its code's is rebuilt from the records, a batch of stocks per
@@ -29,6 +30,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import { BAR_PACK_FORMAT, encodePack } from './bar-packs.js';
+import { BAR_SPLITS_FORMAT, deriveBarSplits } from './bar-splits.js';
 import { MARKET_WRITE_LOCK } from './market-data.js';
 import type { Engine } from './migrations.js';
 import { groupById, QueryRunner, upsert, type ArrayRows, type RowRunner } from './queries.js';
@@ -38,7 +40,7 @@ import { COLUMNS_OF } from './series-rows.js';
 import { TTM_STEPS_FORMAT, writeFilingDerivatives } from './ttm-steps.js';
 
 /** Each derived form (its table) and the format its code builds. */
-export const DERIVED_FORMATS = { bar_packs: BAR_PACK_FORMAT, ttm_steps: TTM_STEPS_FORMAT, report_packs: REPORT_PACK_FORMAT } as const;
+export const DERIVED_FORMATS = { bar_packs: BAR_PACK_FORMAT, bar_splits: BAR_SPLITS_FORMAT, ttm_steps: TTM_STEPS_FORMAT, report_packs: REPORT_PACK_FORMAT } as const;
 export type DerivedForm = keyof typeof DERIVED_FORMATS;
 const FORMS = Object.keys(DERIVED_FORMATS) as DerivedForm[];
 
@@ -47,9 +49,9 @@ export const FIRST_FILL_FORMAT = 1;
 
 /**
  * Stocks a batch rebuilds: ~2,600 bars each at full size (a batch of bar packs reads ~130,000
- * rows), ~10 filings each.
+ * rows of 9 values, one of split events ~520,000 of 4), ~10 filings each.
  */
-const STOCKS_PER_BATCH: Record<DerivedForm, number> = { bar_packs: 50, ttm_steps: 200, report_packs: 200 };
+const STOCKS_PER_BATCH: Record<DerivedForm, number> = { bar_packs: 50, bar_splits: 200, ttm_steps: 200, report_packs: 200 };
 
 /** PostgreSQL's session advisory lock of a rebuild (the migrations' is 727_001, ./postgres.ts). */
 const DERIVED_LOCK = 727_002;
@@ -83,7 +85,7 @@ export interface DerivedRebuild {
   to: number;
   /** Stocks this call rebuilt (after a resume, only the rest). */
   stocks: number;
-  /** Rows it wrote: bar packs (stock-years), or stocks with filings. */
+  /** Rows it wrote: bar packs (stock-years), split events, or stocks with filings. */
   rows: number;
   ms: number;
 }
@@ -188,7 +190,9 @@ async function rebuildBatch(trx: Transaction<DB>, target: DerivedTarget, form: D
   const rows =
     form === 'bar_packs'
       ? await packBars(trx, target, after, through)
-      : await writeFilingDerivatives(trx, ids, { steps: form === 'ttm_steps', packs: form === 'report_packs' }, target.rowRunner);
+      : form === 'bar_splits'
+        ? await deriveBarSplits(trx, after, through, target.rawRows, target.rowRunner)
+        : await writeFilingDerivatives(trx, ids, { steps: form === 'ttm_steps', packs: form === 'report_packs' }, target.rowRunner);
   await setEntry(trx, progressKey(form), `${to}:${through}`);
   return { stocks: ids.length, rows };
 }

@@ -2,7 +2,7 @@
 // refresh writes from the sources and what the snapshot and the per-stock histories read. It
 // stores and reads normalised records; it computes nothing.
 
-import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import type {
   DailyBar,
@@ -19,14 +19,16 @@ import type {
 } from '../domain/model.js';
 import { dateOfDay, type BarSeries, type MarketCapSeries } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
+import type { SplitEvent } from '../domain/price-change.js';
 import { mergePack, packRead, type PackedBar } from './bar-packs.js';
+import { writeBarSplits, writtenBars } from './bar-splits.js';
 import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
 import { recentOfPack } from './report-packs.js';
 import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
 import { createBarsDateIndex, type Engine } from './migrations.js';
 import { groupById, groupRunsById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
-import type { ColumnType, RowColumns, SeriesReaders } from './series-readers.js';
+import { columnOfRows, type ColumnType, type RowColumns, type SeriesReaders } from './series-readers.js';
 import { seriesOf, type SeriesColumns, type SeriesKind } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
@@ -81,6 +83,13 @@ export interface MarketDataStore {
    * Ordered by stock, fiscal year, quarter, disclosure.
    */
   recentReports(asOf: string, quarters: number, slice?: UniverseSlice): Promise<Map<number, FinancialReport[]>>;
+  /**
+   * For each of `wanted` (a stock and a date), the close of the stock's last bar dated on or
+   * before the date; null when it has none. In the order asked.
+   */
+  closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
+  /** Per stock, its split events (found in its bars, kept beside them: ./bar-splits.ts) dated in (`after`, `through`], ascending. */
+  splitEvents(after: string, through: string): Promise<Map<number, SplitEvent[]>>;
   /** Per stock (by security id), its last `count` bars dated in [`from`, `asOf`], ascending. */
   lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>>;
   /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
@@ -114,6 +123,12 @@ export const MARKET_WRITE_LOCK = 0x62617273;
 /** Securities whose stored packs one write reads at a time. */
 const PACKS_PER_READ = 500;
 
+/**
+ * Stocks and dates per read of `closesOnOrBefore`: every read has this many (the last padded
+ * with ones that find nothing), so that it is one statement, prepared once.
+ */
+const CLOSES_PER_READ = 128;
+
 const BAR_COLUMNS = [
   'securities.market',
   'securities.code',
@@ -145,6 +160,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
      */
     private readonly seriesReaders?: SeriesReaders,
   ) {}
+
+  /** `closesOnOrBefore`'s statement, compiled on first use. */
+  private closesStatement: CompiledQuery | null = null;
 
   async writeDataset(data: Partial<Dataset>): Promise<WriteReport> {
     return this.writeDatasets([data]);
@@ -215,6 +233,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
       })),
     );
     await this.writePacks(trx, bars, idOf);
+    await writeBarSplits(trx, writtenBars(bars.map((b) => ({ securityId: idOf(b), date: b.date, close: b.close, shares: b.shares }))), this.queries.rawRows, this.rowRunner);
     const reports = known('reports', data.reports);
     await upsert(
       this.rowRunner,
@@ -452,31 +471,45 @@ export class KyselyMarketDataStore implements MarketDataStore {
   }
 
   /**
+   * A bulk read's rows as columns of `types`, on a reader thread when there are any, else here
+   * (where a `nullableFloat` null is NaN as well).
+   */
+  private async rowColumns(query: Compilable<unknown>, types: readonly ColumnType[]): Promise<RowColumns> {
+    const read = await this.onReader(query, types);
+    if (read !== null) return read;
+    const rows = await this.queries.arrays(query);
+    return { count: rows.length, columns: types.map((type, c) => columnOfRows(rows, c, type, dayNumber)) };
+  }
+
+  /** A bulk read's rows as columns from a reader thread; null without one, or when it cannot answer. */
+  private async onReader(query: Compilable<unknown>, types: readonly ColumnType[]): Promise<RowColumns | null> {
+    if (!this.seriesReaders) return null;
+    const compiled = query.compile();
+    try {
+      return await this.seriesReaders.rows(compiled.sql, compiled.parameters, types);
+    } catch {
+      return null; // read here instead
+    }
+  }
+
+  /**
    * A bulk read's rows grouped by security id (the first column), on a reader thread when there
    * are any (the columns come back as a few buffers, and the serving thread only makes the
    * objects), else here, as arrays. `make` reads row `i` of the columns either way: from the
    * thread's typed arrays, or from the arrays' values as `Number` and the date texts as they are.
    */
   private async groupedRows<T>(query: Compilable<unknown>, types: readonly ColumnType[], make: (at: (column: number) => number, date: (column: number) => string) => T): Promise<Map<number, T[]>> {
-    if (this.seriesReaders) {
-      const compiled = query.compile();
-      let read: RowColumns | null = null;
-      try {
-        read = await this.seriesReaders.rows(compiled.sql, compiled.parameters, types);
-      } catch {
-        // read here instead
-      }
-      if (read !== null) {
-        const { count, columns } = read;
-        const ids = columns[0] as Int32Array;
-        let i = 0;
-        const at = (c: number) => (columns[c] as Float64Array | Int32Array)[i] as number;
-        const date = (c: number) => dateOfDay((columns[c] as Int32Array)[i] as number);
-        return groupRunsById(count, (row) => ids[row] as number, (row) => {
-          i = row;
-          return make(at, date);
-        });
-      }
+    const read = await this.onReader(query, types);
+    if (read !== null) {
+      const { count, columns } = read;
+      const ids = columns[0] as Int32Array;
+      let i = 0;
+      const at = (c: number) => (columns[c] as Float64Array | Int32Array)[i] as number;
+      const date = (c: number) => dateOfDay((columns[c] as Int32Array)[i] as number);
+      return groupRunsById(count, (row) => ids[row] as number, (row) => {
+        i = row;
+        return make(at, date);
+      });
     }
     const rows = await this.queries.arrays(query);
     let row: unknown[] = [];
@@ -486,6 +519,44 @@ export class KyselyMarketDataStore implements MarketDataStore {
       row = r;
       return make(at, date);
     });
+  }
+
+  async closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
+    // One key probe per stock and date, CLOSES_PER_READ to a statement compiled once; the row's
+    // place (w.i) is a literal, so the parameters are the stocks and dates. Padding asks for
+    // security 0, which no stock has. All reads are asked for at once: a reader thread answers
+    // them back to back.
+    const compiled = (this.closesStatement ??= sql`with w(i, security_id, date) as (values ${sql.join(
+      Array.from({ length: CLOSES_PER_READ }, (_, i) => sql`(${sql.lit(i)}, cast(${0} as integer), ${''})`),
+    )})
+      select w.i, (select p.close from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) as close from w`.compile(this.db));
+    const out: (number | null)[] = new Array<number | null>(wanted.length).fill(null);
+    const reads: Promise<void>[] = [];
+    for (let k = 0; k < wanted.length; k += CLOSES_PER_READ) {
+      const parameters: unknown[] = [];
+      for (let i = 0; i < CLOSES_PER_READ; i++) {
+        const w = wanted[k + i];
+        parameters.push(w?.securityId ?? 0, w?.date ?? '');
+      }
+      reads.push(
+        this.rowColumns({ compile: () => ({ ...compiled, parameters }) }, ['int', 'nullableFloat']).then(({ count, columns: [places, closes] }) => {
+          for (let r = 0; r < count; r++) {
+            const at = k + (places?.[r] as number);
+            const close = closes?.[r] as number;
+            if (at < wanted.length && !Number.isNaN(close)) out[at] = close;
+          }
+        }),
+      );
+    }
+    await Promise.all(reads);
+    return out;
+  }
+
+  async splitEvents(after: string, through: string): Promise<Map<number, SplitEvent[]>> {
+    const rows = await this.queries.arrays(
+      this.db.selectFrom('bar_splits').select(['security_id', 'date', 'factor']).where('date', '>', after).where('date', '<=', through).orderBy('security_id').orderBy('date'),
+    );
+    return groupById(rows, (row) => ({ date: row[1] as string, factor: Number(row[2]) }));
   }
 
   async lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>> {

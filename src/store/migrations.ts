@@ -2,7 +2,7 @@
 // runs on SQLite and PostgreSQL. Never edit a migration that has shipped; add the next one.
 // A migration does the same thing forever: schema and plain SQL only, never today's code (no
 // import of the store's forms or of src/domain; eslint.config.js enforces it). What is derived
-// from the records (the bar packs, TTM steps and report packs) is built by ./derived.ts at start.
+// from the records (the bar packs, split events, TTM steps and report packs) is built by ./derived.ts at start.
 
 import { Migrator, sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DB } from './schema.js';
@@ -287,6 +287,22 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
           .execute();
         await db.schema.createIndex('oauth_tokens_key').on('oauth_tokens').columns(['key_id']).execute();
+      },
+    },
+    '0010_bar_splits': {
+      async up(db: Kysely<unknown>) {
+        // Each stock's split events, found in its bars (src/store/bar-splits.ts): what the
+        // recompute's price changes read instead of a year of bars a stock. Derived from the bars
+        // by the derived-forms step.
+        await db.schema
+          .createTable('bar_splits')
+          .addColumn('security_id', 'integer', (c) => c.notNull())
+          .addColumn('date', 'varchar(10)', (c) => c.notNull())
+          .addColumn('factor', money, (c) => c.notNull())
+          .addPrimaryKeyConstraint('bar_splits_pk', ['security_id', 'date'])
+          .$call(byKey)
+          .execute();
+        await markUnbuilt(db, 'bar_splits');
       },
     },
   };

@@ -26,7 +26,7 @@ export class QueryRunner {
   constructor(
     private readonly db: Kysely<DB>,
     /** The engine's own array-row read, where it has one (SQLite): see `arrays`. */
-    private readonly rawRows?: ArrayRows,
+    readonly rawRows?: ArrayRows,
   ) {}
 
   /**

@@ -44,6 +44,14 @@ export interface ReportPacksTable {
   data: Uint8Array;
 }
 
+/** A split found between two consecutive bars of a stock, dated on the later one (src/store/bar-splits.ts; migration 0010). */
+export interface BarSplitsTable {
+  security_id: number;
+  date: string;
+  /** n of an n-for-1 split, 1/n of a reverse one (src/domain/price-change.ts `splitFactorBetween`). */
+  factor: number;
+}
+
 export interface TtmStepsTable {
   security_id: number;
   data: Uint8Array;
@@ -195,6 +203,7 @@ export interface DB {
   securities: SecuritiesTable;
   bars: BarsTable;
   bar_packs: BarPacksTable;
+  bar_splits: BarSplitsTable;
   reports: ReportsTable;
   ttm_steps: TtmStepsTable;
   report_packs: ReportPacksTable;

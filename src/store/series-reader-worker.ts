@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { packRead } from './bar-packs.js';
 import { statementCache } from './sqlite-statements.js';
 import { dayNumber } from '../domain/calendar.js';
-import type { ReaderRequest, RowColumns, RowsRequest, SeriesReply, SeriesRequest } from './series-readers.js';
+import { columnOfRows, type ReaderRequest, type RowColumns, type RowsRequest, type SeriesReply, type SeriesRequest } from './series-readers.js';
 import type { SeriesColumns } from './series-rows.js';
 
 const { file } = workerData as { file: string };
@@ -26,25 +26,21 @@ const packs = (order: 'ASC' | 'DESC') =>
 const bulk = statementCache(db, 16, true);
 /** Day numbers of the `YYYY-MM-DD` texts seen (a bulk read's dates are a few dozen days). */
 const dayOfText = new Map<string, number>();
+function dayOf(text: string): number {
+  let day = dayOfText.get(text);
+  if (day === undefined) {
+    day = dayNumber(text);
+    dayOfText.set(text, day);
+  }
+  return day;
+}
 
 function rows(request: RowsRequest): RowColumns {
   const { types } = request;
   // `all` rather than `iterate`: a third faster per row in better-sqlite3 for these reads.
   const rows = bulk(request.sql).all(...request.parameters) as unknown[][];
   const count = rows.length;
-  const columns = types.map((t, c) => {
-    if (t === 'float') return Float64Array.from(rows, (row) => Number(row[c]));
-    if (t === 'int') return Int32Array.from(rows, (row) => Number(row[c]));
-    return Int32Array.from(rows, (row) => {
-      const text = row[c] as string;
-      let day = dayOfText.get(text);
-      if (day === undefined) {
-        day = dayNumber(text);
-        dayOfText.set(text, day);
-      }
-      return day;
-    });
-  });
+  const columns = types.map((t, c) => columnOfRows(rows, c, t, dayOf));
   return { count, columns };
 }
 

@@ -25,9 +25,20 @@ export interface SeriesRequest {
 /**
  * How a bulk read's column comes back: `int` an integer of 32 bits (a security id), `day` a
  * `YYYY-MM-DD` text as its day number (days since 1970-01-01), `float` a number (null is 0, as
- * `Number(null)` gives).
+ * `Number(null)` gives), `nullableFloat` a number or NaN for null.
  */
-export type ColumnType = 'int' | 'day' | 'float';
+export type ColumnType = 'int' | 'day' | 'float' | 'nullableFloat';
+
+/**
+ * Column `c` of a bulk read's array rows as `type` says (`dayOf` turns a date text into its day
+ * number): what a reader thread hands back, and what the store makes of the rows it reads itself.
+ */
+export function columnOfRows(rows: readonly unknown[][], c: number, type: ColumnType, dayOf: (text: string) => number): Int32Array | Float64Array {
+  if (type === 'int') return Int32Array.from(rows, (row) => Number(row[c]));
+  if (type === 'day') return Int32Array.from(rows, (row) => dayOf(row[c] as string));
+  if (type === 'nullableFloat') return Float64Array.from(rows, (row) => (row[c] === null ? Number.NaN : Number(row[c])));
+  return Float64Array.from(rows, (row) => Number(row[c]));
+}
 
 /** A bulk read (the recompute's recent bars and flows): a compiled statement's rows as columns. */
 export interface RowsRequest {

@@ -1,7 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { closeShareSeries, monthsBefore, priceChangeOver, priceChanges as changesOf, priceChangeSince as changeSince, splitFactorBetween, splitRatioOf, type CloseShares } from '../../src/domain/price-change.js';
+import fc from 'fast-check';
+import { addDays } from '../../src/domain/calendar.js';
+import {
+  closeShareSeries,
+  monthsBefore,
+  priceChangeBaseDates,
+  priceChangeFrom,
+  priceChangeOver,
+  priceChanges as changesOf,
+  priceChangesFrom,
+  priceChangeSince as changeSince,
+  splitEvents,
+  splitFactorBetween,
+  splitRatioOf,
+  type CloseShares,
+} from '../../src/domain/price-change.js';
 
 // The functions read columns (as the store's series); the bars here are written as rows.
 const priceChangeSince = (bars: readonly CloseShares[], base: string) => changeSince(closeShareSeries(bars), base);
@@ -96,5 +111,61 @@ describe('split-consistent price change', () => {
     // 12 months: 2023-05-31, no bar: null.
     assert.deepEqual(priceChanges(bars), { m1: 50, m3: 20, m12: null });
     assert.equal(priceChangeOver(closeShareSeries([]), 1), null);
+  });
+
+  it('split events: the later bar of each split pair and its factor; the change from them is the change from the history', () => {
+    // Samsung: one event, 05-04 x50 (see the first case); the days around it have equal shares.
+    assert.deepEqual(splitEvents(SAMSUNG), [{ date: '2018-05-04', factor: 50 }]);
+    assert.deepEqual(splitEvents([]), []);
+    assert.deepEqual(splitEvents(SAMSUNG.slice(0, 1)), []);
+    // From 04-26 to 05-08 with what the store keeps: the latest bar, the base close 2,607,000 and
+    // the event: 2,607,000 / 50 = 52,140, (52,600 - 52,140) x 100 / 52,140 as above.
+    const latest = { date: '2018-05-08', close: 52_600 };
+    assert.equal(priceChangeFrom(latest, '2018-04-26', 2_607_000, splitEvents(SAMSUNG)), (460 * 100) / 52_140);
+    // Base date 05-05 (a Saturday; the base bar is 05-04, in the new shares): the 05-04 event is
+    // not after the base date, so 52,600 vs 51,900: 700 x 100 / 51,900.
+    assert.equal(priceChangeFrom(latest, '2018-05-05', 51_900, splitEvents(SAMSUNG)), (700 * 100) / 51_900);
+    // Base date 05-04 itself, the day of the event: the base bar is in the new shares already.
+    assert.equal(priceChangeFrom(latest, '2018-05-04', 51_900, splitEvents(SAMSUNG)), (700 * 100) / 51_900);
+    // No bar that old, or a base close of 0: null.
+    assert.equal(priceChangeFrom(latest, '2018-04-25', null, splitEvents(SAMSUNG)), null);
+    assert.equal(priceChangeFrom(latest, '2018-04-25', 0, []), null);
+    // An event after the latest bar (a later dataset's) counts for nothing: 52,600 vs 2,607,000.
+    assert.equal(priceChangeFrom(latest, '2018-04-26', 2_607_000, [{ date: '2018-05-09', factor: 50 }]), ((52_600 - 2_607_000) * 100) / 2_607_000);
+    assert.deepEqual(priceChangeBaseDates('2024-05-31'), ['2024-04-30', '2024-02-29', '2023-05-31']);
+  });
+
+  it('priceChangesFrom equals priceChanges on any history (generated, with splits, halts and reverse splits)', () => {
+    // Each step: days to the next bar (mostly the next day, so base dates fall on bars and on
+    // split days; else up to 40, so halts and gaps of every size), a factor for the
+    // shares (mostly none, else a split, a reverse split or a non-split issue) and a daily move.
+    const step = fc.record({
+      gap: fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 40 }) }),
+      shares: fc.oneof({ weight: 8, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constantFrom(2, 5, 50, 0.5, 0.1, 1.03, 2.5) }),
+      follows: fc.boolean(),
+      move: fc.integer({ min: -25, max: 25 }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 10_000 }), (steps, firstClose) => {
+        const bars: CloseShares[] = [];
+        let date = '2023-01-02';
+        let close = firstClose;
+        let shares = 1_000_000;
+        for (const s of steps) {
+          date = addDays(date, s.gap);
+          shares *= s.shares;
+          // A split's close follows inversely when `follows`; otherwise the shares moved alone.
+          close = Math.max(1, Math.round(close * (1 + s.move / 100) / (s.follows ? s.shares : 1)));
+          bars.push({ date, close, shares });
+        }
+        const latest = bars.at(-1) as CloseShares;
+        const series = closeShareSeries(bars);
+        const baseClose = (baseDate: string): number | null => bars.filter((b) => b.date <= baseDate).at(-1)?.close ?? null;
+        const [d1, d3, d12] = priceChangeBaseDates(latest.date);
+        assert.deepStrictEqual(priceChangesFrom(latest, [baseClose(d1), baseClose(d3), baseClose(d12)], splitEvents(bars)), priceChanges(bars));
+        assert.deepStrictEqual(priceChanges(bars), changesOf(series));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -13,15 +13,21 @@ export const FORMS = Object.keys(DERIVED_FORMATS) as DerivedForm[];
 const CODES = ['000010', '000020', '000030', '000040', '000050'];
 
 // Five stocks. Bars on 2023-12-27, 28, 29 and 2024-01-01, 02, 03 (two calendar years: two packs
-// a stock) for every stock but the fourth: 4 x 2 = 8 bar packs. The four filings of FY 2023 for
-// every stock but the third: 4 stocks with TTM steps and a report pack. Net income YTD of stock k
-// (from 1): 10k, 30k, 60k, 100k, so its TTM from the FY filing (disclosed 2024-03-15) is 100k.
+// a stock) for every stock but the fourth: 4 x 2 = 8 bar packs. The fifth splits 2 for 1 on
+// 2024-01-02 (twice the shares, half the close from then: 5,004.37 / 2 x 2 / 5,003.37 = 1.0002):
+// one split event. The four filings of FY 2023 for every stock but the third: 4 stocks with TTM
+// steps and a report pack. Net income YTD of stock k (from 1): 10k, 30k, 60k, 100k, so its TTM
+// from the FY filing (disclosed 2024-03-15) is 100k.
+const split = (k: number, i: number) => (k === 4 && i >= 4 ? 2 : 1);
 const universe: Partial<Dataset> = {
   securities: CODES.map((code) => ({ market: 'KR', code, name: `Derived ${code}`, exchange: 'KOSPI', sector: 'Steel', currency: 'KRW', fiscalYearEndMonth: 12, source: 'test' })),
-  bars: CODES.flatMap((code, k) => (k === 3 ? [] : weekdays('2023-12-27', 6).map((date, i) => bar(date, 1_000 * (k + 1) + i + 0.37, { code, shares: 1_000_003 + i })))),
+  bars: CODES.flatMap((code, k) =>
+    k === 3 ? [] : weekdays('2023-12-27', 6).map((date, i) => bar(date, (1_000 * (k + 1) + i + 0.37) / split(k, i), { code, shares: (1_000_003 + i) * split(k, i) })),
+  ),
   reports: CODES.flatMap((code, k) => (k === 2 ? [] : fiscalYear(2023, [10, 30, 60, 100].map((ni) => ({ code, netIncome: ni * (k + 1), revenue: 1_000 * (k + 1) }))))),
 };
 export const BAR_PACKS = 8;
+export const SPLIT_EVENTS = 1;
 export const WITH_FILINGS = 4;
 
 /** The stored universe's security ids, ascending (the order a rebuild goes in). */
@@ -33,7 +39,8 @@ export async function writeUniverse(store: KyselyStore): Promise<number[]> {
 /**
  * What a store whose forms were built at the format before holds: that format's entries, and
  * values today's code cannot read (3 bytes: not a whole bar of 60, step of 41, nor a report
- * pack's 8-byte header), plus TTM steps for the stock that has no filings.
+ * pack's 8-byte header), plus TTM steps for the stock that has no filings and a split event
+ * for a stock whose bars show none.
  */
 export async function ageForms(store: KyselyStore, ids: number[]): Promise<void> {
   const unreadable = new Uint8Array([1, 2, 3]);
@@ -41,6 +48,8 @@ export async function ageForms(store: KyselyStore, ids: number[]): Promise<void>
   await store.db.updateTable('ttm_steps').set({ data: unreadable }).execute();
   await store.db.updateTable('report_packs').set({ data: unreadable }).execute();
   await store.db.insertInto('ttm_steps').values({ security_id: ids[2]!, data: unreadable }).execute();
+  // And a split event no bar shows.
+  await store.db.insertInto('bar_splits').values({ security_id: ids[0]!, date: '2023-12-28', factor: 3 }).execute();
   for (const form of FORMS) await store.refresh.setMeta(formatKey(form), String(DERIVED_FORMATS[form] - 1));
   await assert.rejects(store.market.ttmSteps(ids[0]!), /not whole steps/, 'aged: the steps do not read');
 }
@@ -51,6 +60,7 @@ export async function assertCurrent(store: KyselyStore, ids: number[]): Promise<
   for (const form of FORMS) assert.equal(await store.refresh.getMeta(progressKey(form)), null, `${form}: no progress entry`);
   for (const id of ids) await assertFormsAreTheRecords(store, id);
   assert.equal((await store.db.selectFrom('bar_packs').select('year').execute()).length, BAR_PACKS);
+  assert.deepEqual(await store.db.selectFrom('bar_splits').select(['security_id', 'date', 'factor']).execute(), [{ security_id: ids[4], date: '2024-01-02', factor: 2 }]);
   assert.equal((await store.db.selectFrom('ttm_steps').select('security_id').execute()).length, WITH_FILINGS, 'the stock without filings has no steps');
   assert.equal((await store.db.selectFrom('report_packs').select('security_id').execute()).length, WITH_FILINGS);
   const last = (await store.market.ttmSteps(ids[1]!)).at(-1);

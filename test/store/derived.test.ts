@@ -12,7 +12,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { freshSchema, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
-import { ageForms, assertCurrent, BAR_PACKS, FORMS, WITH_FILINGS, writeUniverse } from './derived-universe.js';
+import { ageForms, assertCurrent, BAR_PACKS, FORMS, SPLIT_EVENTS, WITH_FILINGS, writeUniverse } from './derived-universe.js';
 
 interface Place {
   name: string;
@@ -64,6 +64,7 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
       store = await open(log);
       assert.deepEqual(rebuilt(), [
         rebuiltFromAged('bar_packs', 5, BAR_PACKS),
+        rebuiltFromAged('bar_splits', 5, SPLIT_EVENTS),
         rebuiltFromAged('ttm_steps', 5, WITH_FILINGS),
         rebuiltFromAged('report_packs', 5, WITH_FILINGS),
       ]);
@@ -133,6 +134,7 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
       // The bar packs of stocks 3 to 5 (the fourth has no bars: 2 stocks x 2 years); the others all five.
       assert.deepEqual(rebuilt(), [
         rebuiltFromAged('bar_packs', 3, 4),
+        rebuiltFromAged('bar_splits', 5, SPLIT_EVENTS),
         rebuiltFromAged('ttm_steps', 5, WITH_FILINGS),
         rebuiltFromAged('report_packs', 5, WITH_FILINGS),
       ]);

@@ -1,8 +1,9 @@
-// The oracle of the store's derived forms (bar packs, TTM steps, report packs): what each read of
+// The oracle of the store's derived forms (bar packs, split events, TTM steps, report packs): what each read of
 // them answers for a stock must be what its records (the bars and reports rows) give.
 
 import assert from 'node:assert/strict';
 import { dayNumber } from '../../src/domain/calendar.js';
+import { splitEvents } from '../../src/domain/price-change.js';
 import { ttmTimeline } from '../../src/domain/ttm.js';
 import type { KyselyStore } from '../../src/store/store.js';
 
@@ -11,7 +12,7 @@ const END = '9999-12-31';
 
 /**
  * Asserts that stock `id`'s whole history from the bar packs (`barSeries`, `marketCapSeries`) is
- * its bars' rows, its TTM steps `ttmTimeline` of its filings' rows, and its report pack (the
+ * its bars' rows, its split events `splitEvents` of them, its TTM steps `ttmTimeline` of its filings' rows, and its report pack (the
  * recompute's `recentReports` over every quarter) those rows.
  */
 export async function assertFormsAreTheRecords(store: KyselyStore, id: number): Promise<void> {
@@ -25,6 +26,7 @@ export async function assertFormsAreTheRecords(store: KyselyStore, id: number): 
   const caps = await store.market.marketCapSeries(id, { to: END });
   assert.deepEqual([...caps.days], [...series.days]);
   assert.deepEqual([...caps.marketCap], bars.map((b) => b.close * b.shares), `stock ${id}: market caps are close x shares of its bars`);
+  assert.deepEqual((await store.market.splitEvents('0000-01-01', END)).get(id) ?? [], splitEvents(bars), `stock ${id}: the split events are those of its bars`);
   const reports = await store.market.reports(id);
   assert.deepEqual(await store.market.ttmSteps(id), ttmTimeline(reports), `stock ${id}: the TTM steps are ttmTimeline of its filings`);
   const recent = await store.market.recentReports(END, 1_000_000, { first: id, last: id });
