@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -123,23 +123,29 @@ export async function sdkV1(endpoint: string, key: string, version: '2025-11-25'
   return { ...sdkDriver(`SDK v1, ${version}`, client), sent };
 }
 
+export type V2Version = '2026-07-28' | '2025-11-25' | '2025-06-18';
+
 /**
- * The SDK v2 client (`@modelcontextprotocol/client`) with `key` as bearer. `2026-07-28` pins the
- * modern era (`versionNegotiation: { mode: { pin } }`: server/discover, no initialize, no fallback);
- * a 2025 revision is its default legacy mode (initialize), proposing that revision through
+ * The SDK v2 client (`@modelcontextprotocol/client`). `2026-07-28` pins the modern era
+ * (`versionNegotiation: { mode: { pin } }`: server/discover, no initialize, no fallback); a 2025
+ * revision is its default legacy mode (initialize), proposing that revision through
  * `supportedProtocolVersions` (the first 2025 entry is the one offered).
  */
-export async function sdkV2(endpoint: string, key: string, version: '2026-07-28' | '2025-11-25' | '2025-06-18'): Promise<RecordedDriver & { negotiated: { era: string | undefined; version: string | undefined } }> {
+export function sdkV2Client(version: V2Version): ClientV2 {
+  return version === '2026-07-28'
+    ? new ClientV2({ name: 'mcp-eras-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: version } } })
+    : new ClientV2({ name: 'mcp-eras-test', version: '1.0.0' }, { supportedProtocolVersions: [version] });
+}
+
+/** The SDK v2 client connected with `auth`: an API key sent as bearer, or an OAuth provider holding its tokens. */
+export async function sdkV2(endpoint: string, auth: string | OAuthClientProvider, version: V2Version): Promise<RecordedDriver & { negotiated: { era: string | undefined; version: string | undefined } }> {
   const sent: SentRequest[] = [];
-  const client =
-    version === '2026-07-28'
-      ? new ClientV2({ name: 'mcp-eras-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: version } } })
-      : new ClientV2({ name: 'mcp-eras-test', version: '1.0.0' }, { supportedProtocolVersions: [version] });
-  const transport = new TransportV2(new URL(endpoint), { requestInit: { headers: { authorization: `Bearer ${key}` } }, fetch: recordingFetch(sent) });
-  await client.connect(transport);
+  const client = sdkV2Client(version);
+  const credentials = typeof auth === 'string' ? { requestInit: { headers: { authorization: `Bearer ${auth}` } } } : { authProvider: auth };
+  await client.connect(new TransportV2(new URL(endpoint), { ...credentials, fetch: recordingFetch(sent) }));
   const mode = version === '2026-07-28' ? 'pinned' : 'legacy mode';
   const negotiated = { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion() };
-  return { ...sdkDriver(`SDK v2 ${mode}, ${version}`, client), sent, negotiated };
+  return { ...sdkDriver(`SDK v2 ${mode}, ${version}${typeof auth === 'string' ? '' : ', OAuth token'}`, client), sent, negotiated };
 }
 
 const run = promisify(execFile);
