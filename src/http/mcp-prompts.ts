@@ -2,8 +2,6 @@
 // so a prompt never points at a tool the server does not have (search_stocks is used where it
 // is registered; without it the prompt asks for a code instead).
 
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 import type { ToolDefinition } from '../tools/tool.js';
 
 export interface McpPrompt {
@@ -115,19 +113,4 @@ function screenPrompt(): McpPrompt {
         'Answer in the language of the request. The figures are computed from reported filings as disclosed (point in time); this is information, not investment advice.',
       ].join('\n'),
   };
-}
-
-export function registerPrompts(server: McpServer, tools: readonly ToolDefinition[]): void {
-  for (const prompt of buildPrompts(tools)) {
-    const argsSchema = Object.fromEntries(
-      Object.entries(prompt.args).map(([name, arg]) => {
-        const field = z.string().max(500).describe(arg.description);
-        return [name, arg.optional === true ? field.optional() : field];
-      }),
-    );
-    server.registerPrompt(prompt.name, { title: prompt.title, description: `${prompt.description} Uses ${prompt.tools.join(', ')}.`, argsSchema }, (args: Record<string, string | undefined>) => ({
-      description: prompt.description,
-      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text(args) } }],
-    }));
-  }
 }

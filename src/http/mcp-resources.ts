@@ -2,7 +2,6 @@
 // built from the same constants and the same served dataset the tools answer from, so it
 // cannot say something the answers contradict. Reading one is free, like tools/list.
 
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { seoulIso } from '../access/clock.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
@@ -10,8 +9,6 @@ import { DEFAULT_SCREEN_FIELDS, SCREEN_FIELD_DEFINITIONS, SCREEN_TEXT_FIELDS } f
 import { GRADE_BOUNDS } from '../domain/score.js';
 import { MARKET_CAP_BANDS, V3_FORMULA } from '../domain/v3.js';
 import type { ServedDataset } from '../serving/dataset.js';
-import { ApiError } from '../tools/errors.js';
-import { MCP_ERRORS, RpcError } from './mcp-errors.js';
 
 export interface McpResource {
   uri: string;
@@ -19,6 +16,8 @@ export interface McpResource {
   title: string;
   description: string;
   mimeType: 'text/markdown' | 'application/json';
+  /** Built from the served data (changes at each refresh), not from constants. */
+  fromData: boolean;
   /** The text of the resource; `dataset()` throws data_unavailable while nothing is loaded. */
   read(dataset: () => ServedDataset): string;
 }
@@ -67,6 +66,7 @@ export const RESOURCES: readonly McpResource[] = [
     title: 'V3 formula, grades and market-cap bands',
     description: 'How get_rankings and get_stock_score are computed: the V3 score, expected return, gap and target price, the score grades, and the market-cap band bounds per market.',
     mimeType: 'text/markdown',
+    fromData: false,
     read: formulaMarkdown,
   },
   {
@@ -75,6 +75,7 @@ export const RESOURCES: readonly McpResource[] = [
     title: 'The 17 percentile metrics',
     description: 'The metrics get_sector_percentile ranks (and get_stock_snapshot reports): key, name, unit and definition. A percentile ranks the raw value, higher value higher percentile, with no verdict.',
     mimeType: 'application/json',
+    fromData: false,
     read: () =>
       json({
         percentile:
@@ -88,6 +89,7 @@ export const RESOURCES: readonly McpResource[] = [
     title: 'Fields of screen_stocks, with units',
     description: 'Every field screen_stocks can bound, sort by and show: its unit (a bound is in that unit: roe min 10 = 10 %), its definition, and which per-stock tool gives the same value; the text fields; the default fields.',
     mimeType: 'application/json',
+    fromData: false,
     read: () =>
       json({
         numeric: SCREEN_FIELD_DEFINITIONS.filter((d) => d.field !== 'grade'),
@@ -110,6 +112,7 @@ export const RESOURCES: readonly McpResource[] = [
     title: 'Sectors per market',
     description: 'Every sector of the served stocks per market with its number of stocks: the cohorts of get_sector_percentile (cohort=sector).',
     mimeType: 'application/json',
+    fromData: true,
     read: (dataset) => {
       const data = dataset();
       const markets: Record<string, { sector: string; stocks: number }[]> = {};
@@ -123,23 +126,10 @@ export const RESOURCES: readonly McpResource[] = [
     title: 'Data sources and refresh times',
     description: 'Where the served data comes from (`demo` or the real sources), when the served snapshot was computed, when the next refresh is due, and how the last refresh went per source.',
     mimeType: 'application/json',
+    fromData: true,
     read: (dataset) => {
       const data = dataset();
       return json({ source: data.source, updatedAt: data.updatedAt, asOf: data.asOf, nextRefreshAt: data.nextRefreshAt === null ? null : seoulIso(data.nextRefreshAt), sources: data.sources });
     },
   },
 ];
-
-export function registerResources(server: McpServer, dataset: () => ServedDataset): void {
-  for (const resource of RESOURCES) {
-    const { uri, name, title, description, mimeType } = resource;
-    server.registerResource(name, uri, { title, description, mimeType }, () => {
-      try {
-        return { contents: [{ uri, mimeType, text: resource.read(dataset) }] };
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'data_unavailable') throw new RpcError(MCP_ERRORS.dataUnavailable, err.detail, { code: err.code });
-        throw err;
-      }
-    });
-  }
-}

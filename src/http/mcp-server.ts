@@ -1,35 +1,32 @@
-// The MCP server of the JSON-RPC door: the official SDK's McpServer over the one tool registry,
-// with resources and prompts, connected to an in-process transport that the HTTP adapter
-// (mcp.ts) feeds one message at a time.
+// The MCP server of the JSON-RPC door: the official SDK v2's McpServer over the one tool registry,
+// with resources and prompts. The SDK serves each request with an instance of its own
+// (`factory`, its per-request model), for both protocol eras: initialize and version negotiation
+// (2025-06-18, 2025-11-25), server/discover and the per-request envelope (2026-07-28), ping,
+// tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*, unknown
+// methods (-32601), request shapes, and the 2026 result fields (`resultType`, `ttlMs` /
+// `cacheScope`).
 //
-// From the SDK: initialize and protocol-version negotiation, capabilities, ping, tools/list
-// (generated from each tool's zod schemas and annotations), resources/*, prompts/*, unknown
-// methods (-32601) and the request shapes. Ours: tools/call, which must behave as the contract
-// says and as a REST call does. McpServer's own tools/call handler validates arguments with its
-// own messages before anything else and turns every failure into an `isError` result; the
-// contract wants an unknown tool to be -32602, a call to be counted before its arguments are
-// judged, bad arguments to name the allowed values, quota and outage refusals to be JSON-RPC
-// errors with HTTP statuses, and answers to come from the response cache. So the tools/call
-// request handler is replaced by `callTool` below, which runs each tool through the callback
-// registerTool was given.
+// A tool's run is `callTool`, the one implementation both eras use: the call is counted by the
+// door before its arguments are judged (mcp.ts meters every message), the arguments are judged by
+// the registry's validator with its messages naming the allowed values (`parseArgs`, as REST),
+// and the answer comes from the response cache as the serialised tools/call result. The SDK is
+// given each tool's JSON Schema with a validator that accepts anything (`ARGUMENTS_JUDGED_BY_TOOL`),
+// so its tools/list shows the real schema and its tools/call hands the arguments on to `callTool`.
 
-import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  type CallToolRequest,
+  fromJsonSchema,
+  McpServer,
+  ProtocolError,
+  type AuthInfo,
+  type CacheHint,
   type CallToolResult,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type JSONRPCResultResponse,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+  type jsonSchemaValidator,
+  type JsonSchemaValidator,
+  type McpRequestContext,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import { mcpToolResult } from '../tools/budget.js';
@@ -39,21 +36,32 @@ import type { Account, ToolDefinition } from '../tools/tool.js';
 import { outageError } from './gate.js';
 import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
-import { registerPrompts } from './mcp-prompts.js';
-import { registerResources } from './mcp-resources.js';
+import { buildPrompts } from './mcp-prompts.js';
+import { RESOURCES } from './mcp-resources.js';
+import { jsonSchema } from './openapi.js';
 
-/** What one JSON-RPC message is handled with, passed to the SDK's handlers in `authInfo.extra`. */
+/** One JSON-RPC message as the door admitted it: handed to the SDK as `authInfo.extra.call`, read by `callTool`. */
 export interface McpCall {
   auth: AuthResult;
   /** The account the gate admitted the message with (mcp.ts meters every message before dispatch). */
   account: Account | null;
   request: FastifyRequest;
-  reply: FastifyReply;
-  /** A message refused by the gate, or a tool call that met an outage: a lone message is then an HTTP 429 or 503. */
-  refusal: ApiError | null;
-  /** The serialised tools/call result (the response cache's `mcpResult`), sent as it is. */
-  raw: Buffer | null;
+  /**
+   * A tools/call's arguments as the client sent them. JSON.parse keeps a `__proto__`,
+   * `constructor` or `prototype` key as an own property, so the registry's validator refuses it
+   * as an unknown parameter (as REST does); the SDK's own parse of the request drops it.
+   */
+  arguments: unknown;
 }
+
+/** What a tools/call comes to. */
+export type ToolOutcome =
+  /** The serialised CallToolResult (the response cache's `mcpResult`), sent as it is. */
+  | { kind: 'result'; bytes: Buffer }
+  /** Bad arguments or an unknown code: an `isError` result, so the model can correct itself. */
+  | { kind: 'tool-error'; result: CallToolResult }
+  /** A JSON-RPC error; `refusal` when a dependency is away (a lone message is then an HTTP 503). */
+  | { kind: 'rpc-error'; error: RpcError; refusal: ApiError | null };
 
 export interface McpServerDeps {
   access: AccessControl;
@@ -61,165 +69,169 @@ export interface McpServerDeps {
   clock: Clock;
   version: string;
   tools: readonly ToolDefinition[];
-  onError(err: Error): void;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-export type RpcResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
+export interface McpService {
+  /** A fresh McpServer for one request (createMcpHandler and the stateless 2025 leg call it). */
+  factory: McpServerFactory;
+  callTool(name: string, call: McpCall): Promise<ToolOutcome>;
+}
+
+const SERVER_INFO = { name: 'stock-data-service', title: 'Stock scoring and export data' };
+const INSTRUCTIONS =
+  'Read-only data on Korean (6-digit codes) and US (tickers) listed stocks and Korean exports. get_rankings and ' +
+  'get_stock_score are formula results; snapshot, valuation band, percentile and price history are raw material without verdicts. ' +
+  'Resources explain the formula, the metrics, the sectors and the data sources; prompts show the common jobs.';
 
 /**
- * A Transport that carries one request at a time into the server and hands back its response.
- * Concurrent HTTP requests share the server, and their callers' ids may collide (every curl
- * call can be id 1), so each request gets an id of the transport's own; the adapter answers
- * with the caller's.
+ * Cache hints of the 2026-07-28 results (`ttlMs` / `cacheScope`). The lists and the constant
+ * resources never change while the process runs (the registry is fixed at start); an hour lets a
+ * client see a new deployment's lists within the hour. They are the same for every key, so a
+ * shared cache may keep them (`public`). The resources built from the served data (sectors,
+ * sources) change at each refresh: they may be kept until the next refresh is due.
  */
-export class InProcessTransport implements Transport {
-  onmessage?: Transport['onmessage'];
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private lastId = 0;
-  private readonly waiting = new Map<number, (response: RpcResponse) => void>();
+export const LIST_TTL_MS = 3_600_000;
+const LIST_HINT: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: 'public' };
 
-  async start(): Promise<void> {}
+/** The SDK's validator for tool arguments: accepts anything, because `callTool` judges them with the registry's messages. */
+const ARGUMENTS_JUDGED_BY_TOOL: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
-  async close(): Promise<void> {
-    this.onclose?.();
-  }
+const callOf = (authInfo: AuthInfo | undefined): McpCall => authInfo?.extra?.call as McpCall;
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    // Server notifications (list_changed, progress) have no stateless client to go to.
-    if (!('id' in message) || 'method' in message) return;
-    const done = this.waiting.get(message.id as number);
-    if (done === undefined) return;
-    this.waiting.delete(message.id as number);
-    done(message);
-  }
-
-  /** `request` must satisfy the SDK's isJSONRPCRequest; otherwise the server drops it unanswered. */
-  exchange(request: JSONRPCRequest, call: McpCall): Promise<RpcResponse> {
-    const id = ++this.lastId;
-    const authInfo: AuthInfo = { token: '', clientId: call.auth.ok ? call.auth.caller.prefix : '', scopes: [], extra: { call } };
-    return new Promise<RpcResponse>((resolve) => {
-      this.waiting.set(id, resolve);
-      this.onmessage?.({ ...request, id }, { authInfo });
-    });
-  }
+/** The AuthInfo a message is handed to the SDK with: the key's prefix as the client id, the call for the handlers. */
+export function authInfoOf(call: McpCall): AuthInfo {
+  return { token: '', clientId: call.auth.ok ? call.auth.caller.prefix : '', scopes: [], extra: { call } };
 }
 
-const callOf = (extra: Extra): McpCall => extra.authInfo?.extra?.call as McpCall;
-
-const toolError = (err: ApiError): CallToolResult => ({ content: [{ type: 'text', text: `${err.code}: ${err.detail}` }], isError: true });
-
-/** What the SDK serialises for a tools/call whose answer is `McpCall.raw` (the adapter sends that instead). */
-const SENT_AS_IS: CallToolResult = { content: [] };
-
-export function createMcpServer(deps: McpServerDeps): {
-  server: McpServer;
-  transport: InProcessTransport;
-  callToolDirect(request: JSONRPCRequest, call: McpCall): Promise<CallToolResult>;
-} {
-  const server = new McpServer(
-    { name: 'stock-data-service', title: 'Stock scoring and export data', version: deps.version },
-    {
-      instructions:
-        'Read-only data on Korean (6-digit codes) and US (tickers) listed stocks and Korean exports. get_rankings and ' +
-        'get_stock_score are formula results; snapshot, valuation band, percentile and price history are raw material without verdicts. ' +
-        'Resources explain the formula, the metrics, the sectors and the data sources; prompts show the common jobs.',
-    },
-  );
-
-  // A tool's run once admitted and its arguments validated: the same runner and response cache
-  // as REST, and the result within the MCP size budget (tools/budget.ts), cached with the body.
-  const run = (tool: ToolDefinition) => async (args: Record<string, unknown>, call: McpCall): Promise<CallToolResult> => {
-    try {
-      // A cached answer comes at once (ToolRunner.run): each await costs a share of a cached call.
-      const outcome = deps.runner.run(tool, args, admitted(call));
-      const { entry } = outcome instanceof Promise ? await outcome : outcome;
-      call.raw = entry.mcpResult ??= Buffer.from(mcpToolResult(tool, entry.bytes.toString('utf8')), 'utf8');
-      return SENT_AS_IS;
-    } catch (err) {
-      return toolFailure(err, call);
-    }
-  };
-
-  const registered = new Map<string, { tool: ToolDefinition; run: ReturnType<typeof run> }>();
-  for (const tool of deps.tools) {
-    const runTool = run(tool);
-    server.registerTool(
+export function createMcpService(deps: McpServerDeps): McpService {
+  const tools = new Map(deps.tools.map((tool) => [tool.name, tool]));
+  const toolNames = [...tools.keys()].join(', ');
+  // Built once: each request's server registers the same schema objects.
+  const schemas = new Map(
+    deps.tools.map((tool) => [
       tool.name,
       {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        input: fromJsonSchema<Record<string, unknown>>(jsonSchema(tool.input, 'input'), ARGUMENTS_JUDGED_BY_TOOL),
+        output: fromJsonSchema<Record<string, unknown>>(jsonSchema(tool.output, 'output'), ARGUMENTS_JUDGED_BY_TOOL),
       },
-      ((args: Record<string, unknown>, extra: Extra) => runTool(args, callOf(extra))) as unknown as ToolCallback<typeof tool.input>,
-    );
-    registered.set(tool.name, { tool, run: runTool });
-  }
-  registerResources(server, () => deps.runner.dataset());
-  registerPrompts(server, deps.tools);
-  // Stateless: no client is ever told that a list changed.
-  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
+    ]),
+  );
+  const prompts = buildPrompts(deps.tools).map((prompt) => ({
+    prompt,
+    argsSchema: Object.fromEntries(
+      Object.entries(prompt.args).map(([name, arg]) => {
+        const field = z.string().max(500).describe(arg.description);
+        return [name, arg.optional === true ? field.optional() : field];
+      }),
+    ),
+  }));
 
-  /** The account of a tools/call the adapter admitted; only a message metered as that tool has one. */
-  function admitted(call: McpCall): Account {
-    if (call.account === null) throw new RpcError(ErrorCode.InternalError, `Internal error; quote request id ${call.request.id}`);
-    return call.account;
-  }
-
-  function toolFailure(err: unknown, call: McpCall): CallToolResult {
-    if (err instanceof RpcError) throw err;
+  function failure(err: unknown, call: McpCall): ToolOutcome {
+    if (err instanceof RpcError) return { kind: 'rpc-error', error: err, refusal: null };
     if (err instanceof ApiError) {
-      if (err.code === 'data_unavailable') throw new RpcError(MCP_ERRORS.dataUnavailable, err.detail, { code: err.code });
-      // Bad arguments and unknown codes are the tool's answer, so the model can correct itself.
-      return toolError(err);
+      if (err.code === 'data_unavailable') return { kind: 'rpc-error', error: new RpcError(MCP_ERRORS.dataUnavailable, err.detail, { code: err.code }), refusal: null };
+      return { kind: 'tool-error', result: { content: [{ type: 'text', text: `${err.code}: ${err.detail}` }], isError: true } };
     }
     const outage = outageError(err);
     if (outage !== null) {
       call.request.log.warn({ errName: (err as Error).name }, 'dependency unreachable');
-      call.refusal = outage;
-      throw rpcErrorOf(outage);
+      return { kind: 'rpc-error', error: rpcErrorOf(outage), refusal: outage };
     }
     call.request.log.error({ errName: (err as Error).name }, 'tool failed');
-    throw new RpcError(ErrorCode.InternalError, `Internal error; quote request id ${call.request.id}`);
+    return { kind: 'rpc-error', error: new RpcError(-32603, `Internal error; quote request id ${call.request.id}`), refusal: null };
   }
 
-  // tools/call: admitted and counted by the adapter first (whatever the arguments), then the tool's
-  // MCP defaults merged under the caller's arguments and validated with the registry's messages, then run.
-  async function callTool(params: CallToolRequest['params'], call: McpCall): Promise<CallToolResult> {
-    const { name } = params;
-    const entry = registered.get(name);
-    if (entry === undefined) {
-      throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 60)}; available: ${[...registered.keys()].join(', ')}`);
-    }
-    const { tool } = entry;
-    const given: unknown = params.arguments ?? {};
-    let args: Record<string, unknown>;
+  async function callTool(name: string, call: McpCall): Promise<ToolOutcome> {
+    const tool = tools.get(name);
+    if (tool === undefined) return { kind: 'rpc-error', error: new RpcError(-32602, `Unknown tool: ${name.slice(0, 60)}; available: ${toolNames}`), refusal: null };
+    // Only a message metered as this tool has an account (mcp.ts).
+    if (call.account === null) return { kind: 'rpc-error', error: new RpcError(-32603, `Internal error; quote request id ${call.request.id}`), refusal: null };
     try {
-      args = parseArgs(tool.input, given) as Record<string, unknown>;
+      const args = parseArgs(tool.input, call.arguments ?? {}) as Record<string, unknown>;
+      // A cached answer comes at once (ToolRunner.run): each await costs a share of a cached call.
+      const outcome = deps.runner.run(tool, args, call.account);
+      const { entry } = outcome instanceof Promise ? await outcome : outcome;
+      return { kind: 'result', bytes: (entry.mcpResult ??= Buffer.from(mcpToolResult(tool, entry.bytes.toString('utf8')), 'utf8')) };
     } catch (err) {
-      return toolFailure(err, call);
+      return failure(err, call);
     }
-    return entry.run(args, call);
-  }
-  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params, callOf(extra)));
-  server.server.onerror = deps.onError;
-
-  /**
-   * tools/call without the Protocol's message plumbing, for the adapter's hot path: the same
-   * handler the server has installed, after the same request validation (the SDK's
-   * CallToolRequestSchema). The plumbing classifies each message with three zod parses, two of
-   * which fail and build an error with a stack, and costs about a third of a cached call
-   * (docs/architecture.md); a call that carries `_meta` or `task` still goes through it.
-   */
-  async function callToolDirect(request: JSONRPCRequest, call: McpCall): Promise<CallToolResult> {
-    const parsed = CallToolRequestSchema.safeParse(request);
-    if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid tools/call request: ${parsed.error.message}`);
-    return callTool(parsed.data.params, call);
   }
 
-  const transport = new InProcessTransport();
-  return { server, transport, callToolDirect };
+  /** A tools/call through the SDK (the 2026 era): the outcome as the SDK's tool handler returns it. */
+  async function sdkToolCall(name: string, authInfo: AuthInfo | undefined): Promise<CallToolResult> {
+    const outcome = await callTool(name, callOf(authInfo));
+    if (outcome.kind === 'result') return JSON.parse(outcome.bytes.toString('utf8')) as CallToolResult;
+    if (outcome.kind === 'tool-error') return outcome.result;
+    // McpServer answers every error a tool handler throws as an `isError` result with its message.
+    throw outcome.error;
+  }
+
+  function factory(ctx: McpRequestContext): McpServer {
+    const server = new McpServer(
+      { ...SERVER_INFO, version: deps.version },
+      {
+        instructions: INSTRUCTIONS,
+        // Stateless: no client is ever told that a list changed.
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+        cacheHints: { 'tools/list': LIST_HINT, 'prompts/list': LIST_HINT, 'resources/list': LIST_HINT, 'resources/templates/list': LIST_HINT, 'server/discover': LIST_HINT },
+      },
+    );
+    for (const tool of deps.tools) {
+      const schema = schemas.get(tool.name)!;
+      server.registerTool(
+        tool.name,
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: schema.input,
+          outputSchema: schema.output,
+          annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        },
+        (_args, extra) => sdkToolCall(tool.name, extra.http?.authInfo),
+      );
+    }
+    registerResources(server, ctx);
+    for (const { prompt, argsSchema } of prompts) {
+      server.registerPrompt(prompt.name, { title: prompt.title, description: `${prompt.description} Uses ${prompt.tools.join(', ')}.`, argsSchema }, (args: Record<string, string | undefined>) => ({
+        description: prompt.description,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text(args) } }],
+      }));
+    }
+    return server;
+  }
+
+  /** The resources, with the cache hint each one's read carries in the 2026 era. */
+  function registerResources(server: McpServer, ctx: McpRequestContext): void {
+    const dataset = () => deps.runner.dataset();
+    for (const resource of RESOURCES) {
+      const { uri, name, title, description, mimeType } = resource;
+      server.registerResource(name, uri, { title, description, mimeType, cacheHint: resource.fromData ? dataHint(ctx) : LIST_HINT }, () => {
+        try {
+          return { contents: [{ uri, mimeType, text: resource.read(dataset) }] };
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'data_unavailable') throw new ProtocolError(MCP_ERRORS.dataUnavailable, err.detail, { code: err.code });
+          throw err;
+        }
+      });
+    }
+  }
+
+  /** A resource built from the served data may be kept until the next refresh is due (0 when none is scheduled or nothing is served). */
+  function dataHint(ctx: McpRequestContext): CacheHint {
+    if (ctx.era === 'legacy') return {};
+    let next: Date | null = null;
+    try {
+      next = deps.runner.dataset().nextRefreshAt;
+    } catch {
+      next = null;
+    }
+    const ttlMs = next === null ? 0 : Math.max(0, next.getTime() - deps.clock().getTime());
+    return { ttlMs, cacheScope: 'public' };
+  }
+
+  return { factory, callTool };
 }

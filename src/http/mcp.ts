@@ -1,17 +1,37 @@
-// The JSON-RPC 2.0 / MCP door: POST /api/mcp, Streamable HTTP in stateless JSON-response mode.
+// The JSON-RPC 2.0 / MCP door: POST /api/mcp, Streamable HTTP, stateless, JSON responses, both
+// protocol eras on one endpoint (2026-07-28, and 2025-06-18 / 2025-11-25 with initialize).
 //
-// The protocol is the official SDK's McpServer (mcp-server.ts). This file is the thin HTTP
-// adapter in front of it, for what the door promises (README.md, docs/architecture.md) and the SDK's own
-// Streamable HTTP transport refuses: a bare curl call (no Accept header, no initialize first)
-// gets a plain JSON answer; batches are answered as arrays; notifications get 202; malformed
-// JSON is -32700 and a non-request -32600. It also keeps the door's HTTP behaviour and its part
-// of the admission path (gate.ts): the Origin allow-list and the key, checked once per HTTP
-// request before the body is read (401 with WWW-Authenticate); every message metered before it
-// is dispatched; a lone message refused for quota, burst or by an outage answered with HTTP 429
-// or 503 and Retry-After. Each message goes into the server through an in-process transport
-// under an id of its own and comes back with the caller's.
+// The protocol is the official SDK v2 (mcp-server.ts builds its McpServer per request). The SDK's
+// own classifier (`classifyInboundRequest`) decides each request's era and answers what it
+// rejects (a header disagreeing with the body, a 2026 envelope missing, a 2026 batch) with the
+// specified JSON-RPC error and HTTP 400. A 2026 request goes to the SDK's `createMcpHandler`
+// (server/discover, the header presence checks, `resultType`, `ttlMs` / `cacheScope`). A 2025
+// request goes message by message to the SDK's stateless Streamable HTTP transport in JSON mode,
+// except tools/call (below).
+//
+// This file is the thin step in front of the SDK, for what the door promises (README.md,
+// docs/architecture.md) and the SDK does not give: a bare curl call (no Accept header, no
+// initialize first) gets a plain JSON answer; 2025 batches are answered as arrays; 2025
+// notifications get 202; malformed JSON is -32700 and a non-request -32600; and the door's part of
+// the admission path (gate.ts): the Origin allow-list and the key, checked once per HTTP request
+// before the body is read (401 with WWW-Authenticate); every message metered before it is
+// dispatched; a lone message refused for quota, burst or by an outage answered with HTTP 429 or
+// 503 and Retry-After. A 2025 tools/call is checked with the SDK's own request guard
+// (`isSpecType.CallToolRequest`) and answered here from the response cache's serialised result,
+// byte for byte, so a cached call costs what it did before the SDK moved in (docs/architecture.md
+// has the figures).
 
-import { ErrorCode, LATEST_PROTOCOL_VERSION, isJSONRPCRequest, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isSpecType,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UnsupportedProtocolVersionError,
+  WebStandardStreamableHTTPServerTransport,
+  ProtocolErrorCode,
+  type InboundModernRoute,
+} from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl, AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
@@ -19,8 +39,8 @@ import type { ApiError } from '../tools/errors.js';
 import { TOOLS } from '../tools/registry.js';
 import { admit, identify, keyRefusal, rateLimitHeaders, settle, type CallOf, type Identity, type RefusalDelay } from './gate.js';
 import type { ToolRunner } from './invoke.js';
-import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
-import { createMcpServer, type McpCall } from './mcp-server.js';
+import { MCP_ERRORS, rpcErrorOf } from './mcp-errors.js';
+import { authInfoOf, createMcpService, type McpCall } from './mcp-server.js';
 import type { OAuthService } from '../oauth/service.js';
 
 export { MCP_ERRORS } from './mcp-errors.js';
@@ -103,16 +123,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.decorateRequest('auth', null);
 
-  const { server, transport, callToolDirect } = createMcpServer({
-    access: deps.access,
-    runner: deps.runner,
-    clock: deps.clock,
-    version: deps.version,
-    tools: TOOLS,
-    onError: (err) => app.log.warn({ errName: err.name }, 'mcp server error'),
-  });
-  await server.connect(transport);
-  app.addHook('onClose', async () => server.close());
+  const service = createMcpService({ access: deps.access, runner: deps.runner, clock: deps.clock, version: deps.version, tools: TOOLS });
+  const onerror = (err: Error): void => app.log.debug({ errName: err.name, err: err.message }, 'mcp: request refused or failed in the SDK');
+  // The 2026-07-28 era: the SDK's entry, strict (2025 traffic never reaches it: see the route).
+  const modern = createMcpHandler(service.factory, { legacy: 'reject', responseMode: 'json', onerror });
+  app.addHook('onClose', async () => modern.close());
+  /** Serialised 2025-era answers that never change while the process runs (the registry is fixed at start). */
   const constant = new Map<string, string>();
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -120,7 +136,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       .code(405)
       .header('allow', 'POST')
       .type('application/json')
-      .send(errorAnswer(null, ErrorCode.ConnectionClosed, 'this endpoint is stateless: POST JSON-RPC messages; no SSE stream or session'));
+      .send(errorAnswer(null, CONNECTION_CLOSED, 'this endpoint is stateless: POST JSON-RPC messages; no SSE stream or session'));
   app.get('/api/mcp', notAllowed);
   app.delete('/api/mcp', notAllowed);
 
@@ -133,39 +149,60 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     } catch {
       // A refused key gets no further: what it sent cannot be a health call.
       if (!auth.ok) return refuseLate(reply, keyRefusal(auth));
-      return reply.code(400).send(errorAnswer(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'));
+      return reply.code(400).send(errorAnswer(null, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON'));
     }
     const batch = Array.isArray(payload);
     const messages: unknown[] = batch ? (payload as unknown[]) : [payload];
     // A well-formed unknown or revoked key may ask health alone (to be told valid: false); anything else
     // with it, a batch of health calls included, is refused whole.
     if (!auth.ok && (batch || !isHealthCall(payload))) return refuseLate(reply, keyRefusal(auth));
-    if (messages.length === 0) return reply.code(400).send(errorAnswer(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch'));
+    if (messages.length === 0) return reply.code(400).send(errorAnswer(null, ProtocolErrorCode.InvalidRequest, 'Invalid Request: empty batch'));
     if (messages.length > deps.maxBatch) {
-      return reply.code(400).send(errorAnswer(null, ErrorCode.InvalidRequest, `Invalid Request: at most ${deps.maxBatch} messages per batch`));
+      return reply.code(400).send(errorAnswer(null, ProtocolErrorCode.InvalidRequest, `Invalid Request: at most ${deps.maxBatch} messages per batch`));
     }
 
-    // One message at a time, in order, so a batch meters its messages in the order they were sent.
+    // The era, by the SDK's classifier; what it rejects is answered as it says (HTTP 400 and the JSON-RPC error).
+    // A bare tools/call is the 2025 era by the classifier's own rule, without running it (see `bareToolCall`).
+    const headers = request.headers;
+    if (bareToolCall(payload, headers)) return answerLegacyRequest(messages, batch, auth, request, reply);
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: headerOf(headers['mcp-protocol-version']),
+      mcpMethodHeader: headerOf(headers['mcp-method']),
+      mcpNameHeader: headerOf(headers['mcp-name']),
+      body: payload,
+    });
+    // A 2025 batch with a malformed member is answered member by member (JSON-RPC 2.0), not refused whole.
+    const memberByMember = batch && route.kind === 'reject' && route.cell === 'batch-with-invalid-element';
+    if (route.kind === 'reject' && !memberByMember) return reply.code(route.httpStatus).send(errorAnswer(batch ? null : idOf(payload), route.code, route.message, route.data));
+    if (route.kind === 'modern') return serveModern(route, request, reply, auth);
+
+    // The 2025 era. The header, when sent, names a revision of that era (initialize negotiates it).
+    const version = headerOf(headers['mcp-protocol-version']);
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      const error = new UnsupportedProtocolVersionError({ supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version.slice(0, 40) });
+      return reply.code(400).send(errorAnswer(batch ? null : idOf(payload), error.code, error.message, error.data));
+    }
+    return answerLegacyRequest(messages, batch, auth, request, reply);
+  });
+
+  /** A 2025-era HTTP request: its messages one at a time, in order, so a batch meters its messages in the order they were sent. */
+  async function answerLegacyRequest(messages: unknown[], batch: boolean, auth: AuthResult, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const answers: Answer[] = [];
     let refusal: ApiError | null = null;
     for (const message of messages) {
-      const call: McpCall = { auth, account: null, request, reply, refusal: null, raw: null };
-      // Awaited only when it is a promise: a key and counts in memory admit without a microtask.
-      const admitted = admit(deps.access, deps.clock, auth, meteredAs(message));
-      const gate = admitted instanceof Promise ? await admitted : admitted;
-      if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
+      const pending = admitted(auth, message, reply);
+      const gate = pending instanceof Promise ? await pending : pending;
       // Metering needs the database or Redis: without it nothing is answered.
       if (!gate.ok && gate.error.status === 503) return refuse(reply, gate.error);
-      let answer: Answer;
       if (gate.ok) {
-        call.account = gate.account;
-        answer = await answerMessage(message, call);
+        const handled = await answerLegacy(message, { auth, account: gate.account, request, arguments: argumentsOf(message) });
+        answers.push(handled.answer);
+        refusal ??= handled.refusal;
       } else {
-        call.refusal = gate.error;
-        answer = answerRefused(message, gate.error);
+        answers.push(answerRefused(message, gate.error));
+        refusal ??= gate.error;
       }
-      answers.push(answer);
-      refusal ??= call.refusal;
     }
     const replies = answers.filter((a): a is string | Buffer => a !== null);
     if (replies.length === 0) return reply.code(202).send();
@@ -175,9 +212,45 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
     }
     return reply.send(bodyOf(replies, batch));
-  });
+  }
 
-  /** A failed authentication's refusal, answered after the refusal delay. */
+  /** The gate for one message, with its rate-limit headers set; a promise only when metering waits (a key and counts in memory admit without a microtask). */
+  function admitted(auth: AuthResult, message: unknown, reply: FastifyReply): Gate | Promise<Gate> {
+    const withHeaders = (gate: Gate): Gate => {
+      if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
+      return gate;
+    };
+    const pending = admit(deps.access, deps.clock, auth, meteredAs(message));
+    return pending instanceof Promise ? pending.then(withHeaders) : withHeaders(pending);
+  }
+
+  /**
+   * A 2026-07-28 request (one message: the revision has no batches): metered, then served by the
+   * SDK's entry, whose answer (status and body) is sent as it is. An unknown tool is answered here,
+   * naming the tools, as in the 2025 era.
+   */
+  async function serveModern(route: InboundModernRoute, request: FastifyRequest, reply: FastifyReply, auth: AuthResult): Promise<FastifyReply> {
+    const message = route.message;
+    const gate = await admitted(auth, message, reply);
+    if (!gate.ok) {
+      if (route.messageKind === 'notification') return reply.code(202).send();
+      return reply
+        .code(gate.error.status === 503 ? 503 : 429)
+        .header('retry-after', String(gate.error.extra.retryAfter ?? 1))
+        .send(refusalAnswer(route.message.id, gate.error));
+    }
+    if (route.messageKind === 'request' && message.method === 'tools/call') {
+      const name = (message.params as { name?: unknown } | undefined)?.name;
+      if (typeof name !== 'string' || !TOOL_NAMES.has(name)) return reply.send(errorAnswer(route.message.id, ProtocolErrorCode.InvalidParams, unknownTool(name)));
+    }
+    const call: McpCall = { auth, account: gate.account, request, arguments: argumentsOf(message) };
+    const response = await modern.fetch(webRequest(request.headers, request.body as string), { parsedBody: message, authInfo: authInfoOf(call) });
+    const text = await response.text();
+    reply.code(response.status);
+    return text === '' ? reply.send() : reply.send(text);
+  }
+
+  /** A refused key's refusal, answered after the refusal delay. */
   // With OAuth on, a 401 or 403 names where the protected resource metadata is (RFC 9728 5.1),
   // so a connector can discover the authorization server from it.
   const oauth = deps.oauth;
@@ -218,74 +291,132 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     settle(() => identify(deps.access, request.headers.authorization, request.ip, deps.oauth), pass, done);
   }
 
-  /** Checks what the SDK would drop or misread, then hands the request to the server. */
-  async function answerMessage(message: unknown, call: McpCall): Promise<Answer> {
+  /**
+   * One admitted 2025-era message: what the SDK would drop or misread is answered here, a
+   * tools/call is run by `callTool`, anything else goes to the SDK.
+   */
+  async function answerLegacy(message: unknown, call: McpCall): Promise<{ answer: Answer; refusal: ApiError | null }> {
+    const answer = (a: Answer) => ({ answer: a, refusal: null });
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-      return errorAnswer(null, ErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object');
+      return answer(errorAnswer(null, ProtocolErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object'));
     }
     const msg = message as Incoming;
     const hasId = 'id' in msg;
     const id: Id = hasId && validId(msg.id) ? msg.id : null;
     // A client's response to a server request: we never send requests, so there is nothing to do.
-    if (!('method' in msg) && ('result' in msg || 'error' in msg) && msg.jsonrpc === '2.0') return null;
+    if (!('method' in msg) && ('result' in msg || 'error' in msg) && msg.jsonrpc === '2.0') return answer(null);
     if (msg.jsonrpc !== '2.0' || typeof msg.method !== 'string' || (hasId && !validId(msg.id))) {
-      return errorAnswer(id, ErrorCode.InvalidRequest, 'Invalid Request: expected {"jsonrpc":"2.0","method":string,"id":number|string}');
+      return answer(errorAnswer(id, ProtocolErrorCode.InvalidRequest, 'Invalid Request: expected {"jsonrpc":"2.0","method":string,"id":number|string}'));
     }
     if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))) {
-      return hasId ? errorAnswer(id, ErrorCode.InvalidParams, 'Invalid params: params must be an object') : null;
+      return answer(hasId ? errorAnswer(id, ProtocolErrorCode.InvalidParams, 'Invalid params: params must be an object') : null);
     }
     // Notifications (no id) are never answered with a body. None is passed on: initialized and
     // cancelled are about a session or an in-flight request, and a stateless server has neither.
-    if (!hasId) return null;
+    if (!hasId) return answer(null);
     const params = msg.params as Record<string, unknown> | undefined;
     const method = msg.method;
 
-    if (method === 'tools/call' && typeof params?.name !== 'string') {
-      const shown = params?.name === undefined ? 'none given' : typeof params.name;
-      return errorAnswer(id, ErrorCode.InvalidParams, `Unknown tool: ${shown}; available: ${TOOLS.map((t) => t.name).join(', ')}`);
+    if (method === 'tools/call') {
+      if (typeof params?.name !== 'string' || !TOOL_NAMES.has(params.name)) return answer(errorAnswer(id, ProtocolErrorCode.InvalidParams, unknownTool(params?.name)));
+      if (!isSpecType.CallToolRequest(message)) return answer(errorAnswer(id, ProtocolErrorCode.InvalidParams, 'Invalid params: not a tools/call request (arguments must be an object)'));
+      const outcome = await service.callTool(params.name, call);
+      if (outcome.kind === 'result') return answer(rawResultAnswer(id, outcome.bytes));
+      if (outcome.kind === 'tool-error') return answer(resultAnswer(id, JSON.stringify(outcome.result)));
+      return { answer: errorAnswer(id, outcome.error.code, outcome.error.message, outcome.error.data), refusal: outcome.refusal };
     }
     const cacheable = CONSTANT_METHODS.has(method) && (params === undefined || Object.keys(params).length === 0);
     const known = cacheable ? constant.get(method) : undefined;
-    if (known !== undefined) return resultAnswer(id, known);
+    if (known !== undefined) return answer(resultAnswer(id, known));
 
-    const forwarded = method === 'initialize' ? bareInitialize(params ?? {}) : params;
-    const request = { jsonrpc: '2.0', id: 0, method, ...(forwarded === undefined ? {} : { params: forwarded }) };
-    // The SDK drops a message it cannot classify without answering. What is checked above leaves
-    // one way to that: a malformed params._meta.
-    if (forwarded !== undefined && '_meta' in forwarded && !isJSONRPCRequest(request)) {
-      return errorAnswer(id, ErrorCode.InvalidRequest, 'Invalid Request: malformed params._meta');
-    }
-    if (method === 'tools/call' && !('_meta' in forwarded!) && !('task' in forwarded!)) {
-      try {
-        const result = await callToolDirect(request as JSONRPCRequest, call);
-        return call.raw !== null ? rawResultAnswer(id, call.raw) : resultAnswer(id, JSON.stringify(result));
-      } catch (err) {
-        if (!(err instanceof RpcError)) throw err;
-        return errorAnswer(id, err.code, err.message, err.data);
-      }
-    }
-    const response = await transport.exchange(request as JSONRPCRequest, call);
-    if ('error' in response) return errorAnswer(id, response.error.code, response.error.message, response.error.data);
-    if (call.raw !== null) return rawResultAnswer(id, call.raw);
-    const result = JSON.stringify(method === 'tools/list' ? inDefaultDialect(response.result) : response.result);
+    const forwarded = { jsonrpc: '2.0', id, method, ...(params === undefined && method !== 'initialize' ? {} : { params: method === 'initialize' ? bareInitialize(params ?? {}) : params }) };
+    const response = await legacyExchange(forwarded, call);
+    if (response === null) return answer(errorAnswer(id, ProtocolErrorCode.InvalidRequest, 'Invalid Request: the message was not accepted'));
+    if ('error' in response) return answer(errorAnswer(id, response.error.code, response.error.message, response.error.data));
+    const result = JSON.stringify(response.result);
     if (cacheable) constant.set(method, result);
-    return resultAnswer(id, result);
+    return answer(resultAnswer(id, result));
+  }
+
+  /**
+   * One 2025-era request through the SDK: a fresh server from the same factory as the 2026 era, on
+   * the SDK's Streamable HTTP transport in its stateless JSON mode (the SDK's stateless idiom,
+   * with JSON rather than SSE answers). Null when the transport answers with no JSON-RPC response.
+   */
+  async function legacyExchange(message: Record<string, unknown>, call: McpCall): Promise<RpcResponse | null> {
+    const authInfo = authInfoOf(call);
+    const server = await service.factory({ era: 'legacy', authInfo });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const body = JSON.stringify(message);
+      const response = await transport.handleRequest(webRequest(LEGACY_HEADERS, body), { parsedBody: message, authInfo });
+      const text = await response.text();
+      const parsed = text === '' ? null : (JSON.parse(text) as unknown);
+      return parsed !== null && typeof parsed === 'object' && ('result' in parsed || 'error' in parsed) ? (parsed as RpcResponse) : null;
+    } finally {
+      await transport.close().catch(() => undefined);
+      await server.close().catch(() => undefined);
+    }
   }
 }
 
+type Gate = Awaited<ReturnType<typeof admit>>;
+
 /**
- * The SDK renders each tool's zod schemas as JSON Schema draft-07 and says so in `$schema`. For
- * these schemas the draft-07 and 2020-12 renderings are the same JSON (test/http/mcp.test.ts
- * compares them with the OpenAPI document's), so the label is dropped and the schemas are in
- * MCP's default dialect, 2020-12, like the OpenAPI 3.1 document generated from the same zod.
+ * Whether a request is a lone 2025-era tools/call as curl sends it: no protocol header at all
+ * and no `_meta` in its params. The SDK's classifier routes such a request to the 2025 era ("no
+ * claim": the 2026 revision claims a request by the `MCP-Protocol-Version` header and the
+ * `_meta` envelope); test/http/mcp.test.ts checks that it agrees on every shape this accepts.
+ * It is decided here without the classifier because the classifier parses the whole body with
+ * zod (about 25 us, a quarter of a cached call); the request is still checked with the SDK's
+ * own guard (`isSpecType.CallToolRequest`) before it runs.
  */
-function inDefaultDialect(result: Record<string, unknown>): Record<string, unknown> {
-  const tools = (result.tools as { inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> }[] | undefined) ?? [];
-  for (const tool of tools) {
-    delete tool.inputSchema.$schema;
-    if (tool.outputSchema) delete tool.outputSchema.$schema;
+export function bareToolCall(payload: unknown, headers: Record<string, string | string[] | undefined>): boolean {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return false;
+  const msg = payload as Incoming;
+  if (msg.method !== 'tools/call' || msg.jsonrpc !== '2.0' || !validId(msg.id)) return false;
+  if (msg.params === null || typeof msg.params !== 'object' || '_meta' in msg.params) return false;
+  return headers['mcp-protocol-version'] === undefined && headers['mcp-method'] === undefined && headers['mcp-name'] === undefined;
+}
+
+type RpcResponse = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
+
+/** What the 2025-era transport is handed for every message: a JSON body, and both answer types accepted (the door answers JSON). */
+const LEGACY_HEADERS: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** The -32000 code of a JSON-RPC call the endpoint does not take (GET, DELETE: no session, no stream). */
+const CONNECTION_CLOSED = -32000;
+
+/** The web Request the SDK is handed: the protocol headers as the client sent them, JSON accepted. */
+function webRequest(headers: Record<string, string | string[] | undefined>, body: string): Request {
+  const out = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+  for (const name of ['mcp-protocol-version', 'mcp-method', 'mcp-name']) {
+    const value = headerOf(headers[name]);
+    if (value !== undefined) out.set(name, value);
   }
-  return result;
+  return new Request('http://localhost/api/mcp', { method: 'POST', headers: out, body });
+}
+
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function idOf(payload: unknown): Id {
+  const id = payload !== null && typeof payload === 'object' ? (payload as Incoming).id : undefined;
+  return validId(id) ? id : null;
+}
+
+/** A tools/call's arguments as parsed from the body (see McpCall.arguments). */
+function argumentsOf(message: unknown): unknown {
+  if (message === null || typeof message !== 'object') return undefined;
+  const params = (message as Incoming).params;
+  return params !== null && typeof params === 'object' ? (params as { arguments?: unknown }).arguments : undefined;
+}
+
+function unknownTool(name: unknown): string {
+  const shown = typeof name === 'string' ? name.slice(0, 60) : name === undefined ? 'none given' : typeof name;
+  return `Unknown tool: ${shown}; available: ${TOOLS.map((t) => t.name).join(', ')}`;
 }
 
 /**

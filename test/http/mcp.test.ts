@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import fc from 'fast-check';
+import { bareToolCall } from '../../src/http/mcp.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
 import { TOOLS } from '../../src/tools/registry.js';
@@ -424,15 +427,17 @@ describe('MCP /api/mcp', () => {
       assert.equal(result.protocolVersion, '2025-11-25');
       assert.equal((result.serverInfo as Json).name, 'stock-data-service');
       assert.match(String(result.instructions), /Resources explain the formula/);
-      for (const [message, code] of [
-        [{ jsonrpc: '2.0', id: 2, method: 'resources/read', params: {} }, -32603],
-        [{ jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: 5 } }, -32603],
-        [{ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: { progressToken: { x: 1 } } } }, -32600],
-        [{ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_rankings', arguments: 5 } }, -32602],
-        [{ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 7 } }, -32602],
+      // A message the SDK's classifier finds malformed (a progressToken must be a string or a
+      // number) is refused with HTTP 400, as its transport does; the others are JSON-RPC errors in a 200.
+      for (const [message, code, status] of [
+        [{ jsonrpc: '2.0', id: 2, method: 'resources/read', params: {} }, -32603, 200],
+        [{ jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: 5 } }, -32603, 200],
+        [{ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: { progressToken: { x: 1 } } } }, -32600, 400],
+        [{ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_rankings', arguments: 5 } }, -32602, 200],
+        [{ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 7 } }, -32602, 200],
       ] as const) {
         const res = await rpc(mcp, message, auth);
-        assert.equal(res.status, 200, JSON.stringify(message));
+        assert.equal(res.status, status, JSON.stringify(message));
         assert.equal((res.body as Json).id, message.id);
         assert.equal((res.body as { error: { code: number } }).error.code, code, JSON.stringify(message));
       }
@@ -459,5 +464,175 @@ describe('MCP /api/mcp', () => {
       const pings = await Promise.all(limits.map((i) => rpc(mcp, { jsonrpc: '2.0', id: 1, method: i % 2 ? 'ping' : 'prompts/list' }, auth)));
       for (const p of pings) assert.equal((p.body as Json).id, 1);
     });
+  });
+
+  describe('protocol revision 2026-07-28 over raw HTTP (no initialize, no session; the SDK classifies and answers)', () => {
+    const V = '2026-07-28';
+    /** The per-request envelope every 2026 request carries in params._meta. */
+    const envelope = (version = V) => ({
+      'io.modelcontextprotocol/protocolVersion': version,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'raw-http', version: '1' },
+    });
+    /** The three headers of a 2026 POST: the version, the method and (tools/call, resources/read, prompts/get) the name. */
+    const headers = (method: string, name?: string, version = V): Record<string, string> => ({
+      ...auth,
+      'mcp-protocol-version': version,
+      'mcp-method': method,
+      ...(name === undefined ? {} : { 'mcp-name': name }),
+    });
+    const request = (id: number, method: string, params: Json = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope() } });
+    type Rpc = { id: unknown; result?: Json; error?: { code: number; message: string; data?: Json } };
+
+    it('server/discover answers the supported revision, capabilities, instructions and server info, with cache fields', async () => {
+      const res = await rpc(mcp, request(1, 'server/discover'), headers('server/discover'));
+      assert.equal(res.status, 200);
+      const result = (res.body as Rpc).result!;
+      assert.deepEqual(result.supportedVersions, [V]);
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
+      // The server's identity is in the result's _meta (every 2026 result carries it), not a field of its own.
+      assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'stock-data-service', title: 'Stock scoring and export data', version: '0.1.0' });
+      assert.match(String(result.instructions), /Resources explain the formula/);
+      // resultType is stamped on every 2026 result; the list hint (mcp-server.ts LIST_HINT) is one hour, shared caches allowed.
+      assert.deepEqual([result.resultType, result.ttlMs, result.cacheScope], ['complete', 3_600_000, 'public']);
+    });
+
+    it('tools/list, resources/list, prompts/list and resources/read carry ttlMs and cacheScope; the 2025 answers do not', async () => {
+      for (const method of ['tools/list', 'resources/list', 'prompts/list']) {
+        const res = await rpc(mcp, request(2, method), headers(method));
+        assert.equal(res.status, 200, method);
+        const result = (res.body as Rpc).result!;
+        assert.deepEqual([result.resultType, result.ttlMs, result.cacheScope], ['complete', 3_600_000, 'public'], method);
+        const legacy = ((await rpc(mcp, { jsonrpc: '2.0', id: 2, method }, auth)).body as Rpc).result!;
+        assert.deepEqual([legacy.resultType, legacy.ttlMs, legacy.cacheScope], [undefined, undefined, undefined], `${method} in 2025`);
+      }
+      // A constant resource (built from the code) is kept like the lists; one built from the served data
+      // until the next refresh is due: the test server has no refresh scheduled (nextRefreshAt null), so 0.
+      for (const [uri, ttlMs] of [['stock-data://metrics', 3_600_000], ['stock-data://sources', 0]] as const) {
+        const res = await rpc(mcp, request(3, 'resources/read', { uri }), headers('resources/read', uri));
+        const result = (res.body as Rpc).result!;
+        assert.deepEqual([result.resultType, result.ttlMs, result.cacheScope], ['complete', ttlMs, 'public'], uri);
+        assert.equal((result.contents as { uri: string }[])[0]!.uri, uri);
+      }
+      const sources = JSON.parse((((await rpc(mcp, request(3, 'resources/read', { uri: 'stock-data://sources' }), headers('resources/read', 'stock-data://sources'))).body as Rpc).result!.contents as { text: string }[])[0]!.text) as Json;
+      assert.equal(sources.nextRefreshAt, null);
+    });
+
+    it('tools/call answers as in 2025 with resultType; bad arguments (a __proto__ key included) are an isError result naming the allowed ones', async () => {
+      const call = await rpc(mcp, request(4, 'tools/call', { name: 'get_rankings', arguments: { limit: 3 } }), headers('tools/call', 'get_rankings'));
+      assert.equal(call.status, 200);
+      const result = (call.body as Rpc).result!;
+      assert.equal(result.resultType, 'complete');
+      const legacy = ((await rpc(mcp, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 3 } } }, auth)).body as Rpc).result!;
+      assert.deepEqual(result.structuredContent, legacy.structuredContent);
+      assert.deepEqual(result.content, legacy.content);
+      // JSON text with a "__proto__" key: JSON.parse keeps it as an own property, as the client sent it.
+      for (const [body, h] of [
+        [`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"__proto__":{"limit":1}},"_meta":${JSON.stringify(envelope())}}}`, headers('tools/call', 'get_rankings')],
+        ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"__proto__":{"limit":1}}}}', auth],
+        ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"constructor":1}}}', auth],
+      ] as const) {
+        const bad = await rpc(mcp, body, h);
+        const r = (bad.body as Rpc).result!;
+        assert.equal(r.isError, true, body);
+        const key = /"(__proto__|constructor)"/.exec(body)![1];
+        assert.equal((r.content as { text: string }[])[0]!.text, `invalid_parameter: unknown parameter '${key}'; allowed parameters: market, bands, limit, offset`);
+      }
+      const unknown = await rpc(mcp, request(6, 'tools/call', { name: 'nope', arguments: {} }), headers('tools/call', 'nope'));
+      assert.equal((unknown.body as Rpc).error?.code, -32602);
+      assert.match((unknown.body as Rpc).error!.message, /^Unknown tool: nope; available: search_stocks, /);
+    });
+
+    it('each header missing or disagreeing with the body: HTTP 400 and -32020 naming the header', async () => {
+      const list = request(7, 'tools/list');
+      const call = request(8, 'tools/call', { name: 'get_rankings', arguments: {} });
+      const cases: [string, unknown, Record<string, string>, RegExp][] = [
+        ['no MCP-Protocol-Version', list, { ...auth, 'mcp-method': 'tools/list' }, /MCP-Protocol-Version header is absent/],
+        ['MCP-Protocol-Version of the other era', list, headers('tools/list', undefined, '2025-06-18'), /envelope names protocol version 2026-07-28 but the MCP-Protocol-Version header names 2025-06-18/],
+        ['no Mcp-Method', list, { ...auth, 'mcp-protocol-version': V }, /Mcp-Method header is absent/],
+        ['Mcp-Method of another method', list, headers('prompts/list'), /body names method tools\/list but the Mcp-Method header names prompts\/list/],
+        ['no Mcp-Name on tools/call', call, headers('tools/call'), /params.name="get_rankings" but the required Mcp-Name header is absent/],
+        ['Mcp-Name of another tool', call, headers('tools/call', 'health'), /params.name="get_rankings" but the Mcp-Name header names "health"/],
+      ];
+      for (const [what, body, h, message] of cases) {
+        const res = await rpc(mcp, body, h);
+        assert.equal(res.status, 400, what);
+        const error = (res.body as Rpc).error!;
+        assert.equal(error.code, -32020, what);
+        assert.match(error.message, message, what);
+        assert.equal((res.body as Rpc).id, (body as { id: number }).id, what);
+      }
+      // The envelope itself is required: a 2026 header on a body without one is -32602, HTTP 400.
+      const bare = await rpc(mcp, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, headers('tools/list'));
+      assert.deepEqual([bare.status, (bare.body as Rpc).error?.code], [400, -32602]);
+    });
+
+    it('an unsupported MCP-Protocol-Version is HTTP 400: -32022 naming the supported revision, or -32602 without a 2026 envelope', async () => {
+      const future = await rpc(mcp, { jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: envelope('2099-01-01') } }, headers('tools/list', undefined, '2099-01-01'));
+      assert.equal(future.status, 400);
+      assert.deepEqual((future.body as Rpc).error, { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: [V], requested: '2099-01-01' } });
+      // A 2025-style body (no envelope) with a made-up version header: not served as either era.
+      for (const version of ['2099-01-01', 'garbage']) {
+        const res = await rpc(mcp, { jsonrpc: '2.0', id: 11, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': version });
+        assert.equal(res.status, 400, version);
+        assert.equal((res.body as Rpc).error?.code, -32602, version);
+      }
+      // A revision of the 2025 era in the header is served.
+      const old = await rpc(mcp, { jsonrpc: '2.0', id: 12, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': '2025-06-18' });
+      assert.equal(old.status, 200);
+    });
+
+    it('a batch is a 2025 thing: one holding a 2026 request is HTTP 400, -32600, id null', async () => {
+      const res = await rpc(mcp, [request(13, 'tools/list'), request(14, 'prompts/list')], headers('tools/list'));
+      assert.equal(res.status, 400);
+      assert.deepEqual([(res.body as Rpc).id, (res.body as Rpc).error?.code], [null, -32600]);
+      assert.match((res.body as Rpc).error!.message, /batches may not contain requests for protocol revision 2026-07-28/);
+    });
+
+    it('the 2025 era beside it: initialize with the version header, then a call; and the bare curl call', async () => {
+      const init = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, auth);
+      assert.equal(((init.body as Rpc).result as Json).protocolVersion, '2025-06-18');
+      const call = await rpc(mcp, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 1 } } }, { ...auth, 'mcp-protocol-version': '2025-06-18' });
+      assert.equal(call.status, 200);
+      assert.equal((((call.body as Rpc).result!.structuredContent as { rows: unknown[] }).rows).length, 1);
+      const bare = await rpc(mcp, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 1 } } }, auth);
+      assert.equal(bare.text, call.text.replace('"id":2', '"id":3'));
+      // initialize is not a 2026 method: the revision negotiates with server/discover.
+      const modernInit = await rpc(mcp, request(4, 'initialize', { protocolVersion: V, capabilities: {}, clientInfo: { name: 'c', version: '1' } }), headers('initialize'));
+      assert.equal((modernInit.body as Rpc).error?.code, -32601);
+    });
+
+    it('a 2026 tools/call is metered like a 2025 one: refused past the quota with HTTP 429 and Retry-After', async () => {
+      const free = await t.newKey('free'); // quota 2/day in this server
+      const h = (name: string) => ({ ...headers('tools/call', name), authorization: `Bearer ${free}` });
+      for (let i = 0; i < 2; i++) assert.equal((await rpc(mcp, request(20 + i, 'tools/call', { name: 'get_trade_total', arguments: {} }), h('get_trade_total'))).status, 200);
+      const over = await rpc(mcp, request(22, 'tools/call', { name: 'get_trade_total', arguments: {} }), h('get_trade_total'));
+      assert.equal(over.status, 429);
+      assert.equal(over.headers.get('retry-after'), '43200');
+      assert.deepEqual([(over.body as Rpc).id, (over.body as Rpc).error?.code, (over.body as Rpc).error?.data?.code], [22, -32029, 'quota_exceeded']);
+    });
+  });
+
+  it('a request the door takes for a bare 2025 tools/call without the SDK classifier is one the classifier routes to the 2025 era', () => {
+    // bareToolCall skips the classifier on the hot path; it must never take a request the
+    // classifier would route to 2026 or refuse. Messages of every shape it accepts: any id, any
+    // tool name, any arguments, other params keys; with and without a header it declines.
+    const json = fc.jsonValue({ maxDepth: 2 });
+    const message = fc.record({
+      jsonrpc: fc.constant('2.0'),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 })),
+      method: fc.constant('tools/call'),
+      params: fc.record({ name: fc.string({ maxLength: 20 }), arguments: fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 4 }) }, { requiredKeys: ['name'] }),
+    });
+    const header = fc.option(fc.constantFrom('2025-06-18', '2025-11-25', '2026-07-28', 'x'), { nil: undefined });
+    fc.assert(
+      fc.property(message, header, (msg, version) => {
+        const headers = version === undefined ? {} : { 'mcp-protocol-version': version };
+        if (!bareToolCall(msg, headers)) return version !== undefined;
+        return classifyInboundRequest({ httpMethod: 'POST', body: msg }).kind === 'legacy';
+      }),
+      { numRuns: 500 },
+    );
+    assert.equal(bareToolCall({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: {} } }, {}), false, 'a _meta goes to the classifier');
   });
 });
