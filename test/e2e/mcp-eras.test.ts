@@ -18,6 +18,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
+import { VERSION } from '../../src/app.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { RESOURCES } from '../../src/http/mcp-resources.js';
 import { TOOLS } from '../../src/tools/registry.js';
@@ -49,9 +50,6 @@ function toolArguments(kr: string, us: string): Record<string, Json> {
   };
 }
 
-/** The 2026-07-28 cases' options: todo until the endpoint serves that revision. */
-const SDK_V2_SERVER = { todo: 'waits for the SDK v2 server' };
-
 /** A bad argument: the market must be KR, US or KR,US. */
 const BAD_CALL = { name: 'get_rankings', args: { market: 'JP' } };
 
@@ -66,6 +64,8 @@ const PROMPT_ARGUMENTS: Record<string, Record<string, string>> = {
 interface Run {
   steps: Step[];
   key: string;
+  /** The server's identity as the SDK client learnt it at connect; undefined for the Inspector CLI. */
+  serverInfo?: Json | undefined;
 }
 
 /** Runs the suite through `client`, in one fixed order. */
@@ -86,10 +86,14 @@ async function runSuite(client: McpClientDriver, args: Record<string, Json>): Pr
 /** The 2026-07-28 revision's cache hints (SEP-2549), on list and read results only; the 2025 revisions have none. */
 const CACHE_HINTS = ['ttlMs', 'cacheScope'];
 const CACHEABLE = /^(tools\/list|resources\/list|resources\/read|resources\/templates\/list|prompts\/list)\b/;
+/** Where a 2026-07-28 server names itself on every result (`_meta`), instead of once in initialize's answer. */
+const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
-function withoutCacheHints(result: Json): Json {
+/** A 2026-07-28 result without its envelope: the cache hints and the `_meta` server identity. */
+function withoutEnvelope(result: Json): Json {
   const rest = { ...result };
   for (const hint of CACHE_HINTS) delete rest[hint];
+  delete rest._meta;
   return rest;
 }
 
@@ -111,13 +115,20 @@ function assertSameAnswers(label: string, run: Run, reference: Run): void {
   for (const [i, s] of run.steps.entries()) assert.deepEqual(neutral(s.result, run.key), neutral(reference.steps[i]!.result, reference.key), `${label}: ${s.name}`);
 }
 
-/** The 2026-07-28 era's results: cache hints on lists and reads only; without them, the reference's answers. */
+/**
+ * The 2026-07-28 era's results: cache hints on lists and reads only, and on every result the
+ * server's identity in `_meta`, the one a 2025 client got from initialize; without that envelope,
+ * the reference's answers.
+ */
 function assertSameAnswers2026(label: string, run: Run, reference: Run): void {
+  assert.ok(reference.serverInfo);
+  assert.deepEqual(run.serverInfo, reference.serverInfo, 'server/discover names the server as initialize does');
   for (const s of run.steps) {
     const hints = Object.keys(s.result).filter((k) => CACHE_HINTS.includes(k));
     assert.deepEqual(hints, CACHEABLE.test(s.name) ? CACHE_HINTS : [], s.name);
+    assert.deepEqual(s.result._meta, { [SERVER_INFO_META]: reference.serverInfo }, s.name);
   }
-  assertSameAnswers(label, { key: run.key, steps: run.steps.map((s) => ({ name: s.name, result: withoutCacheHints(s.result) })) }, reference);
+  assertSameAnswers(label, { key: run.key, steps: run.steps.map((s) => ({ name: s.name, result: withoutEnvelope(s.result) })) }, reference);
 }
 
 /** A 2025-era client proposed `version` in initialize and sent it in MCP-Protocol-Version on every later POST. */
@@ -147,7 +158,8 @@ async function through<D extends McpClientDriver>(t: TestServer, open: (key: str
   const key = await t.newKey('paid');
   const client = await open(key);
   try {
-    return { steps: await runSuite(client, await demoArguments(t)), key, client };
+    const steps = await runSuite(client, await demoArguments(t));
+    return { steps, key, client, serverInfo: 'serverInfo' in client ? (client.serverInfo as Json | undefined) : undefined };
   } finally {
     await client.close();
   }
@@ -176,10 +188,12 @@ describe('MCP: one suite through the clients of both protocol eras', () => {
   after(() => t.close());
 
   it('SDK v1 client, 2025-11-25: the reference answers, pinned against the registry, the REST door and the builders', async () => {
-    const { steps, key, client } = await through(t, (k) => sdkV1(endpoint, k, '2025-11-25'));
-    reference = { steps, key };
+    const { steps, key, client, serverInfo } = await through(t, (k) => sdkV1(endpoint, k, '2025-11-25'));
+    reference = { steps, key, serverInfo };
     assertSpoke2025(client, '2025-11-25');
-    for (const s of steps) assert.deepEqual(Object.keys(s.result).filter((k) => CACHE_HINTS.includes(k)), [], s.name);
+    assert.deepEqual(serverInfo, { name: 'stock-data-service', title: 'Stock scoring and export data', version: VERSION });
+    // No 2026-07-28 envelope in a 2025 answer.
+    for (const s of steps) assert.deepEqual(Object.keys(s.result).filter((k) => [...CACHE_HINTS, '_meta'].includes(k)), [], s.name);
 
     // tools/list: every tool of the registry, in its order, with its title, description and schemas.
     const tools = stepResult(steps, 'tools/list').tools as { name: string; title: string; description: string; inputSchema: { type: string }; outputSchema: { type: string } }[];
@@ -252,11 +266,11 @@ describe('MCP: one suite through the clients of both protocol eras', () => {
     });
   }
 
-  it('SDK v2 client pinned to 2026-07-28 (stateless, server/discover): the same answers, with cache hints on lists and reads', SDK_V2_SERVER, async () => {
-    const { steps, key, client } = await through(t, (k) => sdkV2(endpoint, k, '2026-07-28'));
-    assert.deepEqual(client.negotiated, { era: 'modern', version: '2026-07-28' });
-    assertSpoke2026(client);
-    assertSameAnswers2026(client.label, { steps, key }, reference);
+  it('SDK v2 client pinned to 2026-07-28 (stateless, server/discover): the same answers, with cache hints on lists and reads', async () => {
+    const run = await through(t, (k) => sdkV2(endpoint, k, '2026-07-28'));
+    assert.deepEqual(run.client.negotiated, { era: 'modern', version: '2026-07-28' });
+    assertSpoke2026(run.client);
+    assertSameAnswers2026(run.client.label, run, reference);
   });
 
   it('MCP Inspector CLI 1.x, 2025-11-25: the same answers', async () => {
@@ -303,7 +317,7 @@ describe('MCP over OAuth: the SDK v2 client signs in through the browser page, t
   });
 
   for (const version of ['2026-07-28', '2025-11-25'] as const) {
-    it(`${version}: sign-in in Chromium, then every tool, resource and prompt with the token, as the key answers them`, version === '2026-07-28' ? SDK_V2_SERVER : {}, async () => {
+    it(`${version}: sign-in in Chromium, then every tool, resource and prompt with the token, as the key answers them`, async () => {
       const endpoint = new URL(`${t.url}/api/mcp`);
       const key = await t.newKey('paid');
       const provider = new MemoryProvider(`${callback.url}/callback`);
@@ -346,7 +360,7 @@ describe('MCP over OAuth: the SDK v2 client signs in through the browser page, t
       if (version === '2026-07-28') {
         assert.deepEqual(viaToken.negotiated, { era: 'modern', version });
         assertSpoke2026(viaToken);
-        assertSameAnswers2026(viaToken.label, { steps, key }, viaKey);
+        assertSameAnswers2026(viaToken.label, { steps, key, serverInfo: viaToken.serverInfo }, viaKey);
       } else {
         assert.deepEqual(viaToken.negotiated, { era: 'legacy', version });
         assertSpoke2025(viaToken, version);

@@ -89,6 +89,7 @@ interface SdkClient {
   listPrompts(): Promise<object>;
   getPrompt(params: { name: string; arguments: Record<string, string> }): Promise<object>;
   close(): Promise<void>;
+  getServerVersion(): object | undefined;
 }
 
 function sdkDriver(label: string, client: SdkClient): McpClientDriver {
@@ -109,6 +110,8 @@ function sdkDriver(label: string, client: SdkClient): McpClientDriver {
 export interface RecordedDriver extends McpClientDriver {
   /** Every HTTP request the client has sent so far, in order. */
   sent: SentRequest[];
+  /** The server's name, title and version as the client learnt them at connect (initialize, or server/discover). */
+  serverInfo: Json | undefined;
 }
 
 /** The SDK v1 client (`@modelcontextprotocol/sdk`) with `key` as bearer, proposing `version` in initialize. */
@@ -120,7 +123,7 @@ export async function sdkV1(endpoint: string, key: string, version: '2025-11-25'
     fetch: recordingFetch(sent, version === '2025-11-25' ? undefined : version),
   });
   await client.connect(transport);
-  return { ...sdkDriver(`SDK v1, ${version}`, client), sent };
+  return { ...sdkDriver(`SDK v1, ${version}`, client), sent, serverInfo: client.getServerVersion() };
 }
 
 export type V2Version = '2026-07-28' | '2025-11-25' | '2025-06-18';
@@ -145,7 +148,7 @@ export async function sdkV2(endpoint: string, auth: string | OAuthClientProvider
   await client.connect(new TransportV2(new URL(endpoint), { ...credentials, fetch: recordingFetch(sent) }));
   const mode = version === '2026-07-28' ? 'pinned' : 'legacy mode';
   const negotiated = { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion() };
-  return { ...sdkDriver(`SDK v2 ${mode}, ${version}${typeof auth === 'string' ? '' : ', OAuth token'}`, client), sent, negotiated };
+  return { ...sdkDriver(`SDK v2 ${mode}, ${version}${typeof auth === 'string' ? '' : ', OAuth token'}`, client), sent, negotiated, serverInfo: client.getServerVersion() };
 }
 
 const run = promisify(execFile);
