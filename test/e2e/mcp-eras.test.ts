@@ -273,6 +273,13 @@ describe('MCP: one suite through the clients of both protocol eras', () => {
     assertSameAnswers2026(run.client.label, run, reference);
   });
 
+  it('SDK v2 client in its auto mode: server/discover answers as a 2026-07-28 server, so it speaks that revision; the same answers', async () => {
+    const run = await through(t, (k) => sdkV2(endpoint, k, 'auto'));
+    assert.deepEqual(run.client.negotiated, { era: 'modern', version: '2026-07-28' });
+    assertSpoke2026(run.client);
+    assertSameAnswers2026(run.client.label, run, reference);
+  });
+
   it('MCP Inspector CLI 1.x, 2025-11-25: the same answers', async () => {
     const { steps, key, client } = await through(t, (k) => inspectorCli(endpoint, k));
     assertSameAnswers(client.label, { steps, key }, reference);

@@ -130,25 +130,27 @@ export type V2Version = '2026-07-28' | '2025-11-25' | '2025-06-18';
 
 /**
  * The SDK v2 client (`@modelcontextprotocol/client`). `2026-07-28` pins the modern era
- * (`versionNegotiation: { mode: { pin } }`: server/discover, no initialize, no fallback); a 2025
- * revision is its default legacy mode (initialize), proposing that revision through
+ * (`versionNegotiation: { mode: { pin } }`: server/discover, no initialize, no fallback); `auto`
+ * probes with server/discover and falls back to initialize unless the server answers as a modern
+ * one; a 2025 revision is its default legacy mode (initialize), proposing that revision through
  * `supportedProtocolVersions` (the first 2025 entry is the one offered).
  */
-export function sdkV2Client(version: V2Version): ClientV2 {
-  return version === '2026-07-28'
-    ? new ClientV2({ name: 'mcp-eras-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: version } } })
-    : new ClientV2({ name: 'mcp-eras-test', version: '1.0.0' }, { supportedProtocolVersions: [version] });
+export function sdkV2Client(version: V2Version | 'auto'): ClientV2 {
+  const info = { name: 'mcp-eras-test', version: '1.0.0' };
+  if (version === 'auto') return new ClientV2(info, { versionNegotiation: { mode: 'auto' } });
+  if (version === '2026-07-28') return new ClientV2(info, { versionNegotiation: { mode: { pin: version } } });
+  return new ClientV2(info, { supportedProtocolVersions: [version] });
 }
 
 /** The SDK v2 client connected with `auth`: an API key sent as bearer, or an OAuth provider holding its tokens. */
-export async function sdkV2(endpoint: string, auth: string | OAuthClientProvider, version: V2Version): Promise<RecordedDriver & { negotiated: { era: string | undefined; version: string | undefined } }> {
+export async function sdkV2(endpoint: string, auth: string | OAuthClientProvider, version: V2Version | 'auto'): Promise<RecordedDriver & { negotiated: { era: string | undefined; version: string | undefined } }> {
   const sent: SentRequest[] = [];
   const client = sdkV2Client(version);
   const credentials = typeof auth === 'string' ? { requestInit: { headers: { authorization: `Bearer ${auth}` } } } : { authProvider: auth };
   await client.connect(new TransportV2(new URL(endpoint), { ...credentials, fetch: recordingFetch(sent) }));
-  const mode = version === '2026-07-28' ? 'pinned' : 'legacy mode';
+  const mode = version === 'auto' ? 'auto mode' : version === '2026-07-28' ? `pinned, ${version}` : `legacy mode, ${version}`;
   const negotiated = { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion() };
-  return { ...sdkDriver(`SDK v2 ${mode}, ${version}${typeof auth === 'string' ? '' : ', OAuth token'}`, client), sent, negotiated, serverInfo: client.getServerVersion() };
+  return { ...sdkDriver(`SDK v2 ${mode}${typeof auth === 'string' ? '' : ', OAuth token'}`, client), sent, negotiated, serverInfo: client.getServerVersion() };
 }
 
 const run = promisify(execFile);
