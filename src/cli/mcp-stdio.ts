@@ -5,22 +5,9 @@
 //   SERVICE_URL=http://127.0.0.1:8080 SERVICE_API_KEY=sk_live_... npm run mcp
 //   (or: node bin/mcp-stdio.mjs, from any directory; no build step)
 
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-  type Result,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Result } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { VERSION } from '../app.js';
-import { RpcError } from '../http/mcp-errors.js';
 
 export interface BridgeOptions {
   baseUrl: string;
@@ -30,6 +17,9 @@ export interface BridgeOptions {
 }
 
 type Forward = { method: string; params?: unknown };
+
+/** The methods other than tools/call passed to the service as they are. */
+const FORWARDED = ['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get'] as const;
 
 export function createStdioBridge(options: BridgeOptions): Server {
   const doFetch = options.fetch ?? fetch;
@@ -47,31 +37,41 @@ export function createStdioBridge(options: BridgeOptions): Server {
       res = await doFetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, ...(params === undefined ? {} : { params }) }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, ...(params === undefined ? {} : { params: withoutEnvelope(params) }) }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
       });
     } catch (err) {
-      throw new RpcError(ErrorCode.InternalError, `the service at ${options.baseUrl} did not answer: ${fetchFailure(err)}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `the service at ${options.baseUrl} did not answer: ${fetchFailure(err)}`);
     }
     const body = (await res.json().catch(() => null)) as { result?: Result; error?: { code: number; message: string; data?: unknown } } | null;
     if (body?.result) return body.result;
-    if (body?.error) throw new RpcError(body.error.code, body.error.message, body.error.data);
-    throw new RpcError(ErrorCode.InternalError, `the service answered HTTP ${res.status}`);
+    if (body?.error) throw new ProtocolError(body.error.code, body.error.message, body.error.data);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `the service answered HTTP ${res.status}`);
   }
 
   // tools/call answers a refusal (quota, an unreachable service) as a tool result the model can
   // read, as before; everything else passes the service's answer or error through.
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     try {
       return (await forward(request)) as CallToolResult;
     } catch (err) {
       return { content: [{ type: 'text', text: (err as Error).message }], isError: true };
     }
   });
-  for (const schema of [ListToolsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema, ListPromptsRequestSchema, GetPromptRequestSchema]) {
-    server.setRequestHandler(schema, (request: Forward) => forward(request) as never);
-  }
+  for (const method of FORWARDED) server.setRequestHandler(method, (request: Forward) => forward(request) as never);
   return server;
+}
+
+/**
+ * A request's params as the bridge forwards them: without the 2026-07-28 per-request envelope
+ * (`io.modelcontextprotocol/*` keys of `_meta`), which is about the stdio client's exchange
+ * with the bridge; the bridge calls the service as a bare 2025-era client.
+ */
+function withoutEnvelope(params: unknown): unknown {
+  if (params === null || typeof params !== 'object' || !('_meta' in params)) return params;
+  const { _meta: meta, ...rest } = params as { _meta?: Record<string, unknown> };
+  const kept = Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => !key.startsWith('io.modelcontextprotocol/')));
+  return Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept };
 }
 
 /** Why a fetch threw, in words: the system error under undici's `TypeError: fetch failed`. */
@@ -146,7 +146,8 @@ export async function runStdioBridge(env: NodeJS.ProcessEnv = process.env): Prom
     process.stderr.write(`stock-data-mcp: ${problem}\n`);
     process.exit(1);
   }
-  await createStdioBridge({ baseUrl, apiKey }).connect(new StdioServerTransport());
+  // The SDK serves both protocol eras on stdio (initialize, or server/discover), a bridge instance per connection.
+  serveStdio(() => createStdioBridge({ baseUrl, apiKey }));
 }
 
 // Run when executed directly (`node --import tsx src/cli/mcp-stdio.ts`, or the built file).

@@ -13,9 +13,8 @@ export const MCP_ERRORS = {
 } as const;
 
 /**
- * An error a request handler throws to be answered as a JSON-RPC error with this code, message
- * and data. The SDK's Protocol answers any thrown error with its numeric `code`, `message` and
- * `data`; its own McpError would prefix the message with "MCP error <code>: ".
+ * A JSON-RPC error the door answers with this code, message and data: a tool call's failure
+ * (mcp-server.ts `ToolOutcome`) or a refusal by the gate (`rpcErrorOf`).
  */
 export class RpcError extends Error {
   constructor(

@@ -162,9 +162,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     }
 
     // The era, by the SDK's classifier; what it rejects is answered as it says (HTTP 400 and the JSON-RPC error).
-    // A bare tools/call is the 2025 era by the classifier's own rule, without running it (see `bareToolCall`).
+    // A bare request is the 2025 era by the classifier's own rule, without running it (see `bareRequest`).
     const headers = request.headers;
-    if (bareToolCall(payload, headers)) return answerLegacyRequest(messages, batch, auth, request, reply);
+    if (bareRequest(payload, headers)) return answerLegacyRequest(messages, batch, auth, request, reply);
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: headerOf(headers['mcp-protocol-version']),
@@ -364,19 +364,19 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
 type Gate = Awaited<ReturnType<typeof admit>>;
 
 /**
- * Whether a request is a lone 2025-era tools/call as curl sends it: no protocol header at all
- * and no `_meta` in its params. The SDK's classifier routes such a request to the 2025 era ("no
- * claim": the 2026 revision claims a request by the `MCP-Protocol-Version` header and the
- * `_meta` envelope); test/http/mcp.test.ts checks that it agrees on every shape this accepts.
- * It is decided here without the classifier because the classifier parses the whole body with
- * zod (about 25 us, a quarter of a cached call); the request is still checked with the SDK's
- * own guard (`isSpecType.CallToolRequest`) before it runs.
+ * Whether a request is a lone 2025-era request as curl sends it: no protocol header at all and no
+ * `_meta` in its params. The SDK's classifier routes such a request to the 2025 era ("no claim":
+ * the 2026 revision claims a request by the `MCP-Protocol-Version` header and the `_meta`
+ * envelope); test/http/mcp.test.ts checks that it agrees on every shape this accepts. It is
+ * decided here without the classifier because the classifier parses the whole body with zod
+ * (about 25 us, a quarter of a cached tools/call); a tools/call is still checked with the SDK's
+ * own guard (`isSpecType.CallToolRequest`) before it runs, anything else by the SDK.
  */
-export function bareToolCall(payload: unknown, headers: Record<string, string | string[] | undefined>): boolean {
+export function bareRequest(payload: unknown, headers: Record<string, string | string[] | undefined>): boolean {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return false;
   const msg = payload as Incoming;
-  if (msg.method !== 'tools/call' || msg.jsonrpc !== '2.0' || !validId(msg.id)) return false;
-  if (msg.params === null || typeof msg.params !== 'object' || '_meta' in msg.params) return false;
+  if (typeof msg.method !== 'string' || msg.jsonrpc !== '2.0' || !validId(msg.id)) return false;
+  if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params) || '_meta' in msg.params)) return false;
   return headers['mcp-protocol-version'] === undefined && headers['mcp-method'] === undefined && headers['mcp-name'] === undefined;
 }
 

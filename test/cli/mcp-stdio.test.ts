@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { TOOLS } from '../../src/tools/registry.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 
@@ -56,6 +58,24 @@ describe('stdio MCP bridge', () => {
     assert.match((prompt.messages[0]!.content as { text: string }).text, /get_trade_total[\s\S]*get_sector_exports/);
     // The service's errors come through as they are.
     await assert.rejects(client.readResource({ uri: 'stock-data://nothing' }), (err: Error & { code?: number }) => err.code === -32602);
+  });
+
+  it('serves a 2026-07-28 client (SDK v2, server/discover, no initialize) the same tools and answers', async () => {
+    const modern = new ClientV2({ name: 'stdio-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', SERVICE_URL: t.url, SERVICE_API_KEY: key };
+    await modern.connect(new StdioClientTransportV2({ command: process.execPath, args: [LAUNCHER], env, cwd: tmpdir() }));
+    try {
+      assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
+      const { tools } = await modern.listTools();
+      assert.deepEqual(tools.map((x) => x.name).sort(), TOOLS.map((x) => x.name).sort());
+      const result = await modern.callTool({ name: 'get_trade_total', arguments: { from: '2025-01', to: '2025-03' } });
+      const rest = (await get(`${t.url}/api/public/v2/exports/total?from=2025-01&to=2025-03&format=columns`, key)).body;
+      assert.deepEqual(result.structuredContent, rest);
+      const formula = await modern.readResource({ uri: 'stock-data://formula/v3' });
+      assert.match((formula.contents[0] as { text: string }).text, /^# V3 formula/);
+    } finally {
+      await modern.close();
+    }
   });
 
   it('without a key the bridge says what to set and exits', async () => {

@@ -9,7 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { bareToolCall } from '../../src/http/mcp.js';
+import { VERSION } from '../../src/app.js';
+import { bareRequest } from '../../src/http/mcp.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
 import { TOOLS } from '../../src/tools/registry.js';
@@ -491,7 +492,7 @@ describe('MCP /api/mcp', () => {
       assert.deepEqual(result.supportedVersions, [V]);
       assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
       // The server's identity is in the result's _meta (every 2026 result carries it), not a field of its own.
-      assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'stock-data-service', title: 'Stock scoring and export data', version: '0.1.0' });
+      assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'stock-data-service', title: 'Stock scoring and export data', version: VERSION });
       assert.match(String(result.instructions), /Resources explain the formula/);
       // resultType is stamped on every 2026 result; the list hint (mcp-server.ts LIST_HINT) is one hour, shared caches allowed.
       assert.deepEqual([result.resultType, result.ttlMs, result.cacheScope], ['complete', 3_600_000, 'public']);
@@ -613,26 +614,27 @@ describe('MCP /api/mcp', () => {
     });
   });
 
-  it('a request the door takes for a bare 2025 tools/call without the SDK classifier is one the classifier routes to the 2025 era', () => {
-    // bareToolCall skips the classifier on the hot path; it must never take a request the
-    // classifier would route to 2026 or refuse. Messages of every shape it accepts: any id, any
-    // tool name, any arguments, other params keys; with and without a header it declines.
+  it('a request the door takes for a bare 2025 request without the SDK classifier is one the classifier routes to the 2025 era', () => {
+    // bareRequest skips the classifier on the hot path; it must never take a request the
+    // classifier would route to 2026 or refuse. Requests of every shape it accepts: any id, any
+    // method (the protocol's and made-up ones), params absent or any object without _meta; with
+    // and without a header it declines.
     const json = fc.jsonValue({ maxDepth: 2 });
-    const message = fc.record({
-      jsonrpc: fc.constant('2.0'),
-      id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 })),
-      method: fc.constant('tools/call'),
-      params: fc.record({ name: fc.string({ maxLength: 20 }), arguments: fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 4 }) }, { requiredKeys: ['name'] }),
-    });
+    const method = fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'server/discover', 'resources/read', 'prompts/get', 'notifications/initialized'), fc.string({ maxLength: 20 }));
+    const params = fc.option(
+      fc.record({ name: fc.string({ maxLength: 20 }), arguments: fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 4 }), uri: fc.string({ maxLength: 20 }), protocolVersion: fc.string({ maxLength: 12 }) }, { requiredKeys: [] }),
+      { nil: undefined },
+    );
+    const message = fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 })), method, params }, { requiredKeys: ['jsonrpc', 'id', 'method'] });
     const header = fc.option(fc.constantFrom('2025-06-18', '2025-11-25', '2026-07-28', 'x'), { nil: undefined });
     fc.assert(
       fc.property(message, header, (msg, version) => {
         const headers = version === undefined ? {} : { 'mcp-protocol-version': version };
-        if (!bareToolCall(msg, headers)) return version !== undefined;
+        if (!bareRequest(msg, headers)) return version !== undefined;
         return classifyInboundRequest({ httpMethod: 'POST', body: msg }).kind === 'legacy';
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
-    assert.equal(bareToolCall({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: {} } }, {}), false, 'a _meta goes to the classifier');
+    assert.equal(bareRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: {} } }, {}), false, 'a _meta goes to the classifier');
   });
 });
