@@ -1,7 +1,7 @@
 // One suite of MCP calls through the official client of each protocol era, against the real
-// service on a loopback port (SQLite, small demo universe, fixed clock): every tool with
-// arguments that reach demo data, one call with a bad argument, every resource, the resource
-// templates, every prompt with its arguments. The first client's answers are pinned against the
+// service on a loopback port (SQLite, or PostgreSQL + Redis from mcp-eras.pg.test.ts; small demo
+// universe, fixed clock): every tool with arguments that reach demo data, one call with a bad
+// argument, every resource, the resource templates, every prompt with its arguments. The first client's answers are pinned against the
 // registry, the REST door and the resource and prompt builders; every other client and revision
 // must then answer the same JSON, step by step (the revision's own envelope fields aside).
 //
@@ -25,7 +25,7 @@ import { TOOLS } from '../../src/tools/registry.js';
 import { loopbackServer, startOAuthServer } from '../oauth/helpers.js';
 import { openPage, skipBrowser } from '../support/browser.js';
 import { inspectorCli, sdkV1, sdkV2, sdkV2Client, type Json, type McpClientDriver, type RecordedDriver } from '../support/mcp-clients.js';
-import { get, startTestServer, type TestServer } from '../support/server.js';
+import { BACKEND, get, startTestServer, type TestServer } from '../support/server.js';
 
 interface Step {
   /** e.g. `tools/call get_rankings`. */
@@ -175,7 +175,7 @@ async function demoArguments(t: TestServer): Promise<Record<string, Json>> {
 }
 const demoArgumentsOf: Record<string, Promise<Record<string, Json>>> = {};
 
-describe('MCP: one suite through the clients of both protocol eras', () => {
+describe(`MCP: one suite through the clients of both protocol eras (${BACKEND})`, () => {
   let t: TestServer;
   let endpoint: string;
   /** The reference: the SDK v1 client at 2025-11-25, pinned against the registry, the REST door and the builders. */
@@ -311,7 +311,7 @@ class MemoryProvider implements OAuthClientProvider {
   discoveryState = () => this.discovery;
 }
 
-describe('MCP over OAuth: the SDK v2 client signs in through the browser page, then answers the suite with its token', { skip: skipBrowser }, () => {
+describe(`MCP over OAuth: the SDK v2 client signs in through the browser page, then answers the suite with its token (${BACKEND})`, { skip: skipBrowser }, () => {
   let t: TestServer;
   let callback: Awaited<ReturnType<typeof loopbackServer>>;
   before(async () => {
