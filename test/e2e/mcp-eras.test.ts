@@ -1,9 +1,10 @@
 // One suite of MCP calls through the official client of each protocol era, against the real
 // service on a loopback port (SQLite, or PostgreSQL + Redis from mcp-eras.pg.test.ts; small demo
 // universe, fixed clock): every tool with arguments that reach demo data, one call with a bad
-// argument, every resource, the resource templates, every prompt with its arguments. The first client's answers are pinned against the
-// registry, the REST door and the resource and prompt builders; every other client and revision
-// must then answer the same JSON, step by step (the revision's own envelope fields aside).
+// argument, every resource, the resource templates, every prompt with its arguments. The first
+// client's answers are pinned against the registry, the REST door and the resource and prompt
+// builders; every other client and revision must then answer the same JSON, step by step (the
+// revision's own envelope fields aside).
 //
 // Each client gets a fresh paid key, so the only answer that depends on the caller — health's
 // keyPrefix — is the client's own, and its callsToday is the same for all: health is the last
