@@ -27,7 +27,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AccessControl, AuthResult } from '../access/access.js';
+import type { AuthResult } from '../access/access.js';
 import type { Clock } from '../access/clock.js';
 import { mcpToolResult } from '../tools/budget.js';
 import { ApiError } from '../tools/errors.js';
@@ -64,7 +64,6 @@ export type ToolOutcome =
   | { kind: 'rpc-error'; error: RpcError; refusal: ApiError | null };
 
 export interface McpServerDeps {
-  access: AccessControl;
   runner: ToolRunner;
   clock: Clock;
   version: string;

@@ -123,10 +123,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.decorateRequest('auth', null);
 
-  const service = createMcpService({ access: deps.access, runner: deps.runner, clock: deps.clock, version: deps.version, tools: TOOLS });
+  const service = createMcpService({ runner: deps.runner, clock: deps.clock, version: deps.version, tools: TOOLS });
   const onerror = (err: Error): void => app.log.debug({ errName: err.name, err: err.message }, 'mcp: request refused or failed in the SDK');
-  // The 2026-07-28 era: the SDK's entry, strict (2025 traffic never reaches it: see the route).
-  const modern = createMcpHandler(service.factory, { legacy: 'reject', responseMode: 'json', onerror });
+  // The 2026-07-28 era: the SDK's entry, strict (2025 traffic never reaches it: see the route). Its
+  // default response mode answers JSON unless a handler sends a message before its result, which
+  // none of ours does (responseMode 'json' would say the same with a console warning at start).
+  const modern = createMcpHandler(service.factory, { legacy: 'reject', onerror });
   app.addHook('onClose', async () => modern.close());
   /** Serialised 2025-era answers that never change while the process runs (the registry is fixed at start). */
   const constant = new Map<string, string>();
@@ -246,7 +248,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     const call: McpCall = { auth, account: gate.account, request, arguments: argumentsOf(message) };
     const response = await modern.fetch(webRequest(request.headers, request.body as string), { parsedBody: message, authInfo: authInfoOf(call) });
     const text = await response.text();
-    reply.code(response.status);
+    reply.code(response.status).type(response.headers.get('content-type') ?? 'application/json');
     return text === '' ? reply.send() : reply.send(text);
   }
 

@@ -444,7 +444,7 @@ describe('MCP /api/mcp', () => {
       }
     });
 
-    it('a tools/call carrying _meta goes through the SDK Protocol and answers exactly as the direct path', async () => {
+    it('a tools/call carrying _meta (classified by the SDK, not taken as bare) answers exactly as a bare one', async () => {
       const plain = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 2 } } }, auth);
       const meta = await rpc(mcp, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_rankings', arguments: { limit: 2 }, _meta: { progressToken: 'p1' } } }, auth);
       assert.equal(meta.text, plain.text);
@@ -532,11 +532,12 @@ describe('MCP /api/mcp', () => {
         [`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"__proto__":{"limit":1}},"_meta":${JSON.stringify(envelope())}}}`, headers('tools/call', 'get_rankings')],
         ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"__proto__":{"limit":1}}}}', auth],
         ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"constructor":1}}}', auth],
+        ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_rankings","arguments":{"prototype":{}}}}', auth],
       ] as const) {
         const bad = await rpc(mcp, body, h);
         const r = (bad.body as Rpc).result!;
         assert.equal(r.isError, true, body);
-        const key = /"(__proto__|constructor)"/.exec(body)![1];
+        const key = /"(__proto__|constructor|prototype)"/.exec(body)![1];
         assert.equal((r.content as { text: string }[])[0]!.text, `invalid_parameter: unknown parameter '${key}'; allowed parameters: market, bands, limit, offset`);
       }
       const unknown = await rpc(mcp, request(6, 'tools/call', { name: 'nope', arguments: {} }), headers('tools/call', 'nope'));
@@ -581,6 +582,18 @@ describe('MCP /api/mcp', () => {
       // A revision of the 2025 era in the header is served.
       const old = await rpc(mcp, { jsonrpc: '2.0', id: 12, method: 'tools/list' }, { ...auth, 'mcp-protocol-version': '2025-06-18' });
       assert.equal(old.status, 200);
+    });
+
+    it('prompts/get names the prompt in Mcp-Name; a notification is 202 with no body', async () => {
+      const prompt = await rpc(mcp, request(15, 'prompts/get', { name: 'korea_export_brief', arguments: { months: '6' } }), headers('prompts/get', 'korea_export_brief'));
+      assert.equal(prompt.status, 200);
+      const result = (prompt.body as Rpc).result!;
+      assert.equal(result.resultType, 'complete');
+      assert.match((result.messages as { content: { text: string } }[])[0]!.content.text, /last 6 months/);
+      const wrong = await rpc(mcp, request(16, 'prompts/get', { name: 'korea_export_brief' }), headers('prompts/get', 'explain_stock'));
+      assert.deepEqual([wrong.status, (wrong.body as Rpc).error?.code], [400, -32020]);
+      const note = await rpc(mcp, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: envelope() } }, headers('notifications/cancelled'));
+      assert.deepEqual([note.status, note.text], [202, '']);
     });
 
     it('a batch is a 2025 thing: one holding a 2026 request is HTTP 400, -32600, id null', async () => {
