@@ -88,6 +88,14 @@ const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+
 /** Answers that never change while the process runs (the registry is fixed at start), kept serialised. */
 const CONSTANT_METHODS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']);
 
+/**
+ * The 2026 revision the SDK serves through createMcpHandler (the SDK exports no constant for
+ * it: SUPPORTED_PROTOCOL_VERSIONS lists the initialize era's), and every revision served: what
+ * an unsupported-version error names.
+ */
+const MODERN_REVISION = '2026-07-28';
+const SERVED_REVISIONS = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
+
 /** Names of the registry's tools: a tools/call of one of them is metered as that tool. */
 const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
 
@@ -181,8 +189,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
 
     // The 2025 era. The header, when sent, names a revision of that era (initialize negotiates it).
     const version = headerOf(headers['mcp-protocol-version']);
+    // A batch under the 2026 header: the revision has no batches (its members may lack the envelope, which the classifier checks only on single requests).
+    if (version === MODERN_REVISION && batch) {
+      return reply.code(400).send(errorAnswer(null, ProtocolErrorCode.InvalidRequest, `Invalid Request: protocol revision ${MODERN_REVISION} has no batches; send each request in a POST of its own`));
+    }
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      const error = new UnsupportedProtocolVersionError({ supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version.slice(0, 40) });
+      const error = new UnsupportedProtocolVersionError({ supported: SERVED_REVISIONS, requested: version.slice(0, 40) });
       return reply.code(400).send(errorAnswer(batch ? null : idOf(payload), error.code, error.message, error.data));
     }
     return answerLegacyRequest(messages, batch, auth, request, reply);

@@ -601,6 +601,17 @@ describe('MCP /api/mcp', () => {
       assert.equal(res.status, 400);
       assert.deepEqual([(res.body as Rpc).id, (res.body as Rpc).error?.code], [null, -32600]);
       assert.match((res.body as Rpc).error!.message, /batches may not contain requests for protocol revision 2026-07-28/);
+      // Members without the envelope under the 2026 header: still no batch, not an unsupported revision.
+      const bare = await rpc(mcp, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'ping' }], headers('tools/list'));
+      assert.equal(bare.status, 400);
+      assert.deepEqual([(bare.body as Rpc).id, (bare.body as Rpc).error?.code], [null, -32600]);
+      assert.match((bare.body as Rpc).error!.message, /revision 2026-07-28 has no batches/);
+      // A made-up revision on a 2025 batch names every revision served, 2026-07-28 first.
+      const future = await rpc(mcp, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], { ...auth, 'mcp-protocol-version': '1999-01-01' });
+      assert.equal(future.status, 400);
+      const error = (future.body as Rpc).error!;
+      assert.equal(error.code, -32022);
+      assert.deepEqual((error.data as { supported: string[] }).supported, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']);
     });
 
     it('the 2025 era beside it: initialize with the version header, then a call; and the bare curl call', async () => {
