@@ -6,55 +6,20 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { join } from 'node:path';
 import { addDays } from '../../src/domain/calendar.js';
 import { closeShareSeries, priceChanges } from '../../src/domain/price-change.js';
 import { computeSnapshot, viewKey } from '../../src/serving/build.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { readPriceChanges } from '../../src/serving/price-changes.js';
 import { loadUniverse } from '../../src/serving/served.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { freshSchema, PG_SKIP } from '../support/pg.js';
-import { tempDir } from '../support/tmp.js';
+import { STORE_PLACES } from '../support/stores.js';
 
 const AS_OF = '2026-11-20';
 /** The day of the split case's 2-for-1 split. */
 const SPLIT = '2026-06-01';
 
-interface Place {
-  name: string;
-  skip: string | false;
-  open(): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }>;
-}
-
-const places: Place[] = [
-  {
-    name: 'SQLite',
-    skip: false,
-    async open() {
-      const tmp = tempDir();
-      return { store: await openSqliteStore(join(tmp.dir, 'db.sqlite')), cleanup: async () => tmp.cleanup() };
-    },
-  },
-  {
-    name: 'SQLite with a reader thread',
-    skip: false,
-    async open() {
-      const tmp = tempDir();
-      return { store: await openSqliteStore(join(tmp.dir, 'db.sqlite'), { seriesReaders: 1 }), cleanup: async () => tmp.cleanup() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: PG_SKIP,
-    async open() {
-      const schema = await freshSchema();
-      return { store: await openPostgresStore(schema.url, 2), cleanup: schema.drop };
-    },
-  },
-];
+const places = STORE_PLACES;
 
 for (const place of places) describe(`price changes per refresh, ${place.name}`, { skip: place.skip }, () => {
   let store: KyselyStore;

@@ -4,48 +4,13 @@
 // recompute's price changes make (`splitEvents`, `closesOnOrBefore`) answer what the bars hold.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { splitEvents, type SplitEvent } from '../../src/domain/price-change.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { bar } from '../domain/fixtures.js';
-import { freshSchema, PG_SKIP } from '../support/pg.js';
-import { tempDir } from '../support/tmp.js';
+import { STORE_PLACES } from '../support/stores.js';
 
-interface Place {
-  name: string;
-  skip: string | false;
-  open(): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }>;
-}
-
-const places: Place[] = [
-  {
-    name: 'SQLite',
-    skip: false,
-    async open() {
-      const tmp = tempDir();
-      return { store: await openSqliteStore(join(tmp.dir, 'db.sqlite')), cleanup: async () => tmp.cleanup() };
-    },
-  },
-  {
-    name: 'SQLite with a reader thread',
-    skip: false,
-    async open() {
-      const tmp = tempDir();
-      return { store: await openSqliteStore(join(tmp.dir, 'db.sqlite'), { seriesReaders: 1 }), cleanup: async () => tmp.cleanup() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: PG_SKIP,
-    async open() {
-      const schema = await freshSchema();
-      return { store: await openPostgresStore(schema.url, 2), cleanup: schema.drop };
-    },
-  },
-];
+const places = STORE_PLACES;
 
 const security = (code: string) => ({ market: 'KR' as const, code, name: `Split ${code}`, exchange: 'KOSPI', sector: 'Steel', currency: 'KRW' as const, fiscalYearEndMonth: 12, source: 'test' });
 const x = (date: string, close: number, shares: number) => bar(date, close, { code: '000100', shares });
