@@ -27,6 +27,12 @@ export class RpcError extends Error {
   }
 }
 
+/** The message of `-32602` for a tools/call of a tool that is not one of `available` (the name cut to 60 characters). */
+export function unknownToolMessage(name: unknown, available: readonly string[]): string {
+  const shown = typeof name === 'string' ? name.slice(0, 60) : name === undefined ? 'none given' : typeof name;
+  return `Unknown tool: ${shown}; available: ${available.join(', ')}`;
+}
+
 /** The JSON-RPC code of a refusal or failure the door answers as an error (not an `isError` result). */
 export function rpcCodeOf(error: ApiError): number {
   switch (error.code) {

@@ -35,7 +35,7 @@ import { parseArgs } from '../tools/params.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import { outageError } from './gate.js';
 import type { ToolRunner } from './invoke.js';
-import { MCP_ERRORS, RpcError, rpcErrorOf } from './mcp-errors.js';
+import { MCP_ERRORS, RpcError, rpcErrorOf, unknownToolMessage } from './mcp-errors.js';
 import { buildPrompts } from './mcp-prompts.js';
 import { RESOURCES } from './mcp-resources.js';
 import { jsonSchema } from './openapi.js';
@@ -108,7 +108,7 @@ export function authInfoOf(call: McpCall): AuthInfo {
 
 export function createMcpService(deps: McpServerDeps): McpService {
   const tools = new Map(deps.tools.map((tool) => [tool.name, tool]));
-  const toolNames = [...tools.keys()].join(', ');
+  const toolNames = [...tools.keys()];
   // Built once: each request's server registers the same schema objects.
   const schemas = new Map(
     deps.tools.map((tool) => [
@@ -129,6 +129,8 @@ export function createMcpService(deps: McpServerDeps): McpService {
     ),
   }));
 
+  const internalError = (call: McpCall): ToolOutcome => ({ kind: 'rpc-error', error: new RpcError(-32603, `Internal error; quote request id ${call.request.id}`), refusal: null });
+
   function failure(err: unknown, call: McpCall): ToolOutcome {
     if (err instanceof RpcError) return { kind: 'rpc-error', error: err, refusal: null };
     if (err instanceof ApiError) {
@@ -141,14 +143,14 @@ export function createMcpService(deps: McpServerDeps): McpService {
       return { kind: 'rpc-error', error: rpcErrorOf(outage), refusal: outage };
     }
     call.request.log.error({ errName: (err as Error).name }, 'tool failed');
-    return { kind: 'rpc-error', error: new RpcError(-32603, `Internal error; quote request id ${call.request.id}`), refusal: null };
+    return internalError(call);
   }
 
   async function callTool(name: string, call: McpCall): Promise<ToolOutcome> {
     const tool = tools.get(name);
-    if (tool === undefined) return { kind: 'rpc-error', error: new RpcError(-32602, `Unknown tool: ${name.slice(0, 60)}; available: ${toolNames}`), refusal: null };
+    if (tool === undefined) return { kind: 'rpc-error', error: new RpcError(-32602, unknownToolMessage(name, toolNames)), refusal: null };
     // Only a message metered as this tool has an account (mcp.ts).
-    if (call.account === null) return { kind: 'rpc-error', error: new RpcError(-32603, `Internal error; quote request id ${call.request.id}`), refusal: null };
+    if (call.account === null) return internalError(call);
     try {
       const args = parseArgs(tool.input, call.arguments ?? {}) as Record<string, unknown>;
       // A cached answer comes at once (ToolRunner.run): each await costs a share of a cached call.

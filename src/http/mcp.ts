@@ -39,7 +39,7 @@ import type { ApiError } from '../tools/errors.js';
 import { TOOLS } from '../tools/registry.js';
 import { admit, identify, keyRefusal, rateLimitHeaders, settle, type CallOf, type Identity, type RefusalDelay } from './gate.js';
 import type { ToolRunner } from './invoke.js';
-import { MCP_ERRORS, rpcErrorOf } from './mcp-errors.js';
+import { MCP_ERRORS, rpcErrorOf, unknownToolMessage } from './mcp-errors.js';
 import { authInfoOf, createMcpService, type McpCall } from './mcp-server.js';
 import type { OAuthService } from '../oauth/service.js';
 
@@ -97,7 +97,8 @@ const MODERN_REVISION = '2026-07-28';
 const SERVED_REVISIONS = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** Names of the registry's tools: a tools/call of one of them is metered as that tool. */
-const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+const TOOL_LIST = TOOLS.map((t) => t.name);
+const TOOL_NAMES = new Set(TOOL_LIST);
 
 const encodeId = (id: Id): string => JSON.stringify(id);
 const errorAnswer = (id: Id, code: number, message: string, data?: unknown): string =>
@@ -222,9 +223,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     if (replies.length === 0) return reply.code(202).send();
     // A single refused message is an HTTP 429 (503 when a dependency is away) with the JSON-RPC
     // error as its body.
-    if (!batch && refusal !== null) {
-      reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
-    }
+    if (!batch && refusal !== null) refusedMessage(reply, refusal);
     return reply.send(bodyOf(replies, batch));
   }
 
@@ -248,14 +247,11 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     const gate = await admitted(auth, message, reply);
     if (!gate.ok) {
       if (route.messageKind === 'notification') return reply.code(202).send();
-      return reply
-        .code(gate.error.status === 503 ? 503 : 429)
-        .header('retry-after', String(gate.error.extra.retryAfter ?? 1))
-        .send(refusalAnswer(route.message.id, gate.error));
+      return refusedMessage(reply, gate.error).send(refusalAnswer(route.message.id, gate.error));
     }
     if (route.messageKind === 'request' && message.method === 'tools/call') {
       const name = (message.params as { name?: unknown } | undefined)?.name;
-      if (typeof name !== 'string' || !TOOL_NAMES.has(name)) return reply.send(errorAnswer(route.message.id, ProtocolErrorCode.InvalidParams, unknownTool(name)));
+      if (typeof name !== 'string' || !TOOL_NAMES.has(name)) return reply.send(errorAnswer(route.message.id, ProtocolErrorCode.InvalidParams, unknownToolMessage(name, TOOL_LIST)));
     }
     const call: McpCall = { auth, account: gate.account, request, arguments: argumentsOf(message) };
     const response = await modern.fetch(webRequest(request.headers, request.body as string), { parsedBody: message, authInfo: authInfoOf(call) });
@@ -332,7 +328,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     const method = msg.method;
 
     if (method === 'tools/call') {
-      if (typeof params?.name !== 'string' || !TOOL_NAMES.has(params.name)) return answer(errorAnswer(id, ProtocolErrorCode.InvalidParams, unknownTool(params?.name)));
+      if (typeof params?.name !== 'string' || !TOOL_NAMES.has(params.name)) return answer(errorAnswer(id, ProtocolErrorCode.InvalidParams, unknownToolMessage(params?.name, TOOL_LIST)));
       if (!isSpecType.CallToolRequest(message)) return answer(errorAnswer(id, ProtocolErrorCode.InvalidParams, 'Invalid params: not a tools/call request (arguments must be an object)'));
       const outcome = await service.callTool(params.name, call);
       if (outcome.kind === 'result') return answer(rawResultAnswer(id, outcome.bytes));
@@ -364,7 +360,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     try {
       await server.connect(transport);
       const body = JSON.stringify(message);
-      const response = await transport.handleRequest(webRequest(LEGACY_HEADERS, body), { parsedBody: message, authInfo });
+      const response = await transport.handleRequest(webRequest(NO_PROTOCOL_HEADERS, body), { parsedBody: message, authInfo });
       const text = await response.text();
       const parsed = text === '' ? null : (JSON.parse(text) as unknown);
       return parsed !== null && typeof parsed === 'object' && ('result' in parsed || 'error' in parsed) ? (parsed as RpcResponse) : null;
@@ -396,8 +392,8 @@ export function bareRequest(payload: unknown, headers: Record<string, string | s
 
 type RpcResponse = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
-/** What the 2025-era transport is handed for every message: a JSON body, and both answer types accepted (the door answers JSON). */
-const LEGACY_HEADERS: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/** The client's headers a 2025-era message is handed on with: no protocol header (the door has judged the client's). */
+const NO_PROTOCOL_HEADERS: Record<string, string> = {};
 
 /** The -32000 code of a JSON-RPC call the endpoint does not take (GET, DELETE: no session, no stream). */
 const CONNECTION_CLOSED = -32000;
@@ -428,17 +424,17 @@ function argumentsOf(message: unknown): unknown {
   return params !== null && typeof params === 'object' ? (params as { arguments?: unknown }).arguments : undefined;
 }
 
-function unknownTool(name: unknown): string {
-  const shown = typeof name === 'string' ? name.slice(0, 60) : name === undefined ? 'none given' : typeof name;
-  return `Unknown tool: ${shown}; available: ${TOOLS.map((t) => t.name).join(', ')}`;
-}
-
 /**
  * initialize as curl sends it: MCP requires `capabilities` and `clientInfo`, which a bare call
  * leaves out; the server uses neither (it never calls the client back), so they default.
  */
 function bareInitialize(params: Record<string, unknown>): Record<string, unknown> {
   return { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'unnamed', version: '0' }, ...params };
+}
+
+/** The HTTP status of a lone message refused by the gate or met by an outage: 503 when a dependency is away, else 429; with Retry-After. */
+function refusedMessage(reply: FastifyReply, refusal: ApiError): FastifyReply {
+  return reply.code(refusal.status === 503 ? 503 : 429).header('retry-after', String(refusal.extra.retryAfter ?? 1));
 }
 
 /** A refusal of the whole HTTP request: its status, headers and the JSON-RPC error (`id: null`). */
