@@ -7,7 +7,7 @@
 // close does not follow (a rights issue, a merger paid in shares, or a feed that already adjusts
 // its closes) is not a split of the close and changes nothing.
 
-import { dateOfDayNumber, dayNumber, daysInMonth } from './calendar.js';
+import { daysInMonth } from './calendar.js';
 import { changePct } from './change.js';
 
 /** Relative distance from a whole number a share-count ratio may have and still be read as an n-for-1 split. */
@@ -42,18 +42,6 @@ export interface CloseShares {
   close: number;
   /** Listed shares at the close. */
   shares: number;
-}
-
-/** Daily bars as columns (as the store's BarSeries holds them): day numbers ascending, closes, listed shares. */
-export interface CloseShareSeries {
-  readonly days: ArrayLike<number>;
-  readonly close: ArrayLike<number>;
-  readonly shares: ArrayLike<number>;
-}
-
-/** Bars as columns. */
-export function closeShareSeries(bars: readonly CloseShares[]): CloseShareSeries {
-  return { days: Int32Array.from(bars, (b) => dayNumber(b.date)), close: Float64Array.from(bars, (b) => b.close), shares: Float64Array.from(bars, (b) => b.shares) };
 }
 
 /**
@@ -92,34 +80,6 @@ export interface PriceChanges {
 
 export const NO_PRICE_CHANGES: PriceChanges = { m1: null, m3: null, m12: null };
 
-/**
- * Percent price change from the base (the last bar on or before `baseDate`) to the latest bar,
- * with the base close divided by every split factor between them (so both are in today's share
- * basis): `changePct(latest close, base close / factors)`. Null when no bar is that old or the
- * base close is not positive. The series ends with the bar of the price the other tools use.
- */
-export function priceChangeSince(series: CloseShareSeries, baseDate: string): number | null {
-  const n = series.days.length;
-  if (n === 0) return null;
-  const baseDay = dayNumber(baseDate);
-  let base = n - 1;
-  while (base >= 0 && (series.days[base] as number) > baseDay) base--;
-  if (base < 0) return null;
-  let factor = 1;
-  for (let i = base + 1; i < n; i++) {
-    if (series.shares[i] === series.shares[i - 1]) continue;
-    factor *= splitFactorBetween(
-      { close: series.close[i - 1] as number, shares: series.shares[i - 1] as number },
-      { close: series.close[i] as number, shares: series.shares[i] as number },
-    );
-  }
-  const baseClose = series.close[base] as number;
-  if (!(baseClose > 0)) return null;
-  // The base is divided, not the latest close multiplied: the latest close is the one every
-  // other tool shows, and a won close divisible by the factor stays a whole number.
-  return changePct(series.close[n - 1] as number, baseClose / factor);
-}
-
 /** A split between two consecutive bars of a stock: the later bar's date and `splitFactorBetween` of the two (never 1). */
 export interface SplitEvent {
   date: string;
@@ -141,13 +101,16 @@ export function splitEvents(bars: readonly CloseShares[]): SplitEvent[] {
 }
 
 /**
- * `priceChangeSince(series, baseDate)` from the three things it reads of the history: the latest
+ * The percent price change from the base (the last bar on or before `baseDate`) to the latest
+ * bar, with the base close divided by every split factor between them (so both are in today's
+ * share basis; the latest close is the one every other tool shows, and a won close divisible by
+ * the factor stays a whole number), from the three things it needs of the history: the latest
  * bar (its date and close), the close of the last bar on or before `baseDate` (null: no bar that
  * old), and the stock's split events ascending (those dated in (`baseDate`, latest date] count;
  * the others are passed over). The events between the base bar and the latest one are exactly
  * those dated after `baseDate`: an event is dated on a bar, and no bar lies between the base bar
- * and `baseDate`. They are multiplied in the same (ascending) order, so the result is the same
- * double.
+ * and `baseDate`. They are multiplied in the same (ascending) order as a walk over the whole
+ * history multiplies them (test/domain/oracles.ts `priceChanges`), so the result is the same double.
  */
 export function priceChangeFrom(latest: { readonly date: string; readonly close: number }, baseDate: string, baseClose: number | null, splits: readonly SplitEvent[]): number | null {
   if (baseClose === null || !(baseClose > 0)) return null;
@@ -156,28 +119,17 @@ export function priceChangeFrom(latest: { readonly date: string; readonly close:
   return changePct(latest.close, baseClose / factor);
 }
 
-/** The base dates of `priceChanges` for a latest bar dated `latestDate`: 1, 3 and 12 months before it. */
+/** The base dates of the price changes of a latest bar dated `latestDate`: 1, 3 and 12 months before it. */
 export function priceChangeBaseDates(latestDate: string): [string, string, string] {
   const [m1, m3, m12] = PRICE_CHANGE_MONTHS;
   return [monthsBefore(latestDate, m1), monthsBefore(latestDate, m3), monthsBefore(latestDate, m12)];
 }
 
 /**
- * `priceChanges` from what `priceChangeFrom` reads: the latest bar, the closes on or before each
+ * The price changes over 1, 3 and 12 months from what `priceChangeFrom` reads: the latest bar, the closes on or before each
  * of its `priceChangeBaseDates` (null: none), and the stock's split events ascending.
  */
 export function priceChangesFrom(latest: { readonly date: string; readonly close: number }, baseCloses: readonly [number | null, number | null, number | null], splits: readonly SplitEvent[]): PriceChanges {
   const [d1, d3, d12] = priceChangeBaseDates(latest.date);
   return { m1: priceChangeFrom(latest, d1, baseCloses[0], splits), m3: priceChangeFrom(latest, d3, baseCloses[1], splits), m12: priceChangeFrom(latest, d12, baseCloses[2], splits) };
-}
-
-/** `priceChangeSince` the same day `months` calendar months before the latest bar. */
-export function priceChangeOver(series: CloseShareSeries, months: number): number | null {
-  const n = series.days.length;
-  return n === 0 ? null : priceChangeSince(series, monthsBefore(dateOfDayNumber(series.days[n - 1] as number), months));
-}
-
-/** `priceChangeOver` for 1, 3 and 12 months. */
-export function priceChanges(series: CloseShareSeries): PriceChanges {
-  return { m1: priceChangeOver(series, 1), m3: priceChangeOver(series, 3), m12: priceChangeOver(series, 12) };
 }

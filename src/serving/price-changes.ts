@@ -4,7 +4,8 @@
 // bar (the recompute has it: the last of its recent bars), the closes on or before the three base
 // dates (a key probe each, `closesOnOrBefore`, on a reader thread where the store has them), and
 // the split events the store keeps beside the bars (`splitEvents`, a few rows for the universe),
-// which `priceChangesFrom` makes into what `priceChanges` gives on the stock's whole history.
+// which `priceChangesFrom` makes into what the whole-history walk (test/domain/oracles.ts
+// `priceChanges`) gives.
 
 import { priceChangeBaseDates, priceChangesFrom, type PriceChanges } from '../domain/price-change.js';
 import type { MarketDataStore } from '../store/market-data.js';
@@ -14,8 +15,8 @@ const STOCKS_PER_READ = 250;
 
 /**
  * The price changes of each stock of `latestBars` as of the last of its bars (its latest bar up to
- * the dataset's as-of date; a stock with none is left out): what `priceChanges` gives on its
- * history up to that bar.
+ * the dataset's as-of date; a stock with none is left out): what the whole-history walk
+ * (test/domain/oracles.ts `priceChanges`) gives on its history up to that bar.
  */
 export async function readPriceChanges(store: MarketDataStore, latestBars: ReadonlyMap<number, readonly { date: string; close: number }[]>): Promise<Map<number, PriceChanges>> {
   const stocks: { id: number; latest: { date: string; close: number }; bases: [string, string, string] }[] = [];

@@ -5,9 +5,15 @@
 // test/serving/history.test.ts compares the service's answers with these on every stock of a
 // demo universe. Written independently of the column forms: a bug shared by both would have to
 // be written twice.
+//
+// Also the screener's price changes walked over a stock's whole history (`priceChanges`), which
+// the service computes from stored split events and three base closes instead
+// (src/domain/price-change.ts `priceChangesFrom`).
 
 import { ascendingByDate } from '../../src/domain/bars.js';
-import { dayNumber, isoWeekday, monthOf, yearOf } from '../../src/domain/calendar.js';
+import { dateOfDayNumber, dayNumber, isoWeekday, monthOf, yearOf } from '../../src/domain/calendar.js';
+import { changePct } from '../../src/domain/change.js';
+import { monthsBefore, splitFactorBetween, type CloseShares, type PriceChanges } from '../../src/domain/price-change.js';
 import type { DailyBar, FinancialReport } from '../../src/domain/model.js';
 import type { BandType, Interval, PriceBar, ValuationBandResult, ValuationBandYear } from '../../src/domain/results.js';
 import { percentileRank } from '../../src/domain/score.js';
@@ -188,4 +194,61 @@ export function resampleBarsOfSeries(daily: readonly OhlcvBar[], options: Series
 /** The service's band (`valuationBandOfSeries` over `ttmTimeline`) called the way `valuationBand` is. */
 export function valuationBandOfBars(input: ValuationBandInput): ValuationBandResult {
   return valuationBandOfSeries({ type: input.type, series: seriesOfBars(input.bars), steps: ttmTimeline(input.reports), from: input.from, to: input.to });
+}
+
+/**
+ * The price changes over a stock's whole history, the plain way (a walk back from the latest
+ * bar, split factors multiplied between consecutive bars): the reference the service's form
+ * (src/domain/price-change.ts `priceChangesFrom`, from stored split events and three base
+ * closes) must equal, on every stock.
+ *
+ * Daily bars as columns (as the store's BarSeries holds them): day numbers ascending, closes, listed shares. */
+export interface CloseShareSeries {
+  readonly days: ArrayLike<number>;
+  readonly close: ArrayLike<number>;
+  readonly shares: ArrayLike<number>;
+}
+
+/** Bars as columns. */
+export function closeShareSeries(bars: readonly CloseShares[]): CloseShareSeries {
+  return { days: Int32Array.from(bars, (b) => dayNumber(b.date)), close: Float64Array.from(bars, (b) => b.close), shares: Float64Array.from(bars, (b) => b.shares) };
+}
+
+/**
+ * Percent price change from the base (the last bar on or before `baseDate`) to the latest bar,
+ * with the base close divided by every split factor between them (so both are in today's share
+ * basis): `changePct(latest close, base close / factors)`. Null when no bar is that old or the
+ * base close is not positive. The series ends with the bar of the price the other tools use.
+ */
+export function priceChangeSince(series: CloseShareSeries, baseDate: string): number | null {
+  const n = series.days.length;
+  if (n === 0) return null;
+  const baseDay = dayNumber(baseDate);
+  let base = n - 1;
+  while (base >= 0 && (series.days[base] as number) > baseDay) base--;
+  if (base < 0) return null;
+  let factor = 1;
+  for (let i = base + 1; i < n; i++) {
+    if (series.shares[i] === series.shares[i - 1]) continue;
+    factor *= splitFactorBetween(
+      { close: series.close[i - 1] as number, shares: series.shares[i - 1] as number },
+      { close: series.close[i] as number, shares: series.shares[i] as number },
+    );
+  }
+  const baseClose = series.close[base] as number;
+  if (!(baseClose > 0)) return null;
+  // The base is divided, not the latest close multiplied: the latest close is the one every
+  // other tool shows, and a won close divisible by the factor stays a whole number.
+  return changePct(series.close[n - 1] as number, baseClose / factor);
+}
+
+/** `priceChangeSince` the same day `months` calendar months before the latest bar. */
+export function priceChangeOver(series: CloseShareSeries, months: number): number | null {
+  const n = series.days.length;
+  return n === 0 ? null : priceChangeSince(series, monthsBefore(dateOfDayNumber(series.days[n - 1] as number), months));
+}
+
+/** `priceChangeOver` for 1, 3 and 12 months. */
+export function priceChanges(series: CloseShareSeries): PriceChanges {
+  return { m1: priceChangeOver(series, 1), m3: priceChangeOver(series, 3), m12: priceChangeOver(series, 12) };
 }

@@ -4,19 +4,16 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { addDays } from '../../src/domain/calendar.js';
 import {
-  closeShareSeries,
   monthsBefore,
   priceChangeBaseDates,
   priceChangeFrom,
-  priceChangeOver,
-  priceChanges as changesOf,
   priceChangesFrom,
-  priceChangeSince as changeSince,
   splitEvents,
   splitFactorBetween,
   splitRatioOf,
   type CloseShares,
 } from '../../src/domain/price-change.js';
+import { closeShareSeries, priceChangeOver, priceChanges as changesOf, priceChangeSince as changeSince } from './oracles.js';
 
 // The functions read columns (as the store's series); the bars here are written as rows.
 const priceChangeSince = (bars: readonly CloseShares[], base: string) => changeSince(closeShareSeries(bars), base);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addDays } from '../../src/domain/calendar.js';
-import { closeShareSeries, priceChanges } from '../../src/domain/price-change.js';
+import { closeShareSeries, priceChanges } from '../domain/oracles.js';
 import { computeSnapshot, viewKey } from '../../src/serving/build.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { readPriceChanges } from '../../src/serving/price-changes.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { closeShareSeries, priceChanges } from '../../src/domain/price-change.js';
+import { closeShareSeries, priceChanges } from '../domain/oracles.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import { SCREEN_FIELDS } from '../../src/domain/screen.js';
 import { screenStocks } from '../../src/tools/screen-stocks.js';
