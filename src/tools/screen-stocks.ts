@@ -4,6 +4,7 @@
 // filters and orders them. The MCP door takes structured arguments; REST takes the same as query
 // text (`filters=roe:10:,per::15`, `sort=roe:desc`), parsed here into the same arguments.
 
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { englishNameOf, type Market } from '../domain/model.js';
 import { BAND_KEYS, PERCENTILE_METRICS, type BandKey } from '../domain/results.js';
@@ -324,12 +325,15 @@ interface RowSet {
  * answer and not kept.
  */
 export class RowTexts {
-  private readonly sets = new Map<string, RowSet>();
+  /** The row sets of the field lists used last. */
+  private readonly sets: LRUCache<string, RowSet>;
 
   constructor(
     private readonly index: ScreenIndex,
     private readonly limits: { sets: number; bytesPerSet: number } = { sets: ROW_SETS, bytesPerSet: ROW_SET_BYTES },
-  ) {}
+  ) {
+    this.sets = new LRUCache<string, RowSet>({ max: limits.sets });
+  }
 
   /** The rows of stocks `at` (indices into the index's stocks) with `fields`, as objects or arrays: a JSON array written when the answer is. */
   rows(at: readonly number[], fields: readonly ScreenField[], shape: 'objects' | 'arrays'): ScreenRows {
@@ -337,10 +341,8 @@ export class RowTexts {
     let set = this.sets.get(key);
     if (set === undefined) {
       set = { rows: new Array<Buffer | undefined>(this.index.stocks.length), bytes: 0 };
-      if (this.sets.size >= this.limits.sets) this.sets.delete(this.sets.keys().next().value as string);
-    } else this.sets.delete(key);
-    // The most recently used last.
-    this.sets.set(key, set);
+      this.sets.set(key, set);
+    }
     const rows: Buffer[] = [];
     for (const i of at) {
       let text = set.rows[i];
@@ -358,7 +360,7 @@ export class RowTexts {
 
   /** How many rows are kept, per field list (most recently used last). */
   kept(): Record<string, number> {
-    return Object.fromEntries([...this.sets].map(([key, set]) => [key, set.rows.filter((r) => r !== undefined).length]));
+    return Object.fromEntries([...this.sets.rkeys()].map((key) => [key, (this.sets.peek(key) as RowSet).rows.filter((r) => r !== undefined).length]));
   }
 
   /** Stock `i`'s row: its identity, then `fields`. */
