@@ -50,7 +50,7 @@ export function createStdioBridge(options: BridgeOptions): Server {
   }
 
   // tools/call answers a refusal (quota, an unreachable service) as a tool result the model can
-  // read, as before; everything else passes the service's answer or error through.
+  // read; everything else passes the service's answer or error through.
   server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     try {
       return (await forward(request)) as CallToolResult;

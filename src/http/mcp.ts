@@ -18,8 +18,8 @@
 // dispatched; a lone message refused for quota, burst or by an outage answered with HTTP 429 or
 // 503 and Retry-After. A 2025 tools/call is checked with the SDK's own request guard
 // (`isSpecType.CallToolRequest`) and answered here from the response cache's serialised result,
-// byte for byte, so a cached call costs what it did before the SDK moved in (docs/architecture.md
-// has the figures).
+// byte for byte, so a cached call is neither parsed nor serialised again and builds no server
+// (docs/architecture.md has the figures).
 
 import {
   classifyInboundRequest,

@@ -186,7 +186,7 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   // The filings, and the bars and flows, in two sequences that run side by side: where the store
   // reads bars and flows on a reader thread (SQLite with SERIES_READERS), that thread reads them
   // while this one reads and unpacks the filings; elsewhere the reads take turns, one per turn of
-  // the event loop as before.
+  // the event loop.
   const readReports = async () => {
     for (const slice of slices) for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
   };
