@@ -336,6 +336,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       // session itself); optionally also a session cookie signed in for by hand (the fallback).
       KRX_ID: KRX_MEMBER.id,
       KRX_PASSWORD: KRX_MEMBER.password,
+      KRX_MARKETPLACE_ACCEPT_TERMS: 'yes',
       ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
     };
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: settings.logLevel, PAID_BURST_PER_SECOND: '100000', ...env });
