@@ -7,11 +7,12 @@ import { CustomsSource } from './customs/source.js';
 import { EcosSource } from './ecos/source.js';
 import { FscSource } from './fsc/source.js';
 import { KrxSource, krxUnacknowledged } from './krx/source.js';
+import { KrxOpenApiSource } from './krxapi/source.js';
 import { OpenDartSource } from './opendart/source.js';
 import { PolygonSource } from './polygon/source.js';
 import { SecSource } from './sec/source.js';
 
-export { CustomsSource, EcosSource, FscSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { CustomsSource, EcosSource, FscSource, KrxOpenApiSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
 export { KRX_TERMS_VARIABLE, krxTermsAccepted } from './krx/source.js';
 export { HttpClient, RateLimiter, SourceHttpError, redact } from './http.js';
 
@@ -22,6 +23,7 @@ export function configuredSources(env: Env): Source[] {
   const candidates: (Source | null)[] = [
     OpenDartSource.fromEnv(env),
     FscSource.fromEnv(env),
+    KrxOpenApiSource.fromEnv(env),
     KrxSource.fromEnv(env),
     SecSource.fromEnv(env),
     PolygonSource.fromEnv(env),
