@@ -17,6 +17,8 @@
 //                          default on with BENCH_FIRST_START=api, off with bulk
 //   BENCH_KRX_COOKIE=1     also sign in to the replica's KRX by hand and pass KRX_COOKIE (the
 //                          fallback); by default the service signs in with KRX_ID / KRX_PASSWORD
+//   BENCH_KR_PRICES=krx-openapi  KR prices from the KRX Open API (KRX_OPENAPI_KEY) instead of
+//                          FSC (default fsc; Korea Customs stays on data.go.kr either way)
 //   BENCH_CACHE_DIR=...    where the generated bulk files are kept between runs
 //   BENCH_LOG_LEVEL=info   the service's log level (its log goes to a file in the run's folder)
 //   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
@@ -66,6 +68,8 @@ export interface FirstStartSettings {
   krxCookie: boolean;
   /** The simulated clock's start (ISO instant); now when absent. */
   startAt?: string;
+  /** Where KR prices come from: FSC on data.go.kr (default) or the KRX Open API instead. */
+  krPrices?: 'fsc' | 'krx-openapi';
   /**
    * `bulk` (default): the first start downloads and imports the bulk files (src/refresh/first-start.ts)
    * beside the API sources, and everything is read after `app.loaded`; `api`: one API refresh.
@@ -80,6 +84,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
   const firstStart = env.BENCH_FIRST_START === 'api' ? 'api' : 'bulk';
   if (env.BENCH_FIRST_START !== undefined && env.BENCH_FIRST_START !== firstStart) throw new Error(`BENCH_FIRST_START must be bulk or api, got ${env.BENCH_FIRST_START}`);
   if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`);
+  const krPrices = env.BENCH_KR_PRICES === 'krx-openapi' ? 'krx-openapi' : 'fsc';
+  if (env.BENCH_KR_PRICES !== undefined && env.BENCH_KR_PRICES !== krPrices) throw new Error(`BENCH_KR_PRICES must be fsc or krx-openapi, got ${env.BENCH_KR_PRICES}`);
   return {
     scale,
     bulk: env.BENCH_BULK !== '0',
@@ -91,6 +97,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
     resultsFile: join(ROOT, 'bench', 'first-start.json'),
     ...(env.BENCH_START_AT ? { startAt: env.BENCH_START_AT } : {}),
     firstStart,
+    krPrices,
   };
 }
 
@@ -237,6 +244,8 @@ const SOURCE_OF_PREFIX: [string, ReplicaSource][] = [
   [PREFIX.polygon, 'polygon'],
   [PREFIX.ecos, 'ecos'],
   [PREFIX.customs, 'customs'],
+  // Before '/krx', which it starts with.
+  [PREFIX.krxOpenApi, 'krx-openapi'],
   [PREFIX.krx, 'krx'],
 ];
 
@@ -336,6 +345,8 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       // session itself); optionally also a session cookie signed in for by hand (the fallback).
       KRX_ID: KRX_MEMBER.id,
       KRX_PASSWORD: KRX_MEMBER.password,
+      KRX_MARKETPLACE_ACCEPT_TERMS: 'yes',
+      ...(settings.krPrices === 'krx-openapi' ? { KRX_OPENAPI_KEY: 'replicaKrxOpenApiKey' } : {}),
       ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
     };
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: settings.logLevel, PAID_BURST_PER_SECOND: '100000', ...env });
@@ -346,7 +357,8 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const t0 = performance.now();
     const sim0 = clock.now();
     const skipped0 = clock.skippedMs;
-    const sources = configuredSources(env);
+    // With the KRX Open API for KR prices, FSC (enabled by the data.go.kr key Customs shares) is left out.
+    const sources = configuredSources(env).filter((s) => settings.krPrices !== 'krx-openapi' || s.name !== 'fsc');
     const bulk = firstStart === 'bulk' ? { bulk: bulkPlan({ dir: join(dataDir, 'bulk'), download: true, asOf: today, sources, env }) } : {};
     app = await startApp(config, { clock: () => new Date(clock.now()), logger, sources, ...bulk });
     // The board marks a source `done` when its run is stored, also when a walk stopped with units

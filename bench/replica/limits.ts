@@ -10,6 +10,8 @@
 //   envelope, returnReasonCode 22 LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR.
 // - ECOS: no published per-day figure for a personal key; the replica counts without a cap.
 // - KRX data marketplace: no published rate; a member session is required (HTTP 400 LOGOUT).
+// - KRX Open API: 10,000 requests a key a day (its terms, 제8조 ④); the answer past it is not
+//   documented (the terms say the service may be stopped): the replica answers HTTP 429.
 
 /** The limits of one source: any of a per-window rate and a daily allowance. */
 export interface SourceLimits {
@@ -21,7 +23,7 @@ export interface SourceLimits {
   dayOffsetHours?: number;
 }
 
-export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx';
+export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx' | 'krx-openapi';
 
 export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = {
   opendart: { perDay: 20_000, dayOffsetHours: 9 },
@@ -34,6 +36,7 @@ export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = 
   ecos: {},
   customs: { perDay: 10_000, dayOffsetHours: 9 },
   krx: {},
+  'krx-openapi': { perDay: 10_000, dayOffsetHours: 9 },
 };
 
 export type Verdict = 'ok' | 'rate' | 'day';

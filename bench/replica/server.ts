@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { customs, DartApi, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer } from './api.js';
 import { DOCUMENTED_LIMITS, LimitJudge, type ReplicaSource, type SourceLimits } from './limits.js';
+import { isKrxOpenApiService, krxOpenApi } from './krx-openapi.js';
 import { buildUniverse, type Universe } from './universe.js';
 import type { BulkFiles } from './bulk.js';
 
@@ -21,6 +22,7 @@ export const PREFIX = {
   ecos: '/ecos',
   customs: '/customs/1220000',
   krx: '/krx',
+  krxOpenApi: '/krx-openapi/svc/apis',
 } as const;
 
 /** The service's environment for the replica at `base` (every adapter's base URL variable). */
@@ -34,6 +36,7 @@ export function baseUrlEnv(base: string): Record<string, string> {
     ECOS_BASE_URL: `${base}${PREFIX.ecos}`,
     CUSTOMS_BASE_URL: `${base}${PREFIX.customs}`,
     KRX_BASE_URL: `${base}${PREFIX.krx}`,
+    KRX_OPENAPI_BASE_URL: `${base}${PREFIX.krxOpenApi}`,
   };
 }
 
@@ -156,6 +159,11 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     if (p === `${PREFIX.customs}/Newtrade/getNewtradeList` || p === `${PREFIX.customs}/Itemtrade/getItemtradeList`) {
       return { source: 'customs', kind: p.split('/').at(-1) as string, answer: () => customs(p, q, today()) };
     }
+    if (p.startsWith(`${PREFIX.krxOpenApi}/`) && isKrxOpenApiService(p.slice(PREFIX.krxOpenApi.length))) {
+      const sub = p.slice(PREFIX.krxOpenApi.length);
+      const key = req.headers['auth_key'];
+      return { source: 'krx-openapi', kind: sub.slice(5), answer: () => krxOpenApi(universe, sub, q.get('basDd') ?? '', typeof key === 'string' ? key : undefined, today()) };
+    }
     if (p.startsWith(`${PREFIX.krx}/`)) return { source: 'krx', kind: p.slice(PREFIX.krx.length), answer: () => krx(req, p.slice(PREFIX.krx.length), body) };
     return null;
   };
@@ -201,6 +209,8 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
       return { status: 429, body: 'Too Many Requests' };
     }
     if (source === 'opendart') return jsonStatus({ status: '020', message: '요청 제한을 초과하였습니다.' }, 200);
+    // Not documented for the KRX Open API (bench/replica/limits.ts): a plain 429.
+    if (source === 'krx-openapi') return { status: 429, body: 'Too Many Requests' };
     // data.go.kr's gateway: HTTP 200 with an XML envelope even for a JSON request.
     return {
       headers: { 'content-type': 'text/xml; charset=UTF-8' },

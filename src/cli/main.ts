@@ -13,14 +13,14 @@ import { Importer } from '../refresh/import.js';
 import { Refresher } from '../refresh/pipeline.js';
 import { ProgressBoard, readProgress } from '../refresh/progress.js';
 import { setHeapGrowth } from '../runtime/heap.js';
-import { configuredSources } from '../sources/index.js';
+import { configuredSources, sourceNotices } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../serving/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
 import { followProgress } from './progress.js';
-import { formatProgress, formatSourceRuns, seoulTime } from './sources.js';
+import { formatProgress, formatSourceRuns, formatTerms, seoulTime } from './sources.js';
 
 const USAGE = `usage:
   serve                                   start the service (npm start)
@@ -113,6 +113,7 @@ async function serve(): Promise<void> {
   const signIn = signInBanner({ url: started.url, host: config.HOST, demo: sources.length === 0, createdKey });
   if (signIn !== null) process.stderr.write(signIn);
   process.stdout.write(sources.length ? `Sources: ${sources.map((s) => s.name).join(', ')}\n` : 'Source: embedded demo universe (no keys, no network)\n');
+  process.stdout.write(formatTerms(sources.map((s) => s.name), sourceNotices(process.env)));
   started.ready.then(
     () => process.stdout.write(`Ready: data served (GET ${started.url}/readyz)\n`),
     (err: unknown) => {
@@ -310,6 +311,7 @@ switch (command) {
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('usage: sources [--runs N] (1..1000)');
     const store = await openStore(loadConfig());
     try {
+      process.stdout.write(formatTerms(configuredSources(process.env).map((s) => s.name), sourceNotices(process.env)));
       process.stdout.write(formatProgress(readProgress(await store.refresh.getMeta('progress'))));
       process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(runs)));
     } finally {

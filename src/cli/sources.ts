@@ -2,6 +2,7 @@
 // from the refresh_runs table (the pipeline writes each run's per-source statuses there).
 
 import { seoulIso } from '../access/clock.js';
+import { termsLine } from '../domain/source-terms.js';
 import type { SourceStatus } from '../refresh/pipeline.js';
 import type { SourceProgress } from '../refresh/progress.js';
 import type { RefreshRun } from '../store/refresh-store.js';
@@ -59,4 +60,15 @@ export function formatSourceRuns(runs: readonly RefreshRun[]): string {
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The terms section: one line per enabled source (the start banner and `sources` print it), and
+ * the notices of sources configured but off; the demo's line without any.
+ */
+export function formatTerms(sourceNames: readonly string[], notices: readonly string[] = []): string {
+  const names = sourceNames.length > 0 ? sourceNames : ['demo'];
+  const width = Math.max(...names.map((n) => n.length));
+  const lines = names.map((n) => `  ${n.padEnd(width)}  terms: ${termsLine(n)}`);
+  return `terms (docs/sources.md, "Terms of each source")\n${[...lines, ...notices.map((n) => `  ${n}`)].join('\n')}\n\n`;
 }

@@ -142,7 +142,7 @@ export interface InvestorFlow {
 export type SnapshotBar = Pick<DailyBar, 'date' | 'close' | 'tradedValue' | 'shares' | 'marketCap'>;
 
 /** What supplyPct uses of an investor-flow row. */
-export type FlowDay = Pick<InvestorFlow, 'date' | 'foreignNet' | 'institutionNet'>;
+export type FlowDay = Pick<InvestorFlow, 'date' | 'foreignNet' | 'institutionNet'> & { source?: SourceName };
 
 /** Won per US dollar on a date. */
 export interface FxRate {

@@ -110,6 +110,10 @@ export interface SupplyPct {
   reason?: string;
   /** Trading days the figure is over: 20, or fewer when the stock has fewer bars. */
   days: number;
+  /** KR: the window's days that have an investor-flow row (the rest count 0 net); US: null (prices only). */
+  flowDays: number | null;
+  /** KR: the sources of those rows, by name, sorted; US: none (the figure is from the stock's prices). */
+  sources: string[];
 }
 
 type SupplyBar = Pick<DailyBar, 'date' | 'close' | 'tradedValue'>;
@@ -127,20 +131,23 @@ export function supplyPctAsOf(market: Market, bars: readonly SupplyBar[], flows:
   const last = lastIndexAsOf(sorted, asOf);
   const first = Math.max(0, last - SUPPLY_WINDOW_DAYS + 1);
   const days = last - first + 1;
-  if (days <= 0) return { value: null, reason: 'no trading day on or before the date', days: 0 };
+  if (days <= 0) return { value: null, reason: 'no trading day on or before the date', days: 0, flowDays: market === 'KR' ? 0 : null, sources: [] };
   let traded = 0;
   let net = 0;
+  let flowDays: number | null = null;
+  const sources = new Set<string>();
   if (market === 'KR') {
     const windowDates = new Set<string>();
     for (let i = first; i <= last; i++) windowDates.add((sorted[i] as SupplyBar).date);
-    let flowDays = 0;
+    flowDays = 0;
     for (const f of flows) {
       if (!windowDates.has(f.date)) continue;
       flowDays++;
       net += f.foreignNet + f.institutionNet;
+      if (f.source !== undefined) sources.add(f.source);
     }
     for (let i = first; i <= last; i++) traded += (sorted[i] as SupplyBar).tradedValue;
-    if (flowDays === 0) return { value: null, reason: 'no investor-type flows in the last 20 trading days', days };
+    if (flowDays === 0) return { value: null, reason: 'no investor-type flows in the last 20 trading days', days, flowDays, sources: [] };
   } else {
     for (let i = first; i <= last; i++) {
       const bar = sorted[i] as SupplyBar;
@@ -149,8 +156,9 @@ export function supplyPctAsOf(market: Market, bars: readonly SupplyBar[], flows:
       if (previous) net += bar.tradedValue * Math.sign(bar.close - previous.close);
     }
   }
-  if (traded === 0) return { value: null, reason: 'no traded value in the last 20 trading days', days };
-  return { value: (net * 100) / traded, days };
+  const named = [...sources].sort();
+  if (traded === 0) return { value: null, reason: 'no traded value in the last 20 trading days', days, flowDays, sources: named };
+  return { value: (net * 100) / traded, days, flowDays, sources: named };
 }
 
 export interface V3AsOfInput {
@@ -179,6 +187,10 @@ export interface V3Details {
   disclosedOn: string;
   /** Trading days supplyPct is over (fewer than 20 for a short history). */
   supplyDays: number;
+  /** KR: the window's days with an investor-flow row; US: null. */
+  supplyFlowDays: number | null;
+  /** KR: the sources of those flow rows, by name, sorted; US: none. */
+  supplySources: string[];
 }
 
 export type V3InputsOrReason = { inputs: V3Inputs; details: V3Details; reason?: undefined } | { inputs: null; details?: undefined; reason: string };
@@ -227,6 +239,8 @@ export function v3InputsAsOf(input: V3AsOfInput): V3InputsOrReason {
       referenceQuarter: ttm.referenceQuarter,
       disclosedOn,
       supplyDays: supply.days,
+      supplyFlowDays: supply.flowDays,
+      supplySources: supply.sources,
     },
   };
 }

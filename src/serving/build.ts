@@ -124,6 +124,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
         targetPrice: ranked.row.targetPrice,
         referenceQuarter: ranked.details.referenceQuarter,
         disclosedOn: ranked.details.disclosedOn,
+        supply: { days: ranked.details.supplyDays, flowDays: ranked.details.supplyFlowDays, sources: ranked.details.supplySources },
       };
     } else {
       v3 = { ok: false, reason: ranked.reason };

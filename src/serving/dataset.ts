@@ -23,7 +23,16 @@ export interface PriceRef {
 }
 
 export type V3Outcome =
-  | { ok: true; inputs: V3Inputs; result: V3Result; targetPrice: number; referenceQuarter: string; disclosedOn: string }
+  | {
+      ok: true;
+      inputs: V3Inputs;
+      result: V3Result;
+      targetPrice: number;
+      referenceQuarter: string;
+      disclosedOn: string;
+      /** What fed supplyPct: trading days, KR days with an investor-flow row, and those rows' sources. */
+      supply: { days: number; flowDays: number | null; sources: string[] };
+    }
   | { ok: false; reason: string };
 
 export interface CohortPercentiles {

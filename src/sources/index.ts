@@ -6,12 +6,14 @@ import type { Source } from './source.js';
 import { CustomsSource } from './customs/source.js';
 import { EcosSource } from './ecos/source.js';
 import { FscSource } from './fsc/source.js';
-import { KrxSource } from './krx/source.js';
+import { KrxSource, krxUnacknowledged } from './krx/source.js';
+import { KrxOpenApiSource } from './krxapi/source.js';
 import { OpenDartSource } from './opendart/source.js';
 import { PolygonSource } from './polygon/source.js';
 import { SecSource } from './sec/source.js';
 
-export { CustomsSource, EcosSource, FscSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { CustomsSource, EcosSource, FscSource, KrxOpenApiSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { KRX_TERMS_VARIABLE, krxTermsAccepted } from './krx/source.js';
 export { HttpClient, RateLimiter, SourceHttpError, redact } from './http.js';
 
 type Env = Record<string, string | undefined>;
@@ -21,6 +23,7 @@ export function configuredSources(env: Env): Source[] {
   const candidates: (Source | null)[] = [
     OpenDartSource.fromEnv(env),
     FscSource.fromEnv(env),
+    KrxOpenApiSource.fromEnv(env),
     KrxSource.fromEnv(env),
     SecSource.fromEnv(env),
     PolygonSource.fromEnv(env),
@@ -28,4 +31,12 @@ export function configuredSources(env: Env): Source[] {
     EcosSource.fromEnv(env),
   ];
   return candidates.filter((s): s is Source => s !== null);
+}
+
+/**
+ * Lines to say at start about sources that are configured but off (the KRX marketplace without
+ * the acknowledgement of its terms): one line each, never a silent omission.
+ */
+export function sourceNotices(env: Env): string[] {
+  return [krxUnacknowledged(env)].filter((line): line is string => line !== null);
 }

@@ -4,6 +4,7 @@
 
 import { sql, type Compilable, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
+import { SOURCE_TERMS } from '../domain/source-terms.js';
 import type {
   DailyBar,
   Dataset,
@@ -145,6 +146,18 @@ const BAR_COLUMNS = [
 ] as const;
 
 const REPORT_COLUMNS = ['securities.market', 'securities.code', ...REPORT_FIGURES] as const;
+/**
+ * A flow row's source as a small integer for the recompute's bulk read (whose columns are
+ * numbers, src/store/series-readers.ts): the position of the name in the source-terms table
+ * (every adapter's name is there), 0 for a name it does not hold, read back as `unlisted source`.
+ */
+const FLOW_SOURCE_NAMES = SOURCE_TERMS.map((t) => t.source);
+const FLOW_SOURCE_CODE = sql<number>`case flows.source ${sql.join(
+  FLOW_SOURCE_NAMES.map((name, i) => sql`when ${sql.lit(name)} then ${sql.lit(i + 1)}`),
+  sql` `,
+)} else 0 end`;
+const flowSourceOf = (code: number): string => FLOW_SOURCE_NAMES[code - 1] ?? 'unlisted source';
+
 const FLOW_COLUMNS = ['securities.market', 'securities.code', 'flows.date', 'flows.foreign_net', 'flows.institution_net', 'flows.source'] as const;
 
 export class KyselyMarketDataStore implements MarketDataStore {
@@ -594,11 +607,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
         .whereRef('flows.security_id', '=', 'starts.security_id')
         .whereRef('flows.date', '>=', 'starts.start')
         .where('flows.date', '<=', asOf)
-        .select(['flows.security_id', 'flows.date', 'flows.foreign_net', 'flows.institution_net'])
+        .select(['flows.security_id', 'flows.date', 'flows.foreign_net', 'flows.institution_net', FLOW_SOURCE_CODE.as('source_code')])
         .orderBy('starts.security_id')
         .orderBy('flows.date'),
-      ['int', 'day', 'float', 'float'],
-      (at, date) => ({ date: date(1), foreignNet: at(2), institutionNet: at(3) }),
+      ['int', 'day', 'float', 'float', 'int'],
+      (at, date) => ({ date: date(1), foreignNet: at(2), institutionNet: at(3), source: flowSourceOf(at(4)) }),
     );
   }
 

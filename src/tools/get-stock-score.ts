@@ -27,6 +27,14 @@ const output = z.object({
       usdKrw: z.number().nullable().describe('Won per dollar used to convert a US stock net income'),
     })
     .nullable(),
+  supply: z
+    .object({
+      days: z.number().int().describe('Trading days supplyPct is over: 20, fewer for a short history'),
+      flowDays: z.number().int().nullable().describe('KR: days of the window with an investor-flow row (the others count 0 net); null for US, whose supplyPct comes from its prices'),
+      sources: z.array(z.string()).describe('KR: the sources of those flow rows (e.g. kis, krx, demo), so a score fed by one flows source can be told from another; empty for US'),
+    })
+    .nullable()
+    .describe('What fed supplyPct'),
   cohortSize: z.number().int().describe('Stocks of the same market with a V3 score'),
   reason: z.string().optional().describe('Why there is no score'),
   ...meta,
@@ -63,6 +71,7 @@ export const getStockScore = defineTool({
         referenceQuarter: null,
         disclosedOn: null,
         inputs: null,
+        supply: null,
         reason: v3.ok ? 'no score percentile' : v3.reason,
       };
     }
@@ -82,6 +91,7 @@ export const getStockScore = defineTool({
         momentumPct: v3.inputs.momentum * 100,
         usdKrw: v3.inputs.usdKrw,
       },
+      supply: { days: v3.supply.days, flowDays: v3.supply.flowDays, sources: [...v3.supply.sources] },
     };
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { seoulIso } from '../access/clock.js';
+import { termsLine } from '../domain/source-terms.js';
 import { COVERAGE_TOOLS, NULL_REASONS, type NullReason } from '../serving/coverage.js';
 import { defineTool } from './tool.js';
 
@@ -65,7 +66,16 @@ const output = z.object({
   source: z.string(),
   nextRefreshAt: z.string().nullable().describe('When the next scheduled refresh is due (ISO 8601, +09:00); null when no refresh is scheduled'),
   sources: z
-    .array(z.object({ source: z.string(), ok: z.boolean(), at: z.string(), error: z.string().optional(), records: z.number().int().optional() }))
+    .array(
+      z.object({
+        source: z.string(),
+        ok: z.boolean(),
+        at: z.string(),
+        error: z.string().optional(),
+        records: z.number().int().optional(),
+        terms: z.string().describe('The licence or terms the source is used under, in one line (docs/sources.md, "Terms of each source")'),
+      }),
+    )
     .describe('The last refresh per upstream source; a failed one keeps the previous data served'),
   progress: z.array(sourceProgress).describe('What each source is doing now (empty for the demo universe)'),
   coverage: coverageReport,
@@ -94,7 +104,7 @@ export const health = defineTool({
       dataAsOf: data.asOf,
       source: data.source,
       nextRefreshAt: data.nextRefreshAt === null ? null : seoulIso(data.nextRefreshAt),
-      sources: [...data.sources],
+      sources: data.sources.map((s) => ({ ...s, terms: termsLine(s.source) })),
       progress: (progress?.() ?? []).map(progressEntry),
       coverage: data.coverage(),
     };

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FscSource } from '../../src/sources/fsc/source.js';
+import { KrxOpenApiSource } from '../../src/sources/krxapi/source.js';
 import type { ProgressPatch } from '../../src/sources/progress.js';
 import { RateLimiter, setPacingTimer, SourceHttpError } from '../../src/sources/http.js';
 import { zipMembers } from '../../src/sources/shared/zip-stream.js';
@@ -72,7 +73,7 @@ describe('the replica enforces the documented limits', () => {
     // A clock that stands still unless advanced: every call is judged at a known instant.
     clock = new WarpClock(START, () => 0);
     // A DART allowance of 3 and a data.go.kr allowance of 2 stand for 20,000 and 10,000 (reached in a few calls).
-    replica = await startReplica({ scale: 0.002, now: () => clock.now(), limits: { opendart: { perDay: 3, dayOffsetHours: 9 }, fsc: { perDay: 2, dayOffsetHours: 9 } } });
+    replica = await startReplica({ scale: 0.002, now: () => clock.now(), limits: { opendart: { perDay: 3, dayOffsetHours: 9 }, fsc: { perDay: 2, dayOffsetHours: 9 }, 'krx-openapi': { perDay: 4, dayOffsetHours: 9 } } });
   });
   after(() => replica.close());
 
@@ -81,6 +82,7 @@ describe('the replica enforces the documented limits', () => {
     assert.deepEqual(DOCUMENTED_LIMITS.sec.rate, { calls: 10, windowMs: 1_000 });
     assert.deepEqual(DOCUMENTED_LIMITS.polygon.rate, { calls: 5, windowMs: 60_000 });
     assert.equal(DOCUMENTED_LIMITS.fsc.perDay, 10_000);
+    assert.equal(DOCUMENTED_LIMITS['krx-openapi'].perDay, 10_000);
   });
 
   it('OpenDART: status 020 past the day\'s allowance, answers again the next Seoul day', async () => {
@@ -157,6 +159,31 @@ describe('the replica enforces the documented limits', () => {
     assert.equal(second.cursor, first.cursor);
     assert.equal(replica.stats.fsc.calls, 3);
     assert.deepEqual({ phase: last().phase, done: last().done, nextTryAt: last().nextTryAt?.toISOString() }, { phase: 'paced', done: 2, nextTryAt: '2026-11-26T15:00:00.000Z' });
+  });
+
+  it('KRX Open API: 401 without AUTH_KEY; the adapter walks the replica by date and stops paced at its allowance, before the replica refuses', async () => {
+    const base = replica.env['KRX_OPENAPI_BASE_URL'] as string;
+    const anonymous = await fetch(`${base}/sto/stk_bydd_trd?basDd=20261124`);
+    assert.equal(anonymous.status, 401);
+    assert.deepEqual(await anonymous.json(), { respMsg: 'Unauthorized Key', respCode: '401' });
+    // The replica judges 4 calls a day here (the refused call above is one); the adapter's meter
+    // allows 3 and stops before a 4th, so the replica refuses none of them.
+    const source = new KrxOpenApiSource({ authKey: 'k', baseUrl: base, retries: 0, dailyAllowance: 3, clock: () => new Date(clock.now()) });
+    const patches: ProgressPatch[] = [];
+    const result = await source.ingest(context({ asOf: '2026-11-25', cursor: null, fetch: globalThis.fetch, progress: (p) => void patches.push(p) }));
+    // 11-25 (both markets, 5 copies: 2 KOSPI + 3 KOSDAQ), then 11-24 KOSPI only (2): the allowance.
+    assert.deepEqual(
+      (result.data.bars ?? []).map((b) => `${b.date} ${b.code}`),
+      ['2026-11-25 900000', '2026-11-25 900001', '2026-11-25 900002', '2026-11-25 900003', '2026-11-25 900004', '2026-11-24 900000', '2026-11-24 900001'],
+    );
+    assert.equal(patches.at(-1)?.phase, 'paced');
+    assert.deepEqual([replica.stats['krx-openapi'].calls, replica.stats['krx-openapi'].refusedDay], [4, 0]);
+    // The anonymous call and the adapter's two KOSPI calls, and its one KOSDAQ call.
+    assert.deepEqual(replica.stats['krx-openapi'].byKind, { 'stk_bydd_trd': 3, 'ksq_bydd_trd': 1 });
+    // A fifth call the same day is past the replica's allowance: 429.
+    const past = await fetch(`${base}/sto/stk_bydd_trd?basDd=20261124`, { headers: { AUTH_KEY: 'k' } });
+    await past.arrayBuffer();
+    assert.equal(past.status, 429);
   });
 
   it('KRX: 400 LOGOUT without a session; the member sign-in flow opens one (CD011 on a second session unless skipDup=Y)', async () => {
@@ -299,6 +326,38 @@ describe('the rehearsal', () => {
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
         { market: 'US', listed: 12, scored: 12, pct: 100 },
       ]);
+      assert.deepEqual(result.unanswered, []);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('BENCH_KR_PRICES=krx-openapi: KR prices come from the KRX Open API, FSC is left out', async () => {
+    const tmp = tempDir('rehearsal-krx-openapi-');
+    try {
+      const result = await rehearse({
+        scale: 0.002,
+        bulk: false,
+        backfill: false,
+        krxCookie: false,
+        firstStart: 'api',
+        krPrices: 'krx-openapi',
+        cacheDir: join(tmp.dir, 'cache'),
+        logLevel: 'warn',
+        keep: false,
+        resultsFile: null,
+        startAt: '2026-11-25T01:00:00Z',
+      });
+      const by = new Map(result.perSource.map((s) => [s.source, s]));
+      assert.equal(by.get('fsc'), undefined);
+      // One refresh: 250 dates (the run's bound) from 11-24, the last closed session, back; two
+      // markets each; then both listings of 11-24 for the English names: 502 calls, none refused.
+      assert.deepEqual(by.get('krx-openapi')?.byKind, { stk_bydd_trd: 250, ksq_bydd_trd: 250, stk_isu_base_info: 1, ksq_isu_base_info: 1 });
+      assert.deepEqual([by.get('krx-openapi')?.refusedDay, by.get('krx-openapi')?.unanswered], [0, 0]);
+      assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
+      assert.ok(result.service.sources.some((x) => x.source === 'krx-openapi'));
+      // Every KR copy priced from it.
+      assert.deepEqual(result.served.health.find((m) => m.market === 'KR'), { market: 'KR', listed: 5, priced: 5, scored: 0, complete: 0 });
       assert.deepEqual(result.unanswered, []);
     } finally {
       tmp.cleanup();

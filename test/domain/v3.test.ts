@@ -125,14 +125,25 @@ void describe('supplyPctAsOf', () => {
     // 20 days x (50 + 10) = 1,200 net over 20 x 1,000 = 20,000 traded -> 6%.
     // The two older days (+1e6 each) and a flow after asOf are outside the window.
     const flows = [...days.map((d, i) => (i < 2 ? flow(d, 1e6, 0) : flow(d, 50, 10))), flow('2025-03-17', 1e9, 0)];
-    assert.deepEqual(supplyPctAsOf('KR', bars, flows, '2025-03-16'), { value: 6, days: 20 });
+    // The 20 window days each have a flow row, all from the fixtures' source `test`.
+    assert.deepEqual(supplyPctAsOf('KR', bars, flows, '2025-03-16'), { value: 6, days: 20, flowDays: 20, sources: ['test'] });
   });
 
   void it('KR: with fewer than 20 bars uses the bars that exist and says how many', () => {
     const bars = days.slice(0, 5).map((d) => bar(d, 100, { tradedValue: 100 }));
     // (5 x 2) net over 5 x 100 traded = 10 / 500 = 2%
     const flows = days.slice(0, 5).map((d) => flow(d, 3, -1));
-    assert.deepEqual(supplyPctAsOf('KR', bars, flows, '2025-03-16'), { value: 2, days: 5 });
+    assert.deepEqual(supplyPctAsOf('KR', bars, flows, '2025-03-16'), { value: 2, days: 5, flowDays: 5, sources: ['test'] });
+  });
+
+  void it('KR: names the sources of the window\'s flow rows and counts the days that have one', () => {
+    const bars = days.map((d) => bar(d, 100, { tradedValue: 1_000 }));
+    // Window 2025-02-17 .. 2025-03-14 (days[2..21]): days[2..11] from krx, days[12..16] from kis,
+    // days[17..21] without a row. Days[0..1], outside the window, come from a third name, not counted.
+    // Net: 10 x (50 + 10) + 5 x (50 + 10) = 900 over 20 x 1,000 = 20,000 traded -> 4.5%.
+    const named = (d: string, source: string) => ({ ...flow(d, 50, 10), source });
+    const flows = [...days.slice(0, 2).map((d) => named(d, 'older')), ...days.slice(2, 12).map((d) => named(d, 'krx')), ...days.slice(12, 17).map((d) => named(d, 'kis'))];
+    assert.deepEqual(supplyPctAsOf('KR', bars, flows, '2025-03-16'), { value: 4.5, days: 20, flowDays: 15, sources: ['kis', 'krx'] });
   });
 
   void it('KR: no investor flows, or no traded value, is undefined with a reason', () => {
@@ -149,14 +160,14 @@ void describe('supplyPctAsOf', () => {
     // day 1 has no previous close (0), +200, unchanged 0, -400, +500 -> 300 / 1,500 = 20%
     const closes = [10, 11, 11, 10, 12];
     const bars = closes.map((c, i) => bar(days[i] as string, c, { tradedValue: (i + 1) * 100 }));
-    assert.deepEqual(supplyPctAsOf('US', bars, [], '2025-03-16'), { value: 20, days: 5 });
+    assert.deepEqual(supplyPctAsOf('US', bars, [], '2025-03-16'), { value: 20, days: 5, flowDays: null, sources: [] });
   });
 
   void it('US: the first day of the window is signed against the close before the window', () => {
     // 22 rising closes: every one of the last 20 days is up -> 100%; the older days' traded
     // value (1e6 each) is not in the denominator.
     const bars = days.map((d, i) => bar(d, 10 + i, { tradedValue: i < 2 ? 1e6 : 100 }));
-    assert.deepEqual(supplyPctAsOf('US', bars, [], '2025-03-16'), { value: 100, days: 20 });
+    assert.deepEqual(supplyPctAsOf('US', bars, [], '2025-03-16'), { value: 100, days: 20, flowDays: null, sources: [] });
   });
 });
 
@@ -184,6 +195,8 @@ void describe('v3InputsAsOf', () => {
       referenceQuarter: '2024Q4',
       disclosedOn: '2025-03-15',
       supplyDays: 20,
+      supplyFlowDays: 20,
+      supplySources: ['test'],
     });
   });
 

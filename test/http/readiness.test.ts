@@ -170,9 +170,18 @@ describe('a first start with every upstream unreachable', () => {
       assert.equal((res.body as Json).code, 'data_unavailable', path);
     }
     // health still answers, with the empty coverage and the run's state.
-    const health = (await get(`${INJECT_ORIGIN}/api/public/v2/health`, key)).body as { nextRefreshAt: string; sources: { ok: boolean }[]; progress: unknown[]; coverage: { markets: { listed: number }[] } };
+    const health = (await get(`${INJECT_ORIGIN}/api/public/v2/health`, key)).body as { nextRefreshAt: string; sources: { source: string; ok: boolean; terms: string }[]; progress: unknown[]; coverage: { markets: { listed: number }[] } };
     assert.equal(health.nextRefreshAt, '2026-11-20T13:00:00+09:00');
     assert.deepEqual(health.sources.map((s) => s.ok), [false, false, false]);
+    // Each source names the terms it is used under (src/domain/source-terms.ts), failed or not.
+    assert.deepEqual(
+      health.sources.map((s) => [s.source, s.terms]),
+      [
+        ['ecos', 'Bank of Korea ECOS Open API terms (ecos.bok.or.kr/api); not verified here'],
+        ['opendart', 'OpenDART terms of use (opendart.fss.or.kr); commercial use and redistribution not verified here'],
+        ['sec', 'SEC EDGAR: public domain, under the fair access policy (sec.gov/os/accessing-edgar-data)'],
+      ],
+    );
     // The refresh's progress board (app.ts): each source failed, in the order the run took them.
     assert.deepEqual((health.progress as { source: string; phase: string }[]).map((p) => [p.source, p.phase]), [['ecos', 'failed'], ['opendart', 'failed'], ['sec', 'failed']]);
     assert.deepEqual(health.coverage.markets.map((m) => m.listed), [0, 0]);

@@ -194,10 +194,13 @@ describe('KRX member sign-in', () => {
     }
   });
 
-  it('fromEnv: KRX_ID with KRX_PASSWORD, KRX_COOKIE or KRX_ENABLED enable it; an id alone does not', () => {
-    assert.ok(KrxSource.fromEnv({ KRX_ID: ID, KRX_PASSWORD: PASSWORD }));
-    assert.ok(KrxSource.fromEnv({ KRX_COOKIE: 'JSESSIONID=abc' }));
-    assert.ok(KrxSource.fromEnv({ KRX_ENABLED: '1' }));
-    assert.equal(KrxSource.fromEnv({ KRX_ID: ID }), null);
+  it('fromEnv: KRX_ID with KRX_PASSWORD, KRX_COOKIE or KRX_ENABLED enable it with KRX_MARKETPLACE_ACCEPT_TERMS=yes; an id alone, or no acknowledgement, does not', () => {
+    const yes = { KRX_MARKETPLACE_ACCEPT_TERMS: 'yes' };
+    assert.ok(KrxSource.fromEnv({ KRX_ID: ID, KRX_PASSWORD: PASSWORD, ...yes }));
+    assert.ok(KrxSource.fromEnv({ KRX_COOKIE: 'JSESSIONID=abc', ...yes }));
+    assert.ok(KrxSource.fromEnv({ KRX_ENABLED: '1', ...yes }));
+    assert.equal(KrxSource.fromEnv({ KRX_ID: ID, ...yes }), null);
+    assert.equal(KrxSource.fromEnv({ KRX_ID: ID, KRX_PASSWORD: PASSWORD }), null);
+    assert.equal(KrxSource.fromEnv({ KRX_COOKIE: 'JSESSIONID=abc', KRX_MARKETPLACE_ACCEPT_TERMS: '1' }), null);
   });
 });

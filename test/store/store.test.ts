@@ -133,7 +133,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.deepEqual(await store.market.reports(kr.id), dataset.reports.slice(0, 2).sort((a, b) => a.disclosedOn.localeCompare(b.disclosedOn)));
     assert.deepEqual(await store.market.reports(us.id), [dataset.reports[2]]);
     assert.deepEqual(await store.market.flows(kr.id), dataset.flows);
-    assert.deepEqual(await store.market.flowsOfLastBars('2024-01-01', '2024-12-31', 20), new Map([[kr.id, dataset.flows.map(({ date, foreignNet, institutionNet }) => ({ date, foreignNet, institutionNet }))]]));
+    assert.deepEqual(await store.market.flowsOfLastBars('2024-01-01', '2024-12-31', 20), new Map([[kr.id, dataset.flows.map(({ date, foreignNet, institutionNet, source }) => ({ date, foreignNet, institutionNet, source }))]]));
     assert.deepEqual(await store.market.fx(), dataset.fx);
     assert.deepEqual(await store.market.trade(), dataset.trade);
     assert.deepEqual(await store.market.sectorExports(), dataset.sectorExports);
@@ -316,6 +316,16 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     // Flows from the 20th last bar's date.
     const f = (await store.market.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).get(id) ?? [];
     assert.deepEqual(f.map((x) => x.date), flows.slice(5, 25).map((x) => x.date));
+    // Each row names its source, whichever adapter wrote it (the bulk read carries it as a
+    // number of the source-terms table): the last five days rewritten by the brokerage adapter,
+    // and one by a name that table does not hold.
+    await store.market.writeDataset({ flows: flows.slice(20, 25).map((x) => ({ ...x, source: 'kis' })) });
+    await store.market.writeDataset({ flows: [{ ...(flows[19] as (typeof flows)[number]), source: 'elsewhere' }] });
+    const named = (await store.market.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).get(id) ?? [];
+    assert.deepEqual(
+      named.map((x) => [x.date, x.source]),
+      flows.slice(5, 25).map((x, i) => [x.date, i + 5 >= 20 ? 'kis' : i + 5 === 19 ? 'unlisted source' : 'demo']),
+    );
   });
 
   it('a bulk load writes the same rows and rebuilds the bars-by-date index', async () => {

@@ -58,6 +58,24 @@ export function readKrxCursor(raw: string | null): KrxCursor | null {
   return { flows: typeof flows === 'string' ? flows : null, prices: (prices ? readWalkCursor(JSON.stringify(prices)) : null) ?? fresh };
 }
 
+/** The variable by which the operator acknowledges the KRX Data Marketplace's terms. */
+export const KRX_TERMS_VARIABLE = 'KRX_MARKETPLACE_ACCEPT_TERMS';
+
+/** The operator has acknowledged the marketplace's terms: KRX_MARKETPLACE_ACCEPT_TERMS=yes (any case). */
+export function krxTermsAccepted(env: Record<string, string | undefined>): boolean {
+  return env[KRX_TERMS_VARIABLE]?.trim().toLowerCase() === 'yes';
+}
+
+/**
+ * The one line said at start when the marketplace is configured (credentials, a cookie or
+ * KRX_ENABLED=1) but its terms are not acknowledged, so the source is off; null otherwise.
+ */
+export function krxUnacknowledged(env: Record<string, string | undefined>): string | null {
+  const configured = (env['KRX_ID']?.trim() && env['KRX_PASSWORD']) || env['KRX_COOKIE']?.trim() || env['KRX_ENABLED'] === '1';
+  if (!configured || krxTermsAccepted(env)) return null;
+  return `krx: the KRX Data Marketplace is configured but off: set ${KRX_TERMS_VARIABLE}=yes to acknowledge its member terms (data.krx.co.kr); the brokerage flows adapter (kis, KIS_APP_KEY / KIS_APP_SECRET) supplies the same flows`;
+}
+
 const MARKETS = ['STK', 'KSQ'] as const;
 const DATA_PATH = '/comm/bldAttendant/getJsonData.cmd';
 
@@ -78,7 +96,9 @@ export class KrxSource implements Source {
 
   /**
    * Enabled by KRX_ID and KRX_PASSWORD (member sign-in), KRX_COOKIE (a session pasted by hand)
-   * or KRX_ENABLED=1 (for a proxy or base URL that needs none).
+   * or KRX_ENABLED=1 (for a proxy or base URL that needs none), and only together with the
+   * operator's acknowledgement of the marketplace's terms, KRX_MARKETPLACE_ACCEPT_TERMS=yes:
+   * never by default. Configured without it, the source stays off (`krxUnacknowledged` says so).
    */
   static fromEnv(env: Record<string, string | undefined>): KrxSource | null {
     const historyDays = Number(env['KRX_HISTORY_DAYS']);
@@ -87,6 +107,7 @@ export class KrxSource implements Source {
     const credentials = id && password ? { id, password } : undefined;
     const cookie = env['KRX_COOKIE']?.trim();
     if (!credentials && !cookie && env['KRX_ENABLED'] !== '1') return null;
+    if (!krxTermsAccepted(env)) return null;
     return new KrxSource({
       ...(credentials ? { credentials } : {}),
       cookie: cookie || undefined,
