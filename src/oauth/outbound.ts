@@ -12,14 +12,18 @@ import ipaddr from 'ipaddr.js';
 /**
  * The IPv4 address an IPv6 address carries, for the forms that route to it: IPv4-mapped
  * (`::ffff:a.b.c.d`), IPv4-translated (RFC 6145), IPv4-compatible (`::a.b.c.d`, deprecated but
- * still accepted by stacks), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`), 6to4 (`2002:AABB:CCDD::`)
- * and Teredo (the client address, inverted, in the last 32 bits). Null for other addresses.
+ * still accepted by stacks), NAT64 (`64:ff9b::/96`), 6to4 (`2002:AABB:CCDD::`) and Teredo (the
+ * client address, inverted, in the last 32 bits); `refused` for the local-use NAT64 prefix
+ * (`64:ff9b:1::/48`). Null for other addresses.
  */
-function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | 'refused' | null {
   const w = v6.parts;
   const fromWords = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
   const range = v6.range();
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') return fromWords(w[6]!, w[7]!);
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return fromWords(w[6]!, w[7]!);
+  // The well-known NAT64 prefix 64:ff9b::/96 carries the address in its last 32 bits; the
+  // local-use 64:ff9b:1::/48 is a network's own (its layout is the operator's): never public.
+  if (range === 'rfc6052') return w[2] === 0 ? fromWords(w[6]!, w[7]!) : 'refused';
   if (range === '6to4') return fromWords(w[1]!, w[2]!);
   if (range === 'teredo') return fromWords(w[6]! ^ 0xffff, w[7]! ^ 0xffff);
   // IPv4-compatible (::/96): includes :: and ::1, whose IPv4 forms (0.0.0.0, 0.0.0.1) are unspecified.
@@ -40,6 +44,7 @@ export function publicUnicast(address: string): boolean {
   if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
   const v6 = parsed as ipaddr.IPv6;
   const inner = embeddedIPv4(v6);
+  if (inner === 'refused') return false;
   if (inner !== null) return inner.range() === 'unicast';
   return v6.range() === 'unicast';
 }
@@ -146,6 +151,9 @@ export async function fetchPinned(url: URL, limits: FetchLimits, headers: Record
           chunks.push(chunk);
         });
         res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('close', () => {
+          if (!res.complete) reject(controller.signal.aborted ? new FetchRefused('timeout', `the document was not read within ${limits.deadlineMs} ms`) : new FetchRefused('unreachable', 'the connection closed before the document ended'));
+        });
         res.on('error', () => reject(controller.signal.aborted ? new FetchRefused('timeout', `the document was not read within ${limits.deadlineMs} ms`) : new FetchRefused('unreachable', 'the connection failed while reading')));
       });
       req.on('error', () => reject(controller.signal.aborted ? new FetchRefused('timeout', `the document was not read within ${limits.deadlineMs} ms`) : new FetchRefused('unreachable', 'the document could not be fetched')));
