@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AddressLimit } from '../access/address-limit.js';
 import type { OAuthClientRecord, OAuthStore } from '../store/oauth-store.js';
-import { FetchRefused, fetchPinned, publicUnicast, type Resolver } from './outbound.js';
+import { FetchRefused, fetchPinned, publicUnicast } from './outbound.js';
 
 /**
  * Fetching a client ID metadata document, a request to a URL a caller chose: at most `maxBytes`
@@ -106,8 +106,6 @@ export interface ClientsOptions {
   now: () => Date;
   /** Tests only: accept http metadata-document URLs on loopback (the document server of a test). */
   allowLoopbackDocuments: boolean;
-  /** Tests only: the host name resolver of document fetches. */
-  resolver?: Resolver;
 }
 
 /** How long a fetched document is kept: its max-age, bounded (DOCUMENT_LIMITS). */
@@ -208,7 +206,7 @@ export class Clients {
     const permit = target.protocol === 'http:' ? loopbackAddress : publicUnicast;
     let res;
     try {
-      res = await fetchPinned(target, DOCUMENT_LIMITS, { accept: 'application/json', 'user-agent': 'stock-data-oauth' }, { permit, ...(this.o.resolver ? { resolver: this.o.resolver } : {}) });
+      res = await fetchPinned(target, DOCUMENT_LIMITS, { accept: 'application/json', 'user-agent': 'stock-data-oauth' }, { permit });
     } catch (err) {
       if (err instanceof FetchRefused) {
         const message = err.reason === 'internal_address' ? 'the client metadata document is on an internal address' : `the client metadata document could not be fetched: ${err.message}`;

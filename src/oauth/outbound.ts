@@ -52,7 +52,7 @@ export function publicUnicast(address: string): boolean {
 /** Why an outbound fetch failed; `reason` is stable (shown on the error page, tested). */
 export class FetchRefused extends Error {
   constructor(
-    readonly reason: 'internal_address' | 'unresolvable' | 'unreachable' | 'timeout' | 'too_large' | 'redirect' | 'http_status',
+    readonly reason: 'internal_address' | 'unresolvable' | 'unreachable' | 'timeout' | 'too_large' | 'redirect',
     message: string,
   ) {
     super(message);
@@ -79,6 +79,7 @@ export interface FetchedBody {
 export interface OutboundOptions {
   /** Accepts an address the connection may go to; default `publicUnicast`. */
   permit?: (address: string) => boolean;
+  /** Resolves a host name (default: the system's, all addresses); asked once per fetch. */
   resolver?: Resolver;
 }
 

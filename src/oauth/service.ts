@@ -9,7 +9,6 @@ import { AddressLimit } from '../access/address-limit.js';
 import { bearerToken, looksLikeKey } from '../access/keys.js';
 import type { OAuthPendingRecord, OAuthStore } from '../store/oauth-store.js';
 import { Clients } from './clients.js';
-import type { Resolver } from './outbound.js';
 import { MCP_SCOPE, mcpResource, resourceMetadataUrl } from './metadata.js';
 import { ACCESS_TOKEN_PREFIX, oauthModel, secretHash } from './model.js';
 
@@ -43,8 +42,6 @@ export interface OAuthOptions {
   /** Tests only: client ID metadata documents may be http on loopback. */
   allowLoopbackDocuments?: boolean;
   now?: () => Date;
-  /** Tests only: the host name resolver of client-document fetches. */
-  resolver?: Resolver;
 }
 
 export class OAuthService {
@@ -68,7 +65,7 @@ export class OAuthService {
     this.access = o.access;
     this.now = o.now ?? (() => new Date());
     this.codeSeconds = o.codeSeconds ?? 120;
-    this.clients = new Clients({ store: o.store, now: this.now, allowLoopbackDocuments: o.allowLoopbackDocuments ?? false, ...(o.resolver ? { resolver: o.resolver } : {}) });
+    this.clients = new Clients({ store: o.store, now: this.now, allowLoopbackDocuments: o.allowLoopbackDocuments ?? false });
     this.server = new OAuth2Server({
       model: oauthModel(o.store, this.clients),
       accessTokenLifetime: o.accessTokenSeconds ?? 3_600,

@@ -1,12 +1,15 @@
 // The parts of client-document fetching and redirect matching that need no server: which
 // addresses count as public unicast (every IPv6 form that carries an IPv4 address unwrapped),
-// a name with any non-public answer refused, the cache lifetime read from Cache-Control, and
+// a name with any non-public answer refused, the connection pinned to the address checked (a
+// name resolved once), the cache lifetime read from Cache-Control, and
 // loopback redirect URIs matched with any port (RFC 8252 section 7.3).
 
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { documentLifetimeSeconds, matchRedirectUri } from '../../src/oauth/clients.js';
-import { checkedAddress, FetchRefused, publicUnicast } from '../../src/oauth/outbound.js';
+import { checkedAddress, FetchRefused, fetchPinned, publicUnicast } from '../../src/oauth/outbound.js';
 
 describe('OAuth outbound: address classes', () => {
   it('refuses every address that is not public unicast, including IPv6 forms that carry one', () => {
@@ -47,6 +50,32 @@ describe('OAuth outbound: address classes', () => {
     await assert.rejects(checkedAddress('[::7f00:1]', { resolver: counting }), (e: unknown) => e instanceof FetchRefused && e.reason === 'internal_address');
     assert.deepEqual(await checkedAddress('1.1.1.1', { resolver: counting }), { address: '1.1.1.1', family: 4 });
     assert.equal(asked, 0);
+  });
+});
+
+describe('OAuth outbound: the connection goes to the checked address', () => {
+  it('resolves a name once and connects to that answer: a rebinding second answer is never asked for', async () => {
+    const server = createServer((req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ host: req.headers.host })));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      // The first answer is the loopback server (permitted here as the tests' seam permits it);
+      // a second would be 10.0.0.1 (refused). `rebind.invalid` has no DNS entry, so a second
+      // resolution by the connection itself would fail with ENOTFOUND.
+      const answers = ['127.0.0.1', '10.0.0.1'];
+      let asked = 0;
+      const resolver = async () => [{ address: answers[asked++]!, family: 4 }];
+      const permit = (a: string) => a === '127.0.0.1';
+      const res = await fetchPinned(new URL(`http://rebind.invalid:${port}/client.json`), { maxBytes: 1024, deadlineMs: 2_000 }, {}, { resolver, permit });
+      assert.equal(res.status, 200);
+      // The Host header still names the URL's host (and TLS would verify that name).
+      assert.deepEqual(JSON.parse(res.body.toString('utf8')), { host: `rebind.invalid:${port}` });
+      assert.equal(asked, 1);
+      // The next fetch's answer (10.0.0.1) is refused before any connection.
+      await assert.rejects(fetchPinned(new URL(`http://rebind.invalid:${port}/client.json`), { maxBytes: 1024, deadlineMs: 2_000 }, {}, { resolver, permit }), (e: unknown) => e instanceof FetchRefused && e.reason === 'internal_address');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
