@@ -86,7 +86,10 @@ ${hiddenFields(fields)}
   );
 }
 
-/** Step two: what the key allows; allow or deny. The key travels on in a hidden field of this form. */
+/**
+ * Step two: what the key allows; allow or deny. The form carries only the CSRF token: the key
+ * and the request wait on the server (the pending grant of this session).
+ */
 export function reviewPage(client: PageClient, tools: readonly string[], fields: Readonly<Record<string, string>>, key: KeyPlan): string {
   return page(
     'Allow access?',
@@ -106,9 +109,12 @@ ${hiddenFields(fields)}
   );
 }
 
-/** An error that cannot be sent back to the client (unknown client, unregistered redirect URI). */
-export function errorPage(message: string): string {
-  return page('Sign-in cannot continue', `<h1>Sign-in cannot continue</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`);
+/**
+ * An error shown instead of being sent back to the client (an unknown client, an unregistered
+ * redirect URI, a malformed request): `reason` is its stable code (docs/oauth.md).
+ */
+export function errorPage(message: string, reason: string): string {
+  return page('Sign-in cannot continue', `<h1>Sign-in cannot continue</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>\n<p>Reason: <code id="reason">${escapeHtml(reason)}</code></p>`);
 }
 
 export const ERROR_PAGE_POLICY = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`;

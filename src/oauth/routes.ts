@@ -6,7 +6,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TOOLS } from '../tools/registry.js';
-import { ClientError } from './clients.js';
+import { ClientError, matchRedirectUri } from './clients.js';
 import { AUTHORIZATION_SERVER_PATH, MCP_PATH, MCP_SCOPE, OAUTH_PATHS, PROTECTED_RESOURCE_PATH, authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import type { Grantor } from './model.js';
 import { ERROR_PAGE_POLICY, errorPage, keyPage, reviewPage, signInPolicy, type PageClient } from './page.js';
@@ -94,20 +94,29 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, formParams(String(body))));
 
-  /** The client and redirect URI of a request, or the message of the error page (never a redirect to an unchecked URI). */
-  async function checkClient(p: Params): Promise<{ client: PageClient & { id: string }; redirectUri: string } | string> {
+  /** Why the page cannot go on: shown as an error page, never sent to a redirect URI. */
+  interface Refusal {
+    status: number;
+    message: string;
+    reason: string;
+    retryAfter?: number;
+  }
+
+  /** The client and redirect URI of a request, or why not (an error page: never a redirect to an unchecked URI). */
+  async function checkClient(p: Params, address: string): Promise<{ client: PageClient & { id: string }; redirectUri: string } | Refusal> {
     const clientId = p.client_id;
-    if (clientId === undefined || clientId === '') return 'the request names no client (client_id)';
+    if (clientId === undefined || clientId === '') return { status: 400, message: 'the request names no client (client_id)', reason: 'no_client_id' };
     let client;
     try {
-      client = await oauth!.clients.resolve(clientId);
+      client = await oauth!.clients.resolve(clientId, address);
     } catch (err) {
-      if (err instanceof ClientError) return err.message;
+      if (err instanceof ClientError) return { status: err.status, message: err.message, reason: err.reason, ...(err.retryAfter === undefined ? {} : { retryAfter: err.retryAfter }) };
       throw err;
     }
-    if (client === null) return 'the client is not known to this server; it must register first';
-    const redirectUri = p.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-    if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) return 'the redirect URI is not one the client registered';
+    if (client === null) return { status: 400, message: 'the client is not known to this server; it must register first', reason: 'unknown_client' };
+    const requested = p.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+    const redirectUri = requested === undefined ? null : matchRedirectUri(client.redirectUris, requested);
+    if (redirectUri === null) return { status: 400, message: 'the redirect URI is not one the client registered', reason: 'redirect_uri_mismatch' };
     const url = new URL(redirectUri);
     return { client: { id: client.clientId, name: client.name, redirectTarget: url.protocol === 'http:' || url.protocol === 'https:' ? url.host : url.protocol }, redirectUri };
   }
@@ -136,8 +145,13 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
     return redirectBack(reply, url.toString(), p.state);
   }
 
-  const showError = (reply: FastifyReply, status: number, message: string) =>
-    reply.code(status).header('content-security-policy', ERROR_PAGE_POLICY).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(errorPage(message));
+  const showError = (reply: FastifyReply, status: number, message: string, reason: string) =>
+    reply.code(status).header('content-security-policy', ERROR_PAGE_POLICY).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(errorPage(message, reason));
+
+  const refuse = (reply: FastifyReply, r: Refusal) => showError(r.retryAfter === undefined ? reply : reply.header('retry-after', String(r.retryAfter)), r.status, r.message, r.reason);
+
+  /** A malformed authorization request, shown on the page with its RFC 6749 error code (no redirect). */
+  const refuseRequest = (reply: FastifyReply, [error, description]: [string, string]) => showError(reply, 400, description, error);
 
   function showPage(reply: FastifyReply, redirectUri: string, html: string, csrf: string): FastifyReply {
     const cookie = `${CSRF_COOKIE}=${csrf}; Path=${OAUTH_PATHS.authorize}; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
@@ -159,35 +173,57 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
 
   app.get(OAUTH_PATHS.authorize, async (request, reply) => {
     const p = queryParams(request);
-    if (p === null) return showError(reply, 400, 'a parameter is repeated');
-    const checked = await checkClient(p);
-    if (typeof checked === 'string') return showError(reply, 400, checked);
+    if (p === null) return showError(reply, 400, 'a parameter is repeated', 'invalid_request');
+    oauth.sweep();
+    const checked = await checkClient(p, request.ip);
+    if ('reason' in checked) return refuse(reply, checked);
     const refused = requestError(p);
-    if (refused !== null) return errorBack(reply, checked.redirectUri, p, ...refused);
+    if (refused !== null) return refuseRequest(reply, refused);
     const csrf = randomBytes(24).toString('base64url');
     return showPage(reply, checked.redirectUri, keyPage(checked.client, TOOL_NAMES, carried(p, csrf), null), csrf);
   });
 
   app.post(OAUTH_PATHS.authorize, async (request, reply) => {
     const p = request.body as Params | null;
-    if (p === null || typeof p !== 'object') return showError(reply, 400, 'the form could not be read');
+    if (p === null || typeof p !== 'object') return showError(reply, 400, 'the form could not be read', 'invalid_request');
     // CSRF: the form's token must be the cookie this page set (SameSite=Strict), and a browser's
     // Origin, when sent, must be this one (the page's referrer policy, same-origin, keeps the
     // browser sending it rather than `null`).
     const cookie = cookieValue(request.headers.cookie, CSRF_COOKIE);
     const originHeader = request.headers.origin;
     if (cookie === null || p.csrf === undefined || !sameSecret(cookie, p.csrf) || (originHeader !== undefined && originHeader !== origin)) {
-      return showError(reply, 403, 'the form expired or did not come from this page; start the sign-in again from your assistant');
+      return showError(reply, 403, 'the form expired or did not come from this page; start the sign-in again from your assistant', 'csrf');
     }
-    const checked = await checkClient(p);
-    if (typeof checked === 'string') return showError(reply, 400, checked);
-    const refused = requestError(p);
-    if (refused !== null) return errorBack(reply, checked.redirectUri, p, ...refused);
-    if (p.step === 'deny') return errorBack(reply, checked.redirectUri, p, 'access_denied', 'the person denied access');
-
     const csrf = p.csrf;
+
+    if (p.step === 'allow' || p.step === 'deny') {
+      // Step two: the grant held since step one (the key is never in this form), taken once.
+      const pending = await oauth.takeGrant(csrf);
+      if (pending === null) return showError(reply, 400, 'this sign-in expired or was already answered; start it again from your assistant', 'no_pending_grant');
+      const checked = await checkClient(pending.request, request.ip);
+      if ('reason' in checked) return refuse(reply, checked);
+      if (p.step === 'deny') return errorBack(reply, checked.redirectUri, pending.request, 'access_denied', 'the person denied access');
+      if (pending.keyRevokedAt !== null) return showError(reply, 400, 'this key has been revoked', 'key_revoked');
+      const grantor: Grantor = { keyId: pending.keyId, resource: oauth.resource };
+      const req = new OAuth2Server.Request({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, query: {}, body: { ...pending.request, redirect_uri: checked.redirectUri } });
+      const res = new OAuth2Server.Response();
+      try {
+        await oauth.server.authorize(req, res, { authenticateHandler: { handle: () => grantor } } as OAuth2Server.AuthorizeOptions);
+      } catch (err) {
+        const location = res.get('location') as string | undefined;
+        if (!(err instanceof OAuth2Server.OAuthError) || location === undefined) throw err;
+        rethrowServerError(err);
+      }
+      return redirectBack(reply, res.get('location') as string, pending.request.state);
+    }
+
+    // Step one: the key.
+    const checked = await checkClient(p, request.ip);
+    if ('reason' in checked) return refuse(reply, checked);
+    const refused = requestError(p);
+    if (refused !== null) return refuseRequest(reply, refused);
     // The admission path's key check, failures counted against the address like any other.
-    const auth = await oauth!.access.authenticate(`Bearer ${(p.api_key ?? '').trim()}`, request.ip);
+    const auth = await oauth.access.authenticate(`Bearer ${(p.api_key ?? '').trim()}`, request.ip);
     if (!auth.ok) {
       const why =
         auth.why === 'throttled'
@@ -197,24 +233,13 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): P
             : 'this is not a valid API key';
       return showPage(reply.code(400), checked.redirectUri, keyPage(checked.client, TOOL_NAMES, carried(p, csrf), why), csrf);
     }
-    const fields = { ...carried(p, csrf), api_key: (p.api_key ?? '').trim() };
-    if (p.step !== 'allow') {
-      const limits = oauth!.access.limitsOf(auth.caller.plan);
-      const key = { keyPrefix: auth.caller.prefix, plan: auth.caller.plan, daily: limits.daily, burst: limits.burst };
-      return showPage(reply, checked.redirectUri, reviewPage(checked.client, TOOL_NAMES, fields, key), csrf);
-    }
-
-    const grantor: Grantor = { keyId: auth.caller.keyId, resource: oauth!.resource };
-    const req = new OAuth2Server.Request({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, query: {}, body: { ...carried(p, csrf), redirect_uri: checked.redirectUri } });
-    const res = new OAuth2Server.Response();
-    try {
-      await oauth!.server.authorize(req, res, { authenticateHandler: { handle: () => grantor } } as OAuth2Server.AuthorizeOptions);
-    } catch (err) {
-      const location = res.get('location') as string | undefined;
-      if (!(err instanceof OAuth2Server.OAuthError) || location === undefined) throw err;
-      rethrowServerError(err);
-    }
-    return redirectBack(reply, res.get('location') as string, p.state);
+    const held: Params = {};
+    for (const name of CARRIED) if (p[name] !== undefined) held[name] = p[name];
+    held.redirect_uri = checked.redirectUri;
+    await oauth.holdGrant(csrf, auth.caller.keyId, checked.client.id, held);
+    const limits = oauth.access.limitsOf(auth.caller.plan);
+    const key = { keyPrefix: auth.caller.prefix, plan: auth.caller.plan, daily: limits.daily, burst: limits.burst };
+    return showPage(reply, checked.redirectUri, reviewPage(checked.client, TOOL_NAMES, { csrf }, key), csrf);
   });
 
   app.post(OAUTH_PATHS.token, async (request, reply) => {

@@ -7,7 +7,7 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AccessControl, AuthResult } from '../access/access.js';
 import { AddressLimit } from '../access/address-limit.js';
 import { bearerToken, looksLikeKey } from '../access/keys.js';
-import type { OAuthStore } from '../store/oauth-store.js';
+import type { OAuthPendingRecord, OAuthStore } from '../store/oauth-store.js';
 import { Clients } from './clients.js';
 import { MCP_SCOPE, mcpResource, resourceMetadataUrl } from './metadata.js';
 import { ACCESS_TOKEN_PREFIX, oauthModel, secretHash } from './model.js';
@@ -21,6 +21,12 @@ export type TokenAuth = AuthResult | { ok: false; why: 'forbidden'; prefix?: str
  * row, so without a bound a script could grow the database at will.
  */
 export const REGISTRATION_LIMITS = { perAddressPerHour: 20, perInstancePerHour: 1_000 } as const;
+
+/** The sign-in page's grant waits this long between the key (step one) and Allow (step two). */
+export const PENDING_GRANT_SECONDS = 600;
+
+/** A registered client with no code or token left is deleted this long after its registration. */
+export const REGISTERED_CLIENT_DAYS = 30;
 
 export interface OAuthOptions {
   /** The public origin (PUBLIC_URL): the issuer and the resource's origin. */
@@ -36,7 +42,6 @@ export interface OAuthOptions {
   /** Tests only: client ID metadata documents may be http on loopback. */
   allowLoopbackDocuments?: boolean;
   now?: () => Date;
-  fetch?: typeof fetch;
 }
 
 export class OAuthService {
@@ -60,7 +65,7 @@ export class OAuthService {
     this.access = o.access;
     this.now = o.now ?? (() => new Date());
     this.codeSeconds = o.codeSeconds ?? 120;
-    this.clients = new Clients({ store: o.store, now: this.now, allowLoopbackDocuments: o.allowLoopbackDocuments ?? false, ...(o.fetch ? { fetch: o.fetch } : {}) });
+    this.clients = new Clients({ store: o.store, now: this.now, allowLoopbackDocuments: o.allowLoopbackDocuments ?? false });
     this.server = new OAuth2Server({
       model: oauthModel(o.store, this.clients),
       accessTokenLifetime: o.accessTokenSeconds ?? 3_600,
@@ -122,11 +127,31 @@ export class OAuthService {
     return null;
   }
 
-  /** Deletes expired codes and tokens, at most once an hour (called when tokens are issued). */
+  /**
+   * Holds the key checked at the page's step one for its step two, keyed by the SHA-256 of the
+   * page's CSRF token (bound to the browser by its cookie), in the OAuth store: any instance
+   * behind the same store can answer step two.
+   */
+  async holdGrant(csrf: string, keyId: number, clientId: string, request: Record<string, string>): Promise<void> {
+    const expiresAt = new Date(this.now().getTime() + PENDING_GRANT_SECONDS * 1000).toISOString();
+    await this.store.putPending({ sessionHash: secretHash(csrf), keyId, clientId, request, expiresAt });
+  }
+
+  /** The grant held for this CSRF token, taken (a second Allow finds none); null when none or expired. */
+  takeGrant(csrf: string): Promise<(OAuthPendingRecord & { keyRevokedAt: string | null }) | null> {
+    return this.store.takePending(secretHash(csrf), this.now().toISOString());
+  }
+
+  /**
+   * Deletes expired codes, tokens and pending grants, and unused clients (a document whose copy
+   * expired, a registration older than REGISTERED_CLIENT_DAYS), at most once an hour (called
+   * when tokens are issued and when the sign-in page is asked for).
+   */
   sweep(): void {
     const now = this.now().getTime();
     if (now - this.lastSweep < 3_600_000) return;
     this.lastSweep = now;
-    void this.store.deleteExpired(new Date(now).toISOString()).catch(() => undefined);
+    const registeredBefore = new Date(now - REGISTERED_CLIENT_DAYS * 86_400_000).toISOString();
+    void this.store.deleteExpired(new Date(now).toISOString(), registeredBefore).catch(() => undefined);
   }
 }

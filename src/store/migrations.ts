@@ -305,6 +305,32 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await markUnbuilt(db, 'bar_splits');
       },
     },
+    '0011_oauth_grants': {
+      async up(db: Kysely<unknown>) {
+        // The OAuth server's grant bookkeeping: a client metadata document's cache expiry (its own
+        // max-age, bounded); a code's first use and its replay (a replayed code revokes what was
+        // issued from it, RFC 6749 section 4.1.2); a token's grant (the code it descends from) and
+        // the access token issued beside a refresh token (ended when that refresh token rotates);
+        // and the sign-in page's pending grant (the key checked at step one, keyed by the
+        // SHA-256 of the page's CSRF token, so step two never carries the key in HTML).
+        await db.schema.alterTable('oauth_clients').addColumn('expires_at', 'varchar(32)').execute();
+        await db.schema.alterTable('oauth_codes').addColumn('used_at', 'varchar(32)').execute();
+        await db.schema.alterTable('oauth_codes').addColumn('replayed_at', 'varchar(32)').execute();
+        await db.schema.alterTable('oauth_tokens').addColumn('grant_id', 'varchar(64)').execute();
+        await db.schema.alterTable('oauth_tokens').addColumn('sibling_hash', 'varchar(64)').execute();
+        await db.schema.createIndex('oauth_tokens_grant').on('oauth_tokens').columns(['grant_id']).execute();
+        await db.schema.createIndex('oauth_tokens_client').on('oauth_tokens').columns(['client_id']).execute();
+        await db.schema.createIndex('oauth_codes_client').on('oauth_codes').columns(['client_id']).execute();
+        await db.schema
+          .createTable('oauth_pending')
+          .addColumn('session_hash', 'varchar(64)', (c) => c.primaryKey())
+          .addColumn('key_id', 'integer', (c) => c.notNull())
+          .addColumn('client_id', 'varchar(2048)', (c) => c.notNull())
+          .addColumn('request', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'varchar(32)', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

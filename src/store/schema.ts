@@ -171,6 +171,8 @@ export interface OAuthClientsTable {
   created_at: string;
   /** When a metadata document was last fetched; equals created_at for a registered client. */
   fetched_at: string;
+  /** A metadata document is fetched again after this (its max-age, bounded); null for a registered client. */
+  expires_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An authorization code, by its SHA-256 (hex): the code itself is never stored. */
@@ -184,6 +186,10 @@ export interface OAuthCodesTable {
   resource: string;
   scope: string;
   expires_at: string;
+  /** The code's exchange (a code is used once); null until then. */
+  used_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When a spent code was presented again (its tokens are then revoked). */
+  replayed_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An access or refresh token, by its SHA-256 (hex); it acts as the key `key_id`. */
@@ -197,6 +203,20 @@ export interface OAuthTokensTable {
   scope: string;
   expires_at: string;
   created_at: string;
+  /** The SHA-256 of the code this token descends from (through any refreshes); revoked together. */
+  grant_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A refresh token's: the access token issued beside it, ended when the refresh token rotates. */
+  sibling_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The sign-in page's grant between its two steps: the key checked at step one, by the CSRF token's SHA-256. */
+export interface OAuthPendingTable {
+  session_hash: string;
+  key_id: number;
+  client_id: string;
+  /** JSON: the authorization request's parameters as checked at step one. */
+  request: string;
+  expires_at: string;
 }
 
 export interface DB {
@@ -219,4 +239,5 @@ export interface DB {
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  oauth_pending: OAuthPendingTable;
 }

@@ -64,17 +64,18 @@ export async function formSignIn(base: string, params: Record<string, string>, k
   if (page.status !== 200) throw Object.assign(new Error(`authorize: ${page.status}`), { response: page });
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
   const csrf = hidden(await page.text(), 'csrf')!;
-  const post = (step: string) =>
+  const post = (body: Record<string, string>) =>
     fetch(`${base}/oauth/authorize`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-      body: new URLSearchParams({ ...params, csrf, api_key: key, step }),
+      body: new URLSearchParams(body),
     });
-  const review = await post('review');
+  // Step one posts the request and the key; step two, as the review page's form does, only the CSRF token.
+  const review = await post({ ...params, csrf, api_key: key, step: 'review' });
   const reviewHtml = await review.text();
   if (review.status !== 200) throw new Error(`review: ${review.status} ${reviewHtml}`);
-  const allowed = await post('allow');
+  const allowed = await post({ csrf, step: 'allow' });
   if (allowed.status !== 303) throw new Error(`allow: ${allowed.status} ${await allowed.text()}`);
   return { location: new URL(allowed.headers.get('location')!), review: reviewHtml };
 }

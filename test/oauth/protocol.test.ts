@@ -117,12 +117,11 @@ describe('OAuth: authorization server and protected MCP endpoint', () => {
 
   it('refuses another resource (RFC 8707 invalid_target) at the authorization and the token endpoint', async () => {
     const { challenge } = pkcePair();
+    // Shown on the page, not sent to the redirect URI: no redirect before a person has acted.
     const page = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'z', resource: 'https://elsewhere.example/mcp' })}`, { redirect: 'manual' });
-    assert.equal(page.status, 303);
-    const back = new URL(page.headers.get('location')!);
-    assert.equal(back.searchParams.get('error'), 'invalid_target');
-    assert.equal(back.searchParams.get('state'), 'z');
-    assert.equal(back.searchParams.get('iss'), base);
+    assert.equal(page.status, 400);
+    assert.equal(page.headers.get('location'), null);
+    assert.match(await page.text(), /<code id="reason">invalid_target<\/code>/);
     const { code: c, verifier } = await code();
     const res = await exchange(c, verifier, { resource: 'https://elsewhere.example/mcp' });
     assert.equal(res.status, 400);
@@ -131,7 +130,9 @@ describe('OAuth: authorization server and protected MCP endpoint', () => {
 
   it('requires PKCE S256, and shows an error page (no redirect) for an unregistered redirect URI', async () => {
     const plain = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: 'abc', code_challenge_method: 'plain' })}`, { redirect: 'manual' });
-    assert.equal(new URL(plain.headers.get('location')!).searchParams.get('error'), 'invalid_request');
+    assert.equal(plain.status, 400);
+    assert.equal(plain.headers.get('location'), null);
+    assert.match(await plain.text(), /<code id="reason">invalid_request<\/code>/);
     const foreign = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'https://attacker.example/cb', code_challenge: 'abc', code_challenge_method: 'S256' })}`, { redirect: 'manual' });
     assert.equal(foreign.status, 400);
     assert.equal(foreign.headers.get('location'), null);
@@ -181,7 +182,7 @@ describe('OAuth: authorization server and protected MCP endpoint', () => {
     const other = await t.newKey('paid');
     const keyId = (await t.app.store.access.keyByHash((await t.app.store.access.listKeys('2026-11-20')).find((k) => k.prefix === other.slice(0, 16))!.hash))!.id;
     const token = 'mcp_at_for-another-resource';
-    await t.app.store.oauth.insertToken({ tokenHash: secretHash(token), kind: 'access', clientId, keyId, resource: 'https://old.example/api/mcp', scope: 'mcp', expiresAt: '2999-01-01T00:00:00.000Z', createdAt: '2026-11-20T00:00:00.000Z' });
+    await t.app.store.oauth.insertToken({ tokenHash: secretHash(token), kind: 'access', clientId, keyId, resource: 'https://old.example/api/mcp', scope: 'mcp', expiresAt: '2999-01-01T00:00:00.000Z', createdAt: '2026-11-20T00:00:00.000Z', grantId: null, siblingHash: null });
     const res = await rpc(base, `Bearer ${token}`, 'tools/list');
     assert.equal(res.status, 403);
     assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
@@ -206,7 +207,9 @@ describe('OAuth: authorization server and protected MCP endpoint', () => {
     const page = await fetch(`${base}/oauth/authorize?${new URLSearchParams(params)}`);
     const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
     const csrf = /name="csrf" value="([^"]*)"/.exec(await page.text())![1]!;
-    const res = await fetch(`${base}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ ...params, csrf, api_key: key, step: 'deny' }) });
+    const post = (body: Record<string, string>) => fetch(`${base}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams(body) });
+    assert.equal((await post({ ...params, csrf, api_key: key, step: 'review' })).status, 200);
+    const res = await post({ csrf, step: 'deny' });
     assert.equal(res.status, 303);
     const back = new URL(res.headers.get('location')!);
     assert.equal(back.searchParams.get('error'), 'access_denied');
