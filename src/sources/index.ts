@@ -6,12 +6,13 @@ import type { Source } from './source.js';
 import { CustomsSource } from './customs/source.js';
 import { EcosSource } from './ecos/source.js';
 import { FscSource } from './fsc/source.js';
+import { KisSource } from './kis/source.js';
 import { KrxSource } from './krx/source.js';
 import { OpenDartSource } from './opendart/source.js';
 import { PolygonSource } from './polygon/source.js';
 import { SecSource } from './sec/source.js';
 
-export { CustomsSource, EcosSource, FscSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { CustomsSource, EcosSource, FscSource, KisSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
 export { HttpClient, RateLimiter, SourceHttpError, redact } from './http.js';
 
 type Env = Record<string, string | undefined>;
@@ -22,6 +23,8 @@ export function configuredSources(env: Env): Source[] {
     OpenDartSource.fromEnv(env),
     FscSource.fromEnv(env),
     KrxSource.fromEnv(env),
+    // After FSC: it asks the listed KR stocks FSC's prices place.
+    KisSource.fromEnv(env),
     SecSource.fromEnv(env),
     PolygonSource.fromEnv(env),
     CustomsSource.fromEnv(env),
