@@ -10,6 +10,9 @@
 //   envelope, returnReasonCode 22 LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR.
 // - ECOS: no published per-day figure for a personal key; the replica counts without a cap.
 // - KRX data marketplace: no published rate; a member session is required (HTTP 400 LOGOUT).
+// - KIS open API (Korea Investment & Securities): 20 REST calls a second for a real account (the
+//   official sample spaces calls 0.05 s apart); past it, HTTP 500 with msg_cd EGW00201. Token
+//   issuance at most once a minute (bench/replica/kis.ts, HTTP 403 EGW00133).
 
 /** The limits of one source: any of a per-window rate and a daily allowance. */
 export interface SourceLimits {
@@ -21,7 +24,7 @@ export interface SourceLimits {
   dayOffsetHours?: number;
 }
 
-export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx';
+export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx' | 'kis';
 
 export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = {
   opendart: { perDay: 20_000, dayOffsetHours: 9 },
@@ -34,6 +37,7 @@ export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = 
   ecos: {},
   customs: { perDay: 10_000, dayOffsetHours: 9 },
   krx: {},
+  kis: { rate: { calls: 20, windowMs: 1_000 } },
 };
 
 export type Verdict = 'ok' | 'rate' | 'day';
