@@ -164,6 +164,24 @@ describe('KisSource against the recorded answer on loopback', () => {
   });
 });
 
+describe('KIS per-run bound', () => {
+  it('asks never-asked stocks first, at most maxStocksPerRun, and says the next run continues', async () => {
+    const server = await kisServer(() => ({ body: RECORDED_TEXT }));
+    try {
+      const source = new KisSource({ appKey: APP_KEY, appSecret: APP_SECRET, baseUrl: server.base, tokenFile: null, maxStocksPerRun: 1 });
+      const patches: Record<string, unknown>[] = [];
+      const cursor = writeKisCursor(new Map([['000660', '2024-06-07']]));
+      const result = await source.ingest(context({ asOf: '2024-06-12', cursor, universe: universe(['000660', '005930']), progress: (p) => void patches.push({ ...p }) }));
+      assert.deepEqual(server.gets().map((r) => r.url.searchParams.get('FID_INPUT_ISCD')), ['005930']);
+      assert.equal(result.cursor, '{"v":1,"through":{"2024-06-07":["000660"],"2024-06-10":["005930"]}}');
+      assert.equal(patches.at(-1)?.['phase'], 'waiting');
+      assert.equal(patches.at(-1)?.['note'], "1 stock left past this run's bound of 1: the next run continues");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('KIS token lifecycle', () => {
   it('reuses the kept token after a restart without a second issuance; the file is 0600 in a 0700 directory and holds neither key nor secret', async () => {
     const server = await kisServer(() => ({ body: RECORDED_TEXT }));

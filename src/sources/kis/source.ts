@@ -203,7 +203,8 @@ export class KisSource implements Source {
     if (due.length > 0 && answered === 0 && firstFailure !== null) {
       throw http.upstreamError(`every inquire-investor call of the run was refused (first: ${firstFailure})`, `${this.baseUrl}${INVESTOR_PATH}`);
     }
-    if (due.length < behind.length) plan.rest(`${behind.length - due.length} stocks more than one run asks: the next run continues`);
+    const left = behind.length - due.length;
+    if (left > 0) plan.rest(`${left} ${left === 1 ? 'stock' : 'stocks'} left past this run's bound of ${due.length}: the next run continues`);
     else plan.finish();
     ctx.log.info('kis: ingested', { flows: flows.length, stocks: due.length, answered, through: to, tokenIssuances: this.tokens.issuances });
     return {
