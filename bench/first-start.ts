@@ -15,6 +15,9 @@
 //   BENCH_BULK=1           generate and serve the bulk files (DART quarterly ZIPs, SEC archives)
 //   BENCH_BACKFILL=1       then ten years of KR statements by the API path (DART backfills);
 //                          default on with BENCH_FIRST_START=api, off with bulk
+//   BENCH_FLOWS=kis       the KR investor flows from the brokerage open API (KIS, default) or
+//                          `krx` from the KRX Data Marketplace (member sign-in; its terms forbid
+//                          automated collection, so it is never the default)
 //   BENCH_KRX_COOKIE=1     also sign in to the replica's KRX by hand and pass KRX_COOKIE (the
 //                          fallback); by default the service signs in with KRX_ID / KRX_PASSWORD
 //   BENCH_KR_PRICES=krx-openapi  KR prices from the KRX Open API (KRX_OPENAPI_KEY) instead of
@@ -45,6 +48,7 @@ import { prepareBulk, type BulkSummary } from './replica/bulk.js';
 import { KRX_MEMBER, PREFIX, SENT_AT_HEADER, seoulDate, startReplica, type Replica, type SourceStats } from './replica/server.js';
 import type { ReplicaSource } from './replica/limits.js';
 import { DOCUMENTED_LIMITS } from './replica/limits.js';
+import { KIS_APP } from './replica/kis.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 /** The refresh pipeline's default per-source timeout (RefresherOptions.sourceTimeoutMs). */
@@ -64,6 +68,8 @@ export interface FirstStartSettings {
    * Seoul day after a run that hit the daily allowance (status 020).
    */
   backfill: boolean;
+  /** Where the KR investor flows come from: the KIS open API (`kis`, default) or the KRX marketplace (`krx`). */
+  flows?: 'kis' | 'krx';
   /** Also sign in to the replica's KRX as an operator would in a browser and pass the session as KRX_COOKIE (the fallback without KRX_ID / KRX_PASSWORD). */
   krxCookie: boolean;
   /** The simulated clock's start (ISO instant); now when absent. */
@@ -83,6 +89,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
   const scale = Number(env.BENCH_SCALE ?? 1);
   const firstStart = env.BENCH_FIRST_START === 'api' ? 'api' : 'bulk';
   if (env.BENCH_FIRST_START !== undefined && env.BENCH_FIRST_START !== firstStart) throw new Error(`BENCH_FIRST_START must be bulk or api, got ${env.BENCH_FIRST_START}`);
+  const flows = env.BENCH_FLOWS === 'krx' ? 'krx' : 'kis';
+  if (env.BENCH_FLOWS !== undefined && env.BENCH_FLOWS !== flows) throw new Error(`BENCH_FLOWS must be kis or krx, got ${env.BENCH_FLOWS}`);
   if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`);
   const krPrices = env.BENCH_KR_PRICES === 'krx-openapi' ? 'krx-openapi' : 'fsc';
   if (env.BENCH_KR_PRICES !== undefined && env.BENCH_KR_PRICES !== krPrices) throw new Error(`BENCH_KR_PRICES must be fsc or krx-openapi, got ${env.BENCH_KR_PRICES}`);
@@ -91,6 +99,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
     bulk: env.BENCH_BULK !== '0',
     backfill: env.BENCH_BACKFILL === undefined ? firstStart === 'api' : env.BENCH_BACKFILL !== '0',
     krxCookie: env.BENCH_KRX_COOKIE === '1',
+    flows,
     cacheDir: env.BENCH_CACHE_DIR ?? join(ROOT, 'bench', '.data', `replica-${scale}`),
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     keep: env.BENCH_KEEP === '1',
@@ -161,6 +170,12 @@ export interface FirstStartResult {
   };
   perSource: SourceRow[];
   coverage: { market: 'KR' | 'US'; listed: number; scored: number; pct: number }[];
+  /**
+   * KR stocks with a score as the start went, sampled every two seconds of real time (rankings'
+   * totalCount over the listed copies): the last sample within the first simulated hour (what was
+   * served at least by then) and the first sample at 95 % or more (when it was reached at latest).
+   */
+  krFirstHour: { atHour: { minutes: number; scored: number; pct: number } | null; reached95AtMinutes: number | null; samples: { minutes: number; scored: number }[] };
   /** The service's own coverage report at the end: health's `coverage.markets` and /readyz `markets` (listed = what the store lists). */
   served: { health: MarketLine[]; readyz: MarketLine[]; readyzStatus: string | null; unscored: Record<string, Record<string, number>> };
   /** Every source's progress board entry at the end (`app.progress.snapshot()`). */
@@ -247,6 +262,7 @@ const SOURCE_OF_PREFIX: [string, ReplicaSource][] = [
   // Before '/krx', which it starts with.
   [PREFIX.krxOpenApi, 'krx-openapi'],
   [PREFIX.krx, 'krx'],
+  [PREFIX.kis, 'kis'],
 ];
 
 /**
@@ -341,13 +357,18 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       US_PRICES_API_KEY: 'replicaPolygonKey',
       SEC_USER_AGENT: 'first-start rehearsal bench@example.com',
       ECOS_API_KEY: 'replicaEcosKey',
-      // KRX: the member account the replica accepts (the adapter signs in and renews the
-      // session itself); optionally also a session cookie signed in for by hand (the fallback).
-      KRX_ID: KRX_MEMBER.id,
-      KRX_PASSWORD: KRX_MEMBER.password,
-      KRX_MARKETPLACE_ACCEPT_TERMS: 'yes',
+      // The KR investor flows: the KIS app the replica knows (its token kept in DATA_DIR/kis), or
+      // the KRX member account the replica accepts (the adapter signs in and renews the session
+      // itself, its terms acknowledged), optionally with a session cookie signed in for by hand.
+      ...((settings.flows ?? 'kis') === 'kis'
+        ? { KIS_APP_KEY: KIS_APP.key, KIS_APP_SECRET: KIS_APP.secret, DATA_DIR: dataDir }
+        : {
+            KRX_ID: KRX_MEMBER.id,
+            KRX_PASSWORD: KRX_MEMBER.password,
+            KRX_MARKETPLACE_ACCEPT_TERMS: 'yes',
+            ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
+          }),
       ...(settings.krPrices === 'krx-openapi' ? { KRX_OPENAPI_KEY: 'replicaKrxOpenApiKey' } : {}),
-      ...(settings.krxCookie ? { KRX_COOKIE: await krxSignIn(replica.env['KRX_BASE_URL'] as string) } : {}),
     };
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: settings.logLevel, PAID_BURST_PER_SECOND: '100000', ...env });
     const logFile = join(runDir, 'service.log');
@@ -369,6 +390,25 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       for (const p of started.progress.snapshot()) if (p.phase !== 'done' && p.phase !== 'failed') lastRunning.set(p.source, p);
     };
     const sampler = setInterval(sample, 250);
+    // KR coverage on the simulated clock while the start goes (the first hour's figure).
+    const sampleKey = await createKey(app.store.access, 'paid', 'rehearsal coverage', () => new Date(clock.now()));
+    const krSamples: { minutes: number; scored: number }[] = [];
+    let sampling = false;
+    const sampleKr = async (): Promise<void> => {
+      if (sampling) return;
+      sampling = true;
+      const minutes = (clock.now() - sim0) / 60_000;
+      try {
+        const res = await fetch(`${started.url}/api/public/v2/rankings?market=KR&limit=1&bands=${BAND_KEYS.join(',')}`, { headers: { authorization: `Bearer ${sampleKey}` } });
+        const body = (await res.json()) as Record<string, unknown>;
+        krSamples.push({ minutes: round(minutes, 1), scored: typeof body['totalCount'] === 'number' ? body['totalCount'] : 0 });
+      } catch {
+        krSamples.push({ minutes: round(minutes, 1), scored: 0 });
+      } finally {
+        sampling = false;
+      }
+    };
+    const krSampler = setInterval(() => void sampleKr(), 2_000);
     await app.ready;
     const firstDataset = { realMs: performance.now() - t0, simulatedMs: clock.now() - sim0 };
     log(`first dataset served after ${round(firstDataset.realMs / 1000, 1)} s real, ${round(firstDataset.simulatedMs / 60_000, 1)} min simulated`);
@@ -382,7 +422,9 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const peakRssBytes = procStatusBytes('self', 'VmHWM');
     const waitedMs = clock.skippedMs - skipped0;
     clearInterval(sampler);
+    clearInterval(krSampler);
     sample();
+    await sampleKr();
     const progress = app.progress.snapshot();
     log(`first start loaded after ${round(readyRealMs / 1000, 1)} s real, ${round(readySimulatedMs / 3_600_000, 2)} h simulated`);
 
@@ -504,6 +546,12 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       },
       perSource,
       coverage,
+      krFirstHour: (() => {
+        const pct = (scored: number): number => round((100 * scored) / u.kr.length, 1);
+        const within = krSamples.filter((x) => x.minutes <= 60).at(-1);
+        const reached = krSamples.find((x) => pct(x.scored) >= 95);
+        return { atHour: within ? { ...within, pct: pct(within.scored) } : null, reached95AtMinutes: reached?.minutes ?? null, samples: krSamples };
+      })(),
       served: {
         health: healthCoverage?.markets ?? [],
         readyz: readyz.markets ?? [],
@@ -606,6 +654,11 @@ export function printResult(r: FirstStartResult): void {
   );
   printTable(['source (service view)', 'ok', 'records', 'error'], sv.sources.map((s) => [s.source, s.ok ? 'yes' : 'NO', s.records ?? '-', (s.error ?? '').slice(0, 110)]));
   printTable(['market', 'listed (replica)', 'with a score (rankings)', '%'], r.coverage.map((c) => [c.market, c.listed, c.scored, c.pct]));
+  const fh = r.krFirstHour;
+  process.stdout.write(
+    `KR with a score within the first simulated hour: ${fh.atHour ? `${fh.atHour.scored}/${r.universe.kr} (${fh.atHour.pct} %) at ${fh.atHour.minutes} min` : 'no sample within the hour'}; ` +
+      `95 % reached by ${fh.reached95AtMinutes === null ? 'never in this run' : `${fh.reached95AtMinutes} min`} (samples every 2 s real time: ${fh.samples.length})\n`,
+  );
   printTable(['market (health coverage)', 'listed (store)', 'priced', 'scored', 'complete'], r.served.health.map((m) => [m.market, m.listed, m.priced, m.scored, m.complete]));
   process.stdout.write(`/readyz: ${r.served.readyzStatus}, ${r.served.readyz.map((m) => `${m.market} ${m.scored}/${m.listed} scored`).join(', ')}; without a score, by reason: ${JSON.stringify(r.served.unscored)}\n`);
   printTable(['source (progress board)', 'phase', 'done', 'total', 'calls today', 'ETA h', 'next try', 'note'], r.progress.map((p) => [p.source, p.phase, `${p.done} ${p.unit}`, p.total ?? '-', p.callsToday, p.etaSeconds === null ? '-' : round(p.etaSeconds / 3600, 2), p.nextTryAt ?? '-', (p.note ?? '').slice(0, 80)]));

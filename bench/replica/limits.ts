@@ -12,6 +12,9 @@
 // - KRX data marketplace: no published rate; a member session is required (HTTP 400 LOGOUT).
 // - KRX Open API: 10,000 requests a key a day (its terms, 제8조 ④); the answer past it is not
 //   documented (the terms say the service may be stopped): the replica answers HTTP 429.
+// - KIS open API (Korea Investment & Securities): 20 REST calls a second for a real account (the
+//   official sample spaces calls 0.05 s apart); past it, HTTP 500 with msg_cd EGW00201. Token
+//   issuance at most once a minute (bench/replica/kis.ts, HTTP 403 EGW00133).
 
 /** The limits of one source: any of a per-window rate and a daily allowance. */
 export interface SourceLimits {
@@ -23,7 +26,7 @@ export interface SourceLimits {
   dayOffsetHours?: number;
 }
 
-export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx' | 'krx-openapi';
+export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx' | 'krx-openapi' | 'kis';
 
 export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = {
   opendart: { perDay: 20_000, dayOffsetHours: 9 },
@@ -37,6 +40,7 @@ export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = 
   customs: { perDay: 10_000, dayOffsetHours: 9 },
   krx: {},
   'krx-openapi': { perDay: 10_000, dayOffsetHours: 9 },
+  kis: { rate: { calls: 20, windowMs: 1_000 } },
 };
 
 export type Verdict = 'ok' | 'rate' | 'day';

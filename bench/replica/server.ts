@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { customs, DartApi, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer } from './api.js';
+import { KisApi, kisRateRefusal } from './kis.js';
 import { DOCUMENTED_LIMITS, LimitJudge, type ReplicaSource, type SourceLimits } from './limits.js';
 import { isKrxOpenApiService, krxOpenApi } from './krx-openapi.js';
 import { buildUniverse, type Universe } from './universe.js';
@@ -23,6 +24,7 @@ export const PREFIX = {
   customs: '/customs/1220000',
   krx: '/krx',
   krxOpenApi: '/krx-openapi/svc/apis',
+  kis: '/kis',
 } as const;
 
 /** The service's environment for the replica at `base` (every adapter's base URL variable). */
@@ -37,6 +39,7 @@ export function baseUrlEnv(base: string): Record<string, string> {
     CUSTOMS_BASE_URL: `${base}${PREFIX.customs}`,
     KRX_BASE_URL: `${base}${PREFIX.krx}`,
     KRX_OPENAPI_BASE_URL: `${base}${PREFIX.krxOpenApi}`,
+    KIS_BASE_URL: `${base}${PREFIX.kis}`,
   };
 }
 
@@ -102,6 +105,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const today = (): string => seoulDate(options.now());
   const dart = new DartApi(universe, today);
   const sec = new SecApi(universe, today);
+  const kisApi = new KisApi(universe, options.now, today);
   const judge = new LimitJudge(options.now, { ...DOCUMENTED_LIMITS, ...options.limits });
   const stats = Object.fromEntries(Object.keys(DOCUMENTED_LIMITS).map((k) => [k, emptyStats()])) as Record<ReplicaSource, SourceStats>;
   const unanswered: string[] = [];
@@ -164,6 +168,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
       const key = req.headers['auth_key'];
       return { source: 'krx-openapi', kind: sub.slice(5), answer: () => krxOpenApi(universe, sub, q.get('basDd') ?? '', typeof key === 'string' ? key : undefined, today()) };
     }
+    if (p.startsWith(`${PREFIX.kis}/`)) return { source: 'kis', kind: p.slice(PREFIX.kis.length).split('/').at(-1) as string, answer: () => kisApi.answer(req, p.slice(PREFIX.kis.length), body, q) };
     if (p.startsWith(`${PREFIX.krx}/`)) return { source: 'krx', kind: p.slice(PREFIX.krx.length), answer: () => krx(req, p.slice(PREFIX.krx.length), body) };
     return null;
   };
@@ -205,6 +210,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const refusal = (source: ReplicaSource, verdict: 'rate' | 'day'): Answer => {
     if (verdict === 'rate') {
       if (source === 'polygon') return jsonStatus({ status: 'ERROR', request_id: 'replica', error: "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue. https://polygon.io/pricing" }, 429);
+      if (source === 'kis') return kisRateRefusal();
       if (source === 'sec' || source === 'sec-bulk') return { status: 403, headers: { 'content-type': 'text/html' }, body: '<html><head><title>SEC.gov | Request Rate Threshold Exceeded</title></head><body>Your Request Originates from an Undeclared Automated Tool</body></html>' };
       return { status: 429, body: 'Too Many Requests' };
     }

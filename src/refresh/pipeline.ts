@@ -248,6 +248,7 @@ export class Refresher {
           },
           ...(progress ? { progress } : {}),
           calls,
+          universe: async (market) => (await this.store.market.securities()).filter((s) => s.market === market).map((s) => s.code),
         }),
         timeout,
       ]);

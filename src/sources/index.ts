@@ -6,13 +6,14 @@ import type { Source } from './source.js';
 import { CustomsSource } from './customs/source.js';
 import { EcosSource } from './ecos/source.js';
 import { FscSource } from './fsc/source.js';
+import { KisSource } from './kis/source.js';
 import { KrxSource, krxUnacknowledged } from './krx/source.js';
 import { KrxOpenApiSource } from './krxapi/source.js';
 import { OpenDartSource } from './opendart/source.js';
 import { PolygonSource } from './polygon/source.js';
 import { SecSource } from './sec/source.js';
 
-export { CustomsSource, EcosSource, FscSource, KrxOpenApiSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { CustomsSource, EcosSource, FscSource, KisSource, KrxOpenApiSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
 export { KRX_TERMS_VARIABLE, krxTermsAccepted } from './krx/source.js';
 export { HttpClient, RateLimiter, SourceHttpError, redact } from './http.js';
 
@@ -25,6 +26,8 @@ export function configuredSources(env: Env): Source[] {
     FscSource.fromEnv(env),
     KrxOpenApiSource.fromEnv(env),
     KrxSource.fromEnv(env),
+    // After FSC: it asks the listed KR stocks FSC's prices place.
+    KisSource.fromEnv(env),
     SecSource.fromEnv(env),
     PolygonSource.fromEnv(env),
     CustomsSource.fromEnv(env),

@@ -2,7 +2,7 @@
 // own format and returns normalised records. It never touches the store; the refresh
 // pipeline stores what it returns, in one transaction, and keeps its cursor.
 
-import type { Dataset } from '../domain/model.js';
+import type { Dataset, Market } from '../domain/model.js';
 import type { MeterState } from './meter.js';
 import type { ProgressSink } from './progress.js';
 
@@ -36,6 +36,13 @@ export interface SourceContext {
    * within a process either way).
    */
   calls?: MeterState | null;
+  /**
+   * The listed codes of a market as the store holds them (placed by the price and filing
+   * sources). For an adapter whose upstream answers one stock per call (KIS's investor trend)
+   * and has no listing of its own to walk; the others ignore it. Optional: without it such an
+   * adapter asks nothing.
+   */
+  universe?: (market: Market) => Promise<readonly string[]>;
 }
 
 export interface SourceResult {

@@ -15,6 +15,8 @@ import { rehearse } from '../../bench/first-start.js';
 import { prepareBulk } from '../../bench/replica/bulk.js';
 import { WarpClock } from '../../bench/replica/clock.js';
 import { DOCUMENTED_LIMITS } from '../../bench/replica/limits.js';
+import { KIS_APP } from '../../bench/replica/kis.js';
+import { parseInvestorTrend } from '../../src/sources/kis/parse.js';
 import { KRX_MEMBER, startReplica, type Replica } from '../../bench/replica/server.js';
 import { buildUniverse } from '../../bench/replica/universe.js';
 import { context } from '../sources/helpers.js';
@@ -83,6 +85,7 @@ describe('the replica enforces the documented limits', () => {
     assert.deepEqual(DOCUMENTED_LIMITS.polygon.rate, { calls: 5, windowMs: 60_000 });
     assert.equal(DOCUMENTED_LIMITS.fsc.perDay, 10_000);
     assert.equal(DOCUMENTED_LIMITS['krx-openapi'].perDay, 10_000);
+    assert.deepEqual(DOCUMENTED_LIMITS.kis.rate, { calls: 20, windowMs: 1_000 });
   });
 
   it('OpenDART: status 020 past the day\'s allowance, answers again the next Seoul day', async () => {
@@ -214,6 +217,42 @@ describe('the replica enforces the documented limits', () => {
     // The first session was displaced by the second sign-in.
     assert.equal((await post(data, form, first.cookie)).status, 400);
   });
+
+  it('KIS: a token at most once a minute (403 EGW00133), the same token again within six hours, EGW00123 without it, 500 EGW00201 on the 21st call within a second', async () => {
+    const base = replica.env['KIS_BASE_URL'] as string;
+    const issue = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${base}/oauth2/tokenP`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', appkey: KIS_APP.key, appsecret: KIS_APP.secret }) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    clock.advance(1_000);
+    const first = await issue();
+    assert.equal(first.status, 200);
+    assert.equal(first.body['expires_in'], 86_400);
+    const tooSoon = await issue();
+    assert.deepEqual([tooSoon.status, tooSoon.body['error_code']], [403, 'EGW00133']);
+    clock.advance(60_000);
+    const again = await issue();
+    assert.equal(again.body['access_token'], first.body['access_token']);
+    const url = `${base}/uapi/domestic-stock/v1/quotations/inquire-investor?FID_COND_MRKT_DIV_CODE=J&FID_INPUT_ISCD=900000`;
+    const ask = (token: unknown) => fetch(url, { headers: { authorization: `Bearer ${String(token)}`, appkey: KIS_APP.key, appsecret: KIS_APP.secret, tr_id: 'FHKST01010900', custtype: 'P' } });
+    const unknown = await ask('not-a-token');
+    assert.deepEqual([unknown.status, ((await unknown.json()) as { msg_cd: string }).msg_cd], [500, 'EGW00123']);
+    clock.advance(1_000);
+    const answers: { status: number; body: Record<string, unknown> }[] = [];
+    for (let i = 0; i < 21; i++) {
+      const res = await ask(first.body['access_token']);
+      answers.push({ status: res.status, body: (await res.json()) as Record<string, unknown> });
+    }
+    assert.deepEqual(answers.map((a) => a.status), [...Array(20).fill(200), 500]);
+    assert.equal(answers[20]?.body['msg_cd'], 'EGW00201');
+    // 30 weekdays newest first, read by the adapter's parser; today's row (a weekday) waits for the close.
+    const output = answers[0]?.body['output'] as Record<string, string>[];
+    assert.equal(output.length, 30);
+    const today = new Date(clock.now() + 9 * 3_600_000).toISOString().slice(0, 10);
+    const flows = parseInvestorTrend(answers[0]?.body, '900000') ?? [];
+    assert.equal(flows.length, output[0]?.['stck_bsop_date'] === today.replace(/-/g, '') ? 29 : 30);
+    assert.ok(flows.every((f) => f.date < today && Number.isInteger(f.foreignNet / 1e6)));
+  });
 });
 
 describe('the bulk files', () => {
@@ -271,6 +310,7 @@ describe('the rehearsal', () => {
         bulk: true,
         backfill: true,
         krxCookie: false,
+        flows: 'krx',
         firstStart: 'api',
         cacheDir: join(tmp.dir, 'cache'),
         logLevel: 'warn',
@@ -385,14 +425,11 @@ describe('the rehearsal', () => {
       // 2025 x 4, 2026 Q1-Q3): 132 ZIPs. SEC: the two nightly archives, once each.
       assert.deepEqual(by.get('opendart-bulk')?.byKind, { 'bulk list page': 1, 'bulk quarterly ZIP': 132 });
       assert.deepEqual(by.get('sec-bulk')?.byKind, { 'companyfacts.zip': 1, 'submissions.zip': 1 });
-      // KRX: one sign-in (3 calls); beside the import the first run's 30 dates (10-13 to 11-23,
-      // 4 calls each: 120), after it the one date left (11-24, the last closed session): 4.
-      assert.deepEqual(by.get('krx')?.byKind, {
-        '/contents/MDC/COMS/client/MDCCOMS001.cmd': 1,
-        '/contents/MDC/COMS/client/view/login.jsp': 1,
-        '/contents/MDC/COMS/client/MDCCOMS001D1.cmd': 1,
-        '/comm/bldAttendant/getJsonData.cmd': 124,
-      });
+      // The flows from KIS (the default): one token, then beside the import one call per KR copy
+      // FSC placed (5), each answering 30 weekdays through 11-24, the last closed session; after
+      // the import every copy is through 11-24 already: no call. The KRX marketplace is not asked.
+      assert.deepEqual(by.get('kis')?.byKind, { tokenP: 1, 'inquire-investor': 5 });
+      assert.equal(by.get('krx'), undefined);
       // FSC runs beside the import and after it, 250 dates a run, newest first: 500.
       assert.equal(by.get('fsc')?.calls, 500);
       // Polygon runs after the import only (its bars need the US placement): its first run asks

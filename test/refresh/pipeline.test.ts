@@ -66,6 +66,25 @@ describe('refresh pipeline', () => {
     assert.equal(after.at(-1)?.close, source['bar'].close + 2);
   });
 
+  it('gives each source the store\'s listed codes of a market (ctx.universe)', async () => {
+    const seen: Record<string, readonly string[]> = {};
+    const listing: Source = {
+      name: 'listing',
+      async ingest(ctx) {
+        seen['KR'] = (await ctx.universe?.('KR')) ?? [];
+        seen['US'] = (await ctx.universe?.('US')) ?? [];
+        return { data: {}, cursor: 'listed' };
+      },
+    };
+    await new Refresher(t.app.store, t.app.holder, [listing], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'listing' }).run();
+    const stored = await t.app.store.market.securities();
+    for (const market of ['KR', 'US'] as const) {
+      assert.deepEqual(seen[market], stored.filter((x) => x.market === market).map((x) => x.code));
+      assert.ok((seen[market]?.length ?? 0) > 0);
+    }
+    assert.ok(seen['KR']?.includes(code));
+  });
+
   it('never shows a half-built dataset to concurrent readers', async () => {
     // Each refresh moves the clock one second, so a response's updatedAt names its snapshot,
     // and that snapshot's price is known: the pair must always match.

@@ -11,6 +11,8 @@ describe('configuredSources', () => {
     const names = (env: Record<string, string>): string[] => configuredSources(env).map((s) => s.name);
     assert.deepEqual(names({ DATA_GO_KR_API_KEY: 'k' }), ['fsc', 'customs']);
     assert.deepEqual(names({ US_PRICES_API_KEY: 'k' }), []); // needs SEC_USER_AGENT for shares
+    assert.deepEqual(names({ KIS_APP_KEY: 'k' }), []); // needs KIS_APP_SECRET too
+    assert.deepEqual(names({ DATA_GO_KR_API_KEY: 'k', KIS_APP_KEY: 'k', KIS_APP_SECRET: 's' }), ['fsc', 'kis', 'customs']);
     assert.deepEqual(
       names({ DART_API_KEY: 'k', DATA_GO_KR_API_KEY: 'k', KRX_COOKIE: 'c', KRX_MARKETPLACE_ACCEPT_TERMS: 'yes', SEC_USER_AGENT: 'A a@b.c', US_PRICES_API_KEY: 'k', ECOS_API_KEY: 'k' }),
       ['opendart', 'fsc', 'krx', 'sec', 'polygon', 'customs', 'ecos'],
