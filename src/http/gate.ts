@@ -82,6 +82,7 @@ export function identify(access: AccessControl, authorization: string | undefine
     () => {
       const token = tokens ? accessToken(authorization) : null;
       if (token === null || !tokens) return andThen(access.authenticate(authorization, address), identityOf);
+      // The OAuth service answers null only for what is not its token, which `accessToken` ruled out.
       return andThen(
         access.authenticateToken(token, address, () => tokens.authenticate(authorization) ?? { ok: false, why: 'unknown' }),
         tokenIdentity,
