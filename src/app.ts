@@ -200,8 +200,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         : null,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.trustProxy,
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
     maxConnections: config.MAX_CONNECTIONS,
+    maxConnectionsPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
     authFailureDelayMs: config.AUTH_FAILURE_DELAY_MS,
+    maxWaitingRefusalsPerAddress: config.MAX_WAITING_REFUSALS_PER_ADDRESS,
     startupPhase: () => phase,
     progress: () => progress.snapshot(),
     readinessChecks: [

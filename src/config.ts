@@ -58,6 +58,15 @@ const schema = z.object({
   AUTH_FAILURE_DELAY_MS: int(1_000),
   /** Open connections the server accepts at once; past it a new connection is closed at once (0: no cap). */
   MAX_CONNECTIONS: int(1_024),
+  /**
+   * Open connections one peer address (the socket's, not X-Forwarded-For) may hold at once; past
+   * it its new connection is closed at once. A trusted proxy (TRUST_PROXY) is not capped (0: no cap).
+   */
+  MAX_CONNECTIONS_PER_ADDRESS: int(256),
+  /** Failed authentications of one client address answered late at once (of the 1,000 of all); past it answered at once (0: no cap). */
+  MAX_WAITING_REFUSALS_PER_ADDRESS: int(100),
+  /** A request's headers must arrive whole within this many ms (slow headers; at most REQUEST_TIMEOUT_MS). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /** Most members in one JSON-RPC batch. */
   MAX_BATCH: int(50),
   /** Demo universe size on first start: default or full. */

@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import { isOutage } from '../store/outage.js';
 import type { AccessStore, ApiKeyRecord, Plan } from '../store/access-store.js';
-import { bearerToken, hashKey, looksLikeKey, sameHash } from './keys.js';
+import { bearerToken, hashKey, looksLikeKey, sameHash, tokenHash } from './keys.js';
 import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
 import { AddressLimit } from './address-limit.js';
 import type { BurstDecision, UsageCounter } from './usage.js';
@@ -86,6 +86,12 @@ async function needing<T>(dependency: string, work: Promise<T>): Promise<T> {
 /** A well-formed key the store refuses. */
 type Refused = { ok: false; why: 'unknown' | 'revoked'; prefix?: string };
 
+/**
+ * What a bearer credential other than an API key (an OAuth access token, src/oauth) authenticates
+ * as: a key's result, or `forbidden` (a real token for another resource or scope).
+ */
+export type BearerAuth = AuthResult | { ok: false; why: 'forbidden'; prefix?: string };
+
 export class AccessControl {
   private readonly lastTouched = new Map<number, number>();
   /**
@@ -100,6 +106,11 @@ export class AccessControl {
    * a revoked key is not kept here (a restore may bring it back, and it is held in `hashes`).
    */
   private readonly refused = new LRUCache<string, Refused>({ max: REFUSED_KEY_CACHE.max, ttl: REFUSED_KEY_CACHE.ttlMs });
+  /**
+   * Hashes (`tokenHash`) of bearer tokens that authenticated (`authenticateToken`), so such a
+   * token is still looked up from a throttled address, as a key in `hashes` is. Bounded.
+   */
+  private readonly tokens = new LRUCache<string, true>({ max: 10_000 });
   private readonly failures: AddressLimit;
 
   constructor(
@@ -138,6 +149,39 @@ export class AccessControl {
     const refused = this.refused.get(hash);
     if (refused !== undefined) return this.refuse(address, refused);
     return this.lookUp(token, hash, address);
+  }
+
+  /**
+   * A bearer `token` that is not an API key (an OAuth access token), held to the same refusal
+   * path as keys: from an address that used its failures up it is refused as `throttled` before
+   * `lookUp` runs (unless this process has seen it authenticate); a token remembered as unknown
+   * (`REFUSED_KEY_CACHE`, the same memory as unknown keys, by the token's SHA-256) is refused
+   * without a lookup; an unknown or revoked one counts against the address like a key's failure.
+   * `forbidden` (a real token for another resource or scope) is not a failed authentication.
+   * `lookUp` may reject with `DependencyDown`.
+   */
+  authenticateToken(token: string, address: string, lookUp: () => BearerAuth | Promise<BearerAuth>): BearerAuth | Promise<BearerAuth> {
+    const hash = tokenHash(token);
+    if (!this.tokens.has(hash)) {
+      const wait = this.failures.blocked(address, this.clock().getTime());
+      if (wait !== null) return { ok: false, why: 'throttled', retryAfter: wait };
+      const refused = this.refused.get(hash);
+      if (refused !== undefined) return this.refuse(address, refused);
+    }
+    const settled = (result: BearerAuth): BearerAuth => {
+      if (result.ok) {
+        this.tokens.set(hash, true);
+        return result;
+      }
+      if (result.why === 'unknown') {
+        // Unknown or expired: a token is random and its expiry never moves, so it stays refused.
+        this.tokens.delete(hash);
+        this.refused.set(hash, { ok: false, why: 'unknown' });
+      }
+      return result.why === 'unknown' || result.why === 'revoked' || result.why === 'missing' ? this.refuse(address, result) : result;
+    };
+    const result = lookUp();
+    return result instanceof Promise ? result.then(settled) : settled(result);
   }
 
   private async lookUp(token: string, hash: string, address: string): Promise<AuthResult> {

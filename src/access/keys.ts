@@ -86,6 +86,14 @@ export async function applyKeyPepper(store: Pick<AccessStore, 'keyHashScheme' | 
   return outcome;
 }
 
+/**
+ * The plain SHA-256 (hex) of a bearer credential that is not an API key (an OAuth access token):
+ * what the admission path remembers of such a token (never the token itself).
+ */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
 /** Constant-time equality of two hex digests of equal length. */
 export function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');

@@ -6,7 +6,10 @@
 // chains the two cases without an await on the fast path). Refusals and outages come back as
 // values (`Identity`, `Gate`); the door answers them in its own form (problem+json, JSON-RPC).
 
-import { DependencyDown, type AccessControl, type Admission, type AuthResult, type Caller, type PlanLimits, type Use } from '../access/access.js';
+import { DependencyDown, type AccessControl, type Admission, type AuthResult, type BearerAuth, type Caller, type PlanLimits, type Use } from '../access/access.js';
+import { AddressShare } from '../access/address-limit.js';
+import { bearerToken, looksLikeKey } from '../access/keys.js';
+import { ACCESS_TOKEN_PREFIX } from '../oauth/model.js';
 import { isOutage } from '../store/outage.js';
 import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
 import { ApiError, dependencyUnavailable } from '../tools/errors.js';
@@ -69,18 +72,30 @@ function outageAs<T>(work: () => Eventually<T>, onOutage: (error: ApiError) => T
  * Step one, once per HTTP request and before its body is read: the key in `authorization`, sent
  * from client `address`. A missing or malformed header is refused here (401), as is an address
  * that failed too often (429) and a store that does not answer (503); a well-formed unknown or
- * revoked key is not (a lone `health` call answers it with `valid: false`).
+ * revoked key is not (a lone `health` call answers it with `valid: false`). With `tokens` (the
+ * MCP door with OAuth on), an OAuth access token is admitted as the key it acts as, through the
+ * same refusal path (`AccessControl.authenticateToken`: counted per address, remembered when
+ * unknown, answered late).
  */
 export function identify(access: AccessControl, authorization: string | undefined, address: string, tokens?: BearerTokens | null): Eventually<Identity> {
   return outageAs(
     () => {
-      // A bearer credential that is an OAuth access token is admitted as the key it acts as.
-      const byToken = tokens?.authenticate(authorization) ?? null;
-      if (byToken === null) return andThen(access.authenticate(authorization, address), identityOf);
-      return andThen(byToken, tokenIdentity);
+      const token = tokens ? accessToken(authorization) : null;
+      if (token === null || !tokens) return andThen(access.authenticate(authorization, address), identityOf);
+      // The OAuth service answers null only for what is not its token, which `accessToken` ruled out.
+      return andThen(
+        access.authenticateToken(token, address, () => tokens.authenticate(authorization) ?? { ok: false, why: 'unknown' }),
+        tokenIdentity,
+      );
     },
     (error): Identity => ({ ok: false, error }),
   );
+}
+
+/** The credential of `authorization` when it is an OAuth access token (`mcp_at_...`, never an API key); null otherwise. */
+function accessToken(authorization: string | undefined): string | null {
+  const token = bearerToken(authorization);
+  return token !== null && token.startsWith(ACCESS_TOKEN_PREFIX) && !looksLikeKey(token) ? token : null;
 }
 
 /**
@@ -92,12 +107,18 @@ export interface BearerTokens {
   authenticate(authorization: string | undefined): TokenAuth | null | Promise<TokenAuth>;
 }
 
-/** A token is refused outright (401, or 403 for another resource or scope); `health` does not answer it. */
-function tokenIdentity(auth: TokenAuth): Identity {
+/**
+ * A token is refused outright (401, 429 for a throttled address, or 403 for another resource or
+ * scope); `health` does not answer it. The 401 and the 429 are failed authentications (answered late).
+ */
+function tokenIdentity(auth: BearerAuth): Identity {
   if (auth.ok) return { ok: true, auth };
   if (auth.why === 'forbidden') return { ok: false, error: new ApiError('forbidden', 'the access token is not for this resource or lacks its scope') };
-  const why = auth.why === 'revoked' ? "its key has been revoked" : 'it is unknown or has expired';
-  return { ok: false, error: new ApiError('unauthorized', `the access token is not accepted: ${why}; sign in again`) };
+  if (auth.why === 'throttled' || auth.why === 'missing') return { ok: false, error: keyRefusal(auth) };
+  const why = auth.why === 'revoked' ? 'its key has been revoked' : 'it is unknown or has expired';
+  const error = new ApiError('unauthorized', `the access token is not accepted: ${why}; sign in again`);
+  failedAuthentications.add(error);
+  return { ok: false, error };
 }
 
 function identityOf(auth: AuthResult): Identity {
@@ -196,35 +217,43 @@ function policyOf(limits: PlanLimits): string {
  * Failed authentications answered late: a refused key or a throttled address gets its 401 or 429
  * after `delayMs`, so a flood that waits for each answer (one request per connection at a time,
  * as HTTP/1.1 clients do) sends one request per connection per delay instead of as many as the
- * server can refuse. At most `maxHeld` answers wait at once; past that a refusal is answered at
- * once and its connection closed, so held answers cannot grow without bound.
+ * server can refuse. At most `maxHeld` answers wait at once, and at most `maxHeldPerAddress` of
+ * one client address (so one address cannot take every place and leave other floods answered at
+ * once); past either, a refusal is answered at once and its connection closed, so held answers
+ * cannot grow without bound.
  */
 export class RefusalDelay {
   static readonly MAX_HELD = 1_000;
+  static readonly MAX_HELD_PER_ADDRESS = 100;
   private held = 0;
+  private readonly heldBy: AddressShare;
 
   constructor(
     readonly delayMs: number,
     private readonly maxHeld = RefusalDelay.MAX_HELD,
-  ) {}
+    maxHeldPerAddress = RefusalDelay.MAX_HELD_PER_ADDRESS,
+  ) {
+    this.heldBy = new AddressShare(maxHeldPerAddress);
+  }
 
-  /** Runs `answer` after the delay (or at once, with `Connection: close` on `reply`, when full). */
-  hold(reply: { header(name: string, value: string): unknown }, answer: () => void): void {
+  /** Runs `answer` after the delay (or at once, with `Connection: close` on `reply`, when full or `address` has its share). */
+  hold(reply: { header(name: string, value: string): unknown }, address: string, answer: () => void): void {
     if (this.delayMs <= 0) return answer();
-    if (this.held >= this.maxHeld) {
+    if (this.held >= this.maxHeld || !this.heldBy.take(address)) {
       reply.header('connection', 'close');
       return answer();
     }
     this.held += 1;
     setTimeout(() => {
       this.held -= 1;
+      this.heldBy.release(address);
       answer();
     }, this.delayMs).unref();
   }
 
-  /** Runs `answer` for refusal `error`: after the delay when it is a failed authentication, at once otherwise. */
-  refuse(reply: { header(name: string, value: string): unknown }, error: ApiError, answer: () => void): void {
-    if (failedAuthentications.has(error)) this.hold(reply, answer);
+  /** Runs `answer` for refusal `error` to client `address`: after the delay when it is a failed authentication, at once otherwise. */
+  refuse(reply: { header(name: string, value: string): unknown }, address: string, error: ApiError, answer: () => void): void {
+    if (failedAuthentications.has(error)) this.hold(reply, address, answer);
     else answer();
   }
 }

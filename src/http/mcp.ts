@@ -272,7 +272,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
   }
 
   function refuseLate(reply: FastifyReply, error: ApiError): Promise<FastifyReply> {
-    return new Promise((resolve) => deps.refusalDelay.hold(reply, () => resolve(refuse(reply, error))));
+    return new Promise((resolve) => deps.refusalDelay.hold(reply, reply.request.ip, () => resolve(refuse(reply, error))));
   }
 
   /**
@@ -291,7 +291,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       if (!id.ok) {
         // An OAuth token for another resource or without the scope (403, RFC 6750 insufficient_scope).
         if (id.error.code === 'forbidden' && oauth) reply.header('www-authenticate', oauth.forbiddenChallenge());
-        deps.refusalDelay.refuse(reply, id.error, () => void refuse(early(request, reply).type('application/json'), id.error));
+        deps.refusalDelay.refuse(reply, request.ip, id.error, () => void refuse(early(request, reply).type('application/json'), id.error));
         return;
       }
       request.auth = id.auth;

@@ -50,7 +50,7 @@ function admitRequest(route: Route, request: FastifyRequest, reply: FastifyReply
     if (gate.admission) reply.headers(rateLimitHeaders(gate.admission));
     if (!gate.ok) {
       const { error } = gate;
-      return deps.refusalDelay.refuse(reply, error, () => done(error));
+      return deps.refusalDelay.refuse(reply, request.ip, error, () => done(error));
     }
     request.account = gate.account;
     done();

@@ -1,9 +1,13 @@
 // The HTTP server: both doors, operator endpoints, the OpenAPI document and its docs page.
 // It knows nothing about finance: tools do the work, this file wires requests to them.
 
+import proxyAddr from '@fastify/proxy-addr';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
+import { AddressShare } from '../access/address-limit.js';
 import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
 import type { ProgressEntry } from '../tools/health.js';
@@ -46,13 +50,18 @@ export interface ServerDeps {
   oauth?: OAuthService | null;
   /** A request must arrive whole within this many ms (slow clients); default 15 s. */
   requestTimeoutMs?: number;
-  /** Whose X-Forwarded-For gives the client address (`TRUST_PROXY`); default none. */
+  /** A request's headers must arrive whole within this many ms (slow headers); default 10 s, at most `requestTimeoutMs`. */
+  headersTimeoutMs?: number;
   /** Whose X-Forwarded-For gives the client address: true for any sender, or the proxies' addresses or CIDR ranges. */
   trustProxy?: boolean | string[];
   /** Open connections accepted at once (`MAX_CONNECTIONS`); 0 or absent: no cap. */
   maxConnections?: number;
+  /** Open connections one peer address may hold (`MAX_CONNECTIONS_PER_ADDRESS`), trusted proxies excepted; 0 or absent: no cap. */
+  maxConnectionsPerAddress?: number;
   /** How long a failed authentication's answer waits (`AUTH_FAILURE_DELAY_MS`); 0 or absent: none. */
   authFailureDelayMs?: number;
+  /** Answers of one client address waiting at once (`MAX_WAITING_REFUSALS_PER_ADDRESS`); 0: no cap of its own; absent: `RefusalDelay.MAX_HELD_PER_ADDRESS`. */
+  maxWaitingRefusalsPerAddress?: number;
   /** Readiness checks (database, Redis); each returns null when healthy, else a reason. */
   readinessChecks?: { name: string; check: () => Promise<string | null> }[];
   /** What start-up is doing while no dataset is served, for /readyz. */
@@ -88,17 +97,43 @@ function answerHeaders(reply: FastifyReply): void {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 let requestCounter = 0;
 
+/**
+ * At most `perAddress` open connections from one peer address: past it a new connection from
+ * there is closed as soon as it is accepted, before it sends a byte that is parsed, so one
+ * address (slow headers, or connections held idle) cannot take every place `MAX_CONNECTIONS`
+ * gives all clients. Counted by the socket's peer address, the only one known when a connection
+ * opens; a trusted proxy's (TRUST_PROXY, decided as Fastify decides request.ip) is not capped,
+ * since it carries many clients.
+ */
+function capPerAddress(server: Server, perAddress: number, trustProxy: boolean | string[]): void {
+  const trusted: (address: string) => boolean =
+    trustProxy === true ? () => true : Array.isArray(trustProxy) && trustProxy.length > 0 ? ((fn) => (address: string) => fn(address, 0))(proxyAddr.compile(trustProxy)) : () => false;
+  const open = new AddressShare(perAddress);
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (address === undefined || trusted(address)) return;
+    if (!open.take(address)) {
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => open.release(address));
+  });
+}
+
 export async function buildServer(deps: ServerDeps) {
   const requestTimeout = deps.requestTimeoutMs ?? 15_000;
+  const headersTimeout = Math.min(deps.headersTimeoutMs ?? 10_000, requestTimeout);
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own two lines per request are off; onResponse below writes our one line.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimit,
-    // Slow clients: a request must arrive whole within 15 s, and idle sockets close after 5 s.
-    // Node checks the request timeout every connectionsCheckingInterval (default 30 s).
+    // Slow clients: a request's headers must arrive within 10 s and the whole request within
+    // 15 s, and idle sockets close after 5 s. Node checks both every connectionsCheckingInterval
+    // (default 30 s). Fastify sets requestTimeout on the server it made, so Node's headersTimeout
+    // would keep its own default (60 s): it is given here.
     requestTimeout,
-    http: { connectionsCheckingInterval: 1_000 },
+    http: { connectionsCheckingInterval: 1_000, headersTimeout, requestTimeout },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     // A path that is not valid percent-encoding, or a path segment longer than the router's
@@ -122,8 +157,10 @@ export async function buildServer(deps: ServerDeps) {
   });
   // Past the cap Node closes a new connection at once, before it costs a parse or a key check.
   if (deps.maxConnections !== undefined && deps.maxConnections > 0) app.server.maxConnections = deps.maxConnections;
+  if (deps.maxConnectionsPerAddress !== undefined && deps.maxConnectionsPerAddress > 0) capPerAddress(app.server, deps.maxConnectionsPerAddress, deps.trustProxy ?? false);
   const runner = new ToolRunner(deps.holder, deps.progress);
-  const refusalDelay = new RefusalDelay(deps.authFailureDelayMs ?? 0);
+  const perAddress = deps.maxWaitingRefusalsPerAddress;
+  const refusalDelay = new RefusalDelay(deps.authFailureDelayMs ?? 0, RefusalDelay.MAX_HELD, perAddress === undefined ? RefusalDelay.MAX_HELD_PER_ADDRESS : perAddress > 0 ? perAddress : Number.POSITIVE_INFINITY);
 
   // The per-request hooks take a `done` callback rather than returning a promise: at tens of
   // thousands of requests a second the promises and microtasks of four async hooks show.

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AddressLimit } from '../../src/access/address-limit.js';
+import { AddressLimit, AddressShare } from '../../src/access/address-limit.js';
 
 describe('AddressLimit', () => {
   it('allows perWindow events, then names the seconds left in the window; another address is apart', () => {
@@ -35,5 +35,22 @@ describe('AddressLimit', () => {
     limit.count('a', 100_000);
     assert.equal(limit.blocked('a', 100_000), 60);
     assert.equal(limit.blocked('a', 50_000), null);
+  });
+});
+
+describe('AddressShare', () => {
+  it('gives an address at most perAddress places at once, each address apart; a place given back can be taken again', () => {
+    const share = new AddressShare(2);
+    assert.deepEqual([share.take('a'), share.take('a'), share.take('a')], [true, true, false], 'two places, the third refused');
+    assert.equal(share.of('a'), 2, 'the refused take took nothing');
+    assert.equal(share.take('b'), true, 'another address has its own two');
+    share.release('a');
+    assert.equal(share.of('a'), 1);
+    assert.equal(share.take('a'), true, 'the place given back');
+    share.release('a');
+    share.release('a');
+    share.release('a'); // one more than held: nothing goes below 0
+    assert.equal(share.of('a'), 0);
+    assert.deepEqual([share.take('a'), share.take('a'), share.take('a')], [true, true, false]);
   });
 });

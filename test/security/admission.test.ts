@@ -6,6 +6,8 @@
 // below are exact. Also run on PostgreSQL + Redis (admission.pg.test.ts).
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { generateKey } from '../../src/access/keys.js';
@@ -14,6 +16,7 @@ import { RefusalDelay } from '../../src/http/gate.js';
 import { MCP_ERRORS } from '../../src/http/mcp.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { formSignIn, pkcePair, register, startOAuthServer, tokenRequest } from '../oauth/helpers.js';
 import { assertProblem, openApiValidators, RawClient, rawExchange, rawStatus, type OpenApiValidators, type RawResponse } from './helpers.js';
 
 const BASE = '/api/public/v2';
@@ -299,15 +302,190 @@ describe('failed authentications answered late', () => {
     }
   });
 
-  it('holds at most so many answers at once; past that a refusal is answered at once and its connection closed', () => {
-    const delay = new RefusalDelay(60_000, 2);
-    const answered: number[] = [];
-    const headers: Record<string, string>[] = [{}, {}, {}];
-    for (let i = 0; i < 3; i++) delay.hold({ header: (name: string, value: string) => (headers[i]![name] = value) }, () => answered.push(i));
-    assert.deepEqual(answered, [2], 'the third, past the two held, at once');
-    assert.deepEqual(headers, [{}, {}, { connection: 'close' }]);
+  it('holds at most so many answers at once, and at most a share of them per address; past either a refusal is answered at once and its connection closed', () => {
+    // Four places in all, two per address: a, a held; the third of a at once (its share);
+    // b, b held (four in all); c at once (all four taken), though c holds none.
+    const delay = new RefusalDelay(60_000, 4, 2);
+    const answered: string[] = [];
+    const from = ['a', 'a', 'a', 'b', 'b', 'c'];
+    const headers: Record<string, string>[] = from.map(() => ({}));
+    from.forEach((address, i) => delay.hold({ header: (name: string, value: string) => (headers[i]![name] = value) }, address, () => answered.push(`${address}${i}`)));
+    assert.deepEqual(answered, ['a2', 'c5'], 'the third of a (its share) and c (all places taken) at once');
+    assert.deepEqual(headers, [{}, {}, { connection: 'close' }, {}, {}, { connection: 'close' }]);
     const none = new RefusalDelay(0);
-    none.hold({ header: () => undefined }, () => answered.push(9));
-    assert.deepEqual(answered, [2, 9], 'no delay: at once');
+    none.hold({ header: () => undefined }, 'a', () => answered.push('none'));
+    assert.deepEqual(answered, ['a2', 'c5', 'none'], 'no delay: at once');
+  });
+});
+
+describe('OAuth access tokens take the refusal path of API keys', () => {
+  const DELAY = 300; // AUTH_FAILURE_DELAY_MS of the server below
+  let t: TestServer;
+  let client: RawClient;
+  let token: string;
+
+  before(async () => {
+    t = await startOAuthServer({ AUTH_FAILURES_PER_MINUTE: String(FAILURES), AUTH_FAILURE_DELAY_MS: String(DELAY), TRUST_PROXY: 'loopback' });
+    client = new RawClient(t.url, 64);
+    // A real token, through the sign-in form and the code grant (from 127.0.0.1, not a flood address).
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const clientId = await register(t.url, redirectUri);
+    const { verifier, challenge } = pkcePair();
+    const resource = `${t.url}/api/mcp`;
+    const { location } = await formSignIn(t.url, { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 's', resource }, await t.newKey('paid'));
+    const grant = await tokenRequest(t.url, { grant_type: 'authorization_code', code: location.searchParams.get('code') ?? '', code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri, resource });
+    token = String(grant.body.access_token);
+    assert.match(token, /^mcp_at_/);
+  });
+  after(async () => {
+    client.close();
+    await t.close();
+  });
+
+  const madeUpToken = (): string => `mcp_at_${randomBytes(32).toString('base64url')}`;
+  const ping = (bearer: string | null, from: string) =>
+    client.request('POST', '/api/mcp', { 'content-type': 'application/json', ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }), 'x-forwarded-for': from }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  const timed = async (work: Promise<RawResponse>): Promise<{ res: RawResponse; ms: number }> => {
+    const started = performance.now();
+    const res = await work;
+    return { res, ms: performance.now() - started };
+  };
+
+  it('made-up tokens from one address: FAILURES x 401 answered late, then 429 Retry-After 60 (API keys and no key too); a token seen valid still passes', async () => {
+    const from = '198.51.100.20';
+    assert.equal((await ping(token, from)).status, 200, 'the real token, checked before the flood');
+    for (let i = 0; i < FAILURES; i++) {
+      const { res, ms } = await timed(ping(madeUpToken(), from));
+      assert.equal(res.status, 401, res.text.slice(0, 200));
+      assert.equal((JSON.parse(res.text) as RpcBody).error?.code, MCP_ERRORS.unauthorized);
+      assert.ok(ms >= DELAY - 5, `refusal ${i + 1} answered after ${ms.toFixed(0)} ms, not after the ${DELAY} ms delay`);
+    }
+    // The window opened at the first failure and the clock stands still: 60 s to wait.
+    const flood = await Promise.all(Array.from({ length: 60 }, () => timed(ping(madeUpToken(), from))));
+    for (const { res, ms } of flood) {
+      assert.equal(res.status, 429, res.text.slice(0, 200));
+      assert.equal(res.headers['retry-after'], '60');
+      assert.ok(ms >= DELAY - 5, `a 429 answered after ${ms.toFixed(0)} ms`);
+    }
+    assert.deepEqual([(JSON.parse(flood[0]!.res.text) as RpcBody).error?.code, (JSON.parse(flood[0]!.res.text) as RpcBody).error?.data?.code], [MCP_ERRORS.quota, 'rate_limited']);
+    assert.equal((await ping(generateKey().key, from)).status, 429, 'a made-up API key from there: the same count');
+    assert.equal((await ping(null, from)).status, 429, 'no credential from there');
+    assert.equal((await ping(token, from)).status, 200, 'the real token is not throttled');
+    assert.equal((await ping(madeUpToken(), '198.51.100.21')).status, 401, 'another address has its own count');
+    t.clock.now = new Date(t.clock.now.getTime() + 60_000);
+    try {
+      assert.equal((await ping(madeUpToken(), from)).status, 401, 'a new minute, a new count');
+    } finally {
+      t.clock.now = new Date(t.clock.now.getTime() - 60_000);
+    }
+  });
+
+  it('a made-up token tried again is refused from memory, without a store lookup', async () => {
+    const from = '198.51.100.30';
+    const store = t.app.store.oauth;
+    const lookUp = store.token.bind(store);
+    let lookups = 0;
+    store.token = (hash, kind) => {
+      lookups += 1;
+      return lookUp(hash, kind);
+    };
+    try {
+      const same = madeUpToken();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await ping(same, from)).status);
+      assert.deepEqual(statuses, [401, 401, 401]);
+      assert.equal(lookups, 1, 'the first try looked it up, the two others were answered from memory');
+      assert.equal((await ping(madeUpToken(), from)).status, 401);
+      assert.equal(lookups, 2, 'another token is looked up');
+      assert.equal((await ping(token, from)).status, 200);
+      assert.equal(lookups, 3, 'a real token is looked up on every request (revocation)');
+    } finally {
+      store.token = lookUp;
+    }
+  });
+});
+
+describe('per-address caps: connections at the socket, waiting refusals, slow headers', () => {
+  const PER_ADDRESS = 6; // MAX_CONNECTIONS_PER_ADDRESS of the server below
+  const HEADERS_MS = 1_500; // HEADERS_TIMEOUT_MS of the server below (the request timeout stays 15 s)
+  const DELAY = 1_500; // AUTH_FAILURE_DELAY_MS
+  const WAITING = 3; // MAX_WAITING_REFUSALS_PER_ADDRESS
+  let t: TestServer;
+  let port: number;
+
+  before(async () => {
+    t = await startTestServer({
+      MAX_CONNECTIONS: String(2 * PER_ADDRESS),
+      MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS),
+      HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      REQUEST_TIMEOUT_MS: '15000',
+      AUTH_FAILURE_DELAY_MS: String(DELAY),
+      MAX_WAITING_REFUSALS_PER_ADDRESS: String(WAITING),
+    });
+    port = Number(new URL(t.url).port);
+  });
+  after(() => t.close());
+
+  /** One request on a new connection from loopback address `from` (any 127.x.y.z is this host's). */
+  const requestFrom = (from: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> =>
+    new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path, headers, localAddress: from, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('one address dribbling headers on every connection it can open holds PER_ADDRESS of them; a paying call from another address is answered; the headers are cut off at HEADERS_TIMEOUT_MS', async () => {
+    const key = await t.newKey('paid');
+    const opened = performance.now();
+    const sockets: { socket: net.Socket; closedAt: Promise<number> }[] = [];
+    const timers: NodeJS.Timeout[] = [];
+    try {
+      // 2 x PER_ADDRESS sockets from 127.0.0.1, as many as MAX_CONNECTIONS: each sends a request
+      // line and then one header line every 200 ms, never the blank line that ends the headers.
+      for (let i = 0; i < 2 * PER_ADDRESS; i++) {
+        const socket = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+        socket.on('error', () => undefined);
+        const closedAt = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
+        socket.write(`GET ${BASE}/rankings HTTP/1.1\r\nHost: x\r\n`);
+        timers.push(setInterval(() => socket.writable && socket.write(`X-Slow-${i}: ${Date.now()}\r\n`), 200));
+        sockets.push({ socket, closedAt });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      const closedEarly = sockets.filter(({ socket }) => socket.destroyed || socket.readyState === 'closed').length;
+      assert.equal(closedEarly, PER_ADDRESS, 'the connections past the address\'s share closed at once');
+      const paying = await requestFrom('127.0.0.2', `${BASE}/rankings`, { authorization: `Bearer ${key}` });
+      assert.equal(paying.status, 200, 'another address still gets a connection');
+      await assert.rejects(requestFrom('127.0.0.1', `${BASE}/rankings`, { authorization: `Bearer ${key}` }), 'a new connection from the full address is closed');
+      // The held ones: closed by the server once their headers are HEADERS_MS late (checked
+      // every second), while they still send bytes and long before the 15 s request timeout.
+      const heldCloses = (await Promise.all(sockets.slice(0, PER_ADDRESS).map((s) => s.closedAt))).sort((a, b) => a - b);
+      assert.ok(heldCloses[0]! >= HEADERS_MS - 50 && heldCloses.at(-1)! < HEADERS_MS + 2_500, `held sockets closed at ${heldCloses.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+      for (const { socket } of sockets) socket.destroy();
+    }
+  });
+
+  it('one address waits for at most WAITING refusals at once; its others are answered at once with the connection closed; another address still waits', async () => {
+    const timedFrom = async (from: string): Promise<{ status: number; close: boolean; ms: number }> => {
+      const started = performance.now();
+      const res = await requestFrom(from, `${BASE}/rankings`, { authorization: `Bearer ${generateKey().key}` });
+      return { status: res.status, close: res.headers.connection === 'close', ms: performance.now() - started };
+    };
+    const flood = Promise.all(Array.from({ length: WAITING + 2 }, () => timedFrom('127.0.0.3')));
+    await new Promise((r) => setTimeout(r, 200));
+    const other = await timedFrom('127.0.0.4');
+    const answers = await flood;
+    assert.ok(other.ms >= DELAY - 50 && other.status === 401, `the other address waited ${other.ms.toFixed(0)} ms`);
+    const late = answers.filter((a) => a.ms >= DELAY - 50);
+    const atOnce = answers.filter((a) => a.ms < DELAY / 2);
+    assert.deepEqual([late.length, atOnce.length], [WAITING, 2], JSON.stringify(answers));
+    assert.ok(answers.every((a) => a.status === 401));
+    assert.ok(atOnce.every((a) => a.close), 'answered at once with Connection: close');
   });
 });
