@@ -10,7 +10,7 @@ import { zipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { decodeMemberName, DEFAULT_ZIP_LIMITS, zipMembers, ZipReadError, type ZipMember } from '../../src/sources/shared/zip-stream.js';
 import { tempDir } from '../support/tmp.js';
-import { zipOf } from './helpers.js';
+import { overlappingZip, zipOf } from './helpers.js';
 
 /** A ZIP whose members each hold one byte and declare `declared` (a ZIP bomb's headers). */
 const declaring = (names: string[], declared: number): Uint8Array => zipOf(names.map((name) => ({ name, content: 'x', declaredSize: declared })));
@@ -115,6 +115,65 @@ describe('zipMembers', () => {
     const path = join(tmp.dir, 'many.zip');
     writeFileSync(path, zipSync({ a: text('1'), b: text('2'), c: text('3') }));
     assert.equal(await reason((async () => { for await (const m of zipMembers(path, { maxMembers: 2 })) void m; })()), 'too many members');
+  });
+});
+
+describe('zipMembers: entries that overlap or lie outside the archive', () => {
+  const tmp = tempDir();
+  after(tmp.cleanup);
+
+  async function readAll(path: string): Promise<{ seen: string[]; reason: string }> {
+    const seen: string[] = [];
+    const r = await reason(
+      (async () => {
+        for await (const m of zipMembers(path)) {
+          seen.push(m.name);
+          await m.bytes();
+        }
+      })(),
+    );
+    return { seen, reason: r };
+  }
+
+  it('refuses 16 names on one deflate stream before yielding any member (each would inflate to the whole)', async () => {
+    const path = join(tmp.dir, 'overlap.zip');
+    const names = Array.from({ length: 16 }, (_, i) => `copy${String(i).padStart(2, '0')}.txt`);
+    writeFileSync(path, overlappingZip(names, new Uint8Array(1_000_000)));
+    assert.deepEqual(await readAll(path), { seen: [], reason: 'overlapping members' });
+  });
+
+  it('refuses entries at different offsets whose data runs over the next header (the first member\'s data holds the others)', async () => {
+    const path = join(tmp.dir, 'shifted.zip');
+    // 1 MB of zeros deflate to ~1 KB; entries 40 bytes apart all start inside the first member's data.
+    writeFileSync(path, overlappingZip(['a', 'b', 'c'], new Uint8Array(1_000_000), 40));
+    assert.deepEqual(await readAll(path), { seen: [], reason: 'overlapping members' });
+  });
+
+  it('refuses a member whose data would run into the central directory', async () => {
+    const good = Buffer.from(zipOf([{ name: 'a.txt', content: 'hello' }]));
+    // The central entry's compressed size (offset 20 of the entry, which starts after the local
+    // header, the name and the 7 deflated bytes) grown by 10: the data would end inside the directory.
+    const cdStart = good.readUInt32LE(good.length - 22 + 16);
+    good.writeUInt32LE(good.readUInt32LE(cdStart + 20) + 10, cdStart + 20);
+    const path = join(tmp.dir, 'outside.zip');
+    writeFileSync(path, good);
+    assert.deepEqual(await readAll(path), { seen: [], reason: 'member outside the archive' });
+  });
+
+  it('reads an archive whose central directory lists members out of their order on disk', async () => {
+    const two = Buffer.from(zipOf([{ name: 'first.txt', content: 'one' }, { name: 'second.txt', content: 'two' }]));
+    // Swap the two central entries (each 46 bytes + a name): the directory lists second.txt first.
+    const cdStart = two.readUInt32LE(two.length - 22 + 16);
+    const firstLen = 46 + 'first.txt'.length;
+    const a = two.subarray(cdStart, cdStart + firstLen);
+    const b = two.subarray(cdStart + firstLen, two.length - 22);
+    const swapped = Buffer.concat([two.subarray(0, cdStart), b, a, two.subarray(two.length - 22)]);
+    const path = join(tmp.dir, 'unordered.zip');
+    writeFileSync(path, swapped);
+    assert.deepEqual(await collect(path, async (m) => (await m.bytes()).toString()), [
+      ['second.txt', 'two'],
+      ['first.txt', 'one'],
+    ]);
   });
 });
 

@@ -183,11 +183,102 @@ export async function assertZipSignature(path: string): Promise<void> {
   }
 }
 
+/** Local file header before a member's name and extra field (APPNOTE 4.3.7). */
+const LOCAL_HEADER_BYTES = 30;
+
+function openYauzl(reader: yauzl.RandomAccessReader, size: number): Promise<yauzl.ZipFile> {
+  return new Promise<yauzl.ZipFile>((resolve, reject) => {
+    yauzl.fromRandomAccessReader(reader, size, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false }, (err, z) => {
+      if (err || !z) reject(new ZipReadError('truncated or corrupt ZIP', err?.message ?? 'no archive'));
+      else resolve(z);
+    });
+  });
+}
+
+/** The next central directory entry, or null at its end. */
+function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
+  return new Promise<yauzl.Entry | null>((resolve, reject) => {
+    const onEntry = (e: yauzl.Entry): void => {
+      cleanup();
+      resolve(e);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(null);
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(new ZipReadError('truncated or corrupt ZIP', err.message));
+    };
+    const cleanup = (): void => {
+      zip.off('entry', onEntry);
+      zip.off('end', onEnd);
+      zip.off('error', onError);
+    };
+    zip.on('entry', onEntry);
+    zip.on('end', onEnd);
+    zip.on('error', onError);
+    zip.readEntry();
+  });
+}
+
+/**
+ * Where each member's bytes may lie: between its local header's offset and the next member's (or
+ * the central directory's start). Built from the whole central directory before any member is
+ * read, so an archive whose entries share or overlap their bytes (the overlapping-entry ZIP bomb:
+ * many names on one deflate stream, each inflating to the whole) is refused before anything of
+ * it is inflated.
+ */
+export class MemberExtents {
+  private constructor(private readonly starts: Float64Array) {}
+
+  /**
+   * Checks the central directory's entries: sorted by local header offset, each header's fixed
+   * part and compressed data must end at or before the next header's offset, the last before
+   * `centralDirectoryStart`; two entries at one offset overlap.
+   */
+  static check(entries: ReadonlyArray<{ offset: number; compressedSize: number; name: string }>, centralDirectoryStart: number): MemberExtents {
+    const order = entries.map((_, i) => i).sort((a, b) => (entries[a]?.offset ?? 0) - (entries[b]?.offset ?? 0));
+    const starts = new Float64Array(order.length);
+    order.forEach((index, k) => {
+      const e = entries[index] as { offset: number; compressedSize: number; name: string };
+      const next = entries[order[k + 1] ?? -1];
+      const limit = next?.offset ?? centralDirectoryStart;
+      const end = e.offset + LOCAL_HEADER_BYTES + e.compressedSize;
+      if (end > limit) {
+        throw next === undefined
+          ? new ZipReadError('member outside the archive', `${e.name}: its bytes run to ${end}, past the central directory's start (${centralDirectoryStart})`)
+          : new ZipReadError('overlapping members', `${e.name} (at ${e.offset}, ${e.compressedSize} bytes) overlaps ${next.name} (at ${next.offset})`);
+      }
+      starts[k] = e.offset;
+    });
+    return new MemberExtents(starts);
+  }
+
+  /** The first byte past the room of the member whose local header is at `offset`. */
+  limitOf(offset: number, centralDirectoryStart: number): number {
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.starts[mid] as number) <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.starts.length ? (this.starts[lo] as number) : centralDirectoryStart;
+  }
+}
+
+/** The central directory's start: where yauzl's entry cursor is before the first entry is read. */
+function centralDirectoryStart(zip: yauzl.ZipFile): number {
+  return (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+}
+
 /**
  * The members of the ZIP archive at `path`, one at a time. A member must be consumed (or
  * skipped) before the next is read. Throws ZipReadError for a file that is not a ZIP, a
- * truncated or corrupt archive (its central directory is read lazily, so a corrupt entry may
- * surface after earlier members were read), or a member past the limits.
+ * truncated or corrupt archive, entries that overlap or lie outside the archive's data (checked
+ * over the whole central directory before the first member is yielded), more members than
+ * allowed, or a member past the size limits.
  */
 export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGenerator<ZipMember> {
   const limits: Required<ZipLimits> = {
@@ -199,16 +290,27 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
   await assertZipSignature(path);
   const handle = await openFile(path, 'r');
   let zip: yauzl.ZipFile;
+  let extents: MemberExtents;
+  let cdStart: number;
   try {
     const { size } = await handle.stat();
+    // First pass: every entry's extent (the file stays open for the second).
+    const survey = await openYauzl(new WindowedFileReader(handle.fd, () => undefined), size);
+    cdStart = centralDirectoryStart(survey);
+    try {
+      const entries: { offset: number; compressedSize: number; name: string }[] = [];
+      let members = 0;
+      for (let e = await nextEntry(survey); e !== null; e = await nextEntry(survey)) {
+        const name = decodeMemberName(Buffer.from(e.fileName as unknown as Buffer), (e.generalPurposeBitFlag & UTF8_FLAG) !== 0);
+        if (!name.endsWith('/') && ++members > limits.maxMembers) throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
+        entries.push({ offset: e.relativeOffsetOfLocalHeader, compressedSize: e.compressedSize, name });
+      }
+      extents = MemberExtents.check(entries, cdStart);
+    } finally {
+      survey.close();
+    }
     // The reader closes the file when yauzl lets go of it (zip.close() and no member stream open).
-    const reader = new WindowedFileReader(handle.fd, () => void handle.close());
-    zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-      yauzl.fromRandomAccessReader(reader, size, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false }, (err, z) => {
-        if (err || !z) reject(new ZipReadError('truncated or corrupt ZIP', err?.message ?? 'no archive'));
-        else resolve(z);
-      });
-    });
+    zip = await openYauzl(new WindowedFileReader(handle.fd, () => void handle.close()), size);
   } catch (err) {
     await handle.close();
     throw err;
@@ -217,29 +319,7 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
     let count = 0;
     let declared = 0;
     for (;;) {
-      const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
-        const onEntry = (e: yauzl.Entry): void => {
-          cleanup();
-          resolve(e);
-        };
-        const onEnd = (): void => {
-          cleanup();
-          resolve(null);
-        };
-        const onError = (err: Error): void => {
-          cleanup();
-          reject(new ZipReadError('truncated or corrupt ZIP', err.message));
-        };
-        const cleanup = (): void => {
-          zip.off('entry', onEntry);
-          zip.off('end', onEnd);
-          zip.off('error', onError);
-        };
-        zip.on('entry', onEntry);
-        zip.on('end', onEnd);
-        zip.on('error', onError);
-        zip.readEntry();
-      });
+      const entry = await nextEntry(zip);
       if (entry === null) return;
       const rawName = entry.fileName as unknown as Buffer;
       const name = decodeMemberName(Buffer.from(rawName), (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0);
@@ -255,13 +335,26 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
       if (declared > limits.maxTotalBytes) {
         throw new ZipReadError('archive too large', `its members declare more than ${limits.maxTotalBytes} bytes in all (${declared} up to ${name})`);
       }
-      const open = (): Promise<Readable> =>
-        new Promise<Readable>((resolve, reject) => {
+      const open = async (): Promise<Readable> => {
+        // The local header's own name and extra field lengths place the data: it must end
+        // before the next member's header (or the central directory).
+        let dataStart: number;
+        try {
+          dataStart = (await zip.readLocalFileHeaderPromise(entry, { minimal: true })).fileDataStart;
+        } catch (err) {
+          throw new ZipReadError('truncated or corrupt ZIP', `${name}: ${(err as Error).message}`);
+        }
+        const limit = extents.limitOf(entry.relativeOffsetOfLocalHeader, cdStart);
+        if (dataStart + entry.compressedSize > limit) {
+          throw new ZipReadError('overlapping members', `${name}: its data (${dataStart}..${dataStart + entry.compressedSize}) runs past the next member or the central directory (${limit})`);
+        }
+        return new Promise<Readable>((resolve, reject) => {
           zip.openReadStream(entry, (err, stream) => {
             if (err || !stream) reject(new ZipReadError('truncated or corrupt ZIP', `${name}: ${err?.message ?? 'no stream'}`));
             else resolve(stream);
           });
         });
+      };
       yield {
         name,
         compressedSize: entry.compressedSize,
