@@ -4,15 +4,17 @@
 // company, so it goes through the same combination as the API adapter (`secCompany`): a company
 // read from the archive and from the API gives the same reports and the same Security.
 //
-// Memory: one member's JSON at a time, plus one small placement record per listed company and
+// Memory: one member's JSON at a time (parsed as it is inflated, nested at most SEC_JSON_MAX_DEPTH deep), plus one small placement record per listed company and
 // the records of the batch being filled (`batchCompanies` companies). Members of companies not
 // in the ticker list (most of the archives: every entity that ever filed) and submissions'
 // overflow pages are passed over by name, never inflated.
 
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { FinancialReport, Security } from '../../domain/model.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../bulk.js';
+import { JsonStreamError, parseJsonStream } from '../shared/json-stream.js';
 import { zipMembers, ZipReadError, type ZipLimits, type ZipMember } from '../shared/zip-stream.js';
 import { companiesOf, parseSubmissions, secCompany, SOURCE_NAME, type SecPlacement, type TickerEntry } from './parse.js';
 
@@ -21,6 +23,9 @@ export const SUBMISSIONS_ZIP = 'submissions.zip';
 
 /** A member larger than this is skipped unless `limits.maxMemberBytes` says otherwise (the largest real members are tens of MB). */
 export const DEFAULT_MAX_MEMBER_BYTES = 128 * 1024 * 1024;
+
+/** A member nested deeper than this is skipped (`tooDeep`); a real member is 7 levels deep (companyfacts: facts, taxonomy, concept, units, unit, list, entry). */
+export const SEC_JSON_MAX_DEPTH = 64;
 
 /**
  * Members passed over by design (most of each archive: every entity that ever filed, and the
@@ -39,6 +44,7 @@ export const SEC_BULK_SKIP = {
   tooLarge: 'member past the size cap',
   corrupt: 'member that cannot be inflated',
   notJson: 'member that is not JSON',
+  tooDeep: 'member nested deeper than the cap',
   noMember: 'listed company without a companyfacts member',
   /** A listed company whose submissions member could not be read is not placed (as the API adapter skips it). */
   placementUnreadable: 'listed company whose submissions member cannot be read',
@@ -208,20 +214,27 @@ export class SecBulkReader implements BulkReader {
     return { placements, unplaceable };
   }
 
-  /** One member's JSON, or why it cannot be had; never throws for the member's own faults. */
+  /**
+   * One member's JSON, parsed as it is inflated with the nesting cap, or why it cannot be had;
+   * never throws for the member's own faults.
+   */
   private async readMember(member: ZipMember): Promise<MemberRead> {
     if (member.size > this.maxMemberBytes) return { ok: false, reason: SEC_BULK_SKIP.tooLarge };
-    let raw: Buffer;
+    let stream: Readable;
     try {
-      raw = await member.bytes();
+      stream = await member.open();
     } catch (err) {
       if (err instanceof ZipReadError) return { ok: false, reason: SEC_BULK_SKIP.corrupt };
       throw err;
     }
     try {
-      return { ok: true, body: JSON.parse(raw.toString('utf8')) as unknown };
-    } catch {
-      return { ok: false, reason: SEC_BULK_SKIP.notJson };
+      return { ok: true, body: await parseJsonStream(stream, SEC_JSON_MAX_DEPTH) };
+    } catch (err) {
+      if (err instanceof JsonStreamError) return { ok: false, reason: err.reason === 'too deep' ? SEC_BULK_SKIP.tooDeep : SEC_BULK_SKIP.notJson };
+      // The member's stream failed: an inflate error, or bytes other than it declares.
+      return { ok: false, reason: SEC_BULK_SKIP.corrupt };
+    } finally {
+      stream.destroy();
     }
   }
 }

@@ -29,13 +29,14 @@ export class ZipReadError extends Error {
 }
 
 export interface ZipLimits {
-  /** A member declaring more uncompressed bytes than this is refused (`member too large`). */
+  /** An archive with a member declaring more uncompressed bytes than this is refused before any member is read (`member too large`). */
   maxMemberBytes?: number;
-  /** An archive with more members than this is refused after that many (`too many members`). */
+  /** An archive with more members than this is refused before any member is read (`too many members`). */
   maxMembers?: number;
   /**
-   * An archive whose members declare more uncompressed bytes than this in all is refused at the
-   * member that passes it, before that member is read (`archive too large`).
+   * An archive whose members declare more uncompressed bytes than this in all is refused before
+   * any member is read (`archive too large`); each member's stream fails if it inflates to more
+   * than it declares, so this bounds what the archive inflates to.
    */
   maxTotalBytes?: number;
   /**
@@ -300,9 +301,26 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
     try {
       const entries: { offset: number; compressedSize: number; name: string }[] = [];
       let members = 0;
-      for (let e = await nextEntry(survey); e !== null; e = await nextEntry(survey)) {
+      let declaredTotal = 0;
+      for (;;) {
+        let e: yauzl.Entry | null;
+        try {
+          e = await nextEntry(survey);
+        } catch {
+          // A broken entry: the members before it are checked among themselves and read; the
+          // second pass meets the same break there and throws it.
+          break;
+        }
+        if (e === null) break;
         const name = decodeMemberName(Buffer.from(e.fileName as unknown as Buffer), (e.generalPurposeBitFlag & UTF8_FLAG) !== 0);
         if (!name.endsWith('/') && ++members > limits.maxMembers) throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
+        if (e.uncompressedSize > limits.maxMemberBytes) {
+          throw new ZipReadError('member too large', `${name} declares ${e.uncompressedSize} bytes (limit ${limits.maxMemberBytes})`);
+        }
+        declaredTotal += e.uncompressedSize;
+        if (declaredTotal > limits.maxTotalBytes) {
+          throw new ZipReadError('archive too large', `its members declare more than ${limits.maxTotalBytes} bytes in all (${declaredTotal} up to ${name})`);
+        }
         entries.push({ offset: e.relativeOffsetOfLocalHeader, compressedSize: e.compressedSize, name });
       }
       extents = MemberExtents.check(entries, cdStart);
@@ -316,25 +334,12 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
     throw err;
   }
   try {
-    let count = 0;
-    let declared = 0;
     for (;;) {
       const entry = await nextEntry(zip);
       if (entry === null) return;
       const rawName = entry.fileName as unknown as Buffer;
       const name = decodeMemberName(Buffer.from(rawName), (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0);
       if (name.endsWith('/')) continue;
-      count += 1;
-      if (count > limits.maxMembers) {
-        throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
-      }
-      if (entry.uncompressedSize > limits.maxMemberBytes) {
-        throw new ZipReadError('member too large', `${name} declares ${entry.uncompressedSize} bytes (limit ${limits.maxMemberBytes})`);
-      }
-      declared += entry.uncompressedSize;
-      if (declared > limits.maxTotalBytes) {
-        throw new ZipReadError('archive too large', `its members declare more than ${limits.maxTotalBytes} bytes in all (${declared} up to ${name})`);
-      }
       const open = async (): Promise<Readable> => {
         // The local header's own name and extra field lengths place the data: it must end
         // before the next member's header (or the central directory).
