@@ -19,6 +19,7 @@ import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../serving/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
+import { printable } from './printable.js';
 import { followProgress } from './progress.js';
 import { formatProgress, formatSourceRuns, seoulTime } from './sources.js';
 
@@ -190,7 +191,7 @@ async function importBulk(args: string[]): Promise<void> {
   const sources = configuredSources(process.env);
   const dir = values.from === undefined ? bulkDir(config) : resolve(values.from);
   const plan = bulkPlan({ dir, download: values.from === undefined, asOf: seoulDay(systemClock()), sources, env: process.env });
-  if (values.from !== undefined) for (const { name, reason } of folderContents(dir).others) process.stderr.write(`import: ${name}: ${reason}\n`);
+  if (values.from !== undefined) for (const { name, reason } of folderContents(dir).others) process.stderr.write(`import: ${printable(name)}: ${reason}\n`);
   if (plan.inputs.length === 0) {
     fail(
       values.from === undefined

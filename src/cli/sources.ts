@@ -6,6 +6,7 @@ import type { SourceStatus } from '../refresh/pipeline.js';
 import type { SourceProgress } from '../refresh/progress.js';
 import type { RefreshRun } from '../store/refresh-store.js';
 import { progressLine } from './progress.js';
+import { printable } from './printable.js';
 
 /**
  * The progress section: per source, as the service (or an `import`) last wrote its board: phase,
@@ -58,5 +59,6 @@ export function formatSourceRuns(runs: readonly RefreshRun[]): string {
       if (s.skippedExamples?.length) lines.push(`      e.g. ${s.skippedExamples.join(', ')}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  // Member and file names, and upstream reasons, are the archives' and upstreams' own text.
+  return `${lines.map(printable).join('\n')}\n`;
 }

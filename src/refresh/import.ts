@@ -7,7 +7,8 @@
 //
 // One reader's failure (a truncated archive, an HTML page instead of a ZIP) costs only what it
 // had not read yet: what it yielded stays stored, the error is recorded with its reason, and the
-// other readers go on. The run is recorded in refresh_runs like a refresh (`sources` lists it):
+// other readers go on. A reader that reads to its end but stores nothing (every file refused,
+// every member skipped) fails too, with its skip reasons: an import that read nothing is not ok. The run is recorded in refresh_runs like a refresh (`sources` lists it):
 // `ok` when every source read through, `failed` when none did, else `partial`.
 
 import type { Logger } from 'pino';
@@ -87,6 +88,14 @@ const isPreparation = (input: BulkInput): input is BulkPreparation => 'open' in 
  */
 export function failureReason(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** Why a source that read to its end stored nothing: its most frequent skip reasons. */
+export function nothingStored(skipped: Readonly<Record<string, number>>): string {
+  const reasons = Object.entries(skipped).sort((a, b) => b[1] - a[1]);
+  if (reasons.length === 0) return 'nothing read: the files held no record';
+  const shown = reasons.slice(0, 3).map(([reason, n]) => `${reason}: ${n}`);
+  return failureReason(`nothing read (skipped: ${shown.join('; ')}${reasons.length > 3 ? '; ...' : ''})`);
 }
 
 export class Importer {
@@ -175,6 +184,15 @@ export class Importer {
         signal?.throwIfAborted();
         await this.storeBatch(source, batch, tally);
         await stored();
+      }
+      signal?.throwIfAborted();
+      if (tally.records === 0) {
+        // A source that stored nothing did not read its files: the run must not say ok (nor
+        // its cursor move past files it never read).
+        tally.error = nothingStored(tally.skipped);
+        this.logger.warn({ source, reason: tally.error }, 'bulk source stored nothing');
+        this.board.finish(source, 'failed', tally.error);
+        return;
       }
       this.board.finish(source, 'done', `${tally.records} records stored`);
     } catch (err) {

@@ -116,6 +116,16 @@ function importerTests(engine: 'sqlite' | 'postgres', open: () => Promise<{ stor
       assert.deepEqual((await store.market.securities()).map((s) => s.code).sort(), ['AAPL', 'MRVL', 'TSLA']);
     });
 
+    it('a source that reads to its end but stores nothing fails, with its skip reasons; the run is failed', async () => {
+      // Every member skipped: two files that are not company files, none a company's.
+      const empty = new FactsZipReader('sec', archive(tmp.dir, 'nothing.zip', [], { 'readme.txt': 'x', 'notes.txt': 'y' }));
+      const report = await new Importer(store, clock, logger, new ProgressBoard(clock)).run([empty]);
+      assert.equal(report.status, 'failed');
+      assert.equal(report.sources[0]?.ok, false);
+      assert.equal(report.sources[0]?.error, 'nothing read (skipped: member that is not a company file: 2)');
+      assert.equal((await store.refresh.refreshRuns(1))[0]?.status, 'failed');
+    });
+
     it('records a run in which every source failed as failed, and publishes nothing', async () => {
       const html = join(tmp.dir, 'companyfacts.zip');
       writeFileSync(html, '<!DOCTYPE html><html><head><title>Request Rate Threshold Exceeded</title></head></html>');

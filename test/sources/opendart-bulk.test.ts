@@ -372,7 +372,7 @@ describe('OpenDART bulk files: years and batches', () => {
 });
 
 describe('OpenDART bulk files: bad input costs only itself', () => {
-  it('a truncated ZIP, an HTML page, an unexpected encoding, a broken row, an unknown layout and a member declaring 4 GB are each skipped with a reason; the rest is read', async () => {
+  it('a truncated ZIP, an HTML page, an unexpected encoding, a broken row, an unknown layout and an archive declaring 4 GB are each skipped with a reason; the rest is read', async () => {
     const bad = mkdtempSync(join(tmpdir(), 'dart-bulk-bad-'));
     try {
       const good = periodZip((s) => s.startsWith('2016_1분기보고서_02_'));
@@ -392,11 +392,12 @@ describe('OpenDART bulk files: bad input costs only itself', () => {
         { name: cp949Name('2019_3분기보고서_03_포괄손익계산서_20201209.txt'), content: iconv.encode(`${noCurrent}\n${lines[1]}`, 'cp949') },
         { name: 'readme.txt', content: 'hello' },
       ]));
-      // 2019 Q3 BS: a member whose headers declare 4,294,967,280 bytes (past DART_BULK_LIMITS' 512 MiB) behind one byte.
+      // 2019 Q3 BS: a member whose headers declare 4,294,967,280 bytes behind one byte: past DART_BULK_LIMITS' 1 GiB
+      // for the whole archive, checked over the central directory before any member (and its 512 MiB a member).
       writeFileSync(join(bad, '2019_3Q_BS_20201209040000.zip'), zipOf([{ name: cp949Name('2019_3분기보고서_01_재무상태표_연결_20201209.txt'), content: 'x', declaredSize: 0xfffffff0 }]));
       const c = await readAll({ dir: bad });
       const skipped = Object.fromEntries([...c.skips].map(([reason, s]) => [reason, [s.count, s.examples[0]]]));
-      assert.deepEqual(skipped['member too large'], [1, '2019_3Q_BS_20201209040000.zip']);
+      assert.deepEqual(skipped['archive too large'], [1, '2019_3Q_BS_20201209040000.zip']);
       assert.deepEqual(skipped['truncated or corrupt ZIP'], [1, '2016_1Q_BS_20210317040000.zip']);
       assert.deepEqual(skipped['not a ZIP'], [1, '2016_1Q_CF_20210317040000.zip']);
       assert.deepEqual(skipped['member in an unexpected encoding (neither UTF-8 nor CP949)'], [1, '2019_3Q_PL_20201209040000.zip: 2019_3분기보고서_02_손익계산서_20201209.txt']);

@@ -29,7 +29,7 @@ export class ZipReadError extends Error {
 }
 
 export interface ZipLimits {
-  /** An archive with a member declaring more uncompressed bytes than this is refused before any member is read (`member too large`). */
+  /** A member declaring more uncompressed bytes than this is refused before it is read (`member too large`). */
   maxMemberBytes?: number;
   /** An archive with more members than this is refused before any member is read (`too many members`). */
   maxMembers?: number;
@@ -314,9 +314,6 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
         if (e === null) break;
         const name = decodeMemberName(Buffer.from(e.fileName as unknown as Buffer), (e.generalPurposeBitFlag & UTF8_FLAG) !== 0);
         if (!name.endsWith('/') && ++members > limits.maxMembers) throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
-        if (e.uncompressedSize > limits.maxMemberBytes) {
-          throw new ZipReadError('member too large', `${name} declares ${e.uncompressedSize} bytes (limit ${limits.maxMemberBytes})`);
-        }
         declaredTotal += e.uncompressedSize;
         if (declaredTotal > limits.maxTotalBytes) {
           throw new ZipReadError('archive too large', `its members declare more than ${limits.maxTotalBytes} bytes in all (${declaredTotal} up to ${name})`);
@@ -340,6 +337,9 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
       const rawName = entry.fileName as unknown as Buffer;
       const name = decodeMemberName(Buffer.from(rawName), (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0);
       if (name.endsWith('/')) continue;
+      if (entry.uncompressedSize > limits.maxMemberBytes) {
+        throw new ZipReadError('member too large', `${name} declares ${entry.uncompressedSize} bytes (limit ${limits.maxMemberBytes})`);
+      }
       const open = async (): Promise<Readable> => {
         // The local header's own name and extra field lengths place the data: it must end
         // before the next member's header (or the central directory).
