@@ -19,6 +19,7 @@ import type { Store } from '../store/store.js';
 import { runOutcome } from '../serving/dataset.js';
 import type { SourceStatus } from './pipeline.js';
 import type { ProgressBoard } from './progress.js';
+import { failAbandonedRuns, runningDetail } from './runs.js';
 
 /**
  * A bulk source whose reader needs preparing first (downloading its files, reading the ticker
@@ -114,7 +115,8 @@ export class Importer {
   /** Reads every input to its end (concurrently; the store takes their writes in turn) and records the run. */
   async run(inputs: readonly BulkInput[], options: { signal?: AbortSignal } = {}): Promise<ImportReport> {
     const signal = options.signal;
-    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString());
+    await failAbandonedRuns(this.store.refresh, this.clock().toISOString(), this.logger);
+    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString(), runningDetail());
     const versions: number[] = [];
     let lastPublishMs = this.clock().getTime();
     let unpublished = false;
