@@ -482,7 +482,7 @@ describe('OpenDART bulk files: hostile archives are refused within their caps (c
     const { c, error } = await readFolder({ '2016_1Q_PL_20210317040000.zip': pl }, { maxRowsPerPeriod: 10 });
     assert.deepEqual(skipsOf(c)['too many rows in a period'], [1, '2016_1Q_PL_20210317040000.zip']);
     assert.ok(error instanceof BulkNothingRead);
-    assert.equal(DART_TEXT_LIMITS.maxRowsPerPeriod, 1_000_000);
+    assert.equal(DART_TEXT_LIMITS.maxRowsPerPeriod, 500_000);
   });
 
   it('a folder whose every file is refused makes the reader fail, naming the reasons (the import then fails)', async () => {

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { zipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { decodeMemberName, DEFAULT_ZIP_LIMITS, zipMembers, ZipReadError, type ZipMember } from '../../src/sources/shared/zip-stream.js';
 import { tempDir } from '../support/tmp.js';
@@ -15,7 +14,6 @@ import { overlappingZip, zipOf } from './helpers.js';
 /** A ZIP whose members each hold one byte and declare `declared` (a ZIP bomb's headers). */
 const declaring = (names: string[], declared: number): Uint8Array => zipOf(names.map((name) => ({ name, content: 'x', declaredSize: declared })));
 
-const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 async function collect(path: string, read: (m: ZipMember) => Promise<string>): Promise<[string, string][]> {
   const out: [string, string][] = [];
@@ -39,7 +37,7 @@ describe('zipMembers', () => {
 
   it('yields each member with its bytes, as a buffer or a stream', async () => {
     const path = join(tmp.dir, 'two.zip');
-    writeFileSync(path, zipSync({ 'CIK0000320193.json': text('{"cik":320193}'), 'dir/b.txt': text('b'.repeat(70_000)) }));
+    writeFileSync(path, zipOf([{ name: 'CIK0000320193.json', content: '{"cik":320193}' }, { name: 'dir/b.txt', content: 'b'.repeat(70_000) }]));
     assert.deepEqual(await collect(path, async (m) => (await m.bytes()).toString('utf8').slice(0, 14)), [
       ['CIK0000320193.json', '{"cik":320193}'],
       ['dir/b.txt', 'b'.repeat(14)],
@@ -63,7 +61,7 @@ describe('zipMembers', () => {
   });
 
   it('refuses a truncated archive', async () => {
-    const whole = zipSync({ 'a.json': text('{"a":1}'.repeat(1000)) });
+    const whole = zipOf([{ name: 'a.json', content: '{"a":1}'.repeat(1000) }]);
     const path = join(tmp.dir, 'cut.zip');
     writeFileSync(path, whole.subarray(0, Math.floor(whole.length / 2)));
     assert.equal(await reason(collect(path, async (m) => (await m.bytes()).toString())), 'truncated or corrupt ZIP');
@@ -71,7 +69,7 @@ describe('zipMembers', () => {
 
   it('refuses a member that declares more bytes than the limit, before inflating it', async () => {
     const path = join(tmp.dir, 'big.zip');
-    writeFileSync(path, zipSync({ 'small.json': text('{}'), 'big.json': text('x'.repeat(2_000)) }));
+    writeFileSync(path, zipOf([{ name: 'small.json', content: '{}' }, { name: 'big.json', content: 'x'.repeat(2_000) }]));
     const seen: string[] = [];
     const run = (async () => {
       for await (const m of zipMembers(path, { maxMemberBytes: 1_000 })) seen.push(m.name);
@@ -113,7 +111,7 @@ describe('zipMembers', () => {
 
   it('refuses an archive with more members than allowed', async () => {
     const path = join(tmp.dir, 'many.zip');
-    writeFileSync(path, zipSync({ a: text('1'), b: text('2'), c: text('3') }));
+    writeFileSync(path, zipOf(['a', 'b', 'c'].map((name, i) => ({ name, content: String(i + 1) }))));
     assert.equal(await reason((async () => { for await (const m of zipMembers(path, { maxMembers: 2 })) void m; })()), 'too many members');
   });
 });

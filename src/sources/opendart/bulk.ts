@@ -5,6 +5,7 @@
 // BS, PL and CF ZIPs are read member by member, the rows the mapping reads are kept per company,
 // and the period's reports and placements are yielded in batches.
 
+import { isAscii } from 'node:buffer';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
@@ -61,10 +62,12 @@ export const DART_TEXT_LIMITS = {
   maxFields: 100,
   /**
    * Statement rows kept for one period (its BS, PL and CF files together), until its reports are
-   * built; a file that would pass it is refused (`too many rows in a period`). Real periods keep
-   * ~250,000 (about 2,600 listed companies, separate and consolidated).
+   * built; a file that would pass it is refused (`too many rows in a period`). Only rows the
+   * mapping reads are kept: the real samples keep 8 income-statement rows a company (both
+   * bases), so a period of about 2,700 KOSPI and KOSDAQ filers keeps on the order of 100,000
+   * over BS, PL and CF. 500,000 rows peaked at ~540 MiB RSS for the whole import (docs/security.md).
    */
-  maxRowsPerPeriod: 1_000_000,
+  maxRowsPerPeriod: 500_000,
 };
 
 /** Statements read: the CE (changes in equity) ZIP holds nothing the mapping reads. */
@@ -367,7 +370,7 @@ export class BulkLineDecoder {
 
   decode(bytes: Buffer): string | null {
     if (this.encoding === null) {
-      if (bytes.every((b) => b < 0x80)) return bytes.toString('latin1');
+      if (isAscii(bytes)) return bytes.toString('latin1');
       try {
         const text = this.utf8.decode(bytes);
         this.encoding = 'utf8';
@@ -548,15 +551,17 @@ export class OpenDartBulkReader implements BulkReader {
         let readable = true;
         const stream = await zipMember.open();
         try {
-          for await (const bytes of byteLines(stream, DART_TEXT_LIMITS.maxLineBytes, `${file.name}: ${zipMember.name}`)) {
-            lineNo += 1;
-            addBytes(bytes.length + 1);
-            const text = decoder.decode(bytes);
-            if (text === null) {
-              readable = false;
-              break;
+          read: for await (const batch of byteLines(stream, DART_TEXT_LIMITS.maxLineBytes, `${file.name}: ${zipMember.name}`)) {
+            for (const bytes of batch) {
+              lineNo += 1;
+              addBytes(bytes.length + 1);
+              const text = decoder.decode(bytes);
+              if (text === null) {
+                readable = false;
+                break read;
+              }
+              if (!reader.line(text, lineNo)) break read;
             }
-            if (!reader.line(text, lineNo)) break;
           }
         } catch (err) {
           if (err instanceof ZipReadError) throw err;

@@ -5,11 +5,21 @@
 
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
 
-/** Why a document was refused: `too deep` (past the nesting cap) or `not JSON`. */
+/** Caps on one document: what the parsed value may hold. */
+export interface JsonLimits {
+  /** Nesting of objects and arrays. */
+  maxDepth: number;
+  /** Objects and arrays in all (each costs tens of bytes built, however little text it takes). */
+  maxContainers: number;
+  /** Values in all: objects, arrays, strings, numbers, booleans and nulls. */
+  maxValues: number;
+}
+
+/** Why a document was refused: `too deep` (past the nesting cap), `too many values` (past a count cap) or `not JSON`. */
 export class JsonStreamError extends Error {
   override readonly name = 'JsonStreamError';
   constructor(
-    readonly reason: 'too deep' | 'not JSON',
+    readonly reason: 'too deep' | 'too many values' | 'not JSON',
     detail: string,
   ) {
     super(`${reason}: ${detail}`);
@@ -17,23 +27,43 @@ export class JsonStreamError extends Error {
 }
 
 /**
- * The document in `source`. Throws JsonStreamError for a document nested deeper than `maxDepth`
- * (objects and arrays), for text that is not one JSON document; the stream's own errors (an
- * inflate error) pass through as they are.
+ * The document in `source`. Throws JsonStreamError for a document past `limits` (at the first
+ * token past a cap, before it is built), for text that is not one JSON document; the stream's
+ * own errors (an inflate error) pass through as they are.
  */
-export async function parseJsonStream(source: AsyncIterable<Uint8Array>, maxDepth: number): Promise<unknown> {
+export async function parseJsonStream(source: AsyncIterable<Uint8Array>, limits: JsonLimits): Promise<unknown> {
+  const { maxDepth, maxContainers, maxValues } = limits;
   const tokenizer = new Tokenizer();
   const parser = new TokenParser({ paths: ['$'] });
   let failure: unknown = null;
   let depth = 0;
+  let containers = 0;
+  let values = 0;
   let done = false;
   let result: unknown;
+  const tooMany = (what: string, cap: number, offset: number): JsonStreamError => new JsonStreamError('too many values', `more than ${cap} ${what} (at byte ${offset})`);
   tokenizer.onToken = (t) => {
-    if (t.token === TokenType.LEFT_BRACE || t.token === TokenType.LEFT_BRACKET) {
-      depth += 1;
-      if (depth > maxDepth) throw new JsonStreamError('too deep', `nested more than ${maxDepth} levels (at byte ${t.offset})`);
-    } else if (t.token === TokenType.RIGHT_BRACE || t.token === TokenType.RIGHT_BRACKET) {
-      depth -= 1;
+    switch (t.token) {
+      case TokenType.LEFT_BRACE:
+      case TokenType.LEFT_BRACKET:
+        depth += 1;
+        if (depth > maxDepth) throw new JsonStreamError('too deep', `nested more than ${maxDepth} levels (at byte ${t.offset})`);
+        if (++containers > maxContainers) throw tooMany('objects and arrays', maxContainers, t.offset);
+        if (++values > maxValues) throw tooMany('values', maxValues, t.offset);
+        break;
+      case TokenType.RIGHT_BRACE:
+      case TokenType.RIGHT_BRACKET:
+        depth -= 1;
+        break;
+      case TokenType.STRING:
+      case TokenType.NUMBER:
+      case TokenType.TRUE:
+      case TokenType.FALSE:
+      case TokenType.NULL:
+        if (++values > maxValues) throw tooMany('values', maxValues, t.offset);
+        break;
+      default:
+        break;
     }
     parser.write(t);
   };
