@@ -174,13 +174,36 @@ export async function assertZipSignature(path: string): Promise<void> {
   try {
     const head = Buffer.alloc(512);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    if (bytesRead < 4 || head[0] !== 0x50 || head[1] !== 0x4b) {
-      const text = head.subarray(0, bytesRead).toString('latin1').replace(/\s+/g, ' ').trim();
-      const looksHtml = /<(!doctype|html|head|body)/i.test(text);
-      throw new ZipReadError('not a ZIP', looksHtml ? `an HTML page (${text.slice(0, 60)})` : `starts with ${JSON.stringify(text.slice(0, 20))}`);
-    }
+    assertZipHead(head.subarray(0, bytesRead));
   } finally {
     await handle.close();
+  }
+}
+
+/** Throws a ZipReadError unless `head` (an archive's first bytes) starts with `PK`, saying what it looks like. */
+function assertZipHead(head: Buffer): void {
+  if (head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b) {
+    const text = head.subarray(0, 512).toString('latin1').replace(/\s+/g, ' ').trim();
+    const looksHtml = /<(!doctype|html|head|body)/i.test(text);
+    throw new ZipReadError('not a ZIP', looksHtml ? `an HTML page (${text.slice(0, 60)})` : `starts with ${JSON.stringify(text.slice(0, 20))}`);
+  }
+}
+
+/** yauzl's reader over an archive held in memory (a small API answer). */
+class BufferReader extends yauzl.RandomAccessReader {
+  constructor(private readonly bytes: Buffer) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    return Readable.from([this.bytes.subarray(start, end)]);
+  }
+
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    const done = callback as (err: Error | null, bytesRead?: number) => void;
+    const n = Math.max(0, Math.min(length, this.bytes.length - position));
+    this.bytes.copy(buffer, offset, position, position + n);
+    queueMicrotask(() => done(null, n));
   }
 }
 
@@ -282,21 +305,57 @@ function centralDirectoryStart(zip: yauzl.ZipFile): number {
  * allowed, or a member past the size limits.
  */
 export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGenerator<ZipMember> {
+  await assertZipSignature(path);
+  const handle = await openFile(path, 'r');
+  let size: number;
+  try {
+    ({ size } = await handle.stat());
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  // The survey's reader leaves the file open for the second pass, whose reader closes it when
+  // yauzl lets go of it (zip.close() and no member stream open).
+  yield* archiveMembers(
+    (last) => new WindowedFileReader(handle.fd, last ? () => void handle.close() : () => undefined),
+    size,
+    given,
+    () => handle.close(),
+  );
+}
+
+/**
+ * The members of a ZIP archive held in memory (a small API answer, e.g. OpenDART's corpCode.xml
+ * ZIP), under the same checks and limits as `zipMembers`.
+ */
+export async function* zipMembersOfBuffer(bytes: Uint8Array, given: ZipLimits = {}): AsyncGenerator<ZipMember> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  assertZipHead(buffer);
+  yield* archiveMembers(() => new BufferReader(buffer), buffer.length, given, async () => undefined);
+}
+
+/**
+ * The members behind `reader` (made twice: `last` false for the survey of the central directory,
+ * true for the pass that yields); `abandon` lets go of the source when neither pass got to own it.
+ */
+async function* archiveMembers(
+  reader: (last: boolean) => yauzl.RandomAccessReader,
+  size: number,
+  given: ZipLimits,
+  abandon: () => Promise<void>,
+): AsyncGenerator<ZipMember> {
   const limits: Required<ZipLimits> = {
     maxMemberBytes: given.maxMemberBytes ?? DEFAULT_ZIP_LIMITS.maxMemberBytes,
     maxMembers: given.maxMembers ?? DEFAULT_ZIP_LIMITS.maxMembers,
     maxTotalBytes: given.maxTotalBytes ?? DEFAULT_ZIP_LIMITS.maxTotalBytes,
     maxBufferBytes: given.maxBufferBytes ?? DEFAULT_ZIP_LIMITS.maxBufferBytes,
   };
-  await assertZipSignature(path);
-  const handle = await openFile(path, 'r');
   let zip: yauzl.ZipFile;
   let extents: MemberExtents;
   let cdStart: number;
   try {
-    const { size } = await handle.stat();
-    // First pass: every entry's extent (the file stays open for the second).
-    const survey = await openYauzl(new WindowedFileReader(handle.fd, () => undefined), size);
+    // First pass: every entry's extent.
+    const survey = await openYauzl(reader(false), size);
     cdStart = centralDirectoryStart(survey);
     try {
       const entries: { offset: number; compressedSize: number; name: string }[] = [];
@@ -324,10 +383,9 @@ export async function* zipMembers(path: string, given: ZipLimits = {}): AsyncGen
     } finally {
       survey.close();
     }
-    // The reader closes the file when yauzl lets go of it (zip.close() and no member stream open).
-    zip = await openYauzl(new WindowedFileReader(handle.fd, () => void handle.close()), size);
+    zip = await openYauzl(reader(true), size);
   } catch (err) {
-    await handle.close();
+    await abandon();
     throw err;
   }
   try {
