@@ -257,24 +257,26 @@ export class MemberExtents {
   private constructor(private readonly starts: Float64Array) {}
 
   /**
-   * Checks the central directory's entries: sorted by local header offset, each header's fixed
-   * part and compressed data must end at or before the next header's offset, the last before
-   * `centralDirectoryStart`; two entries at one offset overlap.
+   * Checks the central directory's entries (their local header offsets and compressed sizes, in
+   * directory order; numbers only, so a directory of a million entries costs ~16 MB): sorted by
+   * offset, each header's fixed part and compressed data must end at or before the next header's
+   * offset, the last before `centralDirectoryStart`; two entries at one offset overlap.
    */
-  static check(entries: ReadonlyArray<{ offset: number; compressedSize: number; name: string }>, centralDirectoryStart: number): MemberExtents {
-    const order = entries.map((_, i) => i).sort((a, b) => (entries[a]?.offset ?? 0) - (entries[b]?.offset ?? 0));
+  static check(offsets: readonly number[], sizes: readonly number[], centralDirectoryStart: number): MemberExtents {
+    const order = Uint32Array.from(offsets.keys()).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
     const starts = new Float64Array(order.length);
     order.forEach((index, k) => {
-      const e = entries[index] as { offset: number; compressedSize: number; name: string };
-      const next = entries[order[k + 1] ?? -1];
-      const limit = next?.offset ?? centralDirectoryStart;
-      const end = e.offset + LOCAL_HEADER_BYTES + e.compressedSize;
+      const offset = offsets[index] as number;
+      const next = order[k + 1];
+      const limit = next === undefined ? centralDirectoryStart : (offsets[next] as number);
+      const end = offset + LOCAL_HEADER_BYTES + (sizes[index] as number);
       if (end > limit) {
+        // Entries are named by their place in the central directory (1-based).
         throw next === undefined
-          ? new ZipReadError('member outside the archive', `${e.name}: its bytes run to ${end}, past the central directory's start (${centralDirectoryStart})`)
-          : new ZipReadError('overlapping members', `${e.name} (at ${e.offset}, ${e.compressedSize} bytes) overlaps ${next.name} (at ${next.offset})`);
+          ? new ZipReadError('member outside the archive', `entry ${index + 1} of the central directory (at ${offset}) runs to ${end}, past the directory's start (${centralDirectoryStart})`)
+          : new ZipReadError('overlapping members', `entry ${index + 1} of the central directory (at ${offset}, ${sizes[index]} compressed bytes) overlaps entry ${next + 1} (at ${limit})`);
       }
-      starts[k] = e.offset;
+      starts[k] = offset;
     });
     return new MemberExtents(starts);
   }
@@ -358,7 +360,8 @@ async function* archiveMembers(
     const survey = await openYauzl(reader(false), size);
     cdStart = centralDirectoryStart(survey);
     try {
-      const entries: { offset: number; compressedSize: number; name: string }[] = [];
+      const offsets: number[] = [];
+      const sizes: number[] = [];
       let members = 0;
       let declaredTotal = 0;
       for (;;) {
@@ -371,15 +374,18 @@ async function* archiveMembers(
           break;
         }
         if (e === null) break;
-        const name = decodeMemberName(Buffer.from(e.fileName as unknown as Buffer), (e.generalPurposeBitFlag & UTF8_FLAG) !== 0);
-        if (!name.endsWith('/') && ++members > limits.maxMembers) throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
+        const rawName = e.fileName as unknown as Buffer;
+        // A directory entry's name ends in `/` in every encoding the names come in.
+        if (rawName[rawName.length - 1] !== 0x2f && ++members > limits.maxMembers) throw new ZipReadError('too many members', `more than ${limits.maxMembers}`);
         declaredTotal += e.uncompressedSize;
         if (declaredTotal > limits.maxTotalBytes) {
+          const name = decodeMemberName(Buffer.from(rawName), (e.generalPurposeBitFlag & UTF8_FLAG) !== 0);
           throw new ZipReadError('archive too large', `its members declare more than ${limits.maxTotalBytes} bytes in all (${declaredTotal} up to ${name})`);
         }
-        entries.push({ offset: e.relativeOffsetOfLocalHeader, compressedSize: e.compressedSize, name });
+        offsets.push(e.relativeOffsetOfLocalHeader);
+        sizes.push(e.compressedSize);
       }
-      extents = MemberExtents.check(entries, cdStart);
+      extents = MemberExtents.check(offsets, sizes, cdStart);
     } finally {
       survey.close();
     }
