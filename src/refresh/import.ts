@@ -8,8 +8,9 @@
 // One reader's failure (a truncated archive, an HTML page instead of a ZIP) costs only what it
 // had not read yet: what it yielded stays stored, the error is recorded with its reason, and the
 // other readers go on. A reader that reads to its end but stores nothing (every file refused,
-// every member skipped) fails too, with its skip reasons: an import that read nothing is not ok. The run is recorded in refresh_runs like a refresh (`sources` lists it):
-// `ok` when every source read through, `failed` when none did, else `partial`.
+// every member skipped) fails too, with its skip reasons: an import that read nothing is not ok.
+// The run is recorded in refresh_runs like a refresh (`sources` lists it): `ok` when every
+// source read through, `failed` when none did, else `partial`.
 
 import type { Logger } from 'pino';
 import { seoulDay, seoulIso, type Clock } from '../access/clock.js';

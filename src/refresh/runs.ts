@@ -18,7 +18,8 @@ export function runningDetail(): string {
   return JSON.stringify(holder);
 }
 
-function holderOf(detail: string): RunHolder['running'] | null {
+/** Who runs a run still `running` (its detail), or null when its detail does not say. */
+export function runHolder(detail: string): RunHolder['running'] | null {
   try {
     const parsed = JSON.parse(detail) as Partial<RunHolder> | null;
     const r = parsed?.running;
@@ -37,7 +38,7 @@ export async function failAbandonedRuns(store: Pick<RefreshStore, 'refreshRuns' 
   const failed: number[] = [];
   for (const run of await store.refreshRuns(LOOK_BACK)) {
     if (run.status !== 'running' || run.finishedAt !== null) continue;
-    const holder = holderOf(run.detail);
+    const holder = runHolder(run.detail);
     if (holder === null || holder.host !== host || holder.pid === process.pid || processAlive(holder.pid)) continue;
     await store.finishRefreshRun(run.id, at, 'failed', `abandoned: the process running it (pid ${holder.pid}) ended before it finished`);
     logger.warn({ runId: run.id, pid: holder.pid, startedAt: run.startedAt }, 'refresh run left running by a process that ended: marked failed');
