@@ -30,7 +30,8 @@ export function processHost(): string {
 /** Instance ids made in this process: a claim under this pid but another id is a dead predecessor's. */
 const ownInstances = new Set<string>();
 
-function processAlive(pid: number): boolean {
+/** Whether a process of this pid lives in this pid namespace. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -50,7 +50,8 @@ export interface RefreshStore {
   /** Atomically increments the dataset version and returns the new one. */
   bumpDatasetVersion(): Promise<number>;
 
-  startRefreshRun(at: string): Promise<number>;
+  /** A run in status `running`; `detail` says who runs it (src/refresh/runs.ts) until it is finished. */
+  startRefreshRun(at: string, detail?: string): Promise<number>;
   finishRefreshRun(id: number, at: string, status: string, detail: string): Promise<void>;
   refreshRuns(limit: number): Promise<RefreshRun[]>;
 
@@ -131,10 +132,10 @@ export class KyselyRefreshStore implements RefreshStore {
     return Number(row.value);
   }
 
-  async startRefreshRun(at: string): Promise<number> {
+  async startRefreshRun(at: string, detail = ''): Promise<number> {
     const row = await this.db
       .insertInto('refresh_runs')
-      .values({ started_at: at, status: 'running', detail: '' })
+      .values({ started_at: at, status: 'running', detail })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
