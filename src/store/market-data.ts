@@ -26,7 +26,8 @@ import { writeBarSplits, writtenBars } from './bar-splits.js';
 import { REPORT_FIGURES, reportRow, toReport } from './report-rows.js';
 import { recentOfPack } from './report-packs.js';
 import { decodeSteps, writeFilingDerivatives } from './ttm-steps.js';
-import { createBarsDateIndex, type Engine } from './migrations.js';
+import type { StoreDialect } from './dialect.js';
+import { createBarsDateIndex } from './migrations.js';
 import { groupById, groupRunsById, upsert, type QueryRunner, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
 import { columnOfRows, type ColumnType, type RowColumns, type SeriesReaders } from './series-readers.js';
@@ -118,9 +119,6 @@ export interface UniverseSlice {
 /** The sector a source reports when it does not know one. */
 export const UNCLASSIFIED = 'Unclassified';
 
-/** PostgreSQL's advisory lock that market-data writes (and the derived forms' rebuild, ./derived.ts) take in turn ('bars' in ASCII). */
-export const MARKET_WRITE_LOCK = 0x62617273;
-
 /** Securities whose stored packs one write reads at a time. */
 const PACKS_PER_READ = 500;
 
@@ -163,16 +161,20 @@ const FLOW_COLUMNS = ['securities.market', 'securities.code', 'flows.date', 'flo
 export class KyselyMarketDataStore implements MarketDataStore {
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly engine: Engine,
+    private readonly dialect: StoreDialect,
     private readonly queries: QueryRunner,
-    /** The engine's prepared single-row writes (SQLite): see `upsert`. */
-    private readonly rowRunner?: RowRunner,
-    /**
-     * Threads that read one stock's bars (SQLite): `barSeries` and `marketCapSeries` go to them, and
-     * come back here when they cannot answer.
-     */
-    private readonly seriesReaders?: SeriesReaders,
-  ) {}
+  ) {
+    this.rowRunner = dialect.rowRunner;
+    this.seriesReaders = dialect.seriesReaders;
+  }
+
+  /** The engine's prepared single-row writes (SQLite): see `upsert`. */
+  private readonly rowRunner: RowRunner | undefined;
+  /**
+   * Threads that read one stock's bars (SQLite): `barSeries` and `marketCapSeries` go to them, and
+   * come back here when they cannot answer.
+   */
+  private readonly seriesReaders: SeriesReaders | undefined;
 
   /** `closesOnOrBefore`'s statement, compiled on first use. */
   private closesStatement: CompiledQuery | null = null;
@@ -184,11 +186,9 @@ export class KyselyMarketDataStore implements MarketDataStore {
   async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<WriteReport> {
     const report: WriteReport = { written: 0, skipped: {}, examples: [] };
     await this.db.transaction().execute(async (trx) => {
-      // Writes of market data take turns (PostgreSQL; SQLite has one writer anyway): a write
-      // merges its bars into the stored packs of their years and derives TTM steps from the
-      // stored filings, neither of which sees what another write in flight has not committed.
-      // Taken first, before any row is locked, so two writes cannot deadlock.
-      if (this.engine === 'postgres') await sql`select pg_advisory_xact_lock(${MARKET_WRITE_LOCK})`.execute(trx);
+      // Writes of market data take turns (PostgreSQL; SQLite has one writer anyway): taken
+      // first, before any row is locked, so two writes cannot deadlock.
+      await this.dialect.marketWriteTurn(trx);
       // A bulk load (the demo universe into an empty store) builds the bars-by-date index once
       // at the end instead of row by row; in the same transaction, so a failed load leaves it.
       if (options.bulk) await sql`drop index bars_date`.execute(trx);
@@ -458,11 +458,8 @@ export class KyselyMarketDataStore implements MarketDataStore {
   /**
    * Each stock's window start: the date of its `count`-th last bar in [`from`, `asOf`], or
    * `from` when it has fewer (a correlated probe of the (security, date) key), as the CTE
-   * `starts` (security_id, start) that lastBars and flowsOfLastBars read from. PostgreSQL
-   * materialises it, so the probe runs once per stock; left inline it re-ran the probe for every
-   * candidate row (3 s for a 40-stock universe). SQLite keeps it inline: it evaluates the bound
-   * once per stock when it seeks the inner key range, and the rows come out in key order with
-   * no sort.
+   * `starts` (security_id, start) that lastBars and flowsOfLastBars read from, planned as the
+   * dialect says (`windowStarts`: PostgreSQL materialises it, SQLite keeps it inline).
    */
   private withWindowStarts(from: string, asOf: string, count: number, slice: UniverseSlice | undefined) {
     const probe = this.db
@@ -475,7 +472,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
       .limit(1)
       .offset(count - 1);
     return this.db.with(
-      (cte) => (this.engine === 'postgres' ? cte('starts').materialized() : cte('starts').notMaterialized()),
+      (cte) => cte('starts')[this.dialect.windowStarts](),
       (db) => {
         const starts = db.selectFrom('securities').select(['securities.id as security_id', sql<string>`coalesce((${probe}), ${from})`.as('start')]);
         return slice ? starts.where('securities.id', '>=', slice.first).where('securities.id', '<=', slice.last) : starts;
