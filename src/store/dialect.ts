@@ -28,7 +28,7 @@ export interface StoreCapabilities {
 export interface StoreDialect extends StoreCapabilities {
   /**
    * How the snapshot reads' window starts are planned (the CTE `starts` of one correlated key
-   * probe per stock: ./market-data.ts): `materialized` runs the probe once per stock;
+   * probe per stock: ./market-reads.ts): `materialized` runs the probe once per stock;
    * `notMaterialized` leaves it inline for the planner.
    */
   readonly windowStarts: 'materialized' | 'notMaterialized';
