@@ -1,4 +1,4 @@
-// The store: one database, three parts by what each serves, one Kysely implementation for both
+// The store: one database, parts by what each serves, one Kysely implementation for both
 // engines, whose differences its dialect holds (./dialect.ts). Callers take the part they need (typed against its small interface):
 //   market   market data: the sources' records, the snapshot's and the histories' reads (./market-data.ts)
 //   access   API keys and daily usage: the gate's per-call reads (./access-store.ts)
@@ -38,7 +38,7 @@ export interface Store {
   checkpoint(): boolean;
 }
 
-/** The three parts over one Kysely instance (one pool, one SQLite connection). */
+/** The parts over one Kysely instance (one pool, one SQLite connection) and its dialect. */
 export class KyselyStore implements Store {
   readonly market: MarketDataStore;
   readonly access: AccessStore;
