@@ -1,5 +1,6 @@
 // The store: one database, parts by what each serves, one Kysely implementation for both
-// engines, whose differences its dialect holds (./dialect.ts). Callers take the part they need (typed against its small interface):
+// engines, whose differences its dialect holds (./dialect.ts). Callers take the part they need
+// (typed against its small interface):
 //   market   market data: the sources' records, the snapshot's and the histories' reads (./market-data.ts)
 //   access   API keys and daily usage: the gate's per-call reads (./access-store.ts)
 //   refresh  claims, dataset version, refresh runs, meta: refresh bookkeeping (./refresh-store.ts)
