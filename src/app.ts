@@ -107,7 +107,7 @@ export async function openUsageCounter(
   store: Store,
   logger?: Logger,
 ): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
-  if (!config.REDIS_URL && store.engine === 'sqlite') {
+  if (!config.REDIS_URL && !store.dialect.sharedByInstances) {
     const buffered = new BufferedUsageCounter(store.access, 1_000, (err: unknown) => logger?.warn({ errName: (err as Error).name }, 'usage counts not written yet; retrying'));
     return { usage: buffered, close: () => buffered.close(), check: null };
   }

@@ -72,7 +72,7 @@ export class Claims {
     this.holder = { instance: options.instance ?? randomUUID(), host: processHost(), pid: process.pid };
     ownInstances.add(this.holder.instance);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.renews = store.engine !== 'sqlite';
+    this.renews = store.sharedByInstances;
   }
 
   private readonly leaseMs: number;
