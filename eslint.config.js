@@ -58,7 +58,8 @@ export default tseslint.config(
     tools: ['domain', 'serving/dataset.js', 'serving/coverage.js', 'access/clock.js'],
     refresh: ['domain', 'store', 'sources', 'serving', 'runtime', 'access/clock.js'],
     oauth: ['access', 'store/oauth-store.js', 'store/access-store.js', 'tools/registry.js'],
-    http: ['domain', 'tools', 'access', 'oauth', 'serving/dataset.js', 'serving/coverage.js', 'serving/holder.js', 'store/outage.js'],
+    wire: ['domain'],
+    http: ['domain', 'wire', 'tools', 'access', 'oauth', 'serving/dataset.js', 'serving/coverage.js', 'serving/holder.js', 'store/outage.js'],
   }),
   {
     // A migration does the same thing forever: it may not call today's code (the derived forms'

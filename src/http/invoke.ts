@@ -7,7 +7,7 @@ import type { DatasetHolder } from '../serving/holder.js';
 import type { ProgressEntry } from '../tools/health.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import type { Eventually } from './gate.js';
-import { jsonBytes } from './json-bytes.js';
+import { jsonBytes } from '../wire/json-bytes.js';
 import { ResponseCache, type CachedBody } from './response-cache.js';
 
 export interface ToolOutcome {

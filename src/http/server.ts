@@ -24,6 +24,7 @@ import { problemOf } from './problem.js';
 import { readiness } from './readiness.js';
 import { restRoutes } from './rest.js';
 import { webRoutes } from './web.js';
+import { replyBytes } from '../wire/json-bytes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -155,6 +156,8 @@ export async function buildServer(deps: ServerDeps) {
     // The client address (request.ip) the failed-authentication limit counts by.
     trustProxy: deps.trustProxy ?? false,
   });
+  // Every JSON reply is written by the one JSON writer (src/wire/json-bytes.ts).
+  app.setReplySerializer(replyBytes);
   // Past the cap Node closes a new connection at once, before it costs a parse or a key check.
   if (deps.maxConnections !== undefined && deps.maxConnections > 0) app.server.maxConnections = deps.maxConnections;
   if (deps.maxConnectionsPerAddress !== undefined && deps.maxConnectionsPerAddress > 0) capPerAddress(app.server, deps.maxConnectionsPerAddress, deps.trustProxy ?? false);
