@@ -55,7 +55,7 @@ export default tseslint.config(
     access: ['store'],
     sources: ['domain', 'access/clock.js'],
     serving: ['domain', 'store', 'tools/errors.js'],
-    tools: ['domain', 'serving/dataset.js', 'serving/coverage.js', 'access/clock.js'],
+    tools: ['domain', 'serving/dataset.js', 'serving/coverage.js', 'serving/screen.js', 'access/clock.js'],
     refresh: ['domain', 'store', 'sources', 'serving', 'runtime', 'access/clock.js'],
     oauth: ['access', 'store/oauth-store.js', 'store/access-store.js', 'tools/registry.js'],
     wire: ['domain'],

@@ -5,29 +5,25 @@
 // text (`filters=roe:10:,per::15`, `sort=roe:desc`), parsed here into the same arguments.
 
 import { z } from 'zod';
-import { englishNameOf, type Market } from '../domain/model.js';
-import { BAND_KEYS, PERCENTILE_METRICS, type BandKey } from '../domain/results.js';
-import { gradeOf } from '../domain/score.js';
+import type { Market } from '../domain/model.js';
+import { BAND_KEYS, type BandKey } from '../domain/results.js';
 import type { Grade } from '../domain/results.js';
 import {
   DEFAULT_SCREEN_FIELDS,
   GRADE_RANK,
   isScreenNumberField,
   screen,
-  ScreenIndex,
   ScreenRows,
   SCREEN_FIELD_DEFINITIONS,
   SCREEN_FIELDS,
   SCREEN_NUMBER_FIELDS,
   SCREEN_TEXT_FIELDS,
-  screenValues,
   type ScreenBound,
   type ScreenCell,
   type ScreenField,
-  type ScreenNumberField,
-  type ScreenStock,
 } from '../domain/screen.js';
-import type { ServedDataset, StockView } from '../serving/dataset.js';
+import type { ServedDataset } from '../serving/dataset.js';
+import { servedScreenOf, type ServedScreen } from '../serving/screen.js';
 import { ApiError } from './errors.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
 import { bandKey, englishName, meta } from './shapes.js';
@@ -211,90 +207,6 @@ function checkExchanges(served: ServedScreen, markets: readonly Market[], exchan
   const known = markets.flatMap((m) => served.exchanges[m]);
   const unknown = exchanges.find((e) => !known.includes(e));
   if (unknown !== undefined) throw invalid('exchanges', `names '${unknown.slice(0, 20)}', no exchange of ${markets.join(',')}; allowed: ${known.join(', ')}`);
-}
-
-// The universe as the screener holds it, made once per served dataset.
-
-/** A served dataset's screen index and the exchanges its stocks are listed on. */
-interface ServedScreen {
-  index: ScreenIndex;
-  /** Per market, its stocks' exchanges by name. */
-  exchanges: Readonly<Record<Market, readonly string[]>>;
-}
-
-const tables = new WeakMap<ServedDataset, Promise<ServedScreen>>();
-const PERCENTILE_KEYS = new Set<string>(PERCENTILE_METRICS);
-
-/** One stock's screen row: exactly the values the per-stock tools serve for it. */
-export function screenStockOf(view: StockView): ScreenStock {
-  const { security: s, price, v3 } = view;
-  // get_stock_score's rule: score, grade, V3 score and gap only where the stock has both.
-  const scored = v3.ok && view.scorePercentile !== null ? { v3: v3.result, score: view.scorePercentile } : null;
-  const valueOf = (field: ScreenNumberField): number | null => {
-    if (PERCENTILE_KEYS.has(field)) return view.metricValues[field as (typeof PERCENTILE_METRICS)[number]].value;
-    switch (field) {
-      case 'v3Score':
-        return scored?.v3.score ?? null;
-      case 'expectedReturn':
-        return scored?.v3.expectedReturn ?? null;
-      case 'gapPct':
-        return scored?.v3.gapPct ?? null;
-      case 'score':
-        return scored?.score ?? null;
-      case 'marketCap':
-        return price?.marketCap ?? null;
-      case 'currentPrice':
-        return price?.close ?? null;
-      case 'priceChange1m':
-        return view.priceChanges.m1;
-      case 'priceChange3m':
-        return view.priceChanges.m3;
-      case 'priceChange12m':
-        return view.priceChanges.m12;
-      default:
-        return null;
-    }
-  };
-  return {
-    code: s.code,
-    market: s.market,
-    name: s.name,
-    nameEn: englishNameOf(s),
-    sector: s.sector,
-    exchange: s.exchange,
-    band: view.band,
-    currency: s.currency,
-    grade: scored ? gradeOf(scored.score) : null,
-    values: screenValues(valueOf),
-  };
-}
-
-/** Stocks made into screen rows between two turns of the event loop while an index is built. */
-const ROWS_PER_STEP = 500;
-
-/**
- * The dataset's screen index, made by the first screen of a dataset (~0.1 s at full size, in
- * steps that let other requests run) and shared by every later one and by those that arrive
- * while it is being made.
- */
-function servedScreenOf(data: ServedDataset): Promise<ServedScreen> {
-  let served = tables.get(data);
-  if (served === undefined) {
-    served = (async () => {
-      const stocks: ScreenStock[] = [];
-      for (const view of data.stocks()) {
-        stocks.push(screenStockOf(view));
-        if (stocks.length % ROWS_PER_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-      const index = new ScreenIndex(stocks);
-      const exchangesOf = (market: Market) => [...new Set(stocks.filter((st) => st.market === market).map((st) => st.exchange))].sort();
-      return { index, exchanges: { KR: exchangesOf('KR'), US: exchangesOf('US') } };
-    })();
-    tables.set(data, served);
-    // A failed build (no stock served yet) is not kept: the next screen tries again.
-    served.catch(() => tables.delete(data));
-  }
-  return served;
 }
 
 // The answer.
