@@ -4,7 +4,7 @@
 import type { ServedDataset } from '../serving/dataset.js';
 import { ApiError } from '../tools/errors.js';
 import type { DatasetHolder } from '../serving/holder.js';
-import type { ProgressEntry } from '../tools/health.js';
+import type { ProgressEntry } from '../tools/progress.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import type { Eventually } from './gate.js';
 import { jsonBytes } from '../wire/json-bytes.js';

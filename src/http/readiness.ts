@@ -15,7 +15,7 @@
 import { seoulIso } from '../access/clock.js';
 import { runOutcome, type ServedDataset } from '../serving/dataset.js';
 import type { MarketCoverage } from '../serving/coverage.js';
-import { progressEntry, type ProgressEntry } from '../tools/health.js';
+import { progressEntry, type ProgressEntry } from '../tools/progress.js';
 
 export type ReadinessStatus = 'ready' | 'degraded' | 'unavailable' | 'loading' | 'failed';
 

@@ -10,7 +10,7 @@ import type { AccessControl } from '../access/access.js';
 import { AddressShare } from '../access/address-limit.js';
 import type { Clock } from '../access/clock.js';
 import { ApiError } from '../tools/errors.js';
-import type { ProgressEntry } from '../tools/health.js';
+import type { ProgressEntry } from '../tools/progress.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import { docsRoutes } from './docs.js';
 import { outageError, RefusalDelay } from './gate.js';

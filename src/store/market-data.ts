@@ -35,6 +35,7 @@ import * as securityRows from './market-securities.js';
 import { createBarsDateIndex } from './migrations.js';
 import type { QueryRunner } from './queries.js';
 import type { DB } from './schema.js';
+import type { SeriesRange } from './series-rows.js';
 
 export interface StoredSecurity extends Security {
   id: number;
@@ -48,12 +49,7 @@ export interface WriteReport {
   examples: string[];
 }
 
-/** A range of one stock's bars: dated in [from, to], the last `last` of them when given. */
-export interface SeriesRange {
-  from?: string;
-  to: string;
-  last?: number;
-}
+export type { SeriesRange } from './series-rows.js';
 
 export interface MarketDataStore {
   /**
