@@ -8,8 +8,8 @@ import Fastify, { LogController, type FastifyError, type FastifyReply, type Fast
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
 import { AddressShare } from '../access/address-limit.js';
-import type { Clock } from '../access/clock.js';
-import { ApiError } from '../tools/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { ApiError } from '../kernel/errors.js';
 import type { ProgressEntry } from '../tools/progress.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import { docsRoutes } from './docs.js';

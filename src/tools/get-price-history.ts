@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { stockAnswer } from './answer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
 import { dateOfDay, type DayBars } from '../domain/series.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { seoulIso } from '../access/clock.js';
+import { seoulIso } from '../kernel/clock.js';
 import { termsLine } from '../domain/source-terms.js';
 import { COVERAGE_TOOLS, NULL_REASONS, type NullReason } from '../serving/coverage.js';
 import { progressEntry, sourceProgress } from './progress.js';

@@ -24,7 +24,7 @@ import {
 } from '../domain/screen.js';
 import type { ServedDataset } from '../serving/dataset.js';
 import { servedScreenOf, type ServedScreen } from '../serving/screen.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
 import { bandKey, englishName, meta } from './shapes.js';
 import { defineTool } from './tool.js';
