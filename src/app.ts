@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { AccessControl } from './access/access.js';
-import { systemClock, type Clock } from './access/clock.js';
+import { systemClock, type Clock } from './kernel/clock.js';
 import { applyKeyPepper, generateKey, keyHashScheme, PLAIN_SCHEME } from './access/keys.js';
 import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';

@@ -4,7 +4,7 @@
 
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seoulDay, systemClock } from '../access/clock.js';
+import { seoulDay, systemClock } from '../kernel/clock.js';
 import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { BULK_SOURCES, bulkPlan, folderContents } from '../refresh/bulk-sources.js';

@@ -1,7 +1,7 @@
 // `npm run cli -- sources`: what each source took and skipped in the latest refresh runs, read
 // from the refresh_runs table (the pipeline writes each run's per-source statuses there).
 
-import { seoulIso } from '../access/clock.js';
+import { seoulIso } from '../kernel/clock.js';
 import { termsLine } from '../domain/source-terms.js';
 import type { SourceStatus } from '../refresh/pipeline.js';
 import type { SourceProgress } from '../refresh/progress.js';

@@ -34,8 +34,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl, AuthResult } from '../access/access.js';
-import type { Clock } from '../access/clock.js';
-import type { ApiError } from '../tools/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import type { ApiError } from '../kernel/errors.js';
 import { TOOLS } from '../tools/registry.js';
 import { admit, identify, keyRefusal, rateLimitHeaders, settle, type CallOf, type Identity, type RefusalDelay } from './gate.js';
 import type { ToolRunner } from './invoke.js';

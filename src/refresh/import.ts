@@ -13,7 +13,7 @@
 // source read through, `failed` when none did, else `partial`.
 
 import type { Logger } from 'pino';
-import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
+import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../sources/bulk.js';
 import type { ProgressSink } from '../sources/progress.js';
 import type { Store } from '../store/store.js';

@@ -11,7 +11,7 @@
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
+import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import { readMeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';

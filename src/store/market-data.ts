@@ -19,7 +19,6 @@ import type {
   Market,
   SnapshotBar,
   SectorExportMonth,
-  Security,
   TradeMonth,
 } from '../domain/model.js';
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
@@ -35,10 +34,10 @@ import * as securityRows from './market-securities.js';
 import { createBarsDateIndex } from './migrations.js';
 import type { QueryRunner } from './queries.js';
 import type { DB } from './schema.js';
+import type { StoredSecurity, UniverseSlice } from './market-types.js';
+import type { SeriesRange } from './series-rows.js';
 
-export interface StoredSecurity extends Security {
-  id: number;
-}
+export type { StoredSecurity, UniverseSlice } from './market-types.js';
 
 /** What a write took and what it skipped (reason -> count, e.g. `bars: unknown security`). */
 export interface WriteReport {
@@ -48,12 +47,7 @@ export interface WriteReport {
   examples: string[];
 }
 
-/** A range of one stock's bars: dated in [from, to], the last `last` of them when given. */
-export interface SeriesRange {
-  from?: string;
-  to: string;
-  last?: number;
-}
+export type { SeriesRange } from './series-rows.js';
 
 export interface MarketDataStore {
   /**
@@ -106,17 +100,6 @@ export interface MarketDataStore {
   trade(): Promise<TradeMonth[]>;
   /** Every sector's monthly exports, or those of the months in [from, to] (YYYY-MM). */
   sectorExports(months?: { from: string; to: string }): Promise<SectorExportMonth[]>;
-}
-
-/**
- * The stocks with ids in [first, last]: the recompute reads the universe a slice at a time, so
- * that no one read holds a serving instance's event loop for long (SQLite reads are synchronous).
- * `securities`, when the caller has them, spares a read of the securities list per slice.
- */
-export interface UniverseSlice {
-  first: number;
-  last: number;
-  securities?: readonly StoredSecurity[];
 }
 
 /**

@@ -4,7 +4,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { FlowDay, InvestorFlow, Market } from '../domain/model.js';
 import { SOURCE_TERMS } from '../domain/source-terms.js';
-import type { UniverseSlice } from './market-data.js';
+import type { UniverseSlice } from './market-types.js';
 import type { BulkReads, MarketContext } from './market-reads.js';
 import { upsert } from './queries.js';
 import type { DB } from './schema.js';

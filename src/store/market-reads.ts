@@ -7,7 +7,7 @@ import { sql, type Compilable, type Kysely } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import { dateOfDay } from '../domain/series.js';
 import type { StoreDialect } from './dialect.js';
-import type { UniverseSlice } from './market-data.js';
+import type { UniverseSlice } from './market-types.js';
 import { groupById, groupRunsById, type QueryRunner } from './queries.js';
 import type { DB } from './schema.js';
 import { columnOfRows, type ColumnType, type RowColumns } from './series-readers.js';

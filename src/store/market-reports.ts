@@ -6,7 +6,7 @@
 import type { Transaction } from 'kysely';
 import type { FinancialReport, Market } from '../domain/model.js';
 import type { TtmStep } from '../domain/ttm.js';
-import type { StoredSecurity, UniverseSlice } from './market-data.js';
+import type { StoredSecurity, UniverseSlice } from './market-types.js';
 import type { MarketContext } from './market-reads.js';
 import { byId } from './market-securities.js';
 import { upsert } from './queries.js';

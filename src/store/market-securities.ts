@@ -3,7 +3,7 @@
 
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Market, Security } from '../domain/model.js';
-import type { StoredSecurity } from './market-data.js';
+import type { StoredSecurity } from './market-types.js';
 import { upsert, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
 

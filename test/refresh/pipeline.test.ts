@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import type { DailyBar } from '../../src/domain/model.js';
-import { seoulDay as seoulDayOf } from '../../src/access/clock.js';
+import { seoulDay as seoulDayOf } from '../../src/kernel/clock.js';
 import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
