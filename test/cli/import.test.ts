@@ -84,7 +84,7 @@ describe('cli import --from DIR', () => {
     assert.match(out, /\nimport failed: 0 batches, 0 dataset versions published\nrun 1 {2}\S+ {2}failed\n {2}sec {7}FAILED SEC_USER_AGENT is not set/);
 
     const sources = await cli(['sources', '--runs', '1'], env);
-    assert.match(sources.stdout, /^progress \(as of \S+\+09:00\)\n {2}sec {8}failed {7}0 items {2}SEC_USER_AGENT is not set[^\n]*\n\nrun 1 {2}\S+ {2}failed\n/);
+    assert.match(sources.stdout, /^terms \(docs\/sources\.md, "Terms of each source"\)\n {2}demo {2}terms: [^\n]+\n\nprogress \(as of \S+\+09:00\)\n {2}sec {8}failed {7}0 items {2}SEC_USER_AGENT is not set[^\n]*\n\nrun 1 {2}\S+ {2}failed\n/);
   });
 
   it('an import that read nothing exits 1, says why, leaves the cursor, and prints member names escaped', async () => {
@@ -119,6 +119,6 @@ describe('cli import --from DIR', () => {
     assert.match(stdout, /\nrun 2 {2}\S+ {2}ok\n {2}sec {7}ok {5}taken 0, skipped 0\n/);
     assert.match(stdout, /\ncursor:sec set to \d{4}-\d{2}-\d{2}\n/);
     const sources = await cli(['sources', '--runs', '2'], env);
-    assert.match(sources.stdout, /^progress \(as of [^\n]+\n {2}sec {8}done/);
+    assert.match(sources.stdout, /^terms \(docs\/sources\.md, "Terms of each source"\)\n {2}sec {2}terms: SEC EDGAR[^\n]+\n\nprogress \(as of [^\n]+\n {2}sec {8}done/);
   });
 });
