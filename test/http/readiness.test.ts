@@ -192,7 +192,7 @@ describe('a first start with every upstream unreachable', () => {
       securities: [{ market: 'KR', code: '000660', name: '하이닉스테스트', exchange: 'KOSPI', sector: 'Semiconductors', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' }],
     });
     await app.store.refresh.bumpDatasetVersion();
-    await app.refresher.rebuild();
+    await app.publisher.rebuild();
     const body = (await get(`${INJECT_ORIGIN}/readyz`, null)).body as ReadyBody;
     assert.equal(body.status, 'failed');
     assert.deepEqual(body.markets[0], { market: 'KR', listed: 1, priced: 0, scored: 0, complete: 0 });
@@ -242,7 +242,7 @@ describe('with data served', () => {
   it('a failing source with data served: 200 degraded, its error only with a key; a listed code not served is data_unavailable', async () => {
     const { lines, logger } = logSink();
     const closed = `http://127.0.0.1:${await closedPort()}`;
-    const refresher = new Refresher(t.app.store, t.app.holder, [new EcosSource({ apiKey: ECOS_KEY, baseUrl: closed, requestsPerSecond: 0, retries: 0 })], () => t.clock.now, logger, { sourceLabel: 'demo' });
+    const refresher = new Refresher(t.app.store, [new EcosSource({ apiKey: ECOS_KEY, baseUrl: closed, requestsPerSecond: 0, retries: 0 })], () => t.clock.now, logger, { onPublish: (v, s) => t.app.publisher.publish(v, s) });
     await refresher.run();
     assert.equal(lines.find((l) => l.source === 'ecos')?.msg, 'source failed; previous data kept', 'the store holds the demo data');
     const res = await t.get(`${t.url}/readyz`, null);
