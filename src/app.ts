@@ -3,10 +3,9 @@
 // composition root's factories (./compose.ts). Tests call `startApp` with their own config and clock.
 
 import pino, { type Logger } from 'pino';
-import { createRequire } from 'node:module';
 import { AccessControl } from './access/access.js';
 import { systemClock, type Clock } from './access/clock.js';
-import { createKey, createPublisher, createRefresher, openStore, openUsageCounter, progressBoard, storeLocation } from './compose.js';
+import { createKey, createRefresher, openStore, openUsageCounter, progressBoard, storeLocation, VERSION } from './compose.js';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { OAuthService } from './oauth/service.js';
@@ -17,15 +16,13 @@ import type { Refresher } from './refresh/pipeline.js';
 import type { ProgressBoard } from './refresh/progress.js';
 import { COVERAGE_META_KEY } from './serving/coverage.js';
 import { DatasetHolder } from './serving/holder.js';
-import type { Publisher } from './serving/publisher.js';
+import { Publisher } from './serving/publisher.js';
 import type { SnapshotDataset } from './serving/served.js';
 import { warmHistoriesOnSwap } from './serving/warming.js';
 import type { Source } from './sources/source.js';
 import type { Store } from './store/store.js';
 
-export { createKey, openStore, openUsageCounter } from './compose.js';
-
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+export { createKey, openStore, openUsageCounter, VERSION } from './compose.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -100,7 +97,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const { board: progress, written: progressWritten } = progressBoard(store, clock, logger);
   // The publisher names the refresher's next scheduled run in each dataset it serves; the
   // refresher tells it of each version it publishes.
-  const publisher = createPublisher({ store, holder, sources, clock, logger, schedule: { nextRunAfter: (at) => refresher.nextRunAfter(at) } });
+  const publisher = new Publisher(store, holder, clock, logger, {
+    sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
+    nextRefreshAfter: (at) => refresher.nextRunAfter(at),
+  });
   const refresher = createRefresher({
     store,
     sources,

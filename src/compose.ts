@@ -1,9 +1,11 @@
 // The composition root's factories: every process (the service, app.ts; the CLI's commands,
-// cli/main.ts) builds its store, counters, progress board, refresh (the writer) and, where it
-// serves, its publisher (the reader of each new version) here, so that the parts are wired one
-// way. A process that does not serve builds no publisher and computes no snapshot.
+// cli/main.ts) builds its store, counters, progress board and refresh (the writer) here, so that
+// the parts are wired one way. The serving process adds its publisher (app.ts), which the
+// refresher tells of each version; a process that does not serve builds none, computes no
+// snapshot, and loads no serving code (this module names the publisher only as a type).
 
 import pino, { type Logger } from 'pino';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { systemClock, type Clock } from './access/clock.js';
 import { applyKeyPepper, generateKey } from './access/keys.js';
@@ -11,16 +13,16 @@ import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
 import type { Config } from './config.js';
 import type { StoreLocation } from './refresh/demo-load.js';
-import { Refresher, type RefresherOptions } from './refresh/pipeline.js';
+import { Refresher, type RefresherOptions, type SourceStatus } from './refresh/pipeline.js';
 import { ProgressBoard } from './refresh/progress.js';
-import type { DatasetHolder } from './serving/holder.js';
-import { Publisher } from './serving/publisher.js';
-import type { SnapshotDataset } from './serving/served.js';
+import type { Publisher } from './serving/publisher.js';
 import type { Source } from './sources/source.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { AccessStore, Plan } from './store/access-store.js';
 import type { Store } from './store/store.js';
+
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 /**
  * `serving`: the service's own store, which reads histories on its series reader threads (SQLite).
@@ -87,11 +89,6 @@ export function progressBoard(store: Pick<Store, 'refresh'>, clock: Clock, logge
   return { board, written: () => written };
 }
 
-/** The served dataset's `source`: `demo` with no real source configured, else the sources' names. */
-export function sourceLabel(sources: readonly Pick<Source, 'name'>[]): string {
-  return sources.length ? sources.map((s) => s.name).join(',') : 'demo';
-}
-
 /**
  * The refresh (the writer): ingests `sources` into the store and publishes a version per run.
  * With `publisher` (a serving process), each version is served as soon as it is published.
@@ -101,31 +98,12 @@ export function createRefresher(deps: {
   sources: readonly Source[];
   clock: Clock;
   logger: Logger;
-  publisher?: Publisher;
+  publisher?: Pick<Publisher, 'publish'>;
   options?: Omit<RefresherOptions, 'onPublish'>;
 }): Refresher {
   const { publisher } = deps;
   return new Refresher(deps.store, deps.sources, deps.clock, deps.logger, {
     ...deps.options,
-    ...(publisher ? { onPublish: (version: number, sources: Parameters<Publisher['publish']>[1]) => publisher.publish(version, sources) } : {}),
-  });
-}
-
-/**
- * The publisher of a serving process: serves each dataset version the store publishes, naming
- * `sources` and, with `refresher`, when its next scheduled run is due.
- */
-export function createPublisher(deps: {
-  store: Pick<Store, 'market' | 'refresh'>;
-  holder: DatasetHolder<SnapshotDataset>;
-  sources: readonly Pick<Source, 'name'>[];
-  clock: Clock;
-  logger: Logger;
-  schedule: { nextRunAfter(at: Date): Date | null } | null;
-}): Publisher {
-  const { schedule } = deps;
-  return new Publisher(deps.store, deps.holder, deps.clock, deps.logger, {
-    sourceLabel: sourceLabel(deps.sources),
-    ...(schedule ? { nextRefreshAfter: (at: Date) => schedule.nextRunAfter(at) } : {}),
+    ...(publisher ? { onPublish: (version: number, sources: readonly SourceStatus[]) => publisher.publish(version, sources) } : {}),
   });
 }

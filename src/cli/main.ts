@@ -5,8 +5,8 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seoulDay, systemClock } from '../access/clock.js';
-import { startApp, VERSION } from '../app.js';
-import { createKey, createRefresher, openStore, openUsageCounter, progressBoard } from '../compose.js';
+import type { App } from '../app.js';
+import { createKey, createRefresher, openStore, openUsageCounter, progressBoard, VERSION } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { BULK_SOURCES, bulkPlan, folderContents } from '../refresh/bulk-sources.js';
 import { bulkFirstStart } from '../refresh/first-start.js';
@@ -57,7 +57,7 @@ async function serve(): Promise<void> {
   // Signals are handled from the first moment, start-up included (migrations, connecting,
   // loading): a graceful close when there is an app to close, and an exit at the deadline
   // in any case. A second signal exits at once.
-  let app: Awaited<ReturnType<typeof startApp>> | null = null;
+  let app: App | null = null;
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -79,6 +79,8 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   let createdKey: string | null = null;
   try {
+    // The serving process's code is loaded only to serve: the other commands write, or read the store.
+    const { startApp } = await import('../app.js');
     app = await startApp(config, {
       sources,
       ...(sources.length > 0 && config.BULK_ON_FIRST_START === 'on'
