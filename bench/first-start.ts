@@ -461,6 +461,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       const dartSource = configuredSources(env).find((x) => x.name === 'opendart');
       if (!dartSource) throw new Error('no opendart source configured');
       const windows = quarterWindows(today);
+      const publisher = app.publisher;
       log(`backfill: ten years of KR statements by the API path, ${windows.length} windows of three months`);
       const b0 = performance.now();
       const s0 = clock.now();
@@ -472,7 +473,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       for (const range of windows) {
         for (;;) {
           runs++;
-          const refresher = new Refresher(app.store, app.holder, [dartSource], () => new Date(clock.now()), logger, { sourceLabel: 'opendart', range, sourceTimeoutMs: 24 * 3_600_000 });
+          const refresher = new Refresher(app.store, [dartSource], () => new Date(clock.now()), logger, { onPublish: (v, s) => publisher.publish(v, s), range, sourceTimeoutMs: 24 * 3_600_000 });
           const status = (await refresher.run()).sources[0];
           if (status?.ok) break;
           if (/\b020\b/.test(status?.error ?? '')) {

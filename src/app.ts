@@ -1,34 +1,28 @@
-// The composition root: wires configuration, store, access control, refresh and the HTTP
-// server. Nothing else constructs these; tests call `startApp` with their own config and clock.
+// The serving process: wires configuration, store, access control, the refresh (the writer),
+// the publisher (which serves each version the store publishes) and the HTTP server from the
+// composition root's factories (./compose.ts). Tests call `startApp` with their own config and clock.
 
 import pino, { type Logger } from 'pino';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { AccessControl } from './access/access.js';
 import { systemClock, type Clock } from './kernel/clock.js';
-import { applyKeyPepper, generateKey, keyHashScheme, PLAIN_SCHEME } from './access/keys.js';
-import { RedisUsageCounter } from './access/redis-usage.js';
-import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
-import { ConfigError, type Config } from './config.js';
+import { createKey, createRefresher, openStore, openUsageCounter, progressBoard, storeLocation, VERSION } from './compose.js';
+import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { OAuthService } from './oauth/service.js';
 import { bootstrap } from './refresh/bootstrap.js';
 import type { BulkPlan } from './refresh/bulk-sources.js';
 import { Claims } from './refresh/claims.js';
-import type { StoreLocation } from './refresh/demo-load.js';
-import { Refresher } from './refresh/pipeline.js';
-import { ProgressBoard } from './refresh/progress.js';
+import type { Refresher } from './refresh/pipeline.js';
+import type { ProgressBoard } from './refresh/progress.js';
 import { COVERAGE_META_KEY } from './serving/coverage.js';
 import { DatasetHolder } from './serving/holder.js';
+import { Publisher } from './serving/publisher.js';
 import type { SnapshotDataset } from './serving/served.js';
 import { warmHistoriesOnSwap } from './serving/warming.js';
 import type { Source } from './sources/source.js';
-import { openPostgresStore } from './store/postgres.js';
-import { openSqliteStore } from './store/sqlite.js';
-import type { AccessStore, Plan } from './store/access-store.js';
 import type { Store } from './store/store.js';
 
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+export { createKey, openStore, openUsageCounter, VERSION } from './compose.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -57,6 +51,9 @@ export interface AppOptions {
 export interface App {
   store: Store;
   holder: DatasetHolder<SnapshotDataset>;
+  /** Serves each dataset version the store publishes (this process's refreshes at once, others' by polling). */
+  publisher: Publisher;
+  /** Writes: ingests the sources and publishes a dataset version per run. */
   refresher: Refresher;
   access: AccessControl;
   server: Awaited<ReturnType<typeof buildServer>>;
@@ -71,70 +68,14 @@ export interface App {
   close(): Promise<void>;
 }
 
-/**
- * `serving`: the service's own store, which reads histories on its series reader threads (SQLite).
- * Opening rebuilds the derived forms whose format changed (src/store/derived.ts) and logs it to
- * `logger`; without one (the CLI's commands) to stderr, so that their output stays theirs.
- */
-export async function openStore(config: Config, serving = false, logger?: Logger): Promise<Store> {
-  const log = logger ?? pino({ level: config.LOG_LEVEL }, pino.destination(2));
-  const store = config.DATABASE_URL
-    ? await openPostgresStore(config.DATABASE_URL, undefined, log)
-    : await openSqliteStore(join(config.DATA_DIR, 'service.sqlite'), { seriesReaders: serving ? config.SERIES_READERS : 0, log });
-  // Key hashes in the configured form (KEY_PEPPER) before any key is looked up or created.
-  try {
-    if ((await applyKeyPepper(store.access, config.KEY_PEPPER)) === 'peppered') log.info('stored API key hashes peppered with KEY_PEPPER');
-  } catch (err) {
-    // A store whose keys are hashed otherwise than KEY_PEPPER says is a configuration error; a
-    // store that could not be read is not.
-    const mismatch = await store.access.keyHashScheme().then(
-      (stored) => (stored ?? PLAIN_SCHEME) !== keyHashScheme(config.KEY_PEPPER),
-      () => false,
-    );
-    await store.close();
-    throw mismatch ? new ConfigError(`invalid configuration: KEY_PEPPER: ${(err as Error).message}`) : err;
-  }
-  return store;
-}
-
-/**
- * Daily counters and burst windows: Redis when configured (shared by instances); else, on
- * PostgreSQL, the database (instances share it); else, on the embedded SQLite store that one
- * process owns, counted in memory and written to the store every second (docs/security.md).
- */
-export async function openUsageCounter(
-  config: Config,
-  store: Store,
-  logger?: Logger,
-): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
-  if (!config.REDIS_URL && !store.dialect.sharedByInstances) {
-    const buffered = new BufferedUsageCounter(store.access, 1_000, (err: unknown) => logger?.warn({ errName: (err as Error).name }, 'usage counts not written yet; retrying'));
-    return { usage: buffered, close: () => buffered.close(), check: null };
-  }
-  if (!config.REDIS_URL) return { usage: new StoreUsageCounter(store.access), close: async () => undefined, check: null };
-  const redis = new RedisUsageCounter(config.REDIS_URL, config.REDIS_KEY_PREFIX);
-  await redis.connect();
-  return { usage: redis, close: () => redis.close(), check: () => redis.ping() };
-}
-
 /** How long a graceful stop may take before the last step (closing pools) is cut short. */
 export const STOP_BUDGET_MS = 8_000;
-
-function storeLocation(config: Config): StoreLocation {
-  return config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { sqliteFile: join(config.DATA_DIR, 'service.sqlite') };
-}
 
 /** Settles with `promise`, or after `ms` (resolving) if it has not by then. */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
   clearTimeout(timer);
-}
-
-export async function createKey(store: AccessStore, plan: Plan, name: string, clock: Clock = systemClock): Promise<string> {
-  const { key, prefix, hash } = generateKey();
-  await store.insertKey({ prefix, hash, name, plan, createdAt: clock().toISOString() });
-  return key;
 }
 
 export async function startApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -153,17 +94,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const claims = new Claims(store.refresh, logger);
   // One board: the refresh and the bulk import write to it; /readyz and health read it; the
   // CLI's `sources` reads it from the store's meta, where it is written at most every 2 s.
-  let progressWritten: Promise<unknown> = Promise.resolve();
-  const progress = new ProgressBoard(clock, {
-    persist: (json) => {
-      progressWritten = store.refresh.setMeta('progress', json).catch((err: unknown) => logger.warn({ errName: (err as Error).name }, 'progress not written'));
-    },
-  });
-  const refresher = new Refresher(store, holder, sources, clock, logger, {
+  const { board: progress, written: progressWritten } = progressBoard(store, clock, logger);
+  // The publisher names the refresher's next scheduled run in each dataset it serves; the
+  // refresher tells it of each version it publishes.
+  const publisher = new Publisher(store, holder, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
-    cron: config.REFRESH_SCHEDULE === 'hourly' ? config.REFRESH_CRON : null,
-    instance: claims.holder.instance,
-    progress,
+    nextRefreshAfter: (at) => refresher.nextRunAfter(at),
+  });
+  const refresher = createRefresher({
+    store,
+    sources,
+    clock,
+    logger,
+    publisher,
+    options: { cron: config.REFRESH_SCHEDULE === 'hourly' ? config.REFRESH_CRON : null, instance: claims.holder.instance, progress },
   });
   // Aborted by close(): every start-up phase (waiting, loading, computing) ends on it.
   const stopping = new AbortController();
@@ -229,14 +173,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   if (options.listen === false) await server.ready();
   else url = await server.listen({ host: config.HOST, port: config.PORT });
 
-  // The first dataset (./refresh/bootstrap.ts); then the refreshes. While a first start loads,
-  // the versions it publishes are followed; the hourly runs begin once it is done (they would
-  // only repeat its API refreshes meanwhile).
+  // With real sources, start-up is served once a dataset with stocks is, even while a bulk
+  // first start goes on loading.
+  let stocksServed: () => void = () => undefined;
+  const firstStocks = new Promise<void>((resolve) => (stocksServed = resolve));
+  holder.onSwap((data) => {
+    if (data.sectors().some((s) => s.stocks > 0)) stocksServed();
+  });
+  // The first dataset in the store (./refresh/bootstrap.ts), then served; then the refreshes.
+  // While a first start loads, the versions it publishes are served as they come; the hourly runs
+  // begin once it is done (they would only repeat its API refreshes meanwhile).
   const start = bootstrap({
     store,
     claims,
     refresher,
-    holder,
     sources,
     clock,
     logger,
@@ -252,10 +202,18 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     bulkPublishSeconds: config.BULK_PUBLISH_SECONDS,
     signal: stopping.signal,
     onPhase: (p) => (phase = p),
+    enough: firstStocks,
+    // What a bulk first start publishes is served when no recompute is under way; else the poll's.
+    onPublish: () => void publisher.catchUp().catch(() => undefined),
   });
-  const ready = start.served.then(() => {
+  const served = start.stored.then(async () => {
+    phase = 'computing the dataset';
+    if (holder.current === null) await publisher.rebuild();
+    stopping.signal.throwIfAborted();
+  });
+  const ready = served.then(() => {
     phase = 'serving';
-    refresher.follow();
+    publisher.follow();
     if (config.REFRESH_SCHEDULE === 'hourly') void start.loading().then(() => stopping.signal.aborted || refresher.schedule());
   });
   const loaded = ready.then(() => start.loading());
@@ -268,6 +226,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   return {
     store,
     holder,
+    publisher,
     refresher,
     access,
     server,
@@ -284,17 +243,19 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       stopping.abort(new Error('the service is stopping'));
       warming.stop();
       refresher.stop();
+      publisher.stop();
       const cut = setTimeout(() => server.server.closeAllConnections(), 5_000);
       await within(server.close(), left());
       clearTimeout(cut);
       await within(ready, left());
       await within(start.loading(), left());
       await within(refresher.idle(), left());
+      await within(publisher.idle(), left());
       // The board's last state, when a source reported (never a write for the demo universe,
       // whose load may still hold the store's write lock).
       if (progress.snapshot().length > 0) {
         progress.flush();
-        await within(progressWritten, left());
+        await within(progressWritten(), left());
       }
       await within(counter.close(), left());
       await within(store.close(), left());

@@ -5,18 +5,17 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seoulDay, systemClock } from '../kernel/clock.js';
-import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
+import type { App } from '../app.js';
+import { createKey, createRefresher, openStore, openUsageCounter, progressBoard, VERSION } from '../compose.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { BULK_SOURCES, bulkPlan, folderContents } from '../refresh/bulk-sources.js';
 import { bulkFirstStart } from '../refresh/first-start.js';
 import { Importer } from '../refresh/import.js';
-import { Refresher } from '../refresh/pipeline.js';
-import { ProgressBoard, readProgress } from '../refresh/progress.js';
+import { readProgress } from '../refresh/progress.js';
 import { setHeapGrowth } from '../runtime/heap.js';
 import { configuredSources, sourceNotices } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
-import { DatasetHolder } from '../serving/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
 import { printable } from './printable.js';
@@ -29,7 +28,7 @@ const USAGE = `usage:
   keys list                               prefix, plan, name, created, last used, calls today
   keys revoke <prefix>                    revoke a key (takes effect on its next request)
   keys plan <prefix> free|paid            change a key's plan
-  refresh                                 run one refresh now (ingest, recompute)
+  refresh                                 run one refresh now (ingest, publish a dataset version)
   import [--from DIR]                     load history from the official bulk files: DART's quarterly ZIPs and SEC's
                                           companyfacts.zip / submissions.zip found in DIR, or downloaded into BULK_DIR;
                                           then the configured API sources (placement, knowledge dates, prices)
@@ -59,7 +58,7 @@ async function serve(): Promise<void> {
   // Signals are handled from the first moment, start-up included (migrations, connecting,
   // loading): a graceful close when there is an app to close, and an exit at the deadline
   // in any case. A second signal exits at once.
-  let app: Awaited<ReturnType<typeof startApp>> | null = null;
+  let app: App | null = null;
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -81,6 +80,8 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   let createdKey: string | null = null;
   try {
+    // The serving process's code is loaded only to serve: the other commands write, or read the store.
+    const { startApp } = await import('../app.js');
     app = await startApp(config, {
       sources,
       ...(sources.length > 0 && config.BULK_ON_FIRST_START === 'on'
@@ -202,13 +203,11 @@ async function importBulk(args: string[]): Promise<void> {
   }
   const store = await openStore(config);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
-  const board = new ProgressBoard(systemClock, { persist: (json) => void store.refresh.setMeta('progress', json).catch(() => undefined) });
+  const { board } = progressBoard(store, systemClock);
   const stop = followProgress(board);
   try {
-    const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, {
-      sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'bulk',
-      progress: board,
-    });
+    // Writes only: a service on the same store serves each version it publishes.
+    const refresher = createRefresher({ store, sources, clock: systemClock, logger, options: { progress: board } });
     const importer = new Importer(store, systemClock, logger, board, { publishEverySeconds: config.BULK_PUBLISH_SECONDS });
     const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger });
     stop();
@@ -238,7 +237,7 @@ async function backfillBulk(range: { from: string; to: string }): Promise<void> 
   });
   const store = await openStore(config);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
-  const board = new ProgressBoard(systemClock, { persist: (json) => void store.refresh.setMeta('progress', json).catch(() => undefined) });
+  const { board } = progressBoard(store, systemClock);
   const stop = followProgress(board);
   try {
     const imported = await new Importer(store, systemClock, logger, board, { publishEverySeconds: config.BULK_PUBLISH_SECONDS }).run(plan.inputs);
@@ -246,7 +245,7 @@ async function backfillBulk(range: { from: string; to: string }): Promise<void> 
     const others = sources.filter((s) => !BULK_SOURCES.has(s.name));
     const report =
       others.length > 0
-        ? await new Refresher(store, new DatasetHolder(), others, systemClock, logger, { sourceLabel: others.map((s) => s.name).join(','), range, progress: board }).run()
+        ? await createRefresher({ store, sources: others, clock: systemClock, logger, options: { range, progress: board } }).run()
         : null;
     stop();
     process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(report ? 2 : 1)));
@@ -264,10 +263,8 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
   const sources = configuredSources(process.env);
   const logger = pino({ level: config.LOG_LEVEL });
   try {
-    const refresher = new Refresher(store, new DatasetHolder(), sources, systemClock, logger, {
-      sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
-      ...(range ? { range } : {}),
-    });
+    // Writes and publishes a version only: a service on the same store serves it.
+    const refresher = createRefresher({ store, sources, clock: systemClock, logger, options: range ? { range } : {} });
     const report = await refresher.run();
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     if (report.sources.some((s) => !s.ok)) process.exitCode = 1;

@@ -7,7 +7,7 @@
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Result } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { VERSION } from '../app.js';
+import { VERSION } from '../compose.js';
 
 export interface BridgeOptions {
   baseUrl: string;

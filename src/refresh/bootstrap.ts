@@ -1,11 +1,11 @@
-// A start's first dataset: with an empty store, one instance (the holder of the `bootstrap`
-// claim) loads it (the demo universe, one API refresh, or the bulk files) while the others wait;
-// then the dataset is computed and served. A bulk first start goes on loading after the first
-// stocks are served, and a start that finds one unfinished goes on with it.
+// A start's first dataset in the store: with an empty store, one instance (the holder of the
+// `bootstrap` claim) loads it (the demo universe, one API refresh, or the bulk files) while the
+// others wait. Serving it is the caller's (app.ts, with serving/publisher.ts). A bulk first start
+// goes on loading once what it stored is enough to serve, and a start that finds one unfinished
+// goes on with it.
 
 import type { Logger } from 'pino';
 import { seoulDay, type Clock } from '../kernel/clock.js';
-import type { DatasetHolder } from '../serving/holder.js';
 import type { DemoOptions } from '../sources/demo/index.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
@@ -24,7 +24,6 @@ export interface BootstrapOptions {
   store: Store;
   claims: Claims;
   refresher: Refresher;
-  holder: DatasetHolder;
   /** Real sources; none means the embedded demo universe. */
   sources: readonly Source[];
   clock: Clock;
@@ -42,15 +41,22 @@ export interface BootstrapOptions {
   signal: AbortSignal;
   /** What start-up is doing, for /readyz, until the first dataset is served. */
   onPhase: (phase: string) => void;
+  /**
+   * Resolves when what a bulk first start has stored so far is enough to serve (app.ts: a dataset
+   * with stocks is served); `stored` resolves then, while the first start goes on loading.
+   */
+  enough: Promise<void>;
+  /** Told of each version a bulk first start publishes (a serving process serves it); never awaited. */
+  onPublish?: (version: number) => void;
 }
 
 export interface Bootstrap {
   /**
-   * Resolves when the first dataset is served (with real sources and the bulk files: the first
-   * with stocks, while the rest of the first start goes on); rejects when the load fails or the
-   * service stops first.
+   * Resolves when the store holds a first dataset version (with real sources and the bulk files:
+   * when `enough` resolves, while the rest of the first start goes on); rejects when the load
+   * fails or the service stops first.
    */
-  served: Promise<void>;
+  stored: Promise<void>;
   /** The bulk first start under way (settled at once when there is none); never rejects. */
   loading(): Promise<void>;
 }
@@ -69,14 +75,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function bootstrap(o: BootstrapOptions): Bootstrap {
-  const { store, claims, refresher, holder, sources, clock, logger, progress, signal } = o;
-  // With real sources, start-up is served once a dataset with stocks is, even while a bulk
-  // first start goes on loading.
-  let stocksServed: () => void = () => undefined;
-  const firstStocks = new Promise<void>((resolve) => (stocksServed = resolve));
-  holder.onSwap((data) => {
-    if (data.sectors().some((s) => s.stocks > 0)) stocksServed();
-  });
+  const { store, claims, refresher, sources, clock, logger, progress, signal } = o;
   let loading: Promise<void> = Promise.resolve();
   let bulkStarted = false;
 
@@ -92,8 +91,8 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
       await store.refresh.setMeta(FIRST_START, 'bulk');
       const importer = new Importer(store, clock, logger, progress, {
         publishEverySeconds: o.bulkPublishSeconds,
-        // Fire and forget: a recompute must not hold the import's reading.
-        onPublish: () => void refresher.catchUp().catch(() => undefined),
+        // Fire and forget: serving a version must not hold the import's reading.
+        onPublish: (version) => o.onPublish?.(version),
       });
       const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger, signal: stopped, onPhase: o.onPhase });
       await store.refresh.setMeta(FIRST_START, 'done');
@@ -105,7 +104,7 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
     }
   };
 
-  const served = (async () => {
+  const stored = (async () => {
     // An empty store: one instance (the holder of the `bootstrap` claim) loads it, in one
     // transaction; the others wait, and take the claim over if its holder dies first.
     while (!signal.aborted && (await store.refresh.datasetVersion()) === 0 && !(await store.market.hasMarketData())) {
@@ -119,8 +118,8 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
         if (sources.length > 0 && o.bulk) {
           bulkStarted = true;
           loading = bulkStart(o.bulk, lease);
-          // Serve as soon as stocks are there; the rest of the first start goes on.
-          await Promise.race([loading, firstStocks]);
+          // Served as soon as stocks are there; the rest of the first start goes on.
+          await Promise.race([loading, o.enough]);
           break;
         }
         if (sources.length > 0) {
@@ -156,10 +155,11 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
         loading = bulkStart(o.bulk, lease);
       }
     }
-    o.onPhase('computing the dataset');
-    if (holder.current === null) await refresher.rebuild();
+    // A store with market data and no version yet (written by a load that published none): its
+    // first version, so that what it holds is served.
+    if ((await store.refresh.datasetVersion()) === 0) await store.refresh.bumpDatasetVersion();
     signal.throwIfAborted();
   })();
 
-  return { served, loading: () => loading };
+  return { stored, loading: () => loading };
 }

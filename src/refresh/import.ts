@@ -2,7 +2,7 @@
 // stores each batch they yield in its own transaction, as it comes, so memory stays bounded by
 // one batch per reader and what was read is served as it arrives. Every few seconds (60 by
 // default) and at the end it publishes a new dataset version, which a serving instance picks up
-// and recomputes from (Refresher.catchUp): a batch is whole in itself (a company's filings with
+// and recomputes from (serving/publisher.ts): a batch is whole in itself (a company's filings with
 // its placement, a period's statements), so no version shows a half-written batch.
 //
 // One reader's failure (a truncated archive, an HTML page instead of a ZIP) costs only what it
@@ -17,7 +17,7 @@ import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../sources/bulk.js';
 import type { ProgressSink } from '../sources/progress.js';
 import type { Store } from '../store/store.js';
-import { runOutcome } from '../serving/dataset.js';
+import { runOutcome } from '../domain/runs.js';
 import type { SourceStatus } from './pipeline.js';
 import type { ProgressBoard } from './progress.js';
 import { failAbandonedRuns, runningDetail } from './runs.js';

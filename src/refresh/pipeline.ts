@@ -1,11 +1,13 @@
-// The refresh pipeline: ingest what is new from each configured source, recompute the
-// dataset snapshot and swap it in atomically. Runs every hour on the hour (Asia/Seoul).
+// The refresh pipeline: ingest what is new from each configured source into the store and
+// publish a new dataset version. Runs every hour on the hour (Asia/Seoul). It only writes:
+// serving a version (loading, computing, swapping) is the serving side's (serving/publisher.ts),
+// which a serving process tells of each version through `onPublish`.
 //
 // - A run never overlaps another in this process (callers share the running promise).
 // - Across instances, each hourly slot is claimed in the database: exactly one instance runs
-//   it; the others notice the new dataset version (polled) and recompute from the shared
-//   store within seconds.
-// - A failed source (error, timeout, malformed data) leaves the previous data served and is
+//   it; every serving instance notices the new dataset version (polled) and recomputes from the
+//   shared store within seconds.
+// - A failed source (error, timeout, malformed data) leaves the previous data stored and is
 //   recorded: in `sourceStatus`, in the refresh_runs table, in /readyz and in health.
 
 import { Cron } from 'croner';
@@ -15,14 +17,10 @@ import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import { readMeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
-import { runOutcome } from '../serving/dataset.js';
-import type { DatasetHolder } from '../serving/holder.js';
-import { computeSnapshotYielding } from '../serving/build.js';
+import { runOutcome } from '../domain/runs.js';
 import { Claims } from './claims.js';
 import { failAbandonedRuns, runningDetail } from './runs.js';
 import type { ProgressBoard } from './progress.js';
-import { loadUniverse, SnapshotDataset } from '../serving/served.js';
-import { stallMonitor } from '../runtime/stalls.js';
 
 export interface SourceStatus {
   source: string;
@@ -41,23 +39,14 @@ export interface RefreshReport {
   ran: boolean;
   version: number | null;
   sources: SourceStatus[];
-  /**
-   * `maxStallMs`: the longest the event loop was held while this instance recomputed (its
-   * requests waited at most that long on the recompute), to 10 ms.
-   */
-  timings: { ingestMs: number; loadMs: number; computeMs: number; maxStallMs: number };
-  counts?: { securities: number; scored: number; unscored: number };
+  timings: { ingestMs: number };
 }
 
 export interface RefresherOptions {
-  /** `demo` when no real source is configured, else the sources' names. */
-  sourceLabel: string;
   /** A backfill's explicit date range, passed to every source. */
   range?: { from: string; to: string };
   /** How long one source may take before it is abandoned as failed. */
   sourceTimeoutMs?: number;
-  /** How often a follower instance checks the dataset version. */
-  pollMs?: number;
   /** This instance's name in refresh claims. */
   instance?: string;
   /**
@@ -67,14 +56,15 @@ export interface RefresherOptions {
   cron?: string | null;
   /** Where each source's progress goes (`ctx.progress`): waiting, its own phases, then done or failed. */
   progress?: ProgressBoard;
+  /**
+   * Told of each version a run publishes, with the run's source states, after the run is
+   * recorded; awaited, so that `run()` resolves once it is done (a serving process serves the
+   * version: serving/publisher.ts). Its failure is logged, never the run's.
+   */
+  onPublish?: (version: number, sources: readonly SourceStatus[]) => Promise<unknown> | void;
 }
 
 const HOURLY = '0 * * * *';
-
-/** What health and /readyz show of a source's run. */
-function servedState({ source, ok, at, error, records }: SourceStatus): SourceStatus {
-  return { source, ok, at, ...(error === undefined ? {} : { error }), ...(records === undefined ? {} : { records }) };
-}
 
 /** The slot of a scheduled run: its scheduled time, the same on every instance. */
 export function runSlot(scheduled: Date): string {
@@ -83,24 +73,21 @@ export function runSlot(scheduled: Date): string {
 
 export class Refresher {
   private running: Promise<RefreshReport> | null = null;
-  private rebuilding: Promise<void> | null = null;
   private cron: Cron | null = null;
-  private poller: NodeJS.Timeout | null = null;
   private lastStatus: SourceStatus[] = [];
-  private readonly options: Required<Omit<RefresherOptions, 'range' | 'progress'>> & Pick<RefresherOptions, 'range' | 'progress'>;
+  private readonly options: Required<Omit<RefresherOptions, 'range' | 'progress' | 'onPublish'>> & Pick<RefresherOptions, 'range' | 'progress' | 'onPublish'>;
   /** The schedule's pattern, for when the next run is due (runs nothing itself); null without a schedule. */
   private readonly timetable: Cron | null;
 
   constructor(
     /** Writes market data; keeps the refresh bookkeeping (cursors, runs, the dataset version). */
     private readonly store: Pick<Store, 'market' | 'refresh'>,
-    private readonly holder: DatasetHolder<SnapshotDataset>,
     private readonly sources: readonly Source[],
     private readonly clock: Clock,
     private readonly logger: Logger,
-    options: RefresherOptions,
+    options: RefresherOptions = {},
   ) {
-    this.options = { sourceTimeoutMs: 10 * 60_000, pollMs: 3_000, instance: randomUUID(), cron: HOURLY, ...options };
+    this.options = { sourceTimeoutMs: 10 * 60_000, instance: randomUUID(), cron: HOURLY, ...options };
     // Parsed here, so that a pattern croner rejects stops the start rather than the first schedule().
     this.timetable = this.options.cron === null ? null : new Cron(this.options.cron, { timezone: 'Asia/Seoul' });
     this.timeoutSetByCaller = options.sourceTimeoutMs !== undefined;
@@ -115,7 +102,7 @@ export class Refresher {
 
   /** Resolves when no run is in progress (a stopped run ends within its source's abort). */
   async idle(): Promise<void> {
-    await Promise.allSettled([this.running, this.rebuilding]);
+    await Promise.allSettled([this.running]);
   }
 
   get sourceStatus(): readonly SourceStatus[] {
@@ -127,7 +114,7 @@ export class Refresher {
     return this.timetable?.nextRun(at) ?? null;
   }
 
-  /** Starts the schedule (when there is one) and the version poller. */
+  /** Starts the schedule, when there is one. */
   schedule(): void {
     const pattern = this.options.cron;
     if (pattern !== null) {
@@ -138,22 +125,11 @@ export class Refresher {
         this.runScheduled(scheduled).catch((err: unknown) => this.logger.error({ errName: (err as Error).name }, 'refresh failed'));
       });
     }
-    this.follow();
-  }
-
-  /** Polls the dataset version and recomputes when another instance published a newer one. */
-  follow(): void {
-    this.poller ??= setInterval(() => {
-      this.catchUp().catch((err: unknown) => this.logger.warn({ errName: (err as Error).name }, 'version poll failed'));
-    }, this.options.pollMs);
-    this.poller.unref();
   }
 
   stop(): void {
     this.cron?.stop();
     this.cron = null;
-    if (this.poller) clearInterval(this.poller);
-    this.poller = null;
     this.stopping.abort();
   }
 
@@ -186,28 +162,6 @@ export class Refresher {
       this.running = null;
     });
     return this.running;
-  }
-
-  /** Serves the store's current dataset version, computing it (start-up, or a follower). */
-  async rebuild(): Promise<RefreshReport> {
-    let version = await this.store.refresh.datasetVersion();
-    if (version === 0) version = await this.store.refresh.bumpDatasetVersion();
-    return this.recompute(version, this.lastStatus, 0);
-  }
-
-  /** Recomputes if the database holds a newer dataset version than the one served. */
-  async catchUp(): Promise<boolean> {
-    if (this.running || this.rebuilding) return false;
-    const version = await this.store.refresh.datasetVersion();
-    const served = this.holder.current?.version ?? 0;
-    if (version <= served) return false;
-    this.rebuilding = this.recompute(version, this.lastStatus, 0).then(
-      () => undefined,
-      (err: unknown) => this.logger.warn({ errName: (err as Error).name }, 'catch-up recompute failed; previous dataset kept'),
-    );
-    await this.rebuilding;
-    this.rebuilding = null;
-    return true;
   }
 
   private async ingest(source: Source): Promise<SourceStatus> {
@@ -310,52 +264,23 @@ export class Refresher {
       await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'stopped', JSON.stringify(statuses));
       throw new Error('refresh stopped: the service is shutting down');
     }
+    let version: number;
     try {
       // Every completed run publishes a new version (new data, or at least a new as-of date
-      // and updatedAt); follower instances recompute when they see it.
-      const version = await this.store.refresh.bumpDatasetVersion();
-      const report = await this.recompute(version, statuses, ingestMs);
+      // and updatedAt); every serving instance serves it when it sees it.
+      version = await this.store.refresh.bumpDatasetVersion();
       await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), runOutcome(statuses), JSON.stringify(statuses));
-      return report;
     } catch (err) {
       await this.store.refresh.finishRefreshRun(runId, this.clock().toISOString(), 'failed', (err as Error).name);
       throw err;
     }
-  }
-
-  private async recompute(version: number, statuses: SourceStatus[], ingestMs: number): Promise<RefreshReport> {
-    const now = this.clock();
-    const asOf = seoulDay(now);
-    // What serving requests feel of the recompute: it shares their event loop.
-    const stalls = stallMonitor();
-    const t1 = performance.now();
-    let t2: number, t3: number, computed: Awaited<ReturnType<typeof computeSnapshotYielding>>;
-    try {
-      const universe = await loadUniverse(this.store.market, asOf);
-      t2 = performance.now();
-      computed = await computeSnapshotYielding(universe, asOf);
-      t3 = performance.now();
-    } finally {
-      stalls.stop();
-    }
     this.lastStatus = statuses;
-    const swapped = this.holder.swap(
-      new SnapshotDataset(
-        computed,
-        // health and /readyz keep their shape; what was skipped is in refresh_runs and the CLI.
-        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.nextRunAfter(now), sources: statuses.map(servedState) },
-        this.store.market,
-      ),
-    );
-    const report: RefreshReport = {
-      ran: true,
-      version,
-      sources: statuses,
-      timings: { ingestMs: Math.round(ingestMs), loadMs: Math.round(t2 - t1), computeMs: Math.round(t3 - t2), maxStallMs: stalls.longestMs() },
-      counts: computed.counts,
-    };
-    if (swapped) this.logger.info({ version, ...report.timings, ...computed.counts }, 'dataset swapped');
-    else this.logger.info({ version, served: this.holder.current?.version }, 'a newer dataset was served meanwhile; this one is dropped');
-    return report;
+    this.logger.info({ version, ingestMs: Math.round(ingestMs), sources: statuses.length }, 'refresh stored; dataset version published');
+    try {
+      await this.options.onPublish?.(version, statuses);
+    } catch (err) {
+      this.logger.warn({ version, errName: (err as Error).name }, 'the published version was not served here; the version poll tries again');
+    }
+    return { ran: true, version, sources: statuses, timings: { ingestMs: Math.round(ingestMs) } };
   }
 }

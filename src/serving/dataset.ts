@@ -70,15 +70,8 @@ export interface SourceState {
   records?: number;
 }
 
-/**
- * A refresh run's outcome from its sources' states: `failed` when every source failed (nothing
- * new came in), `partial` when some did, `ok` when none did (a run with no real source, the
- * demo, is `ok`).
- */
-export function runOutcome(sources: readonly Pick<SourceState, 'ok'>[]): 'ok' | 'partial' | 'failed' {
-  if (sources.every((s) => s.ok)) return 'ok';
-  return sources.some((s) => s.ok) ? 'partial' : 'failed';
-}
+/** A refresh run's outcome from its sources' states (shown by /readyz). */
+export { runOutcome } from '../domain/runs.js';
 
 export interface SectorCount {
   market: Market;

@@ -29,6 +29,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import { COVERAGE_META_KEY, readCoverage } from '../../src/serving/coverage.js';
 import type { ServedDataset } from '../../src/serving/dataset.js';
 import { DatasetHolder } from '../../src/serving/holder.js';
+import { Publisher } from '../../src/serving/publisher.js';
 import { loopback, type Loopback } from '../sources/helpers.js';
 import { INJECT_ORIGIN, injectFetch } from '../support/inject.js';
 import { getWith, startTestApp, type Reply, type TestServer } from '../support/server.js';
@@ -192,7 +193,7 @@ describe('a first start with every upstream unreachable', () => {
       securities: [{ market: 'KR', code: '000660', name: '하이닉스테스트', exchange: 'KOSPI', sector: 'Semiconductors', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' }],
     });
     await app.store.refresh.bumpDatasetVersion();
-    await app.refresher.rebuild();
+    await app.publisher.rebuild();
     const body = (await get(`${INJECT_ORIGIN}/readyz`, null)).body as ReadyBody;
     assert.equal(body.status, 'failed');
     assert.deepEqual(body.markets[0], { market: 'KR', listed: 1, priced: 0, scored: 0, complete: 0 });
@@ -242,7 +243,9 @@ describe('with data served', () => {
   it('a failing source with data served: 200 degraded, its error only with a key; a listed code not served is data_unavailable', async () => {
     const { lines, logger } = logSink();
     const closed = `http://127.0.0.1:${await closedPort()}`;
-    const refresher = new Refresher(t.app.store, t.app.holder, [new EcosSource({ apiKey: ECOS_KEY, baseUrl: closed, requestsPerSecond: 0, retries: 0 })], () => t.clock.now, logger, { sourceLabel: 'demo' });
+    // An hourly refresh (the default schedule) and the publisher that serves its versions on the app's holder.
+    const refresher: Refresher = new Refresher(t.app.store, [new EcosSource({ apiKey: ECOS_KEY, baseUrl: closed, requestsPerSecond: 0, retries: 0 })], () => t.clock.now, logger, { onPublish: (v, s) => publisher.publish(v, s) });
+    const publisher: Publisher = new Publisher(t.app.store, t.app.holder, () => t.clock.now, logger, { sourceLabel: 'demo', nextRefreshAfter: (at) => refresher.nextRunAfter(at) });
     await refresher.run();
     assert.equal(lines.find((l) => l.source === 'ecos')?.msg, 'source failed; previous data kept', 'the store holds the demo data');
     const res = await t.get(`${t.url}/readyz`, null);

@@ -61,7 +61,7 @@ describe('get_stock_score: the supply input names its source and days', () => {
       name: 'kis',
       ingest: () => Promise.resolve({ data: { flows: lastFive.map((f): InvestorFlow => ({ ...f, foreignNet: 1_000, institutionNet: -500, source: 'kis' })) }, cursor: lastFive.at(-1)?.date ?? '' }),
     };
-    const refresher = new Refresher(t.app.store, t.app.holder, [brokerage], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'kis' });
+    const refresher = new Refresher(t.app.store, [brokerage], () => t.clock.now, pino({ level: 'silent' }), { onPublish: (v, s) => t.app.publisher.publish(v, s) });
     const report = await refresher.run();
     assert.ok(report.sources.every((s) => s.ok));
     // The 20-day window: 15 days still from the demo, the last 5 from kis; every day has a row.

@@ -20,7 +20,6 @@ import { FscSource } from '../../src/sources/fsc/source.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { DatasetHolder } from '../../src/serving/holder.js';
 import { startUpstream, type Upstream } from '../e2e/upstream.js';
 import { tempDir } from '../support/tmp.js';
 import { archive, FactsZipReader } from './bulk-readers.js';
@@ -157,7 +156,7 @@ describe('the first start from the bulk files, in the order placement needs', ()
         return { sec: '2026-11-24', opendart: '{"date":"2026-09-03","known":[]}' };
       },
     };
-    const refresher = new Refresher(store, new DatasetHolder(), sources, clock, silent, { sourceLabel: 'test', progress: board });
+    const refresher = new Refresher(store, sources, clock, silent, { progress: board });
     const importer = new Importer(store, clock, silent, board);
     const report = await bulkFirstStart({ store, refresher, importer, plan, sources, logger: silent });
 
@@ -190,8 +189,8 @@ describe('the first start from the bulk files, in the order placement needs', ()
       return { data: {}, cursor: '2026-11-24', calls: { day: '2026-11-25', calls: 17 + seen.length } };
     });
     // Two refreshers, as two processes would be: the count goes through the store.
-    await new Refresher(store, new DatasetHolder(), [metered], clock, silent, { sourceLabel: 'test' }).run();
-    await new Refresher(store, new DatasetHolder(), [metered], clock, silent, { sourceLabel: 'test' }).run();
+    await new Refresher(store, [metered], clock, silent).run();
+    await new Refresher(store, [metered], clock, silent).run();
     assert.deepEqual(seen, [null, { day: '2026-11-25', calls: 18 }]);
     assert.equal(await store.refresh.getMeta('calls:ecos'), '{"day":"2026-11-25","calls":19}');
   });
@@ -200,7 +199,7 @@ describe('the first start from the bulk files, in the order placement needs', ()
     const clock = () => new Date('2026-11-25T01:00:00Z');
     const board = new ProgressBoard(clock);
     const down = (name: string) => new Scripted(name, [], () => Promise.reject(new Error(`${name}: HTTP 503`)));
-    const refresher = new Refresher(store, new DatasetHolder(), [down('ecos'), down('customs')], clock, silent, { sourceLabel: 'test', progress: board });
+    const refresher = new Refresher(store, [down('ecos'), down('customs')], clock, silent, { progress: board });
     const report = await refresher.run();
     assert.deepEqual(report.sources.map((s) => [s.source, s.ok, s.error]), [['ecos', false, 'ecos: HTTP 503'], ['customs', false, 'customs: HTTP 503']]);
     assert.equal((await store.refresh.refreshRuns(1))[0]?.status, 'failed');

@@ -1,5 +1,6 @@
 // The refresh pipeline with a scripted source: idempotent ingest, the cursor handed back,
-// an atomic swap under concurrent reads, and the CLI's refresh and backfill commands.
+// an atomic swap under concurrent reads (the refresh writes, the app's publisher serves what it
+// publishes), and the CLI's refresh and backfill commands.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,11 +12,15 @@ import { seoulDay as seoulDayOf } from '../../src/kernel/clock.js';
 import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
+import { Publisher } from '../../src/serving/publisher.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from '../support/tmp.js';
 
 const run = promisify(execFile);
+
+/** The app's publisher serves each version a test's refresh publishes, as in the service. */
+const serve = (t: TestServer) => (version: number, sources: readonly { source: string; ok: boolean; at: string }[]) => t.app.publisher.publish(version, sources);
 
 /** A source that, on run n, re-issues the latest bar of one stock with close = base + n. */
 class PriceBumpSource implements Source {
@@ -49,7 +54,7 @@ describe('refresh pipeline', () => {
     const security = (await t.app.store.market.securities()).find((s) => s.code === code)!;
     const bars = await t.app.store.market.bars(security.id);
     source = new PriceBumpSource(bars.at(-1)!);
-    refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'scripted' });
+    refresher = new Refresher(t.app.store, [source], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t) });
   });
   after(() => t.close());
 
@@ -76,7 +81,7 @@ describe('refresh pipeline', () => {
         return { data: {}, cursor: 'listed' };
       },
     };
-    await new Refresher(t.app.store, t.app.holder, [listing], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'listing' }).run();
+    await new Refresher(t.app.store, [listing], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t) }).run();
     const stored = await t.app.store.market.securities();
     for (const market of ['KR', 'US'] as const) {
       assert.deepEqual(seen[market], stored.filter((x) => x.market === market).map((x) => x.code));
@@ -147,7 +152,7 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
 
   it('stores what can be placed, counts the rest with its reason, and records it per run', async () => {
     const source = new PartlyUnplacedSource(bar);
-    const refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'partial' });
+    const refresher = new Refresher(t.app.store, [source], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t) });
     const report = await refresher.run();
     const [status] = report.sources;
     assert.deepEqual(
@@ -165,11 +170,11 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
 
   it('a backfill leaves the incremental cursor where the hourly runs left it', async () => {
     const source = new PartlyUnplacedSource(bar);
-    const hourly = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'partial' });
+    const hourly = new Refresher(t.app.store, [source], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t) });
     await hourly.run();
     const cursor = await t.app.store.refresh.getMeta('cursor:partial');
-    const backfill = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, pino({ level: 'silent' }), {
-      sourceLabel: 'partial',
+    const backfill = new Refresher(t.app.store, [source], () => t.clock.now, pino({ level: 'silent' }), {
+      onPublish: serve(t),
       range: { from: '2010-01-01', to: '2010-12-31' },
     });
     const report = await backfill.run();
@@ -181,6 +186,7 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
   });
 
   it('reports the longest the recompute held the event loop (what requests waited on it)', async () => {
+    const publisher = (store: ConstructorParameters<typeof Publisher>[0]) => new Publisher(store, t.app.holder, () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'stall' });
     // A store whose securities read holds the thread for 120 ms, as a long synchronous SQLite read would.
     const market = t.app.store.market;
     const slow = Object.create(market) as typeof market;
@@ -190,9 +196,9 @@ describe('refresh accounting: skipped records and the backfill cursor', () => {
       return market.securities();
     };
     const store = { market: slow, refresh: t.app.store.refresh };
-    const report = await new Refresher(store, t.app.holder, [], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'stall' }).run();
+    const report = await publisher(store).rebuild();
     assert.ok(report.timings.maxStallMs >= 100, `stall of ${report.timings.maxStallMs} ms reported`);
-    const quick = await new Refresher(t.app.store, t.app.holder, [], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'stall' }).run();
+    const quick = await publisher(t.app.store).rebuild();
     assert.ok(quick.timings.maxStallMs < report.timings.maxStallMs, `${quick.timings.maxStallMs} ms without the slow read`);
   });
 
@@ -232,15 +238,15 @@ describe('refresh: a source that paces a long walk itself', () => {
 
   it('keeps what the source said of the rest (waiting, its ETA) instead of marking it done', async () => {
     const board = new ProgressBoard(() => t.clock.now);
-    await new Refresher(t.app.store, t.app.holder, [walking], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'walk', progress: board }).run();
+    await new Refresher(t.app.store, [walking], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t), progress: board }).run();
     const p = board.snapshot().find((e) => e.source === 'walking');
     assert.deepEqual([p?.phase, p?.done, p?.total, p?.etaSeconds, p?.note], ['waiting', 45, 520, 5_700, 'the history walk continues next run']);
   });
 
   it("gives a source its own time when it names one, and the refresher's when the caller set one", async () => {
-    const own = await new Refresher(t.app.store, t.app.holder, [hanging(300)], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'own' }).run();
+    const own = await new Refresher(t.app.store, [hanging(300)], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t) }).run();
     assert.deepEqual(own.sources.map((s) => [s.ok, s.error]), [[false, 'timed out after 300 ms']]);
-    const set = await new Refresher(t.app.store, t.app.holder, [hanging(60_000)], () => t.clock.now, pino({ level: 'silent' }), { sourceLabel: 'set', sourceTimeoutMs: 200 }).run();
+    const set = await new Refresher(t.app.store, [hanging(60_000)], () => t.clock.now, pino({ level: 'silent' }), { onPublish: serve(t), sourceTimeoutMs: 200 }).run();
     assert.deepEqual(set.sources.map((s) => [s.ok, s.error]), [[false, 'timed out after 200 ms']]);
   });
 });

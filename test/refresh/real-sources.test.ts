@@ -12,6 +12,7 @@ import { EcosSource } from '../../src/sources/ecos/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { DatasetHolder } from '../../src/serving/holder.js';
+import { Publisher } from '../../src/serving/publisher.js';
 import type { SnapshotDataset } from '../../src/serving/served.js';
 import { fixture, loopback, type Loopback } from '../sources/helpers.js';
 import { tempDir } from '../support/tmp.js';
@@ -51,7 +52,10 @@ describe('refresh through real adapters against recorded responses', () => {
       new EcosSource({ apiKey: ECOS_KEY, baseUrl: server.base, requestsPerSecond: 0, timeoutMs: 300, retries: 1, backoffMs: 10 }),
       new CustomsSource({ serviceKey: CUSTOMS_KEY, baseUrl: server.base, requestsPerSecond: 0, timeoutMs: 300, retries: 1, backoffMs: 10 }),
     ];
-    refresher = new Refresher(store, holder, sources, () => new Date('2024-11-22T03:00:00Z'), pino({ level: 'silent' }), { sourceLabel: 'ecos,customs' });
+    const clock = () => new Date('2024-11-22T03:00:00Z');
+    // The writer, and the publisher that serves each version it publishes, as in the service.
+    const publisher = new Publisher(store, holder, clock, pino({ level: 'silent' }), { sourceLabel: 'ecos,customs' });
+    refresher = new Refresher(store, sources, clock, pino({ level: 'silent' }), { onPublish: (v, s) => publisher.publish(v, s) });
   });
   after(async () => {
     await server.close();

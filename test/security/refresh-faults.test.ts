@@ -165,10 +165,11 @@ describe('refresh faults', () => {
 
   before(async () => {
     t = await startTestServer();
-    // These tests run their own Refresher on the app's holder. The app's follower would see each
-    // new version and recompute it too, with its own (empty) source statuses, racing the test's
-    // swap of the same version: one process runs one Refresher, so stop the app's.
+    // These tests run their own Refresher, whose versions the app's publisher serves with the
+    // run's source states. The app's version poll would see each new version too and could
+    // serve it first with the states it knew before: one refresh tells it, so stop the poll.
     t.app.refresher.stop();
+    t.app.publisher.stop();
     key = await t.newKey('paid');
     const security = (await t.app.store.market.securities()).find((s) => s.market === 'KR')!;
     code = security.code;
@@ -186,7 +187,7 @@ describe('refresh faults', () => {
   for (const fault of ['500', 'hang', 'truncated', 'wrong-shape', '429', 'oversized', 'oversized-chunked'] as const) {
     it(`a ${fault} upstream: previous data served, failure reported`, async () => {
       const source = fault.startsWith('oversized') ? new ClientBarsSource(url) : new HttpBarsSource(url);
-      const refresher = new Refresher(t.app.store, t.app.holder, [source], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: fault.startsWith('oversized') ? 5_000 : 400 });
+      const refresher = new Refresher(t.app.store, [source], () => t.clock.now, silent, { onPublish: (v, s) => t.app.publisher.publish(v, s), sourceTimeoutMs: fault.startsWith('oversized') ? 5_000 : 400 });
       const before = await served();
       const versionBefore = t.app.holder.current?.version ?? 0;
       const barsBefore = await t.app.store.market.bars(securityId);
@@ -236,7 +237,7 @@ describe('refresh faults', () => {
   }
 
   it('a source that never settles and ignores its signal is abandoned at the timeout', async () => {
-    const refresher = new Refresher(t.app.store, t.app.holder, [new StuckSource()], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: 300 });
+    const refresher = new Refresher(t.app.store, [new StuckSource()], () => t.clock.now, silent, { onPublish: (v, s) => t.app.publisher.publish(v, s), sourceTimeoutMs: 300 });
     const before = await served();
     tick();
     const started = performance.now();
@@ -250,7 +251,7 @@ describe('refresh faults', () => {
 
   it("a record the store refuses rolls back the source's whole write", async () => {
     const bars = (await t.app.store.market.bars(securityId)).slice(-30).map((b) => ({ ...b, close: b.close * 3, high: b.high * 3, source: 'poison' }));
-    const refresher = new Refresher(t.app.store, t.app.holder, [new PoisonSource(bars)], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: 5_000 });
+    const refresher = new Refresher(t.app.store, [new PoisonSource(bars)], () => t.clock.now, silent, { onPublish: (v, s) => t.app.publisher.publish(v, s), sourceTimeoutMs: 5_000 });
     const before = await served();
     const stored = await t.app.store.market.bars(securityId);
     tick();
@@ -263,7 +264,7 @@ describe('refresh faults', () => {
   });
 
   it('after the faults, a healthy upstream refreshes (the checks above can see a change)', async () => {
-    const refresher = new Refresher(t.app.store, t.app.holder, [new HttpBarsSource(url)], () => t.clock.now, silent, { sourceLabel: 'demo', sourceTimeoutMs: 2_000 });
+    const refresher = new Refresher(t.app.store, [new HttpBarsSource(url)], () => t.clock.now, silent, { onPublish: (v, s) => t.app.publisher.publish(v, s), sourceTimeoutMs: 2_000 });
     const before = await served();
     upstream.fault = 'none';
     tick();
