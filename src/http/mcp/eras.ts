@@ -148,7 +148,8 @@ export function createLegacyEra(service: McpService): (message: unknown, call: M
     const params = msg.params as Record<string, unknown> | undefined;
     const method = msg.method;
 
-    if (method === 'tools/call') return cachedCall(service, id, params, message, call);
+    // Awaited here: handing the promise on would cost the cached call two more microtask turns.
+    if (method === 'tools/call') return await cachedCall(service, id, params, message, call);
     const cacheable = CONSTANT_METHODS.has(method) && (params === undefined || Object.keys(params).length === 0);
     const known = cacheable ? constant.get(method) : undefined;
     if (known !== undefined) return answer(resultAnswer(id, known));
