@@ -5,8 +5,8 @@
 //
 // The SDK's Origin helper (`validateOriginHeader`) and bearer challenge
 // (`bearerAuthChallengeResponse`) are not used: the first matches hostnames whatever the scheme
-// and port (an `ALLOWED_ORIGINS` entry is a whole origin), admits an empty Origin and names no
-// loopback address but 127.0.0.1; the second answers with an OAuth error body and its own
+// and port (an `ALLOWED_ORIGINS` entry is a whole origin), admits an empty Origin and knows only
+// 127.0.0.1 of 127.0.0.0/8; the second answers with an OAuth error body and its own
 // challenge, where the door answers a JSON-RPC error (`-32001`, `-32003`) and the challenges of
 // docs/oauth.md (docs/architecture.md, "One tool, two doors").
 
