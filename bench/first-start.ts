@@ -22,6 +22,8 @@
 //                          fallback); by default the service signs in with KRX_ID / KRX_PASSWORD
 //   BENCH_KR_PRICES=krx-openapi  KR prices from the KRX Open API (KRX_OPENAPI_KEY) instead of
 //                          FSC (default fsc; Korea Customs stays on data.go.kr either way)
+//   BENCH_SOURCES=kr       the KR sources alone (the flows, the KR prices, OpenDART, ECOS);
+//                          default `all`
 //   BENCH_CACHE_DIR=...    where the generated bulk files are kept between runs
 //   BENCH_LOG_LEVEL=info   the service's log level (its log goes to a file in the run's folder)
 //   BENCH_START_AT=...     the simulated clock's start (ISO instant; default now)
@@ -76,6 +78,8 @@ export interface FirstStartSettings {
   startAt?: string;
   /** Where KR prices come from: FSC on data.go.kr (default) or the KRX Open API instead. */
   krPrices?: 'fsc' | 'krx-openapi';
+  /** Which sources run: `all` (default) or `kr`, the KR ones alone (the flows, the KR prices, OpenDART, ECOS). */
+  only?: 'all' | 'kr';
   /**
    * `bulk` (default): the first start downloads and imports the bulk files (src/refresh/first-start.ts)
    * beside the API sources, and everything is read after `app.loaded`; `api`: one API refresh.
@@ -94,8 +98,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): FirstStar
   if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`);
   const krPrices = env.BENCH_KR_PRICES === 'krx-openapi' ? 'krx-openapi' : 'fsc';
   if (env.BENCH_KR_PRICES !== undefined && env.BENCH_KR_PRICES !== krPrices) throw new Error(`BENCH_KR_PRICES must be fsc or krx-openapi, got ${env.BENCH_KR_PRICES}`);
+  const only = env.BENCH_SOURCES === 'kr' ? 'kr' : 'all';
+  if (env.BENCH_SOURCES !== undefined && env.BENCH_SOURCES !== only) throw new Error(`BENCH_SOURCES must be all or kr, got ${env.BENCH_SOURCES}`);
   return {
     scale,
+    only,
     bulk: env.BENCH_BULK !== '0',
     backfill: env.BENCH_BACKFILL === undefined ? firstStart === 'api' : env.BENCH_BACKFILL !== '0',
     krxCookie: env.BENCH_KRX_COOKIE === '1',
@@ -354,8 +361,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       ...replica.env,
       DART_API_KEY: 'replica0000000000000000000000000000000000',
       DATA_GO_KR_API_KEY: 'replicaDataGoKrKey',
-      US_PRICES_API_KEY: 'replicaPolygonKey',
-      SEC_USER_AGENT: 'first-start rehearsal bench@example.com',
+      ...(settings.only === 'kr' ? {} : { US_PRICES_API_KEY: 'replicaPolygonKey', SEC_USER_AGENT: 'first-start rehearsal bench@example.com' }),
       ECOS_API_KEY: 'replicaEcosKey',
       // The KR investor flows: the KIS app the replica knows (its token kept in DATA_DIR/kis), or
       // the KRX member account the replica accepts (the adapter signs in and renews the session
@@ -379,7 +385,11 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const sim0 = clock.now();
     const skipped0 = clock.skippedMs;
     // With the KRX Open API for KR prices, FSC (enabled by the data.go.kr key Customs shares) is left out.
-    const sources = configuredSources(env).filter((s) => settings.krPrices !== 'krx-openapi' || s.name !== 'fsc');
+    // With BENCH_SOURCES=kr, the KR sources alone: the flows, the KR prices, OpenDART and ECOS.
+    const krOnly = new Set(['opendart', 'fsc', 'krx-openapi', 'kis', 'krx', 'ecos']);
+    const sources = configuredSources(env)
+      .filter((s) => settings.krPrices !== 'krx-openapi' || s.name !== 'fsc')
+      .filter((s) => settings.only !== 'kr' || krOnly.has(s.name));
     const bulk = firstStart === 'bulk' ? { bulk: bulkPlan({ dir: join(dataDir, 'bulk'), download: true, asOf: today, sources, env }) } : {};
     app = await startApp(config, { clock: () => new Date(clock.now()), logger, sources, ...bulk });
     // The board marks a source `done` when its run is stored, also when a walk stopped with units

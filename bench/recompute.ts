@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { seoulDay, systemClock } from '../src/access/clock.js';
+import { seoulDay, systemClock } from '../src/kernel/clock.js';
 import type * as Build from '../src/serving/build.js';
 import type * as Config from '../src/config.js';
 import type * as PriceChanges from '../src/serving/price-changes.js';

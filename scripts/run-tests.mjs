@@ -4,7 +4,7 @@
 // Three tiers, chosen by file:
 // - `npm run test:unit` (`--unit`): the files under UNIT_DIRS, a file per core: the pure domain,
 //   the source adapters (recorded answers on loopback), the store, the read model (serving),
-//   access control, the tools and both doors through Fastify's inject(). No service process, no
+//   access control, the tools, the JSON writer (wire) and both doors through Fastify's inject(). No service process, no
 //   door on a socket, no kill rounds, no load, no browser: those live in the other directories.
 // - `--gate`: every file under test/ but the slow tier, one file at a time.
 // - `npm run test:slow` (`--slow`): SLOW_FILES, the kill rounds and the load tests, minutes each.
@@ -17,7 +17,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
-const UNIT_DIRS = ['test/domain', 'test/sources', 'test/store', 'test/serving', 'test/access', 'test/tools', 'test/http'];
+const UNIT_DIRS = ['test/domain', 'test/sources', 'test/store', 'test/serving', 'test/access', 'test/tools', 'test/wire', 'test/http'];
 const SLOW_FILES = ['test/cluster/kill.test.ts', 'test/security/load.test.ts'];
 const TIERS = ['--unit', '--gate', '--slow'];
 

@@ -5,11 +5,11 @@ import pino, { type Logger } from 'pino';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { AccessControl } from './access/access.js';
-import { systemClock, type Clock } from './access/clock.js';
-import { applyKeyPepper, generateKey } from './access/keys.js';
+import { systemClock, type Clock } from './kernel/clock.js';
+import { applyKeyPepper, generateKey, keyHashScheme, PLAIN_SCHEME } from './access/keys.js';
 import { RedisUsageCounter } from './access/redis-usage.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from './access/usage.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { OAuthService } from './oauth/service.js';
 import { bootstrap } from './refresh/bootstrap.js';
@@ -85,8 +85,14 @@ export async function openStore(config: Config, serving = false, logger?: Logger
   try {
     if ((await applyKeyPepper(store.access, config.KEY_PEPPER)) === 'peppered') log.info('stored API key hashes peppered with KEY_PEPPER');
   } catch (err) {
+    // A store whose keys are hashed otherwise than KEY_PEPPER says is a configuration error; a
+    // store that could not be read is not.
+    const mismatch = await store.access.keyHashScheme().then(
+      (stored) => (stored ?? PLAIN_SCHEME) !== keyHashScheme(config.KEY_PEPPER),
+      () => false,
+    );
     await store.close();
-    throw err;
+    throw mismatch ? new ConfigError(`invalid configuration: KEY_PEPPER: ${(err as Error).message}`) : err;
   }
   return store;
 }
@@ -101,7 +107,7 @@ export async function openUsageCounter(
   store: Store,
   logger?: Logger,
 ): Promise<{ usage: UsageCounter; close: () => Promise<void>; check: (() => Promise<string | null>) | null }> {
-  if (!config.REDIS_URL && store.engine === 'sqlite') {
+  if (!config.REDIS_URL && !store.dialect.sharedByInstances) {
     const buffered = new BufferedUsageCounter(store.access, 1_000, (err: unknown) => logger?.warn({ errName: (err as Error).name }, 'usage counts not written yet; retrying'));
     return { usage: buffered, close: () => buffered.close(), check: null };
   }

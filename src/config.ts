@@ -11,10 +11,10 @@ const int = (fallback: number) => z.coerce.number().int().min(0).default(fallbac
 
 const schema = z.object({
   HOST: z.string().default('127.0.0.1'),
-  PORT: int(8080),
+  PORT: int(8080).pipe(z.number().max(65_535, { error: 'must be a port number (0 to 65535)' })),
   DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: z.string().optional(),
-  REDIS_URL: z.string().optional(),
+  DATABASE_URL: z.union([z.literal(''), z.string().regex(/^postgres(ql)?:\/\/\S+$/, { error: 'must be a postgres:// or postgresql:// URL' })]).optional(),
+  REDIS_URL: z.union([z.literal(''), z.string().regex(/^rediss?:\/\/\S+$/, { error: 'must be a redis:// or rediss:// URL' })]).optional(),
   /** Namespace of this deployment's keys in Redis. */
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]{1,40}$/).default('svc'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -112,11 +112,20 @@ export function trustProxyOf(text: string): TrustProxy {
     .filter(Boolean);
 }
 
+/**
+ * A configuration the process cannot run with (a variable out of range, a bad URL, a KEY_PEPPER
+ * that is not the stored keys'): the CLI prints its message as one line on stderr and exits 1,
+ * without a stack (src/cli/main.ts).
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`invalid configuration: ${String(issue?.path[0] ?? '?')}: ${issue?.message ?? 'invalid'}`);
+    throw new ConfigError(`invalid configuration: ${String(issue?.path[0] ?? '?')}: ${issue?.message ?? 'invalid'}`);
   }
   const c = parsed.data;
   let publicOrigins: string[];
@@ -127,10 +136,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean)
       .map(publicOriginOf);
   } catch (err) {
-    throw new Error(`invalid configuration: PUBLIC_URL: ${(err as Error).message}`);
+    throw new ConfigError(`invalid configuration: PUBLIC_URL: ${(err as Error).message}`);
   }
   const publicOrigin = publicOrigins[0] ?? null;
-  if (c.OAUTH === 'on' && publicOrigin === null) throw new Error('invalid configuration: PUBLIC_URL: required with OAUTH=on (the issuer and resource origin)');
+  if (c.OAUTH === 'on' && publicOrigin === null) throw new ConfigError('invalid configuration: PUBLIC_URL: required with OAUTH=on (the issuer and resource origin)');
   return {
     publicOrigin,
     publicOrigins,

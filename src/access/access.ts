@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { isOutage } from '../store/outage.js';
 import type { AccessStore, ApiKeyRecord, Plan } from '../store/access-store.js';
 import { bearerToken, hashKey, looksLikeKey, sameHash, tokenHash } from './keys.js';
-import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from './clock.js';
+import { nextSeoulMidnight, seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import { AddressLimit } from './address-limit.js';
 import type { BurstDecision, UsageCounter } from './usage.js';
 

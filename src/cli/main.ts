@@ -4,9 +4,9 @@
 
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seoulDay, systemClock } from '../access/clock.js';
+import { seoulDay, systemClock } from '../kernel/clock.js';
 import { createKey, openStore, openUsageCounter, startApp, VERSION } from '../app.js';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { BULK_SOURCES, bulkPlan, folderContents } from '../refresh/bulk-sources.js';
 import { bulkFirstStart } from '../refresh/first-start.js';
 import { Importer } from '../refresh/import.js';
@@ -19,6 +19,7 @@ import type { Plan } from '../store/access-store.js';
 import { DatasetHolder } from '../serving/holder.js';
 import pino from 'pino';
 import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
+import { printable } from './printable.js';
 import { followProgress } from './progress.js';
 import { formatProgress, formatSourceRuns, formatTerms, seoulTime } from './sources.js';
 
@@ -191,7 +192,7 @@ async function importBulk(args: string[]): Promise<void> {
   const sources = configuredSources(process.env);
   const dir = values.from === undefined ? bulkDir(config) : resolve(values.from);
   const plan = bulkPlan({ dir, download: values.from === undefined, asOf: seoulDay(systemClock()), sources, env: process.env });
-  if (values.from !== undefined) for (const { name, reason } of folderContents(dir).others) process.stderr.write(`import: ${name}: ${reason}\n`);
+  if (values.from !== undefined) for (const { name, reason } of folderContents(dir).others) process.stderr.write(`import: ${printable(name)}: ${reason}\n`);
   if (plan.inputs.length === 0) {
     fail(
       values.from === undefined
@@ -280,64 +281,75 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
 process.umask(0o077);
 
 const [command, ...rest] = process.argv.slice(2);
-switch (command) {
-  case 'serve':
-    await serve();
-    break;
-  case 'keys':
-    await keys(rest);
-    break;
-  case 'refresh':
-    await refresh();
-    break;
-  case 'import':
-    await importBulk(rest);
-    break;
-  case 'backfill': {
-    const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, api: { type: 'boolean', default: false } } });
-    const date = /^\d{4}-\d{2}-\d{2}$/;
-    if (!values.from || !values.to || !date.test(values.from) || !date.test(values.to) || values.from > values.to) {
-      fail('usage: backfill --from YYYY-MM-DD --to YYYY-MM-DD [--api] (from <= to)');
+try {
+  await runCommand();
+} catch (err) {
+  // A configuration the process cannot run with: one line, no stack.
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}
+
+async function runCommand(): Promise<void> {
+  switch (command) {
+    case 'serve':
+      await serve();
+      break;
+    case 'keys':
+      await keys(rest);
+      break;
+    case 'refresh':
+      await refresh();
+      break;
+    case 'import':
+      await importBulk(rest);
+      break;
+    case 'backfill': {
+      const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, api: { type: 'boolean', default: false } } });
+      const date = /^\d{4}-\d{2}-\d{2}$/;
+      if (!values.from || !values.to || !date.test(values.from) || !date.test(values.to) || values.from > values.to) {
+        fail('usage: backfill --from YYYY-MM-DD --to YYYY-MM-DD [--api] (from <= to)');
+      }
+      // The API path (every source, statements included, from its API over the range) stays for
+      // a short range, or where the bulk files cannot be had.
+      if (values.api || configuredSources(process.env).length === 0) await refresh({ from: values.from, to: values.to });
+      else await backfillBulk({ from: values.from, to: values.to });
+      break;
     }
-    // The API path (every source, statements included, from its API over the range) stays for
-    // a short range, or where the bulk files cannot be had.
-    if (values.api || configuredSources(process.env).length === 0) await refresh({ from: values.from, to: values.to });
-    else await backfillBulk({ from: values.from, to: values.to });
-    break;
-  }
-  case 'sources': {
-    const { values } = parseArgs({ args: rest, options: { runs: { type: 'string', default: '5' } } });
-    const runs = Number(values.runs);
-    if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('usage: sources [--runs N] (1..1000)');
-    const store = await openStore(loadConfig());
-    try {
-      process.stdout.write(formatTerms(configuredSources(process.env).map((s) => s.name), sourceNotices(process.env)));
-      process.stdout.write(formatProgress(readProgress(await store.refresh.getMeta('progress'))));
-      process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(runs)));
-    } finally {
-      await store.close();
+    case 'sources': {
+      const { values } = parseArgs({ args: rest, options: { runs: { type: 'string', default: '5' } } });
+      const runs = Number(values.runs);
+      if (!Number.isInteger(runs) || runs < 1 || runs > 1000) fail('usage: sources [--runs N] (1..1000)');
+      const store = await openStore(loadConfig());
+      try {
+        process.stdout.write(formatTerms(configuredSources(process.env).map((s) => s.name), sourceNotices(process.env)));
+        process.stdout.write(formatProgress(readProgress(await store.refresh.getMeta('progress'))));
+        process.stdout.write(formatSourceRuns(await store.refresh.refreshRuns(runs)));
+      } finally {
+        await store.close();
+      }
+      break;
     }
-    break;
-  }
-  case 'backup':
-  case 'restore': {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
-    const file = positionals[0] ?? fail(`usage: ${command} <file>${command === 'restore' ? ' [--force]' : ''}`);
-    const config = loadConfig();
-    if (config.DATABASE_URL) fail(`${command}: the store is PostgreSQL; use pg_dump / pg_restore (docs/deploy.md)`);
-    const storeFile = join(config.DATA_DIR, 'service.sqlite');
-    try {
-      const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file), { force: values.force === true });
-      process.stdout.write(`${command === 'backup' ? 'backed up to' : 'restored from'} ${summary.file}: ${JSON.stringify(summary)}\n`);
-    } catch (err) {
-      process.stderr.write(`${command} failed: ${(err as Error).message}\n`);
-      process.exitCode = 1;
+    case 'backup':
+    case 'restore': {
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+      const file = positionals[0] ?? fail(`usage: ${command} <file>${command === 'restore' ? ' [--force]' : ''}`);
+      const config = loadConfig();
+      if (config.DATABASE_URL) fail(`${command}: the store is PostgreSQL; use pg_dump / pg_restore (docs/deploy.md)`);
+      const storeFile = join(config.DATA_DIR, 'service.sqlite');
+      try {
+        const summary = command === 'backup' ? await backupSqlite(storeFile, resolve(file)) : await restoreSqlite(storeFile, resolve(file), { force: values.force === true });
+        process.stdout.write(`${command === 'backup' ? 'backed up to' : 'restored from'} ${summary.file}: ${JSON.stringify(summary)}\n`);
+      } catch (err) {
+        process.stderr.write(`${command} failed: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+      }
+      break;
     }
-    break;
+    case 'version':
+      process.stdout.write(`${VERSION}\n`);
+      break;
+    default:
+      fail(USAGE);
   }
-  case 'version':
-    process.stdout.write(`${VERSION}\n`);
-    break;
-  default:
-    fail(USAGE);
 }

@@ -5,6 +5,7 @@
 
 import cliProgress from 'cli-progress';
 import type { ProgressBoard, SourceProgress } from '../refresh/progress.js';
+import { printable } from './printable.js';
 
 /** `1.2 GB`, `45.3 MB`, `812 kB`, `0 B` (decimal units, as download tools show them). */
 export function formatBytes(bytes: number): string {
@@ -40,7 +41,7 @@ export function progressLine(p: SourceProgress): string {
   if (p.phase !== 'done' && p.phase !== 'failed') parts.push(p.etaAt ? `ETA ${formatDuration(p.etaSeconds)} (${p.etaAt})` : 'ETA ?');
   if (p.nextTryAt) parts.push(`next try ${p.nextTryAt}`);
   if (p.note) parts.push(p.note);
-  return parts.join('  ');
+  return printable(parts.join('  '));
 }
 
 export interface ProgressView {
@@ -86,7 +87,7 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressView {
     bytes: p.bytes > 0 ? formatBytes(p.bytes) : '',
     // cli-progress computes its own {eta}; the board's is the one shown.
     remaining: p.phase === 'done' || p.phase === 'failed' ? '-' : formatDuration(p.etaSeconds),
-    note: (p.note ?? '').slice(0, 60),
+    note: printable((p.note ?? '').slice(0, 60)),
   });
   const update = (snapshot: readonly SourceProgress[]): void => {
     for (const p of snapshot) {

@@ -1,12 +1,14 @@
 // `npm run cli -- sources`: what each source took and skipped in the latest refresh runs, read
 // from the refresh_runs table (the pipeline writes each run's per-source statuses there).
 
-import { seoulIso } from '../access/clock.js';
+import { seoulIso } from '../kernel/clock.js';
 import { termsLine } from '../domain/source-terms.js';
 import type { SourceStatus } from '../refresh/pipeline.js';
 import type { SourceProgress } from '../refresh/progress.js';
+import { runHolder } from '../refresh/runs.js';
 import type { RefreshRun } from '../store/refresh-store.js';
 import { progressLine } from './progress.js';
+import { printable } from './printable.js';
 
 /**
  * The progress section: per source, as the service (or an `import`) last wrote its board: phase,
@@ -42,7 +44,9 @@ export function formatSourceRuns(runs: readonly RefreshRun[]): string {
   for (const run of runs) {
     lines.push(`run ${run.id}  ${seoulTime(run.startedAt)}  ${run.status}${run.finishedAt ? '' : ' (not finished)'}`);
     const statuses = runStatuses(run);
-    if (statuses.length === 0) lines.push(run.detail === '[]' ? '  (no upstream source configured: embedded demo data)' : `  (no per-source detail${run.detail ? `: ${run.detail.slice(0, 80)}` : ''})`);
+    const holder = run.finishedAt === null ? runHolder(run.detail) : null;
+    if (holder !== null) lines.push(`  (running in process ${holder.pid})`);
+    else if (statuses.length === 0) lines.push(run.detail === '[]' ? '  (no upstream source configured: embedded demo data)' : `  (no per-source detail${run.detail ? `: ${run.detail.slice(0, 80)}` : ''})`);
     for (const s of statuses) {
       const head = `  ${s.source.padEnd(9)} ${s.ok ? 'ok    ' : 'FAILED'}`;
       if (!s.ok) {
@@ -59,7 +63,8 @@ export function formatSourceRuns(runs: readonly RefreshRun[]): string {
       if (s.skippedExamples?.length) lines.push(`      e.g. ${s.skippedExamples.join(', ')}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  // Member and file names, and upstream reasons, are the archives' and upstreams' own text.
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 /**

@@ -431,3 +431,40 @@ export function screen(index: ScreenIndex, query: ScreenQuery): ScreenResult {
   }
   return { rows, at, totalCount, droppedForNull };
 }
+
+/** A row cell: text, a number, or null where the stock has no value. */
+export type ScreenCell = string | number | null;
+
+/** Stock `s`'s row: its identity (SCREEN_TEXT_FIELDS), then `fields`, as an object or as an array in that order. */
+export function screenRowOf(s: ScreenStock, fields: readonly ScreenField[], shape: 'objects' | 'arrays'): Record<string, ScreenCell> | ScreenCell[] {
+  const cells: ScreenCell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
+  for (const f of fields) cells.push(f === 'grade' ? s.grade : screenValue(s, f));
+  if (shape === 'arrays') return cells;
+  const row: Record<string, ScreenCell> = {};
+  SCREEN_TEXT_FIELDS.forEach((key, c) => (row[key] = cells[c] as ScreenCell));
+  fields.forEach((key, c) => (row[key] = cells[SCREEN_TEXT_FIELDS.length + c] as ScreenCell));
+  return row;
+}
+
+/**
+ * A screen's page of rows: the stocks `at` (indices into the index's stocks, in page order), each
+ * with its identity and `fields`, as objects or arrays. Data, not text: `toJSON` makes the rows;
+ * the answer's writer (src/wire/json-bytes.ts) writes them from row text it keeps per index, the
+ * same JSON.
+ */
+export class ScreenRows {
+  constructor(
+    readonly index: ScreenIndex,
+    readonly at: readonly number[],
+    readonly fields: readonly ScreenField[],
+    readonly shape: 'objects' | 'arrays',
+  ) {}
+
+  get length(): number {
+    return this.at.length;
+  }
+
+  toJSON(): (Record<string, ScreenCell> | ScreenCell[])[] {
+    return this.at.map((i) => screenRowOf(this.index.stocks[i] as ScreenStock, this.fields, this.shape));
+  }
+}

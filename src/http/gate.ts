@@ -11,8 +11,8 @@ import { AddressShare } from '../access/address-limit.js';
 import { bearerToken, looksLikeKey } from '../access/keys.js';
 import { ACCESS_TOKEN_PREFIX } from '../oauth/model.js';
 import { isOutage } from '../store/outage.js';
-import { nextSeoulMidnight, seoulIso, type Clock } from '../access/clock.js';
-import { ApiError, dependencyUnavailable } from '../tools/errors.js';
+import { nextSeoulMidnight, seoulIso, type Clock } from '../kernel/clock.js';
+import { ApiError, dependencyUnavailable } from '../kernel/errors.js';
 import type { Account } from '../tools/tool.js';
 import type { TokenAuth } from '../oauth/service.js';
 

@@ -2,12 +2,12 @@
 // out, from the response cache when the dataset version and arguments were seen before.
 
 import type { ServedDataset } from '../serving/dataset.js';
-import { ApiError } from '../tools/errors.js';
+import { ApiError } from '../kernel/errors.js';
 import type { DatasetHolder } from '../serving/holder.js';
-import type { ProgressEntry } from '../tools/health.js';
+import type { ProgressEntry } from '../tools/progress.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import type { Eventually } from './gate.js';
-import { jsonBytes } from './json-bytes.js';
+import { jsonBytes } from '../wire/json-bytes.js';
 import { ResponseCache, type CachedBody } from './response-cache.js';
 
 export interface ToolOutcome {

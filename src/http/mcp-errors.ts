@@ -1,6 +1,6 @@
 // The MCP door's own JSON-RPC errors. Server-defined codes are in the -32000..-32099 range.
 
-import type { ApiError } from '../tools/errors.js';
+import type { ApiError } from '../kernel/errors.js';
 
 /** Server-defined JSON-RPC error codes. */
 export const MCP_ERRORS = {

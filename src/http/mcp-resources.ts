@@ -2,7 +2,7 @@
 // built from the same constants and the same served dataset the tools answer from, so it
 // cannot say something the answers contradict. Reading one is free, like tools/list.
 
-import { seoulIso } from '../access/clock.js';
+import { seoulIso } from '../kernel/clock.js';
 import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
 import { DEFAULT_SCREEN_FIELDS, SCREEN_FIELD_DEFINITIONS, SCREEN_TEXT_FIELDS } from '../domain/screen.js';

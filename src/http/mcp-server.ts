@@ -28,9 +28,9 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AuthResult } from '../access/access.js';
-import type { Clock } from '../access/clock.js';
+import type { Clock } from '../kernel/clock.js';
 import { mcpToolResult } from '../tools/budget.js';
-import { ApiError } from '../tools/errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { parseArgs } from '../tools/params.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';
 import { outageError } from './gate.js';

@@ -2,7 +2,7 @@
 // schemas that validate requests, so the document cannot drift from the behaviour.
 
 import { z } from 'zod';
-import { ERROR_STATUS } from '../tools/errors.js';
+import { ERROR_STATUS } from '../kernel/errors.js';
 import { TOOLS } from '../tools/registry.js';
 
 type Json = Record<string, unknown>;

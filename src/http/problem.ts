@@ -1,6 +1,6 @@
 // RFC 9457 problem details for the REST door.
 
-import { ERROR_TITLES, type ApiError, type ErrorCode } from '../tools/errors.js';
+import { ERROR_TITLES, type ApiError, type ErrorCode } from '../kernel/errors.js';
 
 
 export interface Problem {

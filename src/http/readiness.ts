@@ -12,10 +12,10 @@
 // Without a valid key the body says only the status, which dependency is down and the progress
 // numbers: no upstream error text (a source's error, a progress note, a check's own words).
 
-import { seoulIso } from '../access/clock.js';
+import { seoulIso } from '../kernel/clock.js';
 import { runOutcome, type ServedDataset } from '../serving/dataset.js';
 import type { MarketCoverage } from '../serving/coverage.js';
-import { progressEntry, type ProgressEntry } from '../tools/health.js';
+import { progressEntry, type ProgressEntry } from '../tools/progress.js';
 
 export type ReadinessStatus = 'ready' | 'degraded' | 'unavailable' | 'loading' | 'failed';
 

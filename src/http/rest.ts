@@ -2,8 +2,8 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl } from '../access/access.js';
-import type { Clock } from '../access/clock.js';
-import { ApiError } from '../tools/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { ApiError } from '../kernel/errors.js';
 import { coerceQuery, parseArgs } from '../tools/params.js';
 import { TOOLS } from '../tools/registry.js';
 import type { Account, ToolDefinition } from '../tools/tool.js';

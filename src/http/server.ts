@@ -8,9 +8,9 @@ import Fastify, { LogController, type FastifyError, type FastifyReply, type Fast
 import type { Logger } from 'pino';
 import type { AccessControl } from '../access/access.js';
 import { AddressShare } from '../access/address-limit.js';
-import type { Clock } from '../access/clock.js';
-import { ApiError } from '../tools/errors.js';
-import type { ProgressEntry } from '../tools/health.js';
+import type { Clock } from '../kernel/clock.js';
+import { ApiError } from '../kernel/errors.js';
+import type { ProgressEntry } from '../tools/progress.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import { docsRoutes } from './docs.js';
 import { outageError, RefusalDelay } from './gate.js';
@@ -25,6 +25,7 @@ import { problemOf } from './problem.js';
 import { readiness } from './readiness.js';
 import { restRoutes } from './rest.js';
 import { webRoutes } from './web.js';
+import { replyBytes } from '../wire/json-bytes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -156,6 +157,8 @@ export async function buildServer(deps: ServerDeps) {
     // The client address (request.ip) the failed-authentication limit counts by.
     trustProxy: deps.trustProxy ?? false,
   });
+  // Every JSON reply is written by the one JSON writer (src/wire/json-bytes.ts).
+  app.setReplySerializer(replyBytes);
   // Past the cap Node closes a new connection at once, before it costs a parse or a key check.
   if (deps.maxConnections !== undefined && deps.maxConnections > 0) app.server.maxConnections = deps.maxConnections;
   if (deps.maxConnectionsPerAddress !== undefined && deps.maxConnectionsPerAddress > 0) capPerAddress(app.server, deps.maxConnectionsPerAddress, deps.trustProxy ?? false);

@@ -4,7 +4,7 @@
 // stocks are served, and a start that finds one unfinished goes on with it.
 
 import type { Logger } from 'pino';
-import { seoulDay, type Clock } from '../access/clock.js';
+import { seoulDay, type Clock } from '../kernel/clock.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import type { DemoOptions } from '../sources/demo/index.js';
 import type { Source } from '../sources/source.js';

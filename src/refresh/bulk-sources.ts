@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { seoulDay } from '../access/clock.js';
+import { seoulDay } from '../kernel/clock.js';
 import { clientForRun, RateLimiter, type HttpClient } from '../sources/http.js';
 import { OpenDartBulkReader, type KnowledgeKey } from '../sources/opendart/bulk.js';
 import { downloadDartBulk } from '../sources/opendart/bulk-list.js';

@@ -30,7 +30,8 @@ export function processHost(): string {
 /** Instance ids made in this process: a claim under this pid but another id is a dead predecessor's. */
 const ownInstances = new Set<string>();
 
-function processAlive(pid: number): boolean {
+/** Whether a process of this pid lives in this pid namespace. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -71,7 +72,7 @@ export class Claims {
     this.holder = { instance: options.instance ?? randomUUID(), host: processHost(), pid: process.pid };
     ownInstances.add(this.holder.instance);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.renews = store.engine !== 'sqlite';
+    this.renews = store.sharedByInstances;
   }
 
   private readonly leaseMs: number;

@@ -7,17 +7,20 @@
 //
 // One reader's failure (a truncated archive, an HTML page instead of a ZIP) costs only what it
 // had not read yet: what it yielded stays stored, the error is recorded with its reason, and the
-// other readers go on. The run is recorded in refresh_runs like a refresh (`sources` lists it):
-// `ok` when every source read through, `failed` when none did, else `partial`.
+// other readers go on. A reader that reads to its end but stores nothing (every file refused,
+// every member skipped) fails too, with its skip reasons: an import that read nothing is not ok.
+// The run is recorded in refresh_runs like a refresh (`sources` lists it): `ok` when every
+// source read through, `failed` when none did, else `partial`.
 
 import type { Logger } from 'pino';
-import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
+import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../sources/bulk.js';
 import type { ProgressSink } from '../sources/progress.js';
 import type { Store } from '../store/store.js';
 import { runOutcome } from '../serving/dataset.js';
 import type { SourceStatus } from './pipeline.js';
 import type { ProgressBoard } from './progress.js';
+import { failAbandonedRuns, runningDetail } from './runs.js';
 
 /**
  * A bulk source whose reader needs preparing first (downloading its files, reading the ticker
@@ -89,6 +92,14 @@ export function failureReason(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 200);
 }
 
+/** Why a source that read to its end stored nothing: its most frequent skip reasons. */
+export function nothingStored(skipped: Readonly<Record<string, number>>): string {
+  const reasons = Object.entries(skipped).sort((a, b) => b[1] - a[1]);
+  if (reasons.length === 0) return 'nothing read: the files held no record';
+  const shown = reasons.slice(0, 3).map(([reason, n]) => `${reason}: ${n}`);
+  return failureReason(`nothing read (skipped: ${shown.join('; ')}${reasons.length > 3 ? '; ...' : ''})`);
+}
+
 export class Importer {
   private readonly publishEveryMs: number;
 
@@ -105,7 +116,8 @@ export class Importer {
   /** Reads every input to its end (concurrently; the store takes their writes in turn) and records the run. */
   async run(inputs: readonly BulkInput[], options: { signal?: AbortSignal } = {}): Promise<ImportReport> {
     const signal = options.signal;
-    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString());
+    await failAbandonedRuns(this.store.refresh, this.clock().toISOString(), this.logger);
+    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString(), runningDetail());
     const versions: number[] = [];
     let lastPublishMs = this.clock().getTime();
     let unpublished = false;
@@ -175,6 +187,15 @@ export class Importer {
         signal?.throwIfAborted();
         await this.storeBatch(source, batch, tally);
         await stored();
+      }
+      signal?.throwIfAborted();
+      if (tally.records === 0) {
+        // A source that stored nothing did not read its files: the run must not say ok (nor
+        // its cursor move past files it never read).
+        tally.error = nothingStored(tally.skipped);
+        this.logger.warn({ source, reason: tally.error }, 'bulk source stored nothing');
+        this.board.finish(source, 'failed', tally.error);
+        return;
       }
       this.board.finish(source, 'done', `${tally.records} records stored`);
     } catch (err) {

@@ -11,7 +11,7 @@
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { seoulDay, seoulIso, type Clock } from '../access/clock.js';
+import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import { readMeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
@@ -19,6 +19,7 @@ import { runOutcome } from '../serving/dataset.js';
 import type { DatasetHolder } from '../serving/holder.js';
 import { computeSnapshotYielding } from '../serving/build.js';
 import { Claims } from './claims.js';
+import { failAbandonedRuns, runningDetail } from './runs.js';
 import type { ProgressBoard } from './progress.js';
 import { loadUniverse, SnapshotDataset } from '../serving/served.js';
 import { stallMonitor } from '../runtime/stalls.js';
@@ -295,7 +296,8 @@ export class Refresher {
   }
 
   private async runOnce(sources: readonly Source[]): Promise<RefreshReport> {
-    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString());
+    await failAbandonedRuns(this.store.refresh, this.clock().toISOString(), this.logger);
+    const runId = await this.store.refresh.startRefreshRun(this.clock().toISOString(), runningDetail());
     const t0 = performance.now();
     const statuses: SourceStatus[] = [];
     for (const source of sources) this.options.progress?.update(source.name, { phase: 'waiting', note: 'its turn in this refresh' });

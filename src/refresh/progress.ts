@@ -4,7 +4,7 @@
 // board is in memory; `persist` (throttled) hands its JSON to whoever keeps it in the store, so
 // another process (the CLI beside a running service) can read it.
 
-import { seoulIso, type Clock } from '../access/clock.js';
+import { seoulIso, type Clock } from '../kernel/clock.js';
 import type { ProgressPatch, ProgressPhase, ProgressSink, SourceProgress } from '../sources/progress.js';
 
 export type { SourceProgress } from '../sources/progress.js';

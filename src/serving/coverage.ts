@@ -5,7 +5,6 @@
 
 import type { Market, Security } from '../domain/model.js';
 import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
-import type { StockView } from './dataset.js';
 
 /**
  * Why a value is null, in categories a person can act on. The reasons themselves are the
@@ -99,11 +98,19 @@ function metricsOf(groups: SnapshotGroups): [string, SnapshotMetric][] {
   return out;
 }
 
+/** What the report reads of a served stock (a StockView, ./dataset.ts). */
+export interface CoveredStock {
+  security: Pick<Security, 'market' | 'code'>;
+  price: object | null;
+  v3: { ok: true } | { ok: false; reason: string };
+  snapshot: SnapshotGroups;
+}
+
 /**
  * The report for one dataset. `views`: the served stocks; `listed`: every security the store
  * holds (a security without a view is not served yet and counts as `noPrice` for every tool).
  */
-export function coverageOf(asOf: string, views: Iterable<StockView>, listed: Iterable<Pick<Security, 'market' | 'code'>>): CoverageReport {
+export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: Iterable<Pick<Security, 'market' | 'code'>>): CoverageReport {
   const markets = new Map<Market, MarketCoverage>(MARKETS.map((m) => [m, { market: m, listed: 0, priced: 0, scored: 0, complete: 0 }]));
   const tools = new Map<string, ToolCoverage>();
   const metrics = new Map<string, MetricCoverage>();

@@ -9,7 +9,7 @@ import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
 import { normaliseCode, type SectorCount, type ServedDataset, type SourceState, type StockView } from './dataset.js';
-import { ApiError } from '../tools/errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';

@@ -39,3 +39,11 @@ export interface BulkReader {
   readonly source: string;
   read(ctx: BulkContext): AsyncIterable<BulkBatch>;
 }
+
+/**
+ * A reader found files to read but could read none of them (every archive refused or broken):
+ * the source fails, so the import says so, exits non-zero and leaves the source's cursor.
+ */
+export class BulkNothingRead extends Error {
+  override readonly name = 'BulkNothingRead';
+}

@@ -5,7 +5,7 @@
 // `take()`; a source out of its day's allowance stops with what it has, phase `paced`, and
 // tries again at the next Seoul midnight (the day boundary of these providers' quotas).
 
-import { nextSeoulMidnight, seoulDay, type Clock } from '../access/clock.js';
+import { nextSeoulMidnight, seoulDay, type Clock } from '../kernel/clock.js';
 import type { ProgressSink } from './progress.js';
 import { jsonObject } from './shared/parse.js';
 

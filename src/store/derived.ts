@@ -14,12 +14,12 @@
 //   another format is ignored: that rebuild starts over);
 // - the format is recorded only by the transaction that finds no stock left, and an open returns
 //   only once every form is at its code's format, so the mix of a half-done rebuild is never read;
-// - a batch first takes the market-data writers' turn (PostgreSQL: their advisory lock; SQLite:
-//   the write lock, by writing before it reads), so a write of bars or filings lands wholly before
+// - a batch first takes the market-data writers' turn (the dialect's `rebuildBatchTurn`:
+//   PostgreSQL's advisory lock; SQLite's write lock, by writing before it reads), so a write of bars or filings lands wholly before
 //   the batch (and is rebuilt from the rows it left) or wholly after it (and merges into the
 //   rebuilt form). Two SQLite processes opening at once share the batches the same way.
-// On PostgreSQL one instance rebuilds, holding a session advisory lock; the others wait in their
-// open, then find every form current.
+// On PostgreSQL one instance rebuilds, holding a session advisory lock (the dialect's
+// `rebuildAlone`); the others wait in their open, then find every form current.
 //
 // No format entry for a form: its table was filled by migrations 0006-0008 in their first build,
 // which derived the forms themselves with the code of format 1 (FIRST_FILL_FORMAT), so such a
@@ -27,13 +27,12 @@
 // built): a store they reach is built here from whatever records it holds (none: a few empty
 // transactions).
 
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import { BAR_PACK_FORMAT, encodePack } from './bar-packs.js';
 import { BAR_SPLITS_FORMAT, deriveBarSplits } from './bar-splits.js';
-import { MARKET_WRITE_LOCK } from './market-data.js';
-import type { Engine } from './migrations.js';
-import { groupById, QueryRunner, upsert, type ArrayRows, type RowRunner } from './queries.js';
+import type { StoreDialect } from './dialect.js';
+import { groupById, QueryRunner, upsert } from './queries.js';
 import { REPORT_PACK_FORMAT } from './report-packs.js';
 import type { DB } from './schema.js';
 import { COLUMNS_OF } from './series-rows.js';
@@ -52,9 +51,6 @@ export const FIRST_FILL_FORMAT = 1;
  * rows of 9 values, one of split events ~520,000 of 4), ~10 filings each.
  */
 const STOCKS_PER_BATCH: Record<DerivedForm, number> = { bar_packs: 50, bar_splits: 200, ttm_steps: 200, report_packs: 200 };
-
-/** PostgreSQL's session advisory lock of a rebuild (the migrations' is 727_001, ./postgres.ts). */
-const DERIVED_LOCK = 727_002;
 
 /** A rebuild logs how far it is at most this often, besides its start and end. */
 const PROGRESS_LOG_MS = 10_000;
@@ -90,12 +86,10 @@ export interface DerivedRebuild {
   ms: number;
 }
 
-/** The store as the step uses it: the engine and SQLite's faster paths (./store.ts). */
+/** The store as the step uses it: its database and its dialect (./store.ts). */
 export interface DerivedTarget {
   db: Kysely<DB>;
-  engine: Engine;
-  rowRunner?: RowRunner | undefined;
-  rawRows?: ArrayRows | undefined;
+  dialect: StoreDialect;
 }
 
 /** The format each form was built at, as stored. */
@@ -120,24 +114,19 @@ function staleForms(formats: Record<DerivedForm, number>): DerivedForm[] {
 export async function rebuildDerivedForms(target: DerivedTarget, options: DerivedOptions = {}): Promise<DerivedRebuild[]> {
   if (staleForms(await storedFormats(target.db)).length === 0) return [];
   // One connection for the whole rebuild: PostgreSQL's session lock belongs to it.
-  return target.db.connection().execute(async (conn) => {
-    if (target.engine === 'postgres') {
-      const [row] = (await sql<{ locked: boolean }>`select pg_try_advisory_lock(${DERIVED_LOCK}) as locked`.execute(conn)).rows;
-      if (row?.locked !== true) {
-        options.log?.info({}, 'waiting for another instance to rebuild the derived forms');
-        await sql`select pg_advisory_lock(${DERIVED_LOCK})`.execute(conn);
-      }
-    }
-    try {
-      const done: DerivedRebuild[] = [];
-      // Again under the lock: another instance may have rebuilt them meanwhile.
-      const formats = await storedFormats(conn);
-      for (const form of staleForms(formats)) done.push(await rebuildForm(conn, target, form, formats[form], options));
-      return done;
-    } finally {
-      if (target.engine === 'postgres') await sql`select pg_advisory_unlock(${DERIVED_LOCK})`.execute(conn);
-    }
-  });
+  return target.db.connection().execute((conn) =>
+    target.dialect.rebuildAlone(
+      conn,
+      () => options.log?.info({}, 'waiting for another instance to rebuild the derived forms'),
+      async () => {
+        const done: DerivedRebuild[] = [];
+        // Again under the lock: another instance may have rebuilt them meanwhile.
+        const formats = await storedFormats(conn);
+        for (const form of staleForms(formats)) done.push(await rebuildForm(conn, target, form, formats[form], options));
+        return done;
+      },
+    ),
+  );
 }
 
 async function rebuildForm(conn: Kysely<DB>, target: DerivedTarget, form: DerivedForm, from: number, options: DerivedOptions): Promise<DerivedRebuild> {
@@ -172,9 +161,7 @@ async function rebuildForm(conn: Kysely<DB>, target: DerivedTarget, form: Derive
  * the format recorded and the progress removed (null).
  */
 async function rebuildBatch(trx: Transaction<DB>, target: DerivedTarget, form: DerivedForm, to: number, size: number): Promise<{ stocks: number; rows: number } | null> {
-  if (target.engine === 'postgres') await sql`select pg_advisory_xact_lock(${MARKET_WRITE_LOCK})`.execute(trx);
-  // SQLite: a write first takes the write lock, so what follows reads what no one else changes.
-  else await trx.updateTable('meta').set({ value: sql<string>`value` }).where('key', '=', formatKey(form)).execute();
+  await target.dialect.rebuildBatchTurn(trx, formatKey(form));
   const state = new Map((await trx.selectFrom('meta').select(['key', 'value']).where('key', 'in', [formatKey(form), progressKey(form)]).execute()).map((r) => [r.key, r.value]));
   if (formatOf(state.get(formatKey(form))) === to) return null; // another process finished it
   const after = progressAfter(state.get(progressKey(form)), to);
@@ -191,8 +178,8 @@ async function rebuildBatch(trx: Transaction<DB>, target: DerivedTarget, form: D
     form === 'bar_packs'
       ? await packBars(trx, target, after, through)
       : form === 'bar_splits'
-        ? await deriveBarSplits(trx, after, through, target.rawRows, target.rowRunner)
-        : await writeFilingDerivatives(trx, ids, { steps: form === 'ttm_steps', packs: form === 'report_packs' }, target.rowRunner);
+        ? await deriveBarSplits(trx, after, through, target.dialect.rawRows, target.dialect.rowRunner)
+        : await writeFilingDerivatives(trx, ids, { steps: form === 'ttm_steps', packs: form === 'report_packs' }, target.dialect.rowRunner);
   await setEntry(trx, progressKey(form), `${to}:${through}`);
   return { stocks: ids.length, rows };
 }
@@ -213,7 +200,7 @@ async function setEntry(trx: Transaction<DB>, key: string, value: string): Promi
 
 /** The bar packs of the stocks with ids in (after, through], one per stock and year of its bars; answers how many. */
 async function packBars(trx: Transaction<DB>, target: DerivedTarget, after: number, through: number): Promise<number> {
-  const rows = await new QueryRunner(trx, target.rawRows).arrays(
+  const rows = await new QueryRunner(trx, target.dialect.rawRows).arrays(
     trx
       .selectFrom('bars')
       .select(['security_id', 'date', ...COLUMNS_OF.bars.map(({ column }) => column)])
@@ -235,6 +222,6 @@ async function packBars(trx: Transaction<DB>, target: DerivedTarget, after: numb
       start = end;
     }
   }
-  await upsert(target.rowRunner, trx, 'bar_packs', ['security_id', 'year'], packs);
+  await upsert(target.dialect.rowRunner, trx, 'bar_packs', ['security_id', 'year'], packs);
   return packs.length;
 }

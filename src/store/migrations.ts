@@ -13,25 +13,42 @@ export type Engine = 'sqlite' | 'postgres';
 // integer well inside 2^53, so it round-trips exactly, and US prices carry cents.
 const money = 'double precision' as const;
 
-// Packed values (bar packs, TTM steps): SQLite's blob, PostgreSQL's bytea.
-const bytes = (engine: Engine) => (engine === 'sqlite' ? 'blob' : 'bytea');
+/**
+ * What the migrations' DDL says differently per engine, kept here and keyed by the engine's name
+ * (the store's dialect, ./dialect.ts, is today's code, which a migration never calls: a shipped
+ * migration must make the same schema forever, whatever the dialect later becomes).
+ */
+interface EngineDdl {
+  /** Packed values (bar packs, TTM steps). */
+  bytes: 'blob' | 'bytea';
+  /** Surrogate integer keys. */
+  surrogateKey(c: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** A table keyed by (security, date), stored as its key allows. */
+  clustered<T extends string, C extends string>(t: CreateTableBuilder<T, C>): CreateTableBuilder<T, C>;
+}
 
-// Surrogate integer keys: SQLite's rowid alias, PostgreSQL's identity column.
-const surrogateKey =
-  (engine: Engine) =>
-  (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
-    engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey().generatedByDefaultAsIdentity();
-
-// SQLite: tables keyed by (security, date) are stored in key order without a separate rowid
-// b-tree, which halves their size and makes one stock's history one contiguous range.
-const clustered =
-  (engine: Engine) =>
-  <T extends string, C extends string>(t: CreateTableBuilder<T, C>): CreateTableBuilder<T, C> =>
-    engine === 'sqlite' ? t.modifyEnd(sql`without rowid`) : t;
+const DDL: Record<Engine, EngineDdl> = {
+  sqlite: {
+    bytes: 'blob',
+    // The rowid alias.
+    surrogateKey: (c) => c.primaryKey().autoIncrement(),
+    // Stored in key order without a separate rowid b-tree, which halves the table's size and
+    // makes one stock's history one contiguous range.
+    clustered: (t) => t.modifyEnd(sql`without rowid`),
+  },
+  postgres: {
+    bytes: 'bytea',
+    // An identity column.
+    surrogateKey: (c) => c.primaryKey().generatedByDefaultAsIdentity(),
+    clustered: (t) => t,
+  },
+};
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
-  const id = surrogateKey(engine);
-  const byKey = clustered(engine);
+  const ddl = DDL[engine];
+  const id = ddl.surrogateKey;
+  const byKey = ddl.clustered;
+  const bytes = ddl.bytes;
   return {
   '0001_market_data': {
     async up(db: Kysely<unknown>) {
@@ -219,7 +236,7 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .createTable('bar_packs')
           .addColumn('security_id', 'integer', (c) => c.notNull())
           .addColumn('year', 'integer', (c) => c.notNull())
-          .addColumn('data', bytes(engine), (c) => c.notNull())
+          .addColumn('data', bytes, (c) => c.notNull())
           .addPrimaryKeyConstraint('bar_packs_pk', ['security_id', 'year'])
           .execute();
         await markUnbuilt(db, 'bar_packs');
@@ -232,7 +249,7 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema
           .createTable('ttm_steps')
           .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
-          .addColumn('data', bytes(engine), (c) => c.notNull())
+          .addColumn('data', bytes, (c) => c.notNull())
           .execute();
         await markUnbuilt(db, 'ttm_steps');
       },
@@ -244,7 +261,7 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema
           .createTable('report_packs')
           .addColumn('security_id', 'integer', (c) => c.notNull().primaryKey())
-          .addColumn('data', bytes(engine), (c) => c.notNull())
+          .addColumn('data', bytes, (c) => c.notNull())
           .execute();
         await markUnbuilt(db, 'report_packs');
       },
@@ -355,14 +372,12 @@ async function markUnbuilt(db: Kysely<unknown>, table: string): Promise<void> {
   await sql`insert into meta (key, value) values (${key}, '0') on conflict (key) do update set value = '0'`.execute(db);
 }
 
-/** Applies every pending migration in order; a no-op when the schema is current. */
-export async function runMigrations(db: Kysely<DB>, engine: Engine): Promise<void> {
-  // PostgreSQL: pin Kysely's own bookkeeping tables to the connection's schema. Left unset,
-  // the migrator takes a kysely_migration_lock table in ANY schema of the database as its own
-  // (another application's, or another deployment's) and then fails to find it on its path.
-  const schema =
-    engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: migrationProvider(engine), ...(schema ? { migrationTableSchema: schema } : {}) });
+/**
+ * Applies every pending migration in order; a no-op when the schema is current.
+ * `migrationTableSchema`: where Kysely's bookkeeping tables are (the dialect's, ./dialect.ts).
+ */
+export async function runMigrations(db: Kysely<DB>, engine: Engine, migrationTableSchema: string | undefined): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(engine), ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -160,7 +160,7 @@ export function groupById<T>(rows: readonly unknown[][], map: (row: unknown[], i
 
 /**
  * Rows 0..count-1 ordered by security id as lists per id, whatever holds them (array rows, or
- * columns: ./market-data.ts's reads on the reader threads): `idOf(i)` is row i's id, `make(i, id)`
+ * columns: ./market-reads.ts's reads on the reader threads): `idOf(i)` is row i's id, `make(i, id)`
  * its object (null skips the row).
  */
 export function groupRunsById<T>(count: number, idOf: (i: number) => number, make: (i: number, id: number) => T | null): Map<number, T[]> {

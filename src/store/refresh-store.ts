@@ -3,7 +3,6 @@
 // demo universe's date). What the refresh job and start-up coordinate through.
 
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from './migrations.js';
 import type { DB } from './schema.js';
 
 /** Who holds a claim: an instance id, and the process to check for liveness. */
@@ -29,8 +28,8 @@ export interface RefreshRun {
 }
 
 export interface RefreshStore {
-  /** SQLite's claimants are all on one host (one file); PostgreSQL's may be anywhere: refresh/claims.ts renews leases only there. */
-  readonly engine: Engine;
+  /** Claimants may be on other hosts (PostgreSQL; SQLite's are all on one, one file): refresh/claims.ts renews leases only then (./dialect.ts). */
+  readonly sharedByInstances: boolean;
 
   /**
    * Claims a slot (a refresh hour, the first load) for `holder`: true for exactly one claimant
@@ -50,7 +49,8 @@ export interface RefreshStore {
   /** Atomically increments the dataset version and returns the new one. */
   bumpDatasetVersion(): Promise<number>;
 
-  startRefreshRun(at: string): Promise<number>;
+  /** A run in status `running`; `detail` says who runs it (src/refresh/runs.ts) until it is finished. */
+  startRefreshRun(at: string, detail?: string): Promise<number>;
   finishRefreshRun(id: number, at: string, status: string, detail: string): Promise<void>;
   refreshRuns(limit: number): Promise<RefreshRun[]>;
 
@@ -64,7 +64,7 @@ const DATASET_VERSION = 'dataset_version';
 export class KyselyRefreshStore implements RefreshStore {
   constructor(
     private readonly db: Kysely<DB>,
-    readonly engine: Engine,
+    readonly sharedByInstances: boolean,
   ) {}
 
   async claimSlot(slot: string, holder: ClaimHolder, at: string, expiresAt: string, deadInstance?: string): Promise<boolean> {
@@ -131,10 +131,10 @@ export class KyselyRefreshStore implements RefreshStore {
     return Number(row.value);
   }
 
-  async startRefreshRun(at: string): Promise<number> {
+  async startRefreshRun(at: string, detail = ''): Promise<number> {
     const row = await this.db
       .insertInto('refresh_runs')
-      .values({ started_at: at, status: 'running', detail: '' })
+      .values({ started_at: at, status: 'running', detail })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;

@@ -143,7 +143,7 @@ export function decodeReports(data: Uint8Array, market: Market, code: string): F
 }
 
 /**
- * The filings of a pack a snapshot as of `asOf` draws on (`recentReports` of ./market-data.ts):
+ * The filings of a pack a snapshot as of `asOf` draws on (`recentReports` of ./market-reports.ts):
  * those disclosed on or before `asOf` whose fiscal quarter is at most `quarters - 1` quarters
  * before the latest such one, in the pack's order. Only those are made into reports.
  */

@@ -9,8 +9,7 @@
 
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../runtime/worker.js';
-import type { SeriesRange } from './market-data.js';
-import type { SeriesColumns, SeriesKind } from './series-rows.js';
+import type { SeriesColumns, SeriesKind, SeriesRange } from './series-rows.js';
 
 export interface SeriesRequest {
   id: number;

@@ -3,6 +3,13 @@
 
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 
+/** A range of one stock's bars: dated in [from, to], the last `last` of them when given. */
+export interface SeriesRange {
+  from?: string;
+  to: string;
+  last?: number;
+}
+
 /**
  * What each kind of read carries after the day, in order, and the series field each fills:
  * `bars`, the columns of the bars table a pack holds (./bar-packs.ts); `caps`, the market cap,

@@ -2,10 +2,11 @@
 // wait for the hourly refresh's write transaction.
 
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, sql, SqliteDialect } from 'kysely';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DerivedLog } from './derived.js';
+import type { StoreDialect } from './dialect.js';
 import type { DB } from './schema.js';
 import type { RowRunner } from './queries.js';
 import { SeriesReaders } from './series-readers.js';
@@ -48,17 +49,15 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
   // reads have their own, since raw mode is a property of a statement.
   const statements = statementCache(database, 256);
   const rawStatements = statementCache(database, 64, true);
-  const arrayRows = (sql: string, parameters: readonly unknown[]) => rawStatements(sql).all(...parameters) as unknown[][];
+  const arrayRows = (text: string, parameters: readonly unknown[]) => rawStatements(text).all(...parameters) as unknown[][];
   const store = new KyselyStore(
     new Kysely<DB>({ dialect: new SqliteDialect({ database: { close: () => database.close(), prepare: statements } }) }),
-    'sqlite',
-    {
+    sqliteDialect(database, {
       rawRows: arrayRows,
       dataVersion: changeCounter(database),
       rowRunner: rowRunner(statements),
-      checkpoint: () => checkpoint(database),
       ...(file !== ':memory:' && (options.seriesReaders ?? 0) > 0 ? { seriesReaders: new SeriesReaders(file, options.seriesReaders ?? 0) } : {}),
-    },
+    }),
   );
   // Kysely runs SQLite migrations outside a transaction (its SQLite adapter does not claim
   // transactional DDL, which SQLite has): a process killed between two statements of one
@@ -74,6 +73,34 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     throw err;
   }
   return formsCurrent(store, options.log);
+}
+
+/** SQLite's faster paths, made by `openSqliteStore` on its connection. */
+type SqlitePaths = Pick<StoreDialect, 'rawRows' | 'dataVersion' | 'rowRunner' | 'seriesReaders'>;
+
+/**
+ * SQLite as the store's dialect (./dialect.ts): one file on one host, served by one process;
+ * one writer at a time, whose write lock comes with a transaction's first write.
+ */
+export function sqliteDialect(database: Database.Database, paths: SqlitePaths): StoreDialect {
+  return {
+    engine: 'sqlite',
+    sharedByInstances: false,
+    // SQLite evaluates the probe once per stock when it seeks the inner key range, and the rows
+    // come out in key order with no sort: left inline.
+    windowStarts: 'notMaterialized',
+    // One writer at a time anyway: the transaction's first write waits for the write lock.
+    marketWriteTurn: async () => undefined,
+    // A write first takes the write lock, so what follows reads what no one else changes. Two
+    // processes opening at once share the batches this way.
+    rebuildBatchTurn: async (trx, metaKey) => {
+      await trx.updateTable('meta').set({ value: sql<string>`value` }).where('key', '=', metaKey).execute();
+    },
+    rebuildAlone: (_conn, _onWait, rebuild) => rebuild(),
+    migrationTableSchema: async () => undefined,
+    ...paths,
+    checkpoint: () => checkpoint(database),
+  };
 }
 
 /** How long a statement waits for another connection's lock. */
@@ -130,8 +157,8 @@ function changeCounter(database: Database.Database): () => number {
  * Runs on the connection Kysely's transaction holds, so it is part of that transaction.
  */
 function rowRunner(prepare: (sql: string) => Database.Statement): RowRunner {
-  return (sql, rows) => {
-    const statement = prepare(sql);
+  return (text, rows) => {
+    const statement = prepare(text);
     for (const row of rows) statement.run(row);
   };
 }

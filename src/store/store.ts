@@ -1,25 +1,28 @@
-// The store: one database, three parts by what each serves, one Kysely implementation for both
-// engines. Callers take the part they need (typed against its small interface):
+// The store: one database, parts by what each serves, one Kysely implementation for both
+// engines, whose differences its dialect holds (./dialect.ts). Callers take the part they need
+// (typed against its small interface):
 //   market   market data: the sources' records, the snapshot's and the histories' reads (./market-data.ts)
 //   access   API keys and daily usage: the gate's per-call reads (./access-store.ts)
 //   refresh  claims, dataset version, refresh runs, meta: refresh bookkeeping (./refresh-store.ts)
 //   oauth    the OAuth authorization server's clients, codes and tokens (./oauth-store.ts)
-// The store itself is the lifecycle: the engine, migrations, the derived forms' rebuild
+// The store itself is the lifecycle: the dialect, migrations, the derived forms' rebuild
 // (./derived.ts), readiness, closing.
 
 import { sql, type Kysely } from 'kysely';
 import { KyselyAccessStore, type AccessStore } from './access-store.js';
+import type { StoreCapabilities, StoreDialect } from './dialect.js';
 import { rebuildDerivedForms, type DerivedLog, type DerivedOptions, type DerivedRebuild } from './derived.js';
 import { KyselyMarketDataStore, type MarketDataStore } from './market-data.js';
-import { runMigrations, type Engine } from './migrations.js';
+import { runMigrations } from './migrations.js';
 import { KyselyOAuthStore, type OAuthStore } from './oauth-store.js';
-import { QueryRunner, type ArrayRows, type RowRunner } from './queries.js';
+import { QueryRunner } from './queries.js';
 import { KyselyRefreshStore, type RefreshStore } from './refresh-store.js';
 import type { DB } from './schema.js';
 import type { SeriesReaders } from './series-readers.js';
 
 export interface Store {
-  readonly engine: Engine;
+  /** What the deployment behind the store is (./dialect.ts). */
+  readonly dialect: StoreCapabilities;
   readonly market: MarketDataStore;
   readonly access: AccessStore;
   readonly refresh: RefreshStore;
@@ -36,20 +39,7 @@ export interface Store {
   checkpoint(): boolean;
 }
 
-export interface SqliteExtras {
-  /** The engine's own array-row read: see `QueryRunner.arrays`. */
-  rawRows?: ArrayRows;
-  /** A number that changes whenever another connection commits: see the access part's key cache. */
-  dataVersion?: () => number;
-  /** The engine's prepared single-row writes: see `upsert`. */
-  rowRunner?: RowRunner;
-  /** Threads that read one stock's bars for the histories (./series-readers.ts); closed with the store. */
-  seriesReaders?: SeriesReaders;
-  /** See `Store.checkpoint`. */
-  checkpoint?: () => boolean;
-}
-
-/** The three parts over one Kysely instance (one pool, one SQLite connection). */
+/** The parts over one Kysely instance (one pool, one SQLite connection) and its dialect. */
 export class KyselyStore implements Store {
   readonly market: MarketDataStore;
   readonly access: AccessStore;
@@ -59,25 +49,22 @@ export class KyselyStore implements Store {
   /** SQLite's series reader threads, when the store was opened with them. */
   readonly seriesReaders: SeriesReaders | undefined;
 
-  private readonly checkpointLog: (() => boolean) | undefined;
-
   constructor(
     readonly db: Kysely<DB>,
-    readonly engine: Engine,
-    /** SQLite's speed-ups; PostgreSQL has none of them. */
-    private readonly sqlite: SqliteExtras = {},
+    /** What differs on this store's engine, SQLite's faster paths among it. */
+    readonly dialect: StoreDialect,
   ) {
-    this.seriesReaders = sqlite.seriesReaders;
-    this.checkpointLog = sqlite.checkpoint;
-    this.market = new KyselyMarketDataStore(db, engine, new QueryRunner(db, sqlite.rawRows), sqlite.rowRunner, sqlite.seriesReaders);
+    this.seriesReaders = dialect.seriesReaders;
+    this.market = new KyselyMarketDataStore(db, dialect, new QueryRunner(db, dialect.rawRows));
     // The access part's hot queries return row objects: it needs no array-row read.
-    this.access = new KyselyAccessStore(db, new QueryRunner(db), sqlite.dataVersion);
-    this.refresh = new KyselyRefreshStore(db, engine);
+    this.access = new KyselyAccessStore(db, new QueryRunner(db), dialect.dataVersion);
+    this.refresh = new KyselyRefreshStore(db, dialect.sharedByInstances);
     this.oauth = new KyselyOAuthStore(db);
   }
 
-  async migrate(): Promise<void> {
-    await runMigrations(this.db, this.engine);
+  /** Applies the pending migrations, on `db` when given (a connection of this store's). */
+  async migrate(db: Kysely<DB> = this.db): Promise<void> {
+    await runMigrations(db, this.dialect.engine, await this.dialect.migrationTableSchema(db));
   }
 
   /**
@@ -85,7 +72,7 @@ export class KyselyStore implements Store {
    * stored format is not its code's (./derived.ts). The openers run it after the migrations.
    */
   async rebuildDerivedForms(options: DerivedOptions = {}): Promise<DerivedRebuild[]> {
-    return rebuildDerivedForms({ db: this.db, engine: this.engine, rowRunner: this.sqlite.rowRunner, rawRows: this.sqlite.rawRows }, options);
+    return rebuildDerivedForms({ db: this.db, dialect: this.dialect }, options);
   }
 
   async close(): Promise<void> {
@@ -98,7 +85,7 @@ export class KyselyStore implements Store {
   }
 
   checkpoint(): boolean {
-    return this.checkpointLog?.() ?? true;
+    return this.dialect.checkpoint();
   }
 }
 

@@ -9,24 +9,6 @@ import type { ToolDefinition } from './tool.js';
 /** 25,000 tokens at 4 characters a token, less room for the JSON-RPC envelope around the result (its id is at most 200 characters). */
 export const MCP_BUDGET_CHARS = 99_700;
 
-/** Where a tool's long series is: top-level arrays (`bars`, `rows`) or one per item of a list (`sectors[].series`). */
-export interface SeriesSpec {
-  /** The field holding the series: an array of rows or the compact `{columns, rows}`. */
-  field: string;
-  /** When the series are inside each element of this top-level array. */
-  within?: string;
-  /** The row field that names a row (date or month), for the hint. */
-  key: string;
-  /** The parameter that bounds the window's end, for the hint (`to`); with `keep: 'first'`, the paging parameter (`offset`). */
-  endParam: string;
-  /**
-   * Which rows a cut keeps: the latest (a time series, the default: the oldest are dropped) or
-   * the first (a sorted list, whose best rows come first: the last are dropped, and the hint
-   * says to page on).
-   */
-  keep?: 'latest' | 'first';
-}
-
 type Json = Record<string, unknown>;
 type Series = unknown[] | { columns: string[]; rows: unknown[][] };
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { stockAnswer } from './answer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, priceBar, stockIdentity } from './shapes.js';
 import { dateOfDay, type DayBars } from '../domain/series.js';
 import type { PriceBar } from '../domain/results.js';
-import { ColumnRows, type RowColumn } from './column-rows.js';
+import { ColumnRows, type RowColumn } from '../domain/column-rows.js';
 import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields, type Columns, type SeriesFormat } from './series.js';
 import { defineTool } from './tool.js';
 

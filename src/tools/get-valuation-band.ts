@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { stockAnswer } from './answer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';

@@ -1,5 +1,5 @@
 import { resolveMonthWindow } from '../domain/trade.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 
 /** The domain's month window, with its refusal turned into the door-independent ApiError. */
 export function monthWindow(args: { from?: string; to?: string }, latestMonth: string | null): { from: string; to: string } {

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { EARLIEST_TRADE_MONTH } from '../domain/trade.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../kernel/errors.js';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;

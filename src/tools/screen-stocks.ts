@@ -4,32 +4,27 @@
 // filters and orders them. The MCP door takes structured arguments; REST takes the same as query
 // text (`filters=roe:10:,per::15`, `sort=roe:desc`), parsed here into the same arguments.
 
-import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { englishNameOf, type Market } from '../domain/model.js';
-import { BAND_KEYS, PERCENTILE_METRICS, type BandKey } from '../domain/results.js';
-import { gradeOf } from '../domain/score.js';
+import type { Market } from '../domain/model.js';
+import { BAND_KEYS, type BandKey } from '../domain/results.js';
 import type { Grade } from '../domain/results.js';
 import {
   DEFAULT_SCREEN_FIELDS,
   GRADE_RANK,
   isScreenNumberField,
   screen,
-  ScreenIndex,
+  ScreenRows,
   SCREEN_FIELD_DEFINITIONS,
   SCREEN_FIELDS,
   SCREEN_NUMBER_FIELDS,
   SCREEN_TEXT_FIELDS,
-  screenValue,
-  screenValues,
   type ScreenBound,
+  type ScreenCell,
   type ScreenField,
-  type ScreenNumberField,
-  type ScreenStock,
 } from '../domain/screen.js';
-import type { ServedDataset, StockView } from '../serving/dataset.js';
-import { ApiError } from './errors.js';
-import { JsonText } from './json-text.js';
+import type { ServedDataset } from '../serving/dataset.js';
+import { servedScreenOf, type ServedScreen } from '../serving/screen.js';
+import { ApiError } from '../kernel/errors.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
 import { bandKey, englishName, meta } from './shapes.js';
 import { defineTool } from './tool.js';
@@ -214,193 +209,9 @@ function checkExchanges(served: ServedScreen, markets: readonly Market[], exchan
   if (unknown !== undefined) throw invalid('exchanges', `names '${unknown.slice(0, 20)}', no exchange of ${markets.join(',')}; allowed: ${known.join(', ')}`);
 }
 
-// The universe as the screener holds it, made once per served dataset.
-
-/** A served dataset's screen index, the exchanges its stocks are listed on, and its rows' text pieces. */
-interface ServedScreen {
-  index: ScreenIndex;
-  /** Per market, its stocks' exchanges by name. */
-  exchanges: Readonly<Record<Market, readonly string[]>>;
-  texts: RowTexts;
-}
-
-const tables = new WeakMap<ServedDataset, Promise<ServedScreen>>();
-const PERCENTILE_KEYS = new Set<string>(PERCENTILE_METRICS);
-
-/** One stock's screen row: exactly the values the per-stock tools serve for it. */
-export function screenStockOf(view: StockView): ScreenStock {
-  const { security: s, price, v3 } = view;
-  // get_stock_score's rule: score, grade, V3 score and gap only where the stock has both.
-  const scored = v3.ok && view.scorePercentile !== null ? { v3: v3.result, score: view.scorePercentile } : null;
-  const valueOf = (field: ScreenNumberField): number | null => {
-    if (PERCENTILE_KEYS.has(field)) return view.metricValues[field as (typeof PERCENTILE_METRICS)[number]].value;
-    switch (field) {
-      case 'v3Score':
-        return scored?.v3.score ?? null;
-      case 'expectedReturn':
-        return scored?.v3.expectedReturn ?? null;
-      case 'gapPct':
-        return scored?.v3.gapPct ?? null;
-      case 'score':
-        return scored?.score ?? null;
-      case 'marketCap':
-        return price?.marketCap ?? null;
-      case 'currentPrice':
-        return price?.close ?? null;
-      case 'priceChange1m':
-        return view.priceChanges.m1;
-      case 'priceChange3m':
-        return view.priceChanges.m3;
-      case 'priceChange12m':
-        return view.priceChanges.m12;
-      default:
-        return null;
-    }
-  };
-  return {
-    code: s.code,
-    market: s.market,
-    name: s.name,
-    nameEn: englishNameOf(s),
-    sector: s.sector,
-    exchange: s.exchange,
-    band: view.band,
-    currency: s.currency,
-    grade: scored ? gradeOf(scored.score) : null,
-    values: screenValues(valueOf),
-  };
-}
-
-/** Stocks made into screen rows between two turns of the event loop while an index is built. */
-const ROWS_PER_STEP = 500;
-
-/**
- * The dataset's screen index, made by the first screen of a dataset (~0.1 s at full size, in
- * steps that let other requests run) and shared by every later one and by those that arrive
- * while it is being made.
- */
-function servedScreenOf(data: ServedDataset): Promise<ServedScreen> {
-  let served = tables.get(data);
-  if (served === undefined) {
-    served = (async () => {
-      const stocks: ScreenStock[] = [];
-      for (const view of data.stocks()) {
-        stocks.push(screenStockOf(view));
-        if (stocks.length % ROWS_PER_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-      const index = new ScreenIndex(stocks);
-      const exchangesOf = (market: Market) => [...new Set(stocks.filter((st) => st.market === market).map((st) => st.exchange))].sort();
-      return { index, exchanges: { KR: exchangesOf('KR'), US: exchangesOf('US') }, texts: new RowTexts(index) };
-    })();
-    tables.set(data, served);
-    // A failed build (no stock served yet) is not kept: the next screen tries again.
-    served.catch(() => tables.delete(data));
-  }
-  return served;
-}
-
 // The answer.
 
-const IDENTITY = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
-type Cell = string | number | null;
-
-/** Field lists whose rows' text a dataset keeps (the most recently used). */
-const ROW_SETS = 4;
-/** Bytes of row text kept per field list; a Buffer's own overhead is counted as this many more. */
-const ROW_SET_BYTES = 4 * 1024 * 1024;
-const BUFFER_OVERHEAD = 96;
-
-/** One field list's rows: each stock's row text, made the first time a screen shows it. */
-interface RowSet {
-  rows: (Buffer | undefined)[];
-  bytes: number;
-}
-
-/**
- * Screen rows as JSON text, made once per served dataset and stock for each field list and
- * shape, and kept: an answer's rows are then copies of held bytes, the text JSON.stringify gives
- * the same rows as objects (test/tools/screen-stocks.test.ts), with no number formatted again.
- * Bounded: the rows of the ROW_SETS field lists used last, up to ROW_SET_BYTES each (a default
- * screen's row is ~400 bytes, so the whole universe's 3.5 MB); rows past that are made for the
- * answer and not kept.
- */
-export class RowTexts {
-  /** The row sets of the field lists used last. */
-  private readonly sets: LRUCache<string, RowSet>;
-
-  constructor(
-    private readonly index: ScreenIndex,
-    private readonly limits: { sets: number; bytesPerSet: number } = { sets: ROW_SETS, bytesPerSet: ROW_SET_BYTES },
-  ) {
-    this.sets = new LRUCache<string, RowSet>({ max: limits.sets });
-  }
-
-  /** The rows of stocks `at` (indices into the index's stocks) with `fields`, as objects or arrays: a JSON array written when the answer is. */
-  rows(at: readonly number[], fields: readonly ScreenField[], shape: 'objects' | 'arrays'): ScreenRows {
-    const key = `${shape}:${fields.join(',')}`;
-    let set = this.sets.get(key);
-    if (set === undefined) {
-      set = { rows: new Array<Buffer | undefined>(this.index.stocks.length), bytes: 0 };
-      this.sets.set(key, set);
-    }
-    const rows: Buffer[] = [];
-    for (const i of at) {
-      let text = set.rows[i];
-      if (text === undefined) {
-        text = this.rowText(i, fields, shape);
-        if (set.bytes + text.length + BUFFER_OVERHEAD <= this.limits.bytesPerSet) {
-          set.rows[i] = text;
-          set.bytes += text.length + BUFFER_OVERHEAD;
-        }
-      }
-      rows.push(text);
-    }
-    return new ScreenRows(rows);
-  }
-
-  /** How many rows are kept, per field list (most recently used last). */
-  kept(): Record<string, number> {
-    return Object.fromEntries([...this.sets.rkeys()].map((key) => [key, (this.sets.peek(key) as RowSet).rows.filter((r) => r !== undefined).length]));
-  }
-
-  /** Stock `i`'s row: its identity, then `fields`. */
-  private rowText(i: number, fields: readonly ScreenField[], shape: 'objects' | 'arrays'): Buffer {
-    const s = this.index.stocks[i] as ScreenStock;
-    const identity: Cell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
-    const values: Cell[] = fields.map((f) => (f === 'grade' ? s.grade : screenValue(s, f)));
-    const text =
-      shape === 'objects'
-        ? `{${[...IDENTITY, ...fields].map((key, c) => `${JSON.stringify(key)}:${JSON.stringify(c < identity.length ? identity[c] : values[c - identity.length])}`).join(',')}}`
-        : JSON.stringify([...identity, ...values]);
-    return Buffer.from(text, 'utf8');
-  }
-}
-
-/** Screen rows whose texts are made already (RowTexts), written into the answer by its writer. */
-class ScreenRows extends JsonText {
-  readonly maxBytes: number;
-
-  constructor(private readonly rows: readonly Buffer[]) {
-    super();
-    let bytes = 2 + rows.length;
-    for (const row of rows) bytes += row.length;
-    this.maxBytes = bytes;
-  }
-
-  writeInto(out: Uint8Array, at: number): number {
-    const rows = this.rows;
-    let n = at;
-    out[n++] = 91;
-    for (let r = 0; r < rows.length; r++) {
-      if (r > 0) out[n++] = 44;
-      const row = rows[r] as Buffer;
-      out.set(row, n);
-      n += row.length;
-    }
-    out[n++] = 93;
-    return n;
-  }
-}
+const IDENTITY = SCREEN_TEXT_FIELDS;
 
 const row = z
   .object({
@@ -484,9 +295,9 @@ export const screenStocks = defineTool({
     });
     const asked = fields as readonly ScreenField[];
     const columns = args.format === 'columns';
-    const text = served.texts.rows(result.at, asked, columns ? 'arrays' : 'objects');
+    const page = new ScreenRows(served.index, result.at, asked, columns ? 'arrays' : 'objects');
     // Typed as what they serialise to: nothing reads an answer but its serialisers.
-    const rows = columns ? { columns: [...IDENTITY, ...asked], rows: text as unknown as Cell[][] } : (text as unknown as z.output<typeof row>[]);
+    const rows = columns ? { columns: [...IDENTITY, ...asked], rows: page as unknown as ScreenCell[][] } : (page as unknown as z.output<typeof row>[]);
     return {
       market: args.market,
       sectors: args.sectors,

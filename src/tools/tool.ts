@@ -4,8 +4,7 @@
 
 import type { z } from 'zod';
 import type { ServedDataset } from '../serving/dataset.js';
-import type { SeriesSpec } from './budget.js';
-import type { ProgressEntry } from './health.js';
+import type { ProgressEntry } from './progress.js';
 import type { ObjectSchema } from './params.js';
 
 /** What the door knows about the caller's key; health reports it. */
@@ -24,6 +23,24 @@ export interface ToolContext {
   account: Account;
   /** What each source is doing now (the refresh's progress board); health shows it. */
   progress?: () => readonly ProgressEntry[];
+}
+
+/** Where a tool's long series is: top-level arrays (`bars`, `rows`) or one per item of a list (`sectors[].series`); an MCP answer over the size budget is cut there (./budget.ts). */
+export interface SeriesSpec {
+  /** The field holding the series: an array of rows or the compact `{columns, rows}`. */
+  field: string;
+  /** When the series are inside each element of this top-level array. */
+  within?: string;
+  /** The row field that names a row (date or month), for the hint. */
+  key: string;
+  /** The parameter that bounds the window's end, for the hint (`to`); with `keep: 'first'`, the paging parameter (`offset`). */
+  endParam: string;
+  /**
+   * Which rows a cut keeps: the latest (a time series, the default: the oldest are dropped) or
+   * the first (a sorted list, whose best rows come first: the last are dropped, and the hint
+   * says to page on).
+   */
+  keep?: 'latest' | 'first';
 }
 
 export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {

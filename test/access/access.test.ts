@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { AccessControl, type Admission, type AuthResult, type Use } from '../../src/access/access.js';
-import { nextSeoulMidnight, seoulDay, seoulIso } from '../../src/access/clock.js';
+import { nextSeoulMidnight, seoulDay, seoulIso } from '../../src/kernel/clock.js';
 import { bearerToken, generateKey, hashKey, looksLikeKey, sameHash } from '../../src/access/keys.js';
 import { BufferedUsageCounter, StoreUsageCounter, type UsageCounter } from '../../src/access/usage.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';

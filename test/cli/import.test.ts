@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startUpstream, type Upstream } from '../e2e/upstream.js';
 import { archive } from '../refresh/bulk-readers.js';
+import { zipOf } from '../sources/helpers.js';
 import { tempDir } from '../support/tmp.js';
 
 const run = promisify(execFile);
@@ -83,7 +84,27 @@ describe('cli import --from DIR', () => {
     assert.match(out, /\nimport failed: 0 batches, 0 dataset versions published\nrun 1 {2}\S+ {2}failed\n {2}sec {7}FAILED SEC_USER_AGENT is not set/);
 
     const sources = await cli(['sources', '--runs', '1'], env);
-    assert.match(sources.stdout, /^progress \(as of \S+\+09:00\)\n {2}sec {8}failed {7}0 items {2}SEC_USER_AGENT is not set[^\n]*\n\nrun 1 {2}\S+ {2}failed\n/);
+    assert.match(sources.stdout, /^terms \(docs\/sources\.md, "Terms of each source"\)\n {2}demo {2}terms: [^\n]+\n\nprogress \(as of \S+\+09:00\)\n {2}sec {8}failed {7}0 items {2}SEC_USER_AGENT is not set[^\n]*\n\nrun 1 {2}\S+ {2}failed\n/);
+  });
+
+  it('an import that read nothing exits 1, says why, leaves the cursor, and prints member names escaped', async () => {
+    // Made here: one DART ZIP whose only member's name holds a terminal escape (clear screen) and a NUL.
+    const dart = join(tmp.dir, 'dart-hostile');
+    mkdirSync(dart);
+    writeFileSync(join(dart, '2016_1Q_PL_20210317040000.zip'), zipOf([{ name: '\u001b[2J\u0000evil.txt', content: 'x' }]));
+    const env = cleanEnv({ DATA_DIR: join(tmp.dir, 'd-hostile') });
+    const out = await cli(['import', '--from', dart], env).then(
+      () => assert.fail('an import that read nothing exits 1'),
+      (err: { code?: number; stdout?: string }) => {
+        assert.equal(err.code, 1);
+        return err.stdout ?? '';
+      },
+    );
+    assert.ok(!out.includes('\u001b') && !out.includes('\u0000'), 'no raw escape or NUL reaches the terminal');
+    assert.match(out, /\nimport failed: 0 batches, 0 dataset versions published\n/);
+    assert.match(out, /\n {2}opendart {2}FAILED nothing read \(skipped: member with an unknown name: 1\)\n/);
+    assert.ok(out.includes('e.g. 2016_1Q_PL_20210317040000.zip: \\x1b[2J\\x00evil.txt'), out);
+    assert.ok(!out.includes('cursor:opendart'), out);
   });
 
   it('stores the companies of the archive, then runs the API sources from the cursor it set', async () => {
@@ -98,6 +119,6 @@ describe('cli import --from DIR', () => {
     assert.match(stdout, /\nrun 2 {2}\S+ {2}ok\n {2}sec {7}ok {5}taken 0, skipped 0\n/);
     assert.match(stdout, /\ncursor:sec set to \d{4}-\d{2}-\d{2}\n/);
     const sources = await cli(['sources', '--runs', '2'], env);
-    assert.match(sources.stdout, /^progress \(as of [^\n]+\n {2}sec {8}done/);
+    assert.match(sources.stdout, /^terms \(docs\/sources\.md, "Terms of each source"\)\n {2}sec {2}terms: SEC EDGAR[^\n]+\n\nprogress \(as of [^\n]+\n {2}sec {8}done/);
   });
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ParsedArgs } from '../../src/http/rest.js';
 import { ResponseCache } from '../../src/http/response-cache.js';
-import { ApiError } from '../../src/tools/errors.js';
+import { ApiError } from '../../src/kernel/errors.js';
 
 describe('ParsedArgs', () => {
   it('parses a URL once and answers later calls with the same frozen arguments', () => {

@@ -424,7 +424,7 @@ describe('REST /api/public/v2', () => {
           assert.ok(schema, op.operationId);
           const validate = ajv.compile(schema);
           assert.ok(validate(res.body), `${op.operationId}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
-          // The body is written by src/http/json-bytes.ts: byte for byte what JSON.stringify writes.
+          // The body is written by src/wire/json-bytes.ts: byte for byte what JSON.stringify writes.
           assert.equal(res.text, JSON.stringify(res.body), `${op.operationId}: the body is JSON.stringify's text`);
           if (!path.includes('{code}')) break;
         }

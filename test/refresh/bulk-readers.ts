@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { zipSync } from 'fflate';
+import { zipOf } from '../sources/helpers.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../../src/sources/bulk.js';
 import { parseGrouped, toDailyBars } from '../../src/sources/polygon/parse.js';
 import { parseCompanyFacts, usSecurity } from '../../src/sources/sec/parse.js';
@@ -35,7 +35,7 @@ export function archive(dir: string, name: string, tickers: string[], extra: Rec
   }
   for (const [n, text] of Object.entries(extra)) members[n] = Buffer.from(text, 'utf8');
   const path = join(dir, name);
-  writeFileSync(path, zipSync(members, { level: 1 }));
+  writeFileSync(path, zipOf(Object.entries(members).map(([name, content]) => ({ name, content }))));
   return path;
 }
 

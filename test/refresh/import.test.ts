@@ -5,6 +5,7 @@
 // recorded `ok` / `partial` / `failed`, and the progress board reaches done (or failed).
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +13,7 @@ import pino from 'pino';
 import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Importer } from '../../src/refresh/import.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
+import { runningDetail } from '../../src/refresh/runs.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
@@ -114,6 +116,34 @@ function importerTests(engine: 'sqlite' | 'postgres', open: () => Promise<{ stor
       assert.equal(report.status, 'ok');
       assert.equal((await store.refresh.refreshRuns(1))[0]?.status, 'ok');
       assert.deepEqual((await store.market.securities()).map((s) => s.code).sort(), ['AAPL', 'MRVL', 'TSLA']);
+    });
+
+    it('a source that reads to its end but stores nothing fails, with its skip reasons; the run is failed', async () => {
+      // Every member skipped: two files that are not company files, none a company's.
+      const empty = new FactsZipReader('sec', archive(tmp.dir, 'nothing.zip', [], { 'readme.txt': 'x', 'notes.txt': 'y' }));
+      const report = await new Importer(store, clock, logger, new ProgressBoard(clock)).run([empty]);
+      assert.equal(report.status, 'failed');
+      assert.equal(report.sources[0]?.ok, false);
+      assert.equal(report.sources[0]?.error, 'nothing read (skipped: member that is not a company file: 2)');
+      assert.equal((await store.refresh.refreshRuns(1))[0]?.status, 'failed');
+    });
+
+    it('a run left running by a process that was killed is marked failed when the next run starts; a live holder\'s is left', async () => {
+      // A process that has ended: its pid is free (the next run checks with kill(pid, 0)).
+      const dead = spawnSync(process.execPath, ['-e', '']);
+      assert.equal(dead.status, 0);
+      const host = JSON.parse(runningDetail()).running.host as string;
+      const killed = await store.refresh.startRefreshRun('2026-11-25T00:00:00.000Z', JSON.stringify({ running: { host, pid: dead.pid } }));
+      // The test runner's parent lives: its run is not touched.
+      const live = await store.refresh.startRefreshRun('2026-11-25T00:00:01.000Z', JSON.stringify({ running: { host, pid: process.ppid } }));
+      const report = await new Importer(store, clock, logger, new ProgressBoard(clock)).run([new FactsZipReader('sec', archive(tmp.dir, 'after-kill.zip', ['MRVL']))]);
+      assert.equal(report.status, 'ok');
+      const runs = new Map((await store.refresh.refreshRuns(10)).map((r) => [r.id, r]));
+      assert.equal(runs.get(killed)?.status, 'failed');
+      assert.equal(runs.get(killed)?.detail, `abandoned: the process running it (pid ${dead.pid}) ended before it finished`);
+      assert.equal(runs.get(live)?.status, 'running');
+      assert.equal(runs.get(report.runId)?.status, 'ok');
+      await store.refresh.finishRefreshRun(live, '2026-11-25T00:00:02.000Z', 'failed', 'test');
     });
 
     it('records a run in which every source failed as failed, and publishes nothing', async () => {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import type { DailyBar } from '../../src/domain/model.js';
-import { seoulDay as seoulDayOf } from '../../src/access/clock.js';
+import { seoulDay as seoulDayOf } from '../../src/kernel/clock.js';
 import { formatSourceRuns } from '../../src/cli/sources.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
@@ -267,7 +267,7 @@ describe('CLI refresh and backfill', () => {
       const plan = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'plan', key.slice(0, 16), 'free'], { env });
       assert.match(plan.stdout, /free plan/);
       const sources = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sources', '--runs', '3'], { env });
-      assert.match(sources.stdout, /^run 1 {2}\S+ {2}ok\n {2}\(no upstream source configured: embedded demo data\)\n$/);
+      assert.match(sources.stdout, /^terms \(docs\/sources\.md, "Terms of each source"\)\n {2}demo {2}terms: [^\n]+\n\nrun 1 {2}\S+ {2}ok\n {2}\(no upstream source configured: embedded demo data\)\n$/);
       await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sources', '--runs', '0'], { env }), (err: { code?: number }) => err.code === 2);
     } finally {
       tmp.cleanup();

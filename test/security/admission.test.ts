@@ -11,7 +11,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { generateKey } from '../../src/access/keys.js';
-import { seoulDay } from '../../src/access/clock.js';
+import { seoulDay } from '../../src/kernel/clock.js';
 import { RefusalDelay } from '../../src/http/gate.js';
 import { MCP_ERRORS } from '../../src/http/mcp-errors.js';
 import { TOOLS } from '../../src/tools/registry.js';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { MCP_ERRORS } from '../../src/http/mcp-errors.js';
-import { ERROR_STATUS } from '../../src/tools/errors.js';
+import { ERROR_STATUS } from '../../src/kernel/errors.js';
 import type { TestServer } from '../support/server.js';
 
 export type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // `resampleBars` and `valuationBand` on every bar and filing of the stock, serialised. Every stock of a demo
 // universe, many argument sets, with a cache that holds everything and one that holds nothing
 // (every windowed call then reads only its window). Day bars are also compared as the price
-// history answer writes them, from the columns (src/tools/column-rows.ts).
+// history answer writes them, from the columns (src/domain/column-rows.ts).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +14,7 @@ import { StockHistories } from '../../src/serving/history.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { StoredSecurity } from '../../src/store/market-data.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { jsonBytes } from '../../src/http/json-bytes.js';
+import { jsonBytes } from '../../src/wire/json-bytes.js';
 import { BAR_COLUMNS, dayRowsInFormat } from '../../src/tools/get-price-history.js';
 import { inFormat } from '../../src/tools/series.js';
 import { tempDir } from '../support/tmp.js';

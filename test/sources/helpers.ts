@@ -178,3 +178,48 @@ export function zipOf(entries: readonly ZipEntry[], layout: ZipLayout = {}): Uin
   eocd.writeUInt32LE(offset, 16);
   return new Uint8Array(Buffer.concat([...locals, cd, eocd]));
 }
+
+/**
+ * A ZIP whose central directory names `names.length` members on the same bytes: one local
+ * header and one deflate stream of `content`, and every central entry pointing at them (the
+ * overlapping-entry ZIP bomb: each name inflates to the whole). `shift` moves each entry after
+ * the first that many bytes further in (still inside the first member's data), as a bomb whose
+ * entries overlap without sharing an offset does.
+ */
+export function overlappingZip(names: readonly string[], content: Uint8Array, shift = 0): Uint8Array {
+  const data = Buffer.from(content);
+  const comp = deflateRawSync(data);
+  const crc = crc32(data);
+  const first = Buffer.from(names[0] ?? 'a', 'utf8');
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(comp.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(first.length, 26);
+  const body = Buffer.concat([local, first, comp]);
+  const centrals = names.map((name, i) => {
+    const nameBuf = Buffer.from(name, 'utf8');
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(comp.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBuf.length, 28);
+    central.writeUInt32LE(i * shift, 42);
+    return Buffer.concat([central, nameBuf]);
+  });
+  const cd = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(names.length, 8);
+  eocd.writeUInt16LE(names.length, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(body.length, 16);
+  return new Uint8Array(Buffer.concat([body, cd, eocd]));
+}

@@ -13,8 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import type { FinancialReport, Security } from '../../src/domain/model.js';
-import type { BulkContext } from '../../src/sources/bulk.js';
+import { BulkNothingRead, type BulkContext } from '../../src/sources/bulk.js';
 import {
+  DART_TEXT_LIMITS,
   decodeBulkText,
   fiscalQuarterOf,
   fiscalYearOf,
@@ -56,8 +57,7 @@ interface Collected {
   progress: ProgressPatch[];
 }
 
-async function readAll(options: OpenDartBulkOptions): Promise<Collected> {
-  const out: Collected = { reports: [], securities: [], batches: 0, skips: new Map(), notes: new Map(), progress: [] };
+async function readAll(options: OpenDartBulkOptions, out: Collected = { reports: [], securities: [], batches: 0, skips: new Map(), notes: new Map(), progress: [] }): Promise<Collected> {
   const ctx: BulkContext = {
     asOf: '2026-11-25',
     log: memoryLog(),
@@ -372,7 +372,7 @@ describe('OpenDART bulk files: years and batches', () => {
 });
 
 describe('OpenDART bulk files: bad input costs only itself', () => {
-  it('a truncated ZIP, an HTML page, an unexpected encoding, a broken row, an unknown layout and a member declaring 4 GB are each skipped with a reason; the rest is read', async () => {
+  it('a truncated ZIP, an HTML page, an unexpected encoding, a broken row, an unknown layout and an archive declaring 4 GB are each skipped with a reason; the rest is read', async () => {
     const bad = mkdtempSync(join(tmpdir(), 'dart-bulk-bad-'));
     try {
       const good = periodZip((s) => s.startsWith('2016_1분기보고서_02_'));
@@ -392,11 +392,12 @@ describe('OpenDART bulk files: bad input costs only itself', () => {
         { name: cp949Name('2019_3분기보고서_03_포괄손익계산서_20201209.txt'), content: iconv.encode(`${noCurrent}\n${lines[1]}`, 'cp949') },
         { name: 'readme.txt', content: 'hello' },
       ]));
-      // 2019 Q3 BS: a member whose headers declare 4,294,967,280 bytes (past DART_BULK_LIMITS' 512 MiB) behind one byte.
+      // 2019 Q3 BS: a member whose headers declare 4,294,967,280 bytes behind one byte: past DART_BULK_LIMITS' 1 GiB
+      // for the whole archive, checked over the central directory before any member (and its 512 MiB a member).
       writeFileSync(join(bad, '2019_3Q_BS_20201209040000.zip'), zipOf([{ name: cp949Name('2019_3분기보고서_01_재무상태표_연결_20201209.txt'), content: 'x', declaredSize: 0xfffffff0 }]));
       const c = await readAll({ dir: bad });
       const skipped = Object.fromEntries([...c.skips].map(([reason, s]) => [reason, [s.count, s.examples[0]]]));
-      assert.deepEqual(skipped['member too large'], [1, '2019_3Q_BS_20201209040000.zip']);
+      assert.deepEqual(skipped['archive too large'], [1, '2019_3Q_BS_20201209040000.zip']);
       assert.deepEqual(skipped['truncated or corrupt ZIP'], [1, '2016_1Q_BS_20210317040000.zip']);
       assert.deepEqual(skipped['not a ZIP'], [1, '2016_1Q_CF_20210317040000.zip']);
       assert.deepEqual(skipped['member in an unexpected encoding (neither UTF-8 nor CP949)'], [1, '2019_3Q_PL_20201209040000.zip: 2019_3분기보고서_02_손익계산서_20201209.txt']);
@@ -424,6 +425,73 @@ describe('OpenDART bulk files: bad input costs only itself', () => {
     });
     assert.equal(into.size, 0);
     assert.deepEqual(skips, [['statement in a currency other than KRW', 'm.txt: 005930 삼성전자 (USD)', 1]]);
+  });
+});
+
+describe('OpenDART bulk files: hostile archives are refused within their caps (crafted here, small on disk)', () => {
+  const memberName = cp949Name('2016_1분기보고서_02_손익계산서_연결_20210318.txt');
+  async function readFolder(files: Record<string, Uint8Array>, options: Partial<OpenDartBulkOptions> = {}): Promise<{ c: Collected; error: unknown }> {
+    const dir = mkdtempSync(join(tmpdir(), 'dart-bulk-hostile-'));
+    try {
+      for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
+      const c: Collected = { reports: [], securities: [], batches: 0, skips: new Map(), notes: new Map(), progress: [] };
+      let error: unknown = null;
+      try {
+        await readAll({ dir, ...options }, c);
+      } catch (err) {
+        error = err;
+      }
+      return { c, error };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const skipsOf = (c: Collected): Record<string, [number, string | undefined]> => Object.fromEntries([...c.skips].map(([reason, s]) => [reason, [s.count, s.examples[0]]]));
+
+  it('a header line of 8 MiB of tabs (8 KB on disk) is refused at 64 KiB: line too long; with nothing else read, the reader fails', async () => {
+    const zip = zipOf([{ name: memberName, content: new Uint8Array(8 * 1024 * 1024).fill(0x09) }]);
+    assert.ok(zip.length < 20_000, `${zip.length} bytes on disk`);
+    const { error } = await readFolder({ '2016_1Q_PL_20210317040000.zip': zip });
+    assert.ok(error instanceof BulkNothingRead);
+    assert.equal(error.message, 'none of the 1 DART bulk files could be read (line too long: 1)');
+    assert.equal(DART_TEXT_LIMITS.maxLineBytes, 65_536);
+  });
+
+  it('a header of 101 fields (under the line cap) is refused: header with too many fields', async () => {
+    const good = periodZip((s) => s.startsWith('2016_1분기보고서_02_'));
+    const zip = zipOf([{ name: memberName, content: `${'a\t'.repeat(100)}a\n1\n` }]);
+    const { c, error } = await readFolder({ '2016_1Q_PL_20210317040000.zip': good, '2016_1Q_BS_20210317040000.zip': zip });
+    assert.equal(error, null);
+    assert.deepEqual(skipsOf(c)['header with too many fields'], [1, '2016_1분기보고서_02_손익계산서_연결_20210318.txt: more than 100']);
+    assert.equal(find(c, '001040', '2016-03-31').revenue, 5_687_527_137_000);
+  });
+
+  it('members declaring 400 MiB each (a bomb under the member cap) pass the archive cap at the third: archive too large, before it is inflated', async () => {
+    const mib400 = 400 * 1024 * 1024;
+    const names = ['02_손익계산서', '02_손익계산서_연결', '03_포괄손익계산서'].map((k) => cp949Name(`2016_1분기보고서_${k}_20210318.txt`));
+    const zip = zipOf(names.map((name) => ({ name, content: 'x', declaredSize: mib400 })));
+    const { c, error } = await readFolder({ '2016_1Q_PL_20210317040000.zip': zip });
+    // 1,258,291,200 declared bytes after the third member, past 1 GiB (1,073,741,824).
+    assert.deepEqual(skipsOf(c)['archive too large'], [1, '2016_1Q_PL_20210317040000.zip']);
+    assert.ok(error instanceof BulkNothingRead);
+  });
+
+  it('a period keeping more statement rows than its cap refuses the file that passes it; the files before it are read', async () => {
+    const pl = periodZip((s) => s.startsWith('2016_1분기보고서_02_'));
+    // The 2016 Q1 PL members keep more than 10 mapped rows (CJ consolidated alone keeps more than that).
+    const { c, error } = await readFolder({ '2016_1Q_PL_20210317040000.zip': pl }, { maxRowsPerPeriod: 10 });
+    assert.deepEqual(skipsOf(c)['too many rows in a period'], [1, '2016_1Q_PL_20210317040000.zip']);
+    assert.ok(error instanceof BulkNothingRead);
+    assert.equal(DART_TEXT_LIMITS.maxRowsPerPeriod, 500_000);
+  });
+
+  it('a folder whose every file is refused makes the reader fail, naming the reasons (the import then fails)', async () => {
+    const { error } = await readFolder({
+      '2016_1Q_PL_20210317040000.zip': new TextEncoder().encode('<html>Not Found</html>'),
+      '2016_1Q_BS_20210317040000.zip': new TextEncoder().encode('<html>Not Found</html>'),
+    });
+    assert.ok(error instanceof BulkNothingRead);
+    assert.equal(error.message, 'none of the 2 DART bulk files could be read (not a ZIP: 2)');
   });
 });
 

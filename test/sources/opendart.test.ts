@@ -14,7 +14,8 @@ import { KSIC_SECTORS, sectorForKsic } from '../../src/sources/opendart/sectors.
 import { OpenDartSource, readCursor } from '../../src/sources/opendart/source.js';
 import { MARKET_SECTORS } from '../../src/sources/demo/sectors.js';
 import { readFirstZipEntry } from '../../src/sources/opendart/zip.js';
-import { context, fixture, fixtureJson, loopback, zipOne } from './helpers.js';
+import { ZipReadError } from '../../src/sources/shared/zip-stream.js';
+import { context, fixture, fixtureJson, loopback, overlappingZip, zipOne } from './helpers.js';
 
 const env = (path: string): DartEnvelope => {
   const e = parseDartEnvelope(fixtureJson(path));
@@ -82,26 +83,27 @@ describe('OpenDART parsers', () => {
     ]);
   });
 
-  it('reads corpCode.xml out of its ZIP', () => {
-    const entry = readFirstZipEntry(zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml')));
+  it('reads corpCode.xml out of its ZIP', async () => {
+    const entry = await readFirstZipEntry(zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml')));
     assert.equal(entry.name, 'CORPCODE.xml');
     assert.equal(new TextDecoder().decode(entry.data), fixture('opendart/CORPCODE.xml'));
   });
 
-  it('reads a ZIP written by a streaming writer (data descriptor, zero sizes in the local header), deflated or stored', () => {
+  it('reads a ZIP written by a streaming writer (data descriptor, zero sizes in the local header), deflated or stored', async () => {
     for (const layout of [{ dataDescriptor: true }, { dataDescriptor: true, method: 0 as const }, { method: 0 as const }]) {
-      const entry = readFirstZipEntry(zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'), layout));
+      const entry = await readFirstZipEntry(zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'), layout));
       assert.equal(entry.name, 'CORPCODE.xml');
       assert.equal(new TextDecoder().decode(entry.data), fixture('opendart/CORPCODE.xml'));
     }
   });
 
-  it('refuses a body that is not a ZIP (an error answer) and a truncated ZIP', () => {
+  it('refuses a body that is not a ZIP (an error answer), a truncated ZIP, and entries that overlap', async () => {
     const error = '<?xml version="1.0" encoding="UTF-8"?><result><status>010</status><message>등록되지 않은 키입니다.</message></result>';
-    assert.throws(() => readFirstZipEntry(new TextEncoder().encode(error)));
-    assert.throws(() => readFirstZipEntry(new Uint8Array(0)));
+    await assert.rejects(readFirstZipEntry(new TextEncoder().encode(error)), (err: Error) => err instanceof ZipReadError && err.reason === 'not a ZIP');
+    await assert.rejects(readFirstZipEntry(new Uint8Array(0)), (err: Error) => err instanceof ZipReadError && err.reason === 'not a ZIP');
     const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
-    assert.throws(() => readFirstZipEntry(zip.subarray(0, zip.length - 30)));
+    await assert.rejects(readFirstZipEntry(zip.subarray(0, zip.length - 30)), (err: Error) => err instanceof ZipReadError && err.reason === 'truncated or corrupt ZIP');
+    await assert.rejects(readFirstZipEntry(overlappingZip(['CORPCODE.xml', 'COPY.xml'], new Uint8Array(1000))), (err: Error) => err instanceof ZipReadError && err.reason === 'overlapping members');
   });
 
   it('refuses a corpCode.xml that is not well-formed (a truncated document is not a shorter list)', () => {

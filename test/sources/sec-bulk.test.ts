@@ -14,7 +14,7 @@ import type { FinancialReport, Security } from '../../src/domain/model.js';
 import type { BulkBatch, BulkContext } from '../../src/sources/bulk.js';
 import { HttpClient } from '../../src/sources/http.js';
 import type { ProgressPatch } from '../../src/sources/progress.js';
-import { SEC_BULK_NOTE, SEC_BULK_SKIP, SecBulkReader } from '../../src/sources/sec/bulk.js';
+import { SEC_BULK_NOTE, SEC_BULK_SKIP, SEC_JSON_LIMITS, SecBulkReader } from '../../src/sources/sec/bulk.js';
 import { downloadSecArchives, SEC_DOWNLOAD_REFUSED } from '../../src/sources/sec/bulk-download.js';
 import { parseCompanyTickers, SEC_SKIP, type TickerEntry } from '../../src/sources/sec/parse.js';
 import { SecSource } from '../../src/sources/sec/source.js';
@@ -366,6 +366,40 @@ describe('SecBulkReader: a broken archive', () => {
     }
     assert.deepEqual(codes, ['AAPL']);
     assert.equal((error as Error | null)?.name, 'AbortError');
+  });
+
+  it('a member nested 1,000,000 arrays deep (2 MB inflated, 2 KB on disk) is skipped at the 65th level, the rest read', async () => {
+    // Made here: Tesla's member replaced by a million "[" and a million "]" (JSON.parse would build them all).
+    const deep = '['.repeat(1_000_000) + ']'.repeat(1_000_000);
+    const zip = zipOf([
+      { name: cikName(320193), content: real(APPLE) },
+      { name: cikName(1318605), content: deep },
+      { name: cikName(1835632), content: real(MARVELL) },
+    ]);
+    assert.ok(zip.length < 400_000, `${zip.length} bytes on disk`);
+    writeFileSync(join(dir, 'companyfacts.zip'), zip);
+    const result = await run(reader());
+    assert.equal(result.error, null);
+    assert.equal(SEC_JSON_LIMITS.maxDepth, 64);
+    assert.equal(result.skips[SEC_BULK_SKIP.tooDeep], 1);
+    assert.equal(result.examples[SEC_BULK_SKIP.tooDeep], 'CIK0001318605.json');
+    assert.deepEqual(securitiesOf(result).map((s) => s.code), ['AAPL', 'MRVL']);
+  });
+
+  it('members past the count caps are skipped: 2,000,001 empty objects (6 MB inflated), 16,000,001 zeros (32 MB); the rest read', async () => {
+    // Made here: Apple's member one array of empty objects, Tesla's one array of zeros.
+    const zip = zipOf([
+      { name: cikName(320193), content: `[${'{},'.repeat(2_000_000)}{}]` },
+      { name: cikName(1318605), content: `[${'0,'.repeat(16_000_000)}0]` },
+      { name: cikName(1835632), content: real(MARVELL) },
+    ]);
+    assert.ok(zip.length < 200_000, `${zip.length} bytes on disk`);
+    writeFileSync(join(dir, 'companyfacts.zip'), zip);
+    const result = await run(reader());
+    assert.equal(result.error, null);
+    assert.deepEqual([SEC_JSON_LIMITS.maxContainers, SEC_JSON_LIMITS.maxValues], [2_000_000, 16_000_000]);
+    assert.equal(result.skips[SEC_BULK_SKIP.tooManyValues], 2);
+    assert.deepEqual(securitiesOf(result).map((s) => s.code), ['MRVL']);
   });
 
   it('no companyfacts.zip in the folder: ZipReadError "missing archive"', async () => {

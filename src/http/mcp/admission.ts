@@ -12,9 +12,9 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl, AuthResult } from '../../access/access.js';
-import type { Clock } from '../../access/clock.js';
+import type { Clock } from '../../kernel/clock.js';
 import type { OAuthService } from '../../oauth/service.js';
-import type { ApiError } from '../../tools/errors.js';
+import type { ApiError } from '../../kernel/errors.js';
 import { admit, identify, rateLimitHeaders, settle, type CallOf, type Identity, type RefusalDelay } from '../gate.js';
 import { MCP_ERRORS, rpcErrorOf } from '../mcp-errors.js';
 import { TOOL_NAMES } from './cached-call.js';

@@ -5,7 +5,7 @@
 // has the figures).
 
 import { isSpecType, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ApiError } from '../../tools/errors.js';
+import type { ApiError } from '../../kernel/errors.js';
 import { TOOLS } from '../../tools/registry.js';
 import { unknownToolMessage } from '../mcp-errors.js';
 import type { McpCall, McpService } from '../mcp-server.js';

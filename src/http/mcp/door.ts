@@ -11,7 +11,7 @@
 import { ProtocolErrorCode, type InboundModernRoute } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult } from '../../access/access.js';
-import type { ApiError } from '../../tools/errors.js';
+import type { ApiError } from '../../kernel/errors.js';
 import { TOOLS } from '../../tools/registry.js';
 import { keyRefusal } from '../gate.js';
 import type { ToolRunner } from '../invoke.js';

@@ -40,7 +40,7 @@ export interface KrxConfig extends HttpTuning {
 }
 
 /**
- * The cursor: the flows' last completed date, alone (bare, as before prices) or with the price
+ * The cursor: the flows' last completed date, alone (bare, when no prices are taken) or with the price
  * walk's ends: `{"flows":"YYYY-MM-DD","prices":{"date","back","complete"}}`.
  */
 export interface KrxCursor {

@@ -5,12 +5,14 @@
 // BS, PL and CF ZIPs are read member by member, the rows the mapping reads are kept per company,
 // and the period's reports and placements are yielded in batches.
 
+import { isAscii } from 'node:buffer';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
-import type { BulkBatch, BulkContext, BulkReader } from '../bulk.js';
+import { type BulkBatch, type BulkContext, BulkNothingRead, type BulkReader } from '../bulk.js';
 import { addDays } from '../shared/parse.js';
+import { byteLines } from '../shared/lines.js';
 import { type ZipLimits, ZipReadError, zipMembers } from '../shared/zip-stream.js';
 import { newestPerPeriod, parseDartBulkName, type DartBulkFile } from './bulk-list.js';
 import { isMappedRow, reportFromRows, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
@@ -38,13 +40,35 @@ export interface OpenDartBulkOptions {
   limits?: ZipLimits;
   /** Reports per yielded batch (default 500). */
   batchSize?: number;
+  /** Statement rows kept for one period (default DART_TEXT_LIMITS.maxRowsPerPeriod). */
+  maxRowsPerPeriod?: number;
 }
 
 /**
  * A DART member is at most a few tens of MB (the largest seen: ~9 MB in CP949, reported larger
- * in UTF-8); the caps refuse a corrupt or hostile archive before it is inflated.
+ * in UTF-8) and a quarterly ZIP holds ten or so; the caps refuse a corrupt or hostile archive
+ * before it is inflated: 512 MiB a member, 1 GiB declared in all, 100 members.
  */
-export const DART_BULK_LIMITS: ZipLimits = { maxMemberBytes: 512 * 1024 * 1024, maxMembers: 100 };
+export const DART_BULK_LIMITS: ZipLimits = { maxMemberBytes: 512 * 1024 * 1024, maxTotalBytes: 1024 ** 3, maxMembers: 100 };
+
+/**
+ * Caps on what one member's text may hold (docs/security.md): a real line is under 1 KB and a
+ * header 12 to 19 fields (43 in changes-in-equity rows, which are not read).
+ */
+export const DART_TEXT_LIMITS = {
+  /** A longer line refuses the file (`line too long`) without holding more of it than this. */
+  maxLineBytes: 64 * 1024,
+  /** A header of more fields refuses the member (`header with too many fields`). */
+  maxFields: 100,
+  /**
+   * Statement rows kept for one period (its BS, PL and CF files together), until its reports are
+   * built; a file that would pass it is refused (`too many rows in a period`). Only rows the
+   * mapping reads are kept: the real samples keep 8 income-statement rows a company (both
+   * bases), so a period of about 2,700 KOSPI and KOSDAQ filers keeps on the order of 100,000
+   * over BS, PL and CF. 500,000 rows peaked at ~540 MiB RSS for the whole import (docs/security.md).
+   */
+  maxRowsPerPeriod: 500_000,
+};
 
 /** Statements read: the CE (changes in equity) ZIP holds nothing the mapping reads. */
 const READ_STATEMENTS = new Set(['BS', 'PL', 'CF']);
@@ -171,77 +195,120 @@ export function fiscalYearOf(periodEnd: string, quarter: FiscalQuarter, fyEndMon
 }
 
 /**
- * Reads one member's text into `into` (keyed `code|periodEnd`), counting what it cannot take.
- * Pure over its inputs; the caller decides whether the file's rows are kept.
+ * Reads one member's lines into `into` (keyed `code|periodEnd`), counting what it cannot take:
+ * the first line is the header, each later one a row. Pure over its inputs; the caller decides
+ * whether the file's rows are kept. `onRow` is called for each row kept (a caller's cap).
  */
-export function readBulkMember(memberName: string, member: BulkMember, text: string, into: Map<string, CompanyPeriod>, tally: Tally): void {
-  const lines = text.split('\n');
-  const header = (lines[0] ?? '').split('\t').map((h) => h.replace(/\s+/g, ''));
-  const col = Object.fromEntries(NEEDED.map((n) => [n, header.indexOf(n)])) as Record<(typeof NEEDED)[number], number>;
-  const missing = NEEDED.filter((n) => col[n] < 0);
-  if (missing.length > 0) {
-    tally.skip('unknown statement layout (a needed column is missing)', `${memberName}: ${missing.join(', ')}`);
-    return;
+export class BulkMemberReader {
+  private header: string[] | null = null;
+  private col: Record<(typeof NEEDED)[number], number> | null = null;
+  private current = -1;
+  private cumulative = -1;
+  private refused = false;
+  private readonly isIncome: boolean;
+  private readonly counts = new Map<string, { example: string; keys: Set<string> }>();
+
+  constructor(
+    private readonly memberName: string,
+    private readonly member: BulkMember,
+    private readonly into: Map<string, CompanyPeriod>,
+    private readonly tally: Tally,
+    private readonly onRow: () => void = () => undefined,
+  ) {
+    this.isIncome = member.sjDiv === 'IS' || member.sjDiv === 'CIS';
   }
-  const current = header.findIndex((h) => CURRENT.test(h));
-  const cumulative = header.findIndex((h) => CUMULATIVE.test(h));
-  if (current < 0) {
-    tally.skip('unknown statement layout (no current-period column)', memberName);
-    return;
+
+  /** Takes line `lineNo` (1-based); false once the member is refused (its layout is unknown): read no further. */
+  line(text: string, lineNo: number): boolean {
+    if (this.refused) return false;
+    if (this.header === null) return this.takeHeader(text);
+    this.row(text.replace(/\r$/, ''), lineNo);
+    return true;
   }
-  const isIncome = member.sjDiv === 'IS' || member.sjDiv === 'CIS';
-  const counts = new Map<string, { example: string; keys: Set<string> }>();
-  const count = (reason: string, example: string, key: string): void => {
-    const c = counts.get(reason) ?? { example, keys: new Set<string>() };
+
+  private takeHeader(text: string): boolean {
+    const { memberName, tally } = this;
+    const fields = text.split('\t', DART_TEXT_LIMITS.maxFields + 1);
+    if (fields.length > DART_TEXT_LIMITS.maxFields) {
+      tally.skip('header with too many fields', `${memberName}: more than ${DART_TEXT_LIMITS.maxFields}`);
+      this.refused = true;
+      return false;
+    }
+    const header = fields.map((h) => h.replace(/\s+/g, ''));
+    const col = Object.fromEntries(NEEDED.map((n) => [n, header.indexOf(n)])) as Record<(typeof NEEDED)[number], number>;
+    const missing = NEEDED.filter((n) => col[n] < 0);
+    if (missing.length > 0) {
+      tally.skip('unknown statement layout (a needed column is missing)', `${memberName}: ${missing.join(', ')}`);
+      this.refused = true;
+      return false;
+    }
+    this.current = header.findIndex((h) => CURRENT.test(h));
+    this.cumulative = header.findIndex((h) => CUMULATIVE.test(h));
+    if (this.current < 0) {
+      tally.skip('unknown statement layout (no current-period column)', memberName);
+      this.refused = true;
+      return false;
+    }
+    this.header = header;
+    this.col = col;
+    return true;
+  }
+
+  private count(reason: string, example: string, key: string): void {
+    const c = this.counts.get(reason) ?? { example, keys: new Set<string>() };
     c.keys.add(key);
-    counts.set(reason, c);
-  };
-  for (let i = 1; i < lines.length; i++) {
-    const line = (lines[i] ?? '').replace(/\r$/, '');
-    if (line === '') continue;
+    this.counts.set(reason, c);
+  }
+
+  private row(line: string, lineNo: number): void {
+    const { memberName, member, into, current, cumulative, isIncome } = this;
+    const header = this.header as string[];
+    const col = this.col as Record<(typeof NEEDED)[number], number>;
+    const count = this.count.bind(this);
+    if (line === '') return;
     const cells = line.split('\t');
-    const where = `${memberName} line ${i + 1}`;
+    const where = `${memberName} line ${lineNo}`;
     if (Math.abs(cells.length - header.length) > COLUMN_TOLERANCE) {
-      count('row with a wrong column count', `${where}: ${cells.length} fields, header ${header.length}`, String(i));
-      continue;
+      count('row with a wrong column count', `${where}: ${cells.length} fields, header ${header.length}`, String(lineNo - 1));
+      return;
     }
     const cell = (index: number): string => (cells[index] ?? '').trim();
     const name = cell(col.회사명);
     const code = cell(col.종목코드).replace(/^\[|\]$/g, '');
     if (code === '' || code === 'null') {
       count('unlisted filer ([null] stock code)', `${memberName}: ${name}`, name);
-      continue;
+      return;
     }
     if (!/^\d{6}$/.test(code)) {
       count('row with a malformed stock code', where, code);
-      continue;
+      return;
     }
     const exchange = EXCHANGE_OF_MARKET[cell(col.시장구분)];
     if (exchange === undefined) {
       count('filer not on KOSPI or KOSDAQ', `${memberName}: ${code} ${name} (${cell(col.시장구분)})`, code);
-      continue;
+      return;
     }
     // The model keeps KR money in won (docs/sources.md); a few filers report in dollars.
     if (cell(col.통화) !== 'KRW') {
       count('statement in a currency other than KRW', `${memberName}: ${code} ${name} (${cell(col.통화)})`, `${code}|${cell(col.결산기준일)}`);
-      continue;
+      return;
     }
     const periodEnd = cell(col.결산기준일);
     const fyEndMonth = Number(cell(col.결산월));
     if (!/^\d{4}-\d{2}-\d{2}$/.test(periodEnd) || !Number.isInteger(fyEndMonth) || fyEndMonth < 1 || fyEndMonth > 12) {
-      count('row without a period end or fiscal year-end month', where, String(i));
-      continue;
+      count('row without a period end or fiscal year-end month', where, String(lineNo - 1));
+      return;
     }
     const quarter = fiscalQuarterOf(cell(col.보고서종류), periodEnd, fyEndMonth);
     if (quarter === null) {
       count('period end is not a fiscal quarter end', `${memberName}: ${code} ${periodEnd}`, `${code}|${periodEnd}`);
-      continue;
+      return;
     }
     if (isIncome && (quarter === 2 || quarter === 3) && cumulative < 0) {
       // One value column at H1/Q3 could be the quarter alone or the year to date; guessing would
       // put a three-month figure where the model keeps year-to-date ones.
       count('income statement without a year-to-date column (half-year or third quarter)', `${memberName}: ${code}`, `${code}|${periodEnd}`);
-      continue;
+      return;
     }
     const key = `${code}|${periodEnd}`;
     let company = into.get(key);
@@ -271,9 +338,57 @@ export function readBulkMember(memberName: string, member: BulkMember, text: str
     });
     if (member.consolidated) company.hasConsolidated = true;
     else company.hasSeparate = true;
-    if (isMappedRow(row)) (member.consolidated ? company.consolidated : company.separate).push(row);
+    if (isMappedRow(row)) {
+      this.onRow();
+      (member.consolidated ? company.consolidated : company.separate).push(row);
+    }
   }
-  for (const [reason, c] of counts) tally.skip(reason, c.example, c.keys.size);
+
+  /** Counts what the member's rows could not give (once its lines are read). */
+  finish(): void {
+    for (const [reason, c] of this.counts) this.tally.skip(reason, c.example, c.keys.size);
+  }
+}
+
+/** A whole member's text read through BulkMemberReader. */
+export function readBulkMember(memberName: string, member: BulkMember, text: string, into: Map<string, CompanyPeriod>, tally: Tally): void {
+  const reader = new BulkMemberReader(memberName, member, into, tally);
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) if (!reader.line(lines[i] ?? '', i + 1)) return;
+  reader.finish();
+}
+
+/**
+ * A member's lines decoded one at a time: strict UTF-8 when its first line with a non-ASCII byte
+ * is (one repository's re-encoded copies are), else CP949 (DART's own bytes). Null for a line
+ * the member's encoding cannot read (a CP949 line needing replacement characters, a UTF-8
+ * member's line that is not).
+ */
+export class BulkLineDecoder {
+  private encoding: 'utf8' | 'cp949' | null = null;
+  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+
+  decode(bytes: Buffer): string | null {
+    if (this.encoding === null) {
+      if (isAscii(bytes)) return bytes.toString('latin1');
+      try {
+        const text = this.utf8.decode(bytes);
+        this.encoding = 'utf8';
+        return text;
+      } catch {
+        this.encoding = 'cp949';
+      }
+    }
+    if (this.encoding === 'utf8') {
+      try {
+        return this.utf8.decode(bytes);
+      } catch {
+        return null;
+      }
+    }
+    const text = iconv.decode(bytes, 'cp949');
+    return text.includes('\uFFFD') ? null : text;
+  }
 }
 
 /** The period's reports and placements from its companies' rows: consolidated first, else separate (as the API path: CFS, then OFS). */
@@ -355,7 +470,11 @@ async function planOf(options: OpenDartBulkOptions, tally: Tally): Promise<DartB
 export class OpenDartBulkReader implements BulkReader {
   readonly source = SOURCE_NAME;
 
-  constructor(private readonly options: OpenDartBulkOptions) {}
+  private readonly maxRowsPerPeriod: number;
+
+  constructor(private readonly options: OpenDartBulkOptions) {
+    this.maxRowsPerPeriod = options.maxRowsPerPeriod ?? DART_TEXT_LIMITS.maxRowsPerPeriod;
+  }
 
   async *read(ctx: BulkContext): AsyncIterable<BulkBatch> {
     const tally: Tally = {
@@ -368,15 +487,21 @@ export class OpenDartBulkReader implements BulkReader {
     let bytes = 0;
     ctx.progress({ phase: 'reading', unit: 'files', done, total, bytes });
     const batchSize = Math.max(1, this.options.batchSize ?? 500);
+    let readable = 0;
+    const refused = new Map<string, number>();
     for (const files of periods) {
       const companies = new Map<string, CompanyPeriod>();
+      const budget = { rows: this.maxRowsPerPeriod };
       for (const file of files) {
         if (ctx.signal?.aborted) return;
-        const read = await this.readFile(file, ctx, tally, (n) => {
+        const read = await this.readFile(file, ctx, tally, budget, (n) => {
           bytes += n;
         });
         // A file that fails part-way costs only itself: none of its rows are kept.
-        if (read !== null) mergeInto(companies, read);
+        if (read.ok) {
+          readable += 1;
+          mergeInto(companies, read.rows);
+        } else refused.set(read.reason, (refused.get(read.reason) ?? 0) + 1);
         done += 1;
         ctx.progress({ done, bytes, note: file.name });
       }
@@ -389,38 +514,80 @@ export class OpenDartBulkReader implements BulkReader {
         yield { data: { securities: placed, reports: chunk } };
       }
     }
+    if (total > 0 && readable === 0) {
+      // Nothing could be read: the import must not say it read the files (nor move the cursor).
+      throw new BulkNothingRead(`none of the ${total} DART bulk files could be read (${[...refused].map(([r, n]) => `${r}: ${n}`).join('; ')})`);
+    }
     ctx.progress({ phase: 'done', done, total, bytes, note: null });
   }
 
-  private async readFile(file: DartBulkFile, ctx: BulkContext, tally: Tally, addBytes: (n: number) => void): Promise<Map<string, CompanyPeriod> | null> {
+  private async readFile(
+    file: DartBulkFile,
+    ctx: BulkContext,
+    tally: Tally,
+    budget: { rows: number },
+    addBytes: (n: number) => void,
+  ): Promise<{ ok: true; rows: Map<string, CompanyPeriod> } | { ok: false; reason: string }> {
     const rows = new Map<string, CompanyPeriod>();
+    // The period's budget is spent only by a file that is kept.
+    let left = budget.rows;
+    const onRow = (): void => {
+      left -= 1;
+      if (left < 0) throw new ZipReadError('too many rows in a period', `${file.name}: more than ${this.maxRowsPerPeriod} statement rows in its period`);
+    };
     try {
       for await (const zipMember of zipMembers(join(this.options.dir, file.name), this.options.limits ?? DART_BULK_LIMITS)) {
-        if (ctx.signal?.aborted) return null;
+        if (ctx.signal?.aborted) return { ok: false, reason: 'stopped' };
         const member = parseBulkMemberName(zipMember.name);
         if (member === null) {
           tally.skip('member with an unknown name', `${file.name}: ${zipMember.name}`);
           continue;
         }
         if (member.sjDiv === 'SCE') continue;
-        const bytes = await zipMember.bytes();
-        addBytes(bytes.length);
-        const text = decodeBulkText(bytes);
-        if (text === null) {
+        const staged = new Map<string, CompanyPeriod>();
+        const reader = new BulkMemberReader(zipMember.name, member, staged, tally, onRow);
+        const decoder = new BulkLineDecoder();
+        let lineNo = 0;
+        let readable = true;
+        const stream = await zipMember.open();
+        try {
+          read: for await (const batch of byteLines(stream, DART_TEXT_LIMITS.maxLineBytes, `${file.name}: ${zipMember.name}`)) {
+            for (const bytes of batch) {
+              lineNo += 1;
+              addBytes(bytes.length + 1);
+              const text = decoder.decode(bytes);
+              if (text === null) {
+                readable = false;
+                break read;
+              }
+              if (!reader.line(text, lineNo)) break read;
+            }
+          }
+        } catch (err) {
+          if (err instanceof ZipReadError) throw err;
+          // An inflate or size error from the member's stream.
+          throw new ZipReadError('truncated or corrupt ZIP', `${zipMember.name}: ${(err as Error).message}`);
+        } finally {
+          stream.destroy();
+        }
+        if (!readable) {
           tally.skip('member in an unexpected encoding (neither UTF-8 nor CP949)', `${file.name}: ${zipMember.name}`);
           continue;
         }
-        readBulkMember(zipMember.name, member, text, rows, tally);
+        reader.finish();
+        mergeInto(rows, staged);
       }
     } catch (err) {
-      if (err instanceof ZipReadError) tally.skip(err.reason, file.name);
-      else {
-        tally.skip('unreadable file', file.name);
-        ctx.log.warn('opendart bulk: unreadable file', { file: file.name, error: err instanceof Error ? err.message : String(err) });
+      if (err instanceof ZipReadError) {
+        tally.skip(err.reason, file.name);
+        return { ok: false, reason: err.reason };
       }
-      return null;
+      tally.skip('unreadable file', file.name);
+      ctx.log.warn('opendart bulk: unreadable file', { file: file.name, error: err instanceof Error ? err.message : String(err) });
+      return { ok: false, reason: 'unreadable file' };
     }
-    return rows;
+    budget.rows = left;
+    return { ok: true, rows };
   }
 }
 

@@ -132,7 +132,7 @@ export class OpenDartSource implements Source {
     const bytes = await http.getBytes(url);
     let xml: string;
     try {
-      xml = new TextDecoder('utf-8').decode(readFirstZipEntry(bytes).data);
+      xml = new TextDecoder('utf-8').decode((await readFirstZipEntry(bytes)).data);
     } catch (err) {
       // An error answer is a small JSON/XML status body instead of a ZIP.
       const text = new TextDecoder().decode(bytes.slice(0, 300));

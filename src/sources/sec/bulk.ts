@@ -4,15 +4,17 @@
 // company, so it goes through the same combination as the API adapter (`secCompany`): a company
 // read from the archive and from the API gives the same reports and the same Security.
 //
-// Memory: one member's JSON at a time, plus one small placement record per listed company and
+// Memory: one member's JSON at a time (parsed as it is inflated, within SEC_JSON_LIMITS), plus one small placement record per listed company and
 // the records of the batch being filled (`batchCompanies` companies). Members of companies not
 // in the ticker list (most of the archives: every entity that ever filed) and submissions'
 // overflow pages are passed over by name, never inflated.
 
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { FinancialReport, Security } from '../../domain/model.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../bulk.js';
+import { type JsonLimits, JsonStreamError, parseJsonStream } from '../shared/json-stream.js';
 import { zipMembers, ZipReadError, type ZipLimits, type ZipMember } from '../shared/zip-stream.js';
 import { companiesOf, parseSubmissions, secCompany, SOURCE_NAME, type SecPlacement, type TickerEntry } from './parse.js';
 
@@ -21,6 +23,17 @@ export const SUBMISSIONS_ZIP = 'submissions.zip';
 
 /** A member larger than this is skipped unless `limits.maxMemberBytes` says otherwise (the largest real members are tens of MB). */
 export const DEFAULT_MAX_MEMBER_BYTES = 128 * 1024 * 1024;
+
+/**
+ * What one member's JSON may hold (docs/security.md), checked token by token as it is parsed:
+ * nesting (`tooDeep`; a real member is 7 levels deep: facts, taxonomy, concept, units, unit,
+ * list, entry), and objects and arrays, and values in all (`tooManyValues`). Real companyfacts
+ * members take ~140 bytes of text an object or array and ~9 a value (Apple: 3,709,629 bytes,
+ * 26,101 and 423,824), so a real member at the 128 MiB size cap would hold ~1 million and ~15
+ * million; text made of nothing but empty objects or one-character strings holds far more for its
+ * size, and built, costs tens of bytes each.
+ */
+export const SEC_JSON_LIMITS: JsonLimits = { maxDepth: 64, maxContainers: 2_000_000, maxValues: 16_000_000 };
 
 /**
  * Members passed over by design (most of each archive: every entity that ever filed, and the
@@ -39,6 +52,8 @@ export const SEC_BULK_SKIP = {
   tooLarge: 'member past the size cap',
   corrupt: 'member that cannot be inflated',
   notJson: 'member that is not JSON',
+  tooDeep: 'member nested deeper than the cap',
+  tooManyValues: 'member with more values than the cap',
   noMember: 'listed company without a companyfacts member',
   /** A listed company whose submissions member could not be read is not placed (as the API adapter skips it). */
   placementUnreadable: 'listed company whose submissions member cannot be read',
@@ -208,20 +223,30 @@ export class SecBulkReader implements BulkReader {
     return { placements, unplaceable };
   }
 
-  /** One member's JSON, or why it cannot be had; never throws for the member's own faults. */
+  /**
+   * One member's JSON, parsed as it is inflated with the nesting cap, or why it cannot be had;
+   * never throws for the member's own faults.
+   */
   private async readMember(member: ZipMember): Promise<MemberRead> {
     if (member.size > this.maxMemberBytes) return { ok: false, reason: SEC_BULK_SKIP.tooLarge };
-    let raw: Buffer;
+    let stream: Readable;
     try {
-      raw = await member.bytes();
+      stream = await member.open();
     } catch (err) {
       if (err instanceof ZipReadError) return { ok: false, reason: SEC_BULK_SKIP.corrupt };
       throw err;
     }
     try {
-      return { ok: true, body: JSON.parse(raw.toString('utf8')) as unknown };
-    } catch {
-      return { ok: false, reason: SEC_BULK_SKIP.notJson };
+      return { ok: true, body: await parseJsonStream(stream, SEC_JSON_LIMITS) };
+    } catch (err) {
+      if (err instanceof JsonStreamError) {
+        const reason = { 'too deep': SEC_BULK_SKIP.tooDeep, 'too many values': SEC_BULK_SKIP.tooManyValues, 'not JSON': SEC_BULK_SKIP.notJson }[err.reason];
+        return { ok: false, reason };
+      }
+      // The member's stream failed: an inflate error, or bytes other than it declares.
+      return { ok: false, reason: SEC_BULK_SKIP.corrupt };
+    } finally {
+      stream.destroy();
     }
   }
 }

@@ -1,4 +1,5 @@
-// Time for the access layer. The quota day is the calendar day in Asia/Seoul (UTC+9, no
+// Time, shared by every floor (src/kernel): the clock a service reads (tests pass their own),
+// and the Seoul calendar day. The quota day is the calendar day in Asia/Seoul (UTC+9, no
 // daylight saving), so the day boundary is 15:00 UTC.
 
 export type Clock = () => Date;

@@ -1,6 +1,6 @@
-// One error family for both doors. Tools throw ApiError; REST maps it to problem+json
-// (RFC 9457), MCP to an `isError` tool result or a JSON-RPC error. Messages are written for
-// the caller and never carry a stack, SQL or a key.
+// One error family for both doors, shared by every floor (src/kernel). Tools and the read model
+// throw ApiError; REST maps it to problem+json (RFC 9457), MCP to an `isError` tool result or a
+// JSON-RPC error. Messages are written for the caller and never carry a stack, SQL or a key.
 
 export const ERROR_STATUS = {
   invalid_parameter: 400,

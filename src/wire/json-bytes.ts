@@ -1,5 +1,7 @@
 // A tool's answer as JSON text, written straight into UTF-8 bytes: the same bytes as
-// `Buffer.from(JSON.stringify(value), 'utf8')`, at a third of the cost on long series.
+// `Buffer.from(JSON.stringify(value), 'utf8')`, at a third of the cost on long series. The one
+// JSON writer of the service: the doors' tool answers (src/http/invoke.ts) and every other JSON
+// reply (Fastify's reply serializer, `replyBytes`).
 //
 // Why: `JSON.stringify` of a 2,600-bar price history takes ~2.5 ms of the serving thread, and
 // encoding the 300 KB string to UTF-8 ~0.65 ms more. Most of that is formatting 18,000 numbers
@@ -7,17 +9,21 @@
 // of every series) take a digit loop, an array's rows that share their first row's keys write
 // those keys from bytes made once, and nothing passes through an intermediate string.
 //
-// Only plain data is written here: plain objects, arrays, strings, numbers, booleans and null,
-// and rows held as columns (ColumnRows, src/tools/column-rows.ts: a long day series written
-// from the history cache's typed arrays, what its `toJSON` rows would give), and values that
-// write their own text (JsonText, src/tools/json-text.ts). Anything else (an object with `toJSON`, a class instance, a typed array) is handed to
-// `JSON.stringify` as it is, so the result is the same for every JSON value; a bigint throws
-// as in `JSON.stringify`. Not reentrant (one module-level scratch buffer): `toJSON` methods run
-// inside `JSON.stringify`, never here.
+// Only plain data is written here: plain objects, arrays, strings, numbers, booleans and null;
+// rows held as columns (ColumnRows, src/domain/column-rows.ts: a long day series written from
+// the history cache's typed arrays, what its `toJSON` rows would give); a screen's page of rows
+// (ScreenRows, src/domain/screen.ts: copied from the row text kept for its index, ./screen-rows.ts);
+// and values that write their own text (JsonText, ./json-text.ts). Anything else (an object with
+// `toJSON`, a class instance, a typed array) is handed to `JSON.stringify` as it is, so the
+// result is the same for every JSON value; a bigint throws as in `JSON.stringify`. Not
+// reentrant (one module-level scratch buffer): `toJSON` methods run inside `JSON.stringify`,
+// never here.
 
 import { civilFromDays, daysInMonth } from '../domain/calendar.js';
-import { ColumnRows, type RowColumn } from '../tools/column-rows.js';
-import { JsonText } from '../tools/json-text.js';
+import { ColumnRows, type RowColumn } from '../domain/column-rows.js';
+import { ScreenRows } from '../domain/screen.js';
+import { JsonText } from './json-text.js';
+import { screenRowsText } from './screen-rows.js';
 
 /** "00".."99" as byte pairs: two digits per step of the integer loop. */
 const DIGIT_PAIRS = Uint8Array.from({ length: 200 }, (_, i) => 48 + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10));
@@ -244,6 +250,7 @@ class JsonWriter {
         if (v === null) return this.ascii('null');
         if (v instanceof ColumnRows) return this.columnRows(v);
         if (v instanceof JsonText) return this.text(v);
+        if (v instanceof ScreenRows) return this.text(screenRowsText(v));
         if (depth < MAX_DEPTH) {
           if (Array.isArray(v)) return this.array(v, depth + 1);
           if (isPlainObject(v)) return this.object(v, depth + 1);
@@ -399,7 +406,7 @@ class JsonWriter {
       const v = o[key];
       if (isSkipped(v)) continue;
       // A member whose `toJSON` gives undefined is left out, as JSON.stringify does.
-      const text = typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ColumnRows) && !(v instanceof JsonText) && (depth >= MAX_DEPTH || !isPlainObject(v)) ? foreign(v) : null;
+      const text = typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ColumnRows) && !(v instanceof JsonText) && !(v instanceof ScreenRows) && (depth >= MAX_DEPTH || !isPlainObject(v)) ? foreign(v) : null;
       if (text === undefined) continue;
       if (!first) this.byte(COMMA);
       first = false;
@@ -441,3 +448,11 @@ export function jsonBytes(value: unknown): Buffer {
     if (writer.buf.length <= KEEP_SCRATCH_BYTES) scratch = writer;
   }
 }
+
+/**
+ * Fastify's reply serializer (`setReplySerializer`): every JSON reply that is not bytes already
+ * written by `jsonBytes`. Fastify sends a Buffer a serializer returns as it is (its types say
+ * string).
+ */
+const bytesOf: (payload: unknown) => Buffer = jsonBytes;
+export const replyBytes = bytesOf as unknown as (payload: unknown) => string;

@@ -1,12 +1,12 @@
-// The answer writer (src/http/json-bytes.ts) against JSON.stringify: the same bytes for every
+// The answer writer (src/wire/json-bytes.ts) against JSON.stringify: the same bytes for every
 // value, edge cases by name, a long price series as the service builds it (numbers out of a
 // Float64Array), and a seeded random walk over values of every kind.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonBytes } from '../../src/http/json-bytes.js';
-import { ColumnRows, type RowColumn } from '../../src/tools/column-rows.js';
-import { JsonText } from '../../src/tools/json-text.js';
+import { jsonBytes } from '../../src/wire/json-bytes.js';
+import { ColumnRows, type RowColumn } from '../../src/domain/column-rows.js';
+import { JsonText } from '../../src/wire/json-text.js';
 import { dateOfDayNumber, dayNumber } from '../../src/domain/calendar.js';
 import { dateOfDay } from '../../src/domain/series.js';
 

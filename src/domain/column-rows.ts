@@ -1,11 +1,12 @@
-// Rows of a long series answered straight from the columns they are held in (the history
-// cache's typed arrays, src/domain/series.ts), not made into one object per row first.
+// Rows of a long series held as the columns they are read in (the history cache's typed
+// arrays, ./series.ts), not made into one object per row: data a tool answers with.
 //
 // Why: made into objects, a day-by-day price history of 2,600 bars is 2,600 objects whose fields
 // the answer's writer then reads back one by one, most of the serving thread's time for the
-// call; writing the same bytes from the columns takes a fraction of it. `jsonBytes` (src/http/json-bytes.ts) writes a ColumnRows from its
-// columns; anything else that serialises it (JSON.stringify, a test) goes through `toJSON`, which
-// makes the rows, so both give the same JSON.
+// call; writing the same bytes from the columns takes a fraction of it. `jsonBytes`
+// (src/wire/json-bytes.ts) writes a ColumnRows from its columns; anything else that serialises
+// it (JSON.stringify, a test) goes through `toJSON`, which makes the rows, so both give the same
+// JSON.
 
 /** A column of the rows: day numbers written as `YYYY-MM-DD`, or numbers. */
 export type RowColumn = { kind: 'date'; days: Int32Array } | { kind: 'number'; values: Float64Array };

@@ -1,12 +1,12 @@
-// The screen's row text (RowTexts in src/tools/screen-stocks.ts): each row's JSON as JSON.stringify
+// The screen's row text (RowTexts in src/wire/screen-rows.ts): each row's JSON as JSON.stringify
 // writes the row object (or array), whether the text was kept from an earlier screen, made now
 // and kept, or made past the byte budget and not kept; and which field lists are kept.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonBytes } from '../../src/http/json-bytes.js';
-import { ScreenIndex, screenValues, type ScreenField, type ScreenStock } from '../../src/domain/screen.js';
-import { RowTexts } from '../../src/tools/screen-stocks.js';
+import { jsonBytes } from '../../src/wire/json-bytes.js';
+import { ScreenIndex, ScreenRows, screenValues, type ScreenField, type ScreenStock } from '../../src/domain/screen.js';
+import { RowTexts } from '../../src/wire/screen-rows.js';
 
 const stocks: ScreenStock[] = [
   { code: '005930', market: 'KR', name: '삼성전자', nameEn: 'Samsung Electronics', sector: 'Semiconductors', exchange: 'KOSPI', band: 'mega', currency: 'KRW', grade: 'A+', values: screenValues((f) => (f === 'per' ? 12.5 : f === 'roe' ? -0 : f === 'marketCap' ? 4.2e14 : null)) },
@@ -44,5 +44,20 @@ describe('RowTexts', () => {
     // roe's list was dropped: made again, the same text.
     assert.equal(jsonBytes(texts.rows([1], ['roe'], 'objects')).toString('utf8'), '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","roe":null}]');
     assert.deepEqual(texts.kept(), { 'objects:grade': 1, 'objects:roe': 1 });
+  });
+
+  it('a page of rows (ScreenRows, data) is written from the texts kept for its index: what JSON.stringify makes of its rows', () => {
+    const index = new ScreenIndex(stocks);
+    const fields: ScreenField[] = ['marketCap', 'grade'];
+    // By hand: BRK.B then 삼성전자, identity then marketCap and grade.
+    const objects = '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","marketCap":1e+21,"grade":null},{"code":"005930","market":"KR","name":"삼성전자","nameEn":"Samsung Electronics","sector":"Semiconductors","band":"mega","currency":"KRW","marketCap":420000000000000,"grade":"A+"}]';
+    const arrays = '[["005930","KR","삼성전자","Samsung Electronics","Semiconductors","mega","KRW",420000000000000,"A+"]]';
+    for (let round = 0; round < 2; round++) {
+      const page = new ScreenRows(index, [1, 0], fields, 'objects');
+      assert.equal(JSON.stringify({ rows: page }), `{"rows":${objects}}`);
+      assert.equal(jsonBytes({ rows: page }).toString('utf8'), `{"rows":${objects}}`, `round ${round}`);
+      assert.equal(jsonBytes([new ScreenRows(index, [0], fields, 'arrays')]).toString('utf8'), `[${arrays}]`);
+      assert.equal(JSON.stringify(new ScreenRows(index, [0], fields, 'arrays')), arrays);
+    }
   });
 });

@@ -1,12 +1,10 @@
-// A value that writes its own JSON text, as UTF-8 bytes: `jsonBytes` (src/http/json-bytes.ts)
+// A value that writes its own JSON text, as UTF-8 bytes: `jsonBytes` (./json-bytes.ts)
 // has it write them straight into the answer; anything else that serialises it
 // (JSON.stringify, a test) goes through `toJSON`, which reads the value back from the same
 // bytes, so both give the same JSON.
 //
-// Why: a screen's rows are made of pieces (a stock's identity, each field's number text) that
-// are the same in every answer of a served dataset; formatted once and copied, they cost a
-// fraction of formatting each number of each row again, and written where the answer is
-// written, they are copied once.
+// Why: text made once and kept (a screen's rows, ./screen-rows.ts) is copied into the answer
+// where the answer is written, once, with no number formatted again.
 
 export abstract class JsonText {
   /** The most bytes `writeInto` writes. */
