@@ -5,6 +5,7 @@
 //   SERVICE_URL=http://127.0.0.1:8080 SERVICE_API_KEY=sk_live_... npm run mcp
 //   (or: node bin/mcp-stdio.mjs, from any directory; no build step)
 
+import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Result } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { VERSION } from '../compose.js';
@@ -21,32 +22,39 @@ type Forward = { method: string; params?: unknown };
 /** The methods other than tools/call passed to the service as they are. */
 const FORWARDED = ['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get'] as const;
 
+/** The service's results are handed on as they came: the stdio client judges them, not the bridge. */
+const AS_SENT: StandardSchemaV1<unknown, Result> = { '~standard': { version: 1, vendor: 'stock-data-service', validate: (value) => ({ value: value as Result }) } };
+
 export function createStdioBridge(options: BridgeOptions): Server {
-  const doFetch = options.fetch ?? fetch;
-  const endpoint = new URL('/api/mcp', options.baseUrl).toString();
   const server = new Server(
     { name: 'stock-data-service-stdio', version: VERSION },
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: 'Forwards to the stock data service at ' + options.baseUrl },
   );
-  let nextId = 1;
+  // The service, through the SDK's client over its Streamable HTTP transport: a 2025-era client
+  // (initialize on the first forwarded request), the key on every POST.
+  const client = new Client({ name: 'stock-data-service-stdio', version: VERSION });
+  let connected: Promise<void> | null = null;
+  const connect = (): Promise<void> => {
+    const transport = new StreamableHTTPClientTransport(new URL('/api/mcp', options.baseUrl), {
+      requestInit: { headers: { authorization: `Bearer ${options.apiKey}` } },
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    });
+    // A failed connect is tried again at the next request.
+    return client.connect(transport, { timeout: timeoutOf(options) }).catch((err: unknown) => {
+      connected = null;
+      throw err;
+    });
+  };
+  server.onclose = () => void client.close().catch(() => undefined);
 
-  /** One JSON-RPC request to the service: its result, or its JSON-RPC error rethrown as is. */
+  /** One request to the service: its result, or its JSON-RPC error rethrown as is. */
   async function forward({ method, params }: Forward): Promise<Result> {
-    let res: Response;
     try {
-      res = await doFetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, ...(params === undefined ? {} : { params: withoutEnvelope(params) }) }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-      });
+      await (connected ??= connect());
+      return await client.request({ method, ...(params === undefined ? {} : { params: withoutEnvelope(params) }) } as never, AS_SENT, { timeout: timeoutOf(options) });
     } catch (err) {
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `the service at ${options.baseUrl} did not answer: ${fetchFailure(err)}`);
+      throw serviceError(err, options.baseUrl);
     }
-    const body = (await res.json().catch(() => null)) as { result?: Result; error?: { code: number; message: string; data?: unknown } } | null;
-    if (body?.result) return body.result;
-    if (body?.error) throw new ProtocolError(body.error.code, body.error.message, body.error.data);
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `the service answered HTTP ${res.status}`);
   }
 
   // tools/call answers a refusal (quota, an unreachable service) as a tool result the model can
@@ -60,6 +68,36 @@ export function createStdioBridge(options: BridgeOptions): Server {
   });
   for (const method of FORWARDED) server.setRequestHandler(method, (request: Forward) => forward(request) as never);
   return server;
+}
+
+const timeoutOf = (options: BridgeOptions): number => options.timeoutMs ?? 30_000;
+
+/**
+ * What the stdio client is told when a forwarded request fails: the service's JSON-RPC error as
+ * it is (a refusal under HTTP 401, 429 or 503 carries one as its body), else what went wrong
+ * between the bridge and the service.
+ */
+function serviceError(err: unknown, baseUrl: string): ProtocolError {
+  if (err instanceof ProtocolError) return err;
+  if (err instanceof SdkHttpError) {
+    const rpc = rpcErrorIn(err.data?.text);
+    if (rpc !== null) return new ProtocolError(rpc.code, rpc.message, rpc.data);
+    return new ProtocolError(ProtocolErrorCode.InternalError, `the service answered HTTP ${err.data?.status ?? 'with an error'}`);
+  }
+  const reason = err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout ? 'no answer in time' : fetchFailure(err);
+  return new ProtocolError(ProtocolErrorCode.InternalError, `the service at ${baseUrl} did not answer: ${reason}`);
+}
+
+/** The JSON-RPC error of an HTTP body, or null. */
+function rpcErrorIn(text: unknown): { code: number; message: string; data?: unknown } | null {
+  if (typeof text !== 'string') return null;
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
+    const error = body?.error;
+    return error !== undefined && typeof error.code === 'number' && typeof error.message === 'string' ? { code: error.code, message: error.message, data: error.data } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // The one admission path of both doors: authenticate the key (once per HTTP request, before its
 // body is read), then meter and limit each call (a REST request, each MCP message), then run.
 // REST takes it in a route hook before the handler (rest.ts), MCP in its request hook and before
-// each message is dispatched (mcp.ts). Each step returns its answer at once when it needs no I/O
+// each message is dispatched (mcp/admission.ts). Each step returns its answer at once when it needs no I/O
 // (a key this process has checked, counts held in memory) and a promise otherwise (`andThen`
 // chains the two cases without an await on the fast path). Refusals and outages come back as
 // values (`Identity`, `Gate`); the door answers them in its own form (problem+json, JSON-RPC).

@@ -7,7 +7,7 @@
 // `cacheScope`).
 //
 // A tool's run is `callTool`, the one implementation both eras use: the call is counted by the
-// door before its arguments are judged (mcp.ts meters every message), the arguments are judged by
+// door before its arguments are judged (mcp/admission.ts meters every message), the arguments are judged by
 // the registry's validator with its messages naming the allowed values (`parseArgs`, as REST),
 // and the answer comes from the response cache as the serialised tools/call result. The SDK is
 // given each tool's JSON Schema with a validator that accepts anything (`ARGUMENTS_JUDGED_BY_TOOL`),
@@ -43,7 +43,7 @@ import { jsonSchema } from './openapi.js';
 /** One JSON-RPC message as the door admitted it: handed to the SDK as `authInfo.extra.call`, read by `callTool`. */
 export interface McpCall {
   auth: AuthResult;
-  /** The account the gate admitted the message with (mcp.ts meters every message before dispatch). */
+  /** The account the gate admitted the message with (mcp/admission.ts meters every message before dispatch). */
   account: Account | null;
   request: FastifyRequest;
   /**
@@ -149,7 +149,7 @@ export function createMcpService(deps: McpServerDeps): McpService {
   async function callTool(name: string, call: McpCall): Promise<ToolOutcome> {
     const tool = tools.get(name);
     if (tool === undefined) return { kind: 'rpc-error', error: new RpcError(-32602, unknownToolMessage(name, toolNames)), refusal: null };
-    // Only a message metered as this tool has an account (mcp.ts).
+    // Only a message metered as this tool has an account (mcp/admission.ts).
     if (call.account === null) return internalError(call);
     try {
       const args = parseArgs(tool.input, call.arguments ?? {}) as Record<string, unknown>;

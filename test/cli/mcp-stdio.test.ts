@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
+import { PREFIX_LENGTH } from '../../src/access/keys.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 
@@ -75,6 +76,26 @@ describe('stdio MCP bridge', () => {
       assert.match((formula.contents[0] as { text: string }).text, /^# V3 formula/);
     } finally {
       await modern.close();
+    }
+  });
+
+  it("hands on the service's refusal: a tools/call as an isError result with its text, anything else as its JSON-RPC error", async () => {
+    const doomed = await t.newKey('paid');
+    const revoked = new Client({ name: 'stdio-revoked', version: '1.0.0' });
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', SERVICE_URL: t.url, SERVICE_API_KEY: doomed };
+    await revoked.connect(new StdioClientTransport({ command: process.execPath, args: [LAUNCHER], env, cwd: tmpdir() }));
+    try {
+      assert.equal((await revoked.listPrompts()).prompts.length, 4);
+      // Revoked after the bridge has connected: the service answers HTTP 401 with the JSON-RPC
+      // error {code: -32001, message: 'unauthorized: the API key is not accepted: the key has been
+      // revoked'} (mcp-errors.ts rpcErrorOf: `<code>: <detail>`; gate.ts keyRefusal's detail).
+      assert.ok(await t.app.store.access.revokeKey(doomed.slice(0, PREFIX_LENGTH), t.clock.now.toISOString()));
+      const call = await revoked.callTool({ name: 'get_trade_total', arguments: { from: '2025-01', to: '2025-03' } });
+      assert.equal(call.isError, true);
+      assert.deepEqual(call.content, [{ type: 'text', text: 'unauthorized: the API key is not accepted: the key has been revoked' }]);
+      await assert.rejects(revoked.readResource({ uri: 'stock-data://formula/v3' }), (err: Error & { code?: number }) => err.code === -32001 && /revoked/.test(err.message));
+    } finally {
+      await revoked.close();
     }
   });
 

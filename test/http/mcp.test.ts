@@ -10,7 +10,7 @@ import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { VERSION } from '../../src/app.js';
-import { bareRequest } from '../../src/http/mcp.js';
+import { bareRequest } from '../../src/http/mcp/eras.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
 import { TOOLS } from '../../src/tools/registry.js';

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { generateKey } from '../../src/access/keys.js';
 import { seoulDay } from '../../src/kernel/clock.js';
 import { RefusalDelay } from '../../src/http/gate.js';
-import { MCP_ERRORS } from '../../src/http/mcp.js';
+import { MCP_ERRORS } from '../../src/http/mcp-errors.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { formSignIn, pkcePair, register, startOAuthServer, tokenRequest } from '../oauth/helpers.js';

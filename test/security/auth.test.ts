@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AccessControl } from '../../src/access/access.js';
 import { hashKey, KEY_PREFIX, PREFIX_LENGTH, sameHash } from '../../src/access/keys.js';
-import { MCP_ERRORS } from '../../src/http/mcp.js';
+import { MCP_ERRORS } from '../../src/http/mcp-errors.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { assertNoLeak, assertProblem, openApiValidators, RawClient, rawExchange, rawStatus, type OpenApiValidators } from './helpers.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { MCP_ERRORS } from '../../src/http/mcp.js';
+import { MCP_ERRORS } from '../../src/http/mcp-errors.js';
 import { ERROR_STATUS } from '../../src/kernel/errors.js';
 import type { TestServer } from '../support/server.js';
 
