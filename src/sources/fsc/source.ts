@@ -8,12 +8,11 @@
 
 import type { DailyBar, Security } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
-import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
+import { AllowanceSpent, CallMeter } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { encodeServiceKey, gatewayError } from '../shared/datagokr.js';
-import { planWalk, readWalkCursor, walkDates, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
-import { MarketRows } from '../shared/market-rows.js';
-import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
+import { walkMarket } from '../shared/market-walk.js';
+import { addDays, compactDate } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { parseFscItem, parseFscPage, SOURCE_NAME } from './parse.js';
 
@@ -104,61 +103,18 @@ export class FscSource implements Source {
   async ingest(ctx: SourceContext): Promise<SourceResult> {
     const http = clientForRun(this.name, ctx, this.config, { limiter: this.limiter, meter: this.meter, secrets: [this.config.serviceKey, encodeServiceKey(this.config.serviceKey)], defaults: { timeoutMs: 60_000 } });
     this.meter.restore(ctx.calls);
-    // FSC publishes a day on the next business day after 13:00; only closed sessions (15:30 Seoul) are asked for.
-    const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
-    const rows = new MarketRows();
-    const result = (cursor: string): SourceResult => ({
-      data: { bars: rows.bars, securities: rows.securities() },
-      cursor,
-      calls: this.meter.state(),
+    const { rows, cursor } = await walkMarket(ctx, {
+      name: this.name,
+      meter: this.meter,
+      perCallMs: this.limiter.minIntervalMs,
+      callsPerDate: 1,
+      // FSC publishes a day on the next business day after 13:00; only closed sessions (15:30 Seoul) are asked for.
+      to: closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf),
+      historyFrom: addDays(ctx.asOf, -(this.config.historyDays ?? 3_653)),
+      maxDaysPerRun: this.config.maxDaysPerRun ?? 250,
+      emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
+      date: (d, take) => this.date(http, d, take),
     });
-    const perCallMs = this.limiter.minIntervalMs;
-
-    if (ctx.range) {
-      // A backfill: every date of the range, newest first; the incremental cursor is not moved.
-      const dates = weekdaysBetween(ctx.range.from, to).reverse();
-      const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: dates.length, callsPerUnit: 1, perCallMs });
-      plan.start('backfill by date');
-      try {
-        for (const d of dates) {
-          await this.date(http, d, rows.take);
-          plan.step();
-        }
-        plan.finish();
-      } catch (err) {
-        if (!(err instanceof AllowanceSpent)) throw err;
-        plan.paced();
-      }
-      ctx.log.info('fsc: backfill', { bars: rows.bars.length, days: plan.unitsDone, from: ctx.range.from, to });
-      return result(ctx.cursor ?? writeWalkCursor({ latest: null, back: null, complete: false }));
-    }
-
-    let cursor = readWalkCursor(ctx.cursor);
-    if (cursor === null) {
-      ctx.log.warn('fsc: unreadable cursor, starting afresh');
-      cursor = { latest: null, back: null, complete: false };
-    }
-    const historyFrom = addDays(ctx.asOf, -(this.config.historyDays ?? 3_653));
-    const walk = planWalk(cursor, { to, historyFrom, maxDays: this.config.maxDaysPerRun ?? 250 });
-    const next: WalkCursor = { ...cursor };
-    const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: walk.total, callsPerUnit: 1, perCallMs, doneBefore: walk.doneBefore });
-    plan.start(cursor.complete ? undefined : `prices and listed shares by date, back to ${historyFrom}`);
-    try {
-      const ended = await walkDates(walk, next, {
-        historyFrom,
-        emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
-        rows: (d) => this.date(http, d, rows.take),
-        step: () => plan.step(),
-      });
-      if (ended) ctx.log.info(`fsc: ${ended}`);
-      if (next.complete) plan.finish();
-      else plan.rest(`the history walk continues next run from ${next.back ?? to}`);
-    } catch (err) {
-      if (!(err instanceof AllowanceSpent)) throw err;
-      plan.paced();
-      ctx.log.warn('fsc: the day\'s allowance is used; the walk resumes after the renewal', { callsToday: err.callsToday, nextTryAt: err.nextTryAt.toISOString() });
-    }
-    ctx.log.info('fsc: ingested', { bars: rows.bars.length, latest: next.latest, back: next.back, complete: next.complete });
-    return result(writeWalkCursor(next));
+    return { data: { bars: rows.bars, securities: rows.securities() }, cursor, calls: this.meter.state() };
   }
 }

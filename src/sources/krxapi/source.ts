@@ -7,11 +7,10 @@
 
 import type { DailyBar, Security } from '../../domain/model.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter } from '../http.js';
-import { AllowanceSpent, CallMeter, CallPlan } from '../meter.js';
+import { CallMeter } from '../meter.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
-import { planWalk, readWalkCursor, walkDates, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
-import { MarketRows } from '../shared/market-rows.js';
-import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
+import { walkMarket } from '../shared/market-walk.js';
+import { addDays, compactDate } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
 import { MARKET_SERVICES, outBlock, parseListing, parseTradeRow, refusal, SOURCE_NAME, type ListingRow } from './parse.js';
 
@@ -116,65 +115,29 @@ export class KrxOpenApiSource implements Source {
       defaults: { timeoutMs: 60_000 },
     });
     this.meter.restore(ctx.calls);
-    // Only sessions closed at `now` (15:30 Seoul); a date not yet published answers no rows and is asked again.
-    const to = closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf);
-    const rows = new MarketRows();
-    const perCallMs = this.limiter.minIntervalMs;
-    const callsPerUnit = MARKET_SERVICES.length;
-
-    if (ctx.range) {
-      // A backfill: every date of the range, newest first; the incremental cursor is not moved.
-      const dates = weekdaysBetween(ctx.range.from < FIRST_DATE ? FIRST_DATE : ctx.range.from, to).reverse();
-      const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: dates.length, callsPerUnit, perCallMs });
-      plan.start('backfill by date');
-      try {
-        for (const d of dates) {
-          await this.date(http, d, rows.take);
-          plan.step();
-        }
-        plan.finish();
-      } catch (err) {
-        if (!(err instanceof AllowanceSpent)) throw err;
-        plan.paced();
-      }
-      ctx.log.info('krx-openapi: backfill', { bars: rows.bars.length, days: plan.unitsDone, from: ctx.range.from, to });
-      return { data: { bars: rows.bars, securities: rows.securities() }, cursor: ctx.cursor ?? writeWalkCursor({ latest: null, back: null, complete: false }), calls: this.meter.state() };
-    }
-
-    let cursor = readWalkCursor(ctx.cursor);
-    if (cursor === null) {
-      ctx.log.warn('krx-openapi: unreadable cursor, starting afresh');
-      cursor = { latest: null, back: null, complete: false };
-    }
     const back = addDays(ctx.asOf, -(this.config.historyDays ?? 3_653));
-    const historyFrom = back < FIRST_DATE ? FIRST_DATE : back;
-    const walk = planWalk(cursor, { to, historyFrom, maxDays: this.config.maxDaysPerRun ?? 250 });
-    const next: WalkCursor = { ...cursor };
-    const plan = new CallPlan(ctx.progress, this.meter, { unit: 'days', total: walk.total, callsPerUnit, perCallMs, doneBefore: walk.doneBefore });
-    plan.start(cursor.complete ? undefined : `prices and listed shares by date, back to ${historyFrom}`);
     let listing = new Map<string, ListingRow>();
-    try {
-      const ended = await walkDates(walk, next, {
-        historyFrom,
-        emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
-        rows: (d) => this.date(http, d, rows.take),
-        step: () => plan.step(),
-      });
-      if (ended) ctx.log.info(`krx-openapi: ${ended}`);
+    const { rows, cursor } = await walkMarket(ctx, {
+      name: this.name,
+      meter: this.meter,
+      perCallMs: this.limiter.minIntervalMs,
+      callsPerDate: MARKET_SERVICES.length,
+      // Only sessions closed at `now` (15:30 Seoul); a date not yet published answers no rows and is asked again.
+      to: closedSessionsThrough('KR', ctx, ctx.range?.to ?? ctx.asOf),
+      historyFrom: back < FIRST_DATE ? FIRST_DATE : back,
+      firstDate: FIRST_DATE,
+      maxDaysPerRun: this.config.maxDaysPerRun ?? 250,
+      emptyDaysToStop: this.config.emptyDaysToStop ?? 10,
+      date: (d, take) => this.date(http, d, take),
       // The English names, from the listings of the newest date with rows (two calls a run that found one).
-      if (next.latest !== null && next.latest !== cursor.latest) listing = await this.listing(http, next.latest);
-      if (next.complete) plan.finish();
-      else plan.rest(`the history walk continues next run from ${next.back ?? to}`);
-    } catch (err) {
-      if (!(err instanceof AllowanceSpent)) throw err;
-      plan.paced();
-      ctx.log.warn('krx-openapi: the day\'s allowance is used; the walk resumes after the renewal', { callsToday: err.callsToday, nextTryAt: err.nextTryAt.toISOString() });
-    }
+      afterWalk: async (next, prior) => {
+        if (next.latest !== null && next.latest !== prior.latest) listing = await this.listing(http, next.latest);
+      },
+    });
     const securities = rows.securities().map((s) => {
       const nameEn = listing.get(s.code)?.nameEn;
       return nameEn ? { ...s, nameEn } : s;
     });
-    ctx.log.info('krx-openapi: ingested', { bars: rows.bars.length, latest: next.latest, back: next.back, complete: next.complete, listed: listing.size });
-    return { data: { bars: rows.bars, securities }, cursor: writeWalkCursor(next), calls: this.meter.state() };
+    return { data: { bars: rows.bars, securities }, cursor, calls: this.meter.state() };
   }
 }

@@ -1,4 +1,4 @@
-// A walk over a price history one date per call (FSC getStockPriceInfo by date, Polygon grouped
+// A walk over a price history one date per call (FSC and the KRX Open API by date, Polygon grouped
 // daily): the newest sessions first, so the latest price is served after the first call, then
 // back through the history window a bounded number of dates a run, resuming where the last run
 // stopped. The cursor keeps both ends: `date`, the newest date that had rows (the next run
