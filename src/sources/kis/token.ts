@@ -4,7 +4,7 @@
 // 재발급 - 1분당 1회"). Each issuance also sends the account holder a notification, so a token is
 // kept for its life: in memory, and in DATA_DIR/kis/token.json (directory 0700, file 0600) so a
 // restart reuses it. It is renewed an hour before its stated expiry, and when the API answers
-// EGW00133 (expired) before that. Issuances are spaced a minute apart on the pacing clock, the
+// EGW00123 (expired) before that. Issuances are spaced a minute apart on the pacing clock, the
 // last one's time kept in the same file across restarts.
 //
 // The app secret and the token are secrets: the run's HttpClient carries them (and each new
