@@ -14,10 +14,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { openPage, skipBrowser } from '../support/browser.js';
-import { freshSchema, TEST_REDIS_URL } from '../support/pg.js';
 import { BACKEND, get, type TestServer } from '../support/server.js';
-import { tempDir } from '../support/tmp.js';
-import { loopbackServer, rpc, startOAuthServer } from './helpers.js';
+import { loopbackServer, rpc, sharedStoreEnv, startOAuthServer } from './helpers.js';
 
 /** The client's side of OAuth, in memory, as a connector keeps it. */
 class MemoryProvider implements OAuthClientProvider {
@@ -49,17 +47,7 @@ describe(`OAuth connector end to end (SDK v1 client, Chromium, two instances, ${
   const cleanups: (() => Promise<void> | void)[] = [];
 
   before(async () => {
-    const shared: Record<string, string> = {};
-    if (BACKEND === 'postgres') {
-      const schema = await freshSchema();
-      cleanups.push(schema.drop);
-      shared.DATABASE_URL = schema.url;
-      if (TEST_REDIS_URL) Object.assign(shared, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `o${randomBytes(5).toString('hex')}` });
-    } else {
-      const tmp = tempDir();
-      cleanups.push(tmp.cleanup);
-      shared.DATA_DIR = tmp.dir;
-    }
+    const shared = await sharedStoreEnv('o', cleanups);
     a = await startOAuthServer(shared);
     // The second instance answers at its own port but serves the same public origin (as behind one proxy).
     b = await startOAuthServer(shared, a.url);

@@ -6,12 +6,9 @@
 // token issued beside it.
 
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { freshSchema, TEST_REDIS_URL } from '../support/pg.js';
 import { BACKEND, type TestServer } from '../support/server.js';
-import { tempDir } from '../support/tmp.js';
-import { formSignIn, pkcePair, register, rpc, startOAuthServer, tokenRequest } from './helpers.js';
+import { formSignIn, pkcePair, register, rpc, sharedStoreEnv, startOAuthServer, tokenRequest } from './helpers.js';
 
 describe(`OAuth grants and the sign-in page (${BACKEND}, two instances on one store)`, () => {
   let a: TestServer;
@@ -24,17 +21,7 @@ describe(`OAuth grants and the sign-in page (${BACKEND}, two instances on one st
   const cleanups: (() => Promise<void> | void)[] = [];
 
   before(async () => {
-    const shared: Record<string, string> = {};
-    if (BACKEND === 'postgres') {
-      const schema = await freshSchema();
-      cleanups.push(schema.drop);
-      shared.DATABASE_URL = schema.url;
-      if (TEST_REDIS_URL) Object.assign(shared, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `g${randomBytes(5).toString('hex')}` });
-    } else {
-      const tmp = tempDir();
-      cleanups.push(tmp.cleanup);
-      shared.DATA_DIR = tmp.dir;
-    }
+    const shared = await sharedStoreEnv('g', cleanups);
     a = await startOAuthServer(shared);
     b = await startOAuthServer(shared, a.url);
     base = a.url;

@@ -5,7 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { freshSchema, TEST_REDIS_URL } from '../support/pg.js';
+import { BACKEND, startTestServer, type TestServer } from '../support/server.js';
+import { tempDir } from '../support/tmp.js';
 
 /** A port free at this moment (the public origin must be known before the server starts). */
 export async function freePort(): Promise<number> {
@@ -17,6 +19,26 @@ export async function freePort(): Promise<number> {
 }
 
 /** The service with OAuth on; its PUBLIC_URL is its own loopback origin unless `publicUrl` is given. */
+/**
+ * The environment two instances share a store through, on this run's backend: a fresh PostgreSQL
+ * schema (and Redis with a prefix of its own, `prefix` + random) or a temporary DATA_DIR; each
+ * one's removal is pushed onto `cleanups`.
+ */
+export async function sharedStoreEnv(prefix: string, cleanups: (() => Promise<void> | void)[]): Promise<Record<string, string>> {
+  const shared: Record<string, string> = {};
+  if (BACKEND === 'postgres') {
+    const schema = await freshSchema();
+    cleanups.push(schema.drop);
+    shared.DATABASE_URL = schema.url;
+    if (TEST_REDIS_URL) Object.assign(shared, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `${prefix}${randomBytes(5).toString('hex')}` });
+  } else {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    shared.DATA_DIR = tmp.dir;
+  }
+  return shared;
+}
+
 export async function startOAuthServer(env: Record<string, string> = {}, publicUrl?: string): Promise<TestServer> {
   const port = publicUrl === undefined ? await freePort() : 0;
   return startTestServer({ OAUTH: 'on', PUBLIC_URL: publicUrl ?? `http://127.0.0.1:${port}`, PORT: String(port), OAUTH_LOOPBACK_CLIENT_DOCUMENTS: 'on', ...env });
