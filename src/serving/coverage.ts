@@ -4,7 +4,7 @@
 // published dataset holds (its stock views and the securities the store lists), never per call.
 
 import type { Market, Security } from '../domain/model.js';
-import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
+import { PERCENTILE_METRICS, type PercentileMetricKey, type SnapshotGroups, type SnapshotMetric } from '../domain/results.js';
 
 /**
  * Why a value is null, in categories a person can act on. The reasons themselves are the
@@ -18,9 +18,11 @@ import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
  *   a zero or negative denominator, a factor that does not exist);
  * - `noFlows`: no investor-type flows or traded value for the score's supply input;
  * - `noFxRate`: no USD/KRW rate, which a US stock's score needs;
+ * - `notApplicable`: the metric does not exist for the company (`not applicable to financial
+ *   companies`); such a stock is outside the metric's `applicable` count, not missing;
  * - `other`: a reason none of the above describes.
  */
-export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'noFlows', 'noFxRate', 'other'] as const;
+export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'noFlows', 'noFxRate', 'notApplicable', 'other'] as const;
 export type NullReason = (typeof NULL_REASONS)[number];
 export type NullCounts = Record<NullReason, number>;
 
@@ -53,10 +55,20 @@ export interface ToolCoverage {
 }
 
 export interface MetricCoverage {
-  /** A get_stock_snapshot metric, e.g. `per`, `currentRatio`. */
+  /** A percentile metric (`PERCENTILE_METRICS`, e.g. `per`, `currentRatio`) or a snapshot-only one (e.g. `operatingCashFlow`). */
   metric: string;
   market: Market;
+  /** One of the 17 percentile metrics (screenable, ranked in cohorts). */
+  percentile: boolean;
+  /** Securities the store lists for the market (served or not). */
+  listed: number;
+  /** Those the metric applies to: `listed` less the `notApplicable` nulls. */
+  applicable: number;
+  /** Stocks with a value. */
   withValues: number;
+  /** `withValues / applicable`, 0..1 to four decimals; 0 when it applies to none. */
+  complete: number;
+  /** The other listed stocks by why the value is null; the counts add up to `listed - withValues`. */
   nulls: NullCounts;
 }
 
@@ -64,7 +76,11 @@ export interface CoverageReport {
   asOf: string;
   markets: MarketCoverage[];
   tools: ToolCoverage[];
-  /** Each snapshot metric per market: where financial-sector layouts or losses leave it undefined. */
+  /**
+   * Each metric per market over the listed stocks: the 17 percentile metrics first (in
+   * `PERCENTILE_METRICS` order), then the snapshot's other metrics; a listed stock not served
+   * counts as `noPrice` for every one.
+   */
   metrics: MetricCoverage[];
 }
 
@@ -72,6 +88,7 @@ const MARKETS: readonly Market[] = ['KR', 'US'];
 
 /** Sorts one of the domain's null reasons into its category (`NULL_REASONS`). */
 export function nullReasonOf(reason: string): NullReason {
+  if (/^not applicable/.test(reason)) return 'notApplicable';
   if (/no price on or before/.test(reason)) return 'noPrice';
   if (/no quarterly report disclosed/.test(reason)) return 'noFilingsYet';
   if (/no filing for|filed only|fewer than four quarters/.test(reason)) return 'filingsIncomplete';
@@ -86,7 +103,7 @@ export function nullReasonOf(reason: string): NullReason {
  * Where a stock has no value at all, the category that explains it first: missing filings
  * before a missing price, before what the filings do not carry.
  */
-const PRIORITY: readonly NullReason[] = ['noFilingsYet', 'filingsIncomplete', 'noPrice', 'notCovered', 'noFxRate', 'noFlows', 'undefinedForCompany', 'other'];
+const PRIORITY: readonly NullReason[] = ['noFilingsYet', 'filingsIncomplete', 'noPrice', 'notCovered', 'noFxRate', 'noFlows', 'undefinedForCompany', 'notApplicable', 'other'];
 
 export const emptyNullCounts = (): NullCounts => Object.fromEntries(NULL_REASONS.map((r) => [r, 0])) as NullCounts;
 
@@ -104,7 +121,11 @@ export interface CoveredStock {
   price: object | null;
   v3: { ok: true } | { ok: false; reason: string };
   snapshot: SnapshotGroups;
+  /** The 17 percentile metrics' values (a StockView's `metricValues`). */
+  metricValues: Record<PercentileMetricKey, { value: number | null; reason?: string }>;
 }
+
+const PERCENTILE_KEYS: ReadonlySet<string> = new Set(PERCENTILE_METRICS);
 
 /**
  * The report for one dataset. `views`: the served stocks; `listed`: every security the store
@@ -124,8 +145,20 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
   const metric = (name: string, market: Market): MetricCoverage => {
     const key = `${name}:${market}`;
     let entry = metrics.get(key);
-    if (entry === undefined) metrics.set(key, (entry = { metric: name, market, withValues: 0, nulls: emptyNullCounts() }));
+    if (entry === undefined) metrics.set(key, (entry = { metric: name, market, percentile: PERCENTILE_KEYS.has(name), listed: 0, applicable: 0, withValues: 0, complete: 0, nulls: emptyNullCounts() }));
     return entry;
+  };
+  for (const name of PERCENTILE_METRICS) for (const market of MARKETS) metric(name, market);
+  const countMetric = (name: string, market: Market, value: { value: number | null; reason?: string }): NullReason | null => {
+    const entry = metric(name, market);
+    entry.listed++;
+    if (value.value !== null) {
+      entry.withValues++;
+      return null;
+    }
+    const why = nullReasonOf(value.reason ?? '');
+    entry.nulls[why]++;
+    return why;
   };
 
   const served = new Set<string>();
@@ -146,16 +179,12 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
     snapshot.listed++;
     let anyValue = false;
     let first: NullReason = 'other';
+    for (const name of PERCENTILE_METRICS) countMetric(name, market, view.metricValues[name]);
     for (const [name, value] of metricsOf(view.snapshot)) {
-      const entry = metric(name, market);
-      if (value.value !== null) {
-        entry.withValues++;
-        anyValue = true;
-      } else {
-        const why = nullReasonOf(value.reason ?? '');
-        entry.nulls[why]++;
-        if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
-      }
+      // A percentile metric the snapshot also shows is counted once, from the percentile values.
+      const why = PERCENTILE_KEYS.has(name) ? (value.value === null ? nullReasonOf(value.reason ?? '') : null) : countMetric(name, market, value);
+      if (why === null) anyValue = true;
+      else if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
     }
     if (anyValue) snapshot.withValues++;
     else snapshot.nulls[first]++;
@@ -169,9 +198,18 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
       t.listed++;
       t.nulls.noPrice++;
     }
+    for (const entry of metrics.values()) {
+      if (entry.market !== security.market) continue;
+      entry.listed++;
+      entry.nulls.noPrice++;
+    }
   }
   for (const m of markets.values()) m.complete = ratio(m.scored, m.listed);
   for (const t of tools.values()) t.complete = ratio(t.withValues, t.listed);
+  for (const entry of metrics.values()) {
+    entry.applicable = entry.listed - entry.nulls.notApplicable;
+    entry.complete = ratio(entry.withValues, entry.applicable);
+  }
   return { asOf, markets: [...markets.values()], tools: [...tools.values()], metrics: [...metrics.values()] };
 }
 
@@ -209,6 +247,32 @@ export function coverageLines(report: CoverageReport): string[] {
   for (const t of report.tools) {
     const nulls = nullsText(t.nulls);
     lines.push(`  ${t.tool.padEnd(width)}  ${t.market}  ${count(t.withValues)} of ${count(t.listed)} with values (${percent(t.complete)})${nulls ? `; null: ${nulls}` : ''}`);
+  }
+  return lines;
+}
+
+/** The coverage target per metric (issue 40): a value for at least this share of the stocks it applies to, in each market. */
+export const METRIC_TARGET = 0.9;
+
+/**
+ * The per-metric coverage as a Markdown table (the README's "Coverage" section, the rehearsal's
+ * printout): per metric and market, the stocks with a value of those it applies to, and the rest
+ * by why the value is null (only the non-zero categories; `notApplicable` is outside
+ * `applicable`). Percentile metrics first, marked `*` below the target.
+ */
+export function coverageMetricTable(report: CoverageReport): string[] {
+  const names = [...new Set(report.metrics.map((m) => m.metric))];
+  const cell = (m: MetricCoverage | undefined): [string, string] => {
+    if (m === undefined) return ['-', '-'];
+    const below = m.percentile && m.applicable > 0 && m.complete < METRIC_TARGET ? ' *' : '';
+    return [`${count(m.withValues)} / ${count(m.applicable)} (${percent(m.complete)})${below}`, nullsText(m.nulls) || '-'];
+  };
+  const lines = ['| metric | KR with a value / applicable | KR without, by reason | US with a value / applicable | US without, by reason |', '|---|---|---|---|---|'];
+  for (const name of names) {
+    const kr = cell(report.metrics.find((m) => m.metric === name && m.market === 'KR'));
+    const us = cell(report.metrics.find((m) => m.metric === name && m.market === 'US'));
+    const label = report.metrics.some((m) => m.metric === name && m.percentile) ? `\`${name}\`` : `\`${name}\` (snapshot only)`;
+    lines.push(`| ${label} | ${kr[0]} | ${kr[1]} | ${us[0]} | ${us[1]} |`);
   }
   return lines;
 }
