@@ -192,7 +192,12 @@ export interface FirstStartResult {
    * share of each market's listings served with a price, and the percentile metrics below the
    * target (a value for 90 % of the stocks each applies to).
    */
-  metricCoverage: { metrics: MetricCoverage[]; servedShare: { market: 'KR' | 'US'; listed: number; priced: number; pct: number }[]; belowTarget: string[] };
+  metricCoverage: {
+    metrics: MetricCoverage[];
+    /** Per market: the replica's listings, those the store lists, those served with a price, and priced / listings in percent. */
+    servedShare: { market: 'KR' | 'US'; listings: number; listed: number; priced: number; pct: number }[];
+    belowTarget: string[];
+  };
   /** Every source's progress board entry at the end (`app.progress.snapshot()`). */
   progress: ProgressSummary[];
   /** US price history still to come (Polygon's walk over its history window): from the board. */
@@ -579,7 +584,10 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
       },
       metricCoverage: {
         metrics: healthCoverage?.metrics ?? [],
-        servedShare: (healthCoverage?.markets ?? []).map((m) => ({ market: m.market, listed: m.listed, priced: m.priced, pct: m.listed === 0 ? 0 : round((100 * m.priced) / m.listed, 1) })),
+        servedShare: (healthCoverage?.markets ?? []).map((m) => {
+          const listings = m.market === 'KR' ? u.kr.length : u.us.length;
+          return { market: m.market, listings, listed: m.listed, priced: m.priced, pct: round((100 * m.priced) / listings, 1) };
+        }),
         belowTarget: (healthCoverage?.metrics ?? []).filter((m) => m.percentile && m.applicable > 0 && m.complete < METRIC_TARGET).map((m) => `${m.metric} ${m.market} ${round(m.complete * 100, 1)} %`),
       },
       progress: progress.map((p) => ({ source: p.source, phase: p.phase, unit: p.unit, done: p.done, total: p.total, callsToday: p.callsToday, etaSeconds: p.etaSeconds, nextTryAt: p.nextTryAt, note: p.note })),
@@ -686,7 +694,10 @@ export function printResult(r: FirstStartResult): void {
   printTable(['market (health coverage)', 'listed (store)', 'priced', 'scored', 'complete'], r.served.health.map((m) => [m.market, m.listed, m.priced, m.scored, m.complete]));
   process.stdout.write(`/readyz: ${r.served.readyzStatus}, ${r.served.readyz.map((m) => `${m.market} ${m.scored}/${m.listed} scored`).join(', ')}; without a score, by reason: ${JSON.stringify(r.served.unscored)}\n`);
   const mc = r.metricCoverage;
-  process.stdout.write(`\ncoverage per metric (health coverage.metrics; listings served with a price: ${mc.servedShare.map((m) => `${m.market} ${m.priced}/${m.listed} = ${m.pct} %`).join(', ')}):\n`);
+  process.stdout.write(
+    `\ncoverage per metric (health coverage.metrics, over the listings the store lists); listings served with a price: ` +
+      `${mc.servedShare.map((m) => `${m.market} ${m.priced} of the replica's ${m.listings} = ${m.pct} %${m.listed < m.listings ? ` (${m.listings - m.listed} not listed by the store)` : ''}`).join(', ')}:\n`,
+  );
   process.stdout.write(`${coverageMetricTable({ asOf: '', markets: [], tools: [], metrics: mc.metrics } satisfies CoverageReport).join('\n')}\n`);
   process.stdout.write(`percentile metrics below ${METRIC_TARGET * 100} % of the stocks they apply to: ${mc.belowTarget.length === 0 ? 'none' : mc.belowTarget.join(', ')}\n\n`);
   printTable(['source (progress board)', 'phase', 'done', 'total', 'calls today', 'ETA h', 'next try', 'note'], r.progress.map((p) => [p.source, p.phase, `${p.done} ${p.unit}`, p.total ?? '-', p.callsToday, p.etaSeconds === null ? '-' : round(p.etaSeconds / 3600, 2), p.nextTryAt ?? '-', (p.note ?? '').slice(0, 80)]));
