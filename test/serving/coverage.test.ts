@@ -3,6 +3,7 @@
 // reasons into categories.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { Market } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS, type SnapshotMetric } from '../../src/domain/results.js';
@@ -198,5 +199,22 @@ describe('coverageLines and readCoverage (the CLI\'s `sources`)', () => {
   it('reads back what the service keeps, and nothing from text that is not a report', () => {
     assert.deepEqual(readCoverage(JSON.stringify(report)), report);
     for (const bad of [null, '', 'not json', 'null', '[]', '{"asOf":"2026-11-20"}']) assert.equal(readCoverage(bad), null, String(bad));
+  });
+});
+
+describe('the README\'s Coverage table', () => {
+  it('has the report\'s header and one row per metric, in the report\'s order', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const at = readme.indexOf('\n## Coverage\n');
+    assert.ok(at >= 0, 'README has a Coverage section');
+    const section = readme.slice(at + 1, readme.indexOf('\n## ', at + 1));
+    const rows = section.split('\n').filter((l) => l.startsWith('|'));
+    const expected = coverageMetricTable(coverageOf('2026-11-20', views, listed));
+    assert.deepEqual(rows.slice(0, 2), expected.slice(0, 2));
+    // The first cell of each row names the metric as the table does (the figures are a run's).
+    const label = (row: string): string => row.split('|')[1]?.trim() ?? '';
+    assert.deepEqual(rows.slice(2).map(label), expected.slice(2).map(label));
+    // Each row has a figure for both markets.
+    for (const row of rows.slice(2)) assert.match(row, /^\| [^|]+ \| [\d,]+ \/ [\d,]+ \([\d.]+ %\)( \*)? \| [^|]+ \| [\d,]+ \/ [\d,]+ \([\d.]+ %\)( \*)? \| [^|]+ \|$/, row);
   });
 });
