@@ -342,11 +342,12 @@ describe('the rehearsal', () => {
       assert.equal(by.get('krx')?.calls, 123);
       assert.equal(by.get('krx')?.loggedOut, 0);
       assert.ok(result.service.sources.every((s) => s.ok), JSON.stringify(result.service.sources));
-      // Every US copy has four quarters of facts and prices: all 12 scored. KR: one quarter
-      // (the 90-day first run), so no TTM and no score yet.
+      // Every US 10-K copy has four quarters of facts and prices: 11 scored; the twelfth (index
+      // 7) is a 20-F filer with ifrs-full facts only, which the service does not read (11/12 =
+      // 91.7 %). KR: one quarter (the 90-day first run), so no TTM and no score yet.
       assert.deepEqual(result.coverage, [
         { market: 'KR', listed: 5, scored: 0, pct: 0 },
-        { market: 'US', listed: 12, scored: 12, pct: 100 },
+        { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
       // 44 periodic reports per copy through 2026-11-25; the separate-only copy needs a second call each.
       assert.equal(result.today.dartFilingsTenYears, 5 * 44);
@@ -364,7 +365,7 @@ describe('the rehearsal', () => {
       assert.ok(b.simulatedMs >= b.runsRefused * 3_600_000);
       assert.deepEqual(b.coverage, [
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
-        { market: 'US', listed: 12, scored: 12, pct: 100 },
+        { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
       assert.deepEqual(result.unanswered, []);
     } finally {
@@ -437,16 +438,31 @@ describe('the rehearsal', () => {
       assert.equal(by.get('polygon')?.calls, 30);
       for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
       assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
-      // Every copy has ten years of statements from the files and prices: all scored.
+      // Every copy has ten years of statements from the files and prices: all scored but the
+      // 20-F filer (index 7), whose ifrs-full facts the service does not read.
       assert.deepEqual(result.coverage, [
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
-        { market: 'US', listed: 12, scored: 12, pct: 100 },
+        { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
+      // The store lists and prices all 12 US copies; 11 scored (11/12 = 0.9167).
       assert.deepEqual(result.served.health, [
         { market: 'KR', listed: 5, priced: 5, scored: 5, complete: 1 },
-        { market: 'US', listed: 12, priced: 12, scored: 12, complete: 1 },
+        { market: 'US', listed: 12, priced: 12, scored: 11, complete: 0.9167 },
       ]);
       assert.deepEqual(result.served.readyz, result.served.health);
+      // The service's coverage per metric, as the rehearsal keeps it: PER for every KR copy and
+      // 11 US ones, the 20-F filer without filings read (noFilingsYet); every listing priced.
+      const zero = { noPrice: 0, noFilingsYet: 0, filingsIncomplete: 0, notCovered: 0, undefinedForCompany: 0, noFlows: 0, noFxRate: 0, notApplicable: 0, other: 0 };
+      const mc = result.metricCoverage;
+      assert.deepEqual(mc.metrics.filter((m) => m.metric === 'per'), [
+        { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero },
+        { metric: 'per', market: 'US', percentile: true, listed: 12, applicable: 12, withValues: 11, complete: 0.9167, nulls: { ...zero, noFilingsYet: 1 } },
+      ]);
+      assert.equal(mc.metrics.filter((m) => m.percentile).length, 34);
+      assert.deepEqual(mc.servedShare, [
+        { market: 'KR', listings: 5, listed: 5, priced: 5, pct: 100 },
+        { market: 'US', listings: 12, listed: 12, priced: 12, pct: 100 },
+      ]);
       assert.equal(result.served.readyzStatus, 'ready');
       // Polygon's window: 730 days back from 2026-11-24 (the last closed US session at 10:00
       // Seoul) is 2024-11-24, a Sunday; the 731 days are 104 weeks (520 weekdays) and Sun 11-22,
