@@ -109,12 +109,6 @@ export const emptyNullCounts = (): NullCounts => Object.fromEntries(NULL_REASONS
 
 const ratio = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
 
-function metricsOf(groups: SnapshotGroups): [string, SnapshotMetric][] {
-  const out: [string, SnapshotMetric][] = [];
-  for (const group of Object.values(groups) as Record<string, SnapshotMetric>[]) for (const [name, metric] of Object.entries(group)) out.push([name, metric]);
-  return out;
-}
-
 /** What the report reads of a served stock (a StockView, ./dataset.ts). */
 export interface CoveredStock {
   security: Pick<Security, 'market' | 'code'>;
@@ -142,6 +136,8 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
     return entry;
   };
   for (const name of COVERAGE_TOOLS) for (const market of MARKETS) tool(name, market);
+  // Looked up per market by position (percentile metrics) or by name (the snapshot's others),
+  // once per stock and metric: no key strings built in the loop.
   const metric = (name: string, market: Market): MetricCoverage => {
     const key = `${name}:${market}`;
     let entry = metrics.get(key);
@@ -149,8 +145,19 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
     return entry;
   };
   for (const name of PERCENTILE_METRICS) for (const market of MARKETS) metric(name, market);
-  const countMetric = (name: string, market: Market, value: { value: number | null; reason?: string }): NullReason | null => {
-    const entry = metric(name, market);
+  const perMarket = new Map(
+    MARKETS.map((market) => [
+      market,
+      {
+        percentile: PERCENTILE_METRICS.map((name) => metric(name, market)),
+        others: new Map<string, MetricCoverage>(),
+        score: tool('get_stock_score', market),
+        rankings: tool('get_rankings', market),
+        snapshot: tool('get_stock_snapshot', market),
+      },
+    ]),
+  );
+  const count1 = (entry: MetricCoverage, value: { value: number | null; reason?: string | undefined }): NullReason | null => {
     entry.listed++;
     if (value.value !== null) {
       entry.withValues++;
@@ -166,40 +173,47 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
     const market = view.security.market;
     served.add(`${market}:${view.security.code}`);
     const m = markets.get(market) as MarketCoverage;
+    const at = perMarket.get(market) as NonNullable<ReturnType<typeof perMarket.get>>;
     m.listed++;
     if (view.price !== null) m.priced++;
     if (view.v3.ok) m.scored++;
-    for (const name of ['get_stock_score', 'get_rankings'] as const) {
-      const t = tool(name, market);
+    for (const t of [at.score, at.rankings]) {
       t.listed++;
       if (view.v3.ok) t.withValues++;
       else t.nulls[nullReasonOf(view.v3.reason)]++;
     }
-    const snapshot = tool('get_stock_snapshot', market);
-    snapshot.listed++;
+    at.snapshot.listed++;
     let anyValue = false;
     let first: NullReason = 'other';
-    for (const name of PERCENTILE_METRICS) countMetric(name, market, view.metricValues[name]);
-    for (const [name, value] of metricsOf(view.snapshot)) {
-      // A percentile metric the snapshot also shows is counted once, from the percentile values.
-      const why = PERCENTILE_KEYS.has(name) ? (value.value === null ? nullReasonOf(value.reason ?? '') : null) : countMetric(name, market, value);
-      if (why === null) anyValue = true;
-      else if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
+    for (let i = 0; i < PERCENTILE_METRICS.length; i++) count1(at.percentile[i] as MetricCoverage, view.metricValues[PERCENTILE_METRICS[i] as PercentileMetricKey]);
+    for (const group of Object.values(view.snapshot) as Record<string, SnapshotMetric>[]) {
+      for (const name in group) {
+        const value = group[name] as SnapshotMetric;
+        let why: NullReason | null;
+        // A percentile metric the snapshot also shows is counted once, from the percentile values.
+        if (PERCENTILE_KEYS.has(name)) why = value.value === null ? nullReasonOf(value.reason ?? '') : null;
+        else {
+          let entry = at.others.get(name);
+          if (entry === undefined) at.others.set(name, (entry = metric(name, market)));
+          why = count1(entry, value);
+        }
+        if (why === null) anyValue = true;
+        else if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
+      }
     }
-    if (anyValue) snapshot.withValues++;
-    else snapshot.nulls[first]++;
+    if (anyValue) at.snapshot.withValues++;
+    else at.snapshot.nulls[first]++;
   }
   for (const security of listed) {
     if (served.has(`${security.market}:${security.code}`)) continue;
     const m = markets.get(security.market) as MarketCoverage;
+    const at = perMarket.get(security.market) as NonNullable<ReturnType<typeof perMarket.get>>;
     m.listed++;
-    for (const name of COVERAGE_TOOLS) {
-      const t = tool(name, security.market);
+    for (const t of [at.score, at.rankings, at.snapshot]) {
       t.listed++;
       t.nulls.noPrice++;
     }
-    for (const entry of metrics.values()) {
-      if (entry.market !== security.market) continue;
+    for (const entry of [...at.percentile, ...at.others.values()]) {
       entry.listed++;
       entry.nulls.noPrice++;
     }
