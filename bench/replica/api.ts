@@ -363,9 +363,18 @@ const DAY_MS = 86_400_000;
  * the rest is left out; amounts are converted from USD at the filer's fixed rate into its
  * reporting currency (units `EUR`, `EUR/shares`, ...); dei facts stay, their forms renamed.
  */
+/** A domestic filer's form as a foreign filer files it: 10-K as 20-F (40-F), 10-Q and 8-K as 6-K, amendments alike. */
+export function foreignForm(form: string, f: ForeignFiler): string {
+  const amended = form.endsWith('/A') ? '/A' : '';
+  const base = amended ? form.slice(0, -2) : form;
+  if (base === '10-K') return `${f.form}${amended}`;
+  if (base === '10-Q' || base === '8-K') return `6-K${amended}`;
+  return form;
+}
+
 export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f: ForeignFiler): { dei: Concepts; 'ifrs-full': Concepts } {
   const form = (fact: Fact): Fact | null => {
-    if (fact.form === '10-K' || fact.form === '10-K/A') return { ...fact, form: fact.form === '10-K' ? f.form : `${f.form}/A` };
+    if (fact.form === '10-K' || fact.form === '10-K/A') return { ...fact, form: foreignForm(fact.form, f) };
     if (fact.form !== '10-Q' || fact.fp !== 'Q2') return null;
     // A half-year: balances, and flows over about six months.
     if (fact.start !== undefined) {
@@ -398,7 +407,7 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
   }
   const dei: Concepts = {};
   for (const [concept, body] of Object.entries(facts.dei ?? {})) {
-    dei[concept] = { ...body, units: Object.fromEntries(Object.entries(body.units).map(([u, list]) => [u, list.map((x) => ({ ...x, form: x.form === '10-K' ? f.form : x.form === '10-Q' ? '6-K' : x.form }))])) };
+    dei[concept] = { ...body, units: Object.fromEntries(Object.entries(body.units).map(([u, list]) => [u, list.map((x) => ({ ...x, form: foreignForm(x.form, f) }))])) };
   }
   return { dei, 'ifrs-full': ifrs };
 }
@@ -449,7 +458,7 @@ export class SecApi {
     const recentForms = filings.recent['form'] ?? [];
     const keep = recentForms.map((x) => !/^(DEF|DEFA|PRE|PX)\s?14A|^PX14A6/.test(String(x)));
     const recent = Object.fromEntries(Object.entries(filings.recent).map(([k, list]) => [k, list.filter((_x, i) => keep[i])]));
-    recent['form'] = (recent['form'] ?? []).map((x) => (x === '10-K' ? foreign.form : x === '10-K/A' ? `${foreign.form}/A` : x === '10-Q' || x === '8-K' ? '6-K' : x));
+    recent['form'] = (recent['form'] ?? []).map((x) => foreignForm(String(x), foreign));
     return JSON.stringify({ ...base, filings: { ...filings, recent } });
   }
 

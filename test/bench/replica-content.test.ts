@@ -129,6 +129,10 @@ describe('US foreign filers', () => {
     const forms = new Set(Object.values(facts.facts['ifrs-full'] ?? {}).flatMap((concept) => Object.values(concept.units).flat().map((x) => `${x.form}:${x.fp}`)));
     for (const f of forms) assert.ok(['20-F:FY', '20-F/A:FY', '6-K:H1'].includes(f), f);
     assert.ok(forms.has('20-F:FY') && forms.has('6-K:H1'));
+    // No domestic form is left in any taxonomy (dei included): 10-K/A is 20-F/A.
+    const all = new Set(Object.values(facts.facts).flatMap((taxonomy) => Object.values(taxonomy).flatMap((concept) => Object.values(concept.units).flat().map((x) => x.form))));
+    for (const f of all) assert.ok(!/^10-|^8-K/.test(f), f);
+    assert.ok(all.has('20-F/A'), 'the template\'s 10-K/A facts as 20-F/A');
     // Half-year flows run about six months.
     for (const x of ifrs.filter((f) => f.fp === 'H1' && f.start !== undefined)) assert.ok((Date.parse(x.end) - Date.parse(x.start as string)) / 86_400_000 >= 170);
   });
