@@ -193,7 +193,13 @@ export interface FirstStartResult {
    * target (a value for 90 % of the stocks each applies to).
    */
   metricCoverage: {
+    /** Health's `coverage.metrics`, over the securities the store lists. */
     metrics: MetricCoverage[];
+    /**
+     * The same over the replica's listings: a listing the store does not list (a filer the
+     * import skipped, e.g. a foreign private issuer) counted without a value, as `other`.
+     */
+    overListings: MetricCoverage[];
     /** Per market: the replica's listings, those the store lists, those served with a price, and priced / listings in percent. */
     servedShare: { market: 'KR' | 'US'; listings: number; listed: number; priced: number; pct: number }[];
     belowTarget: string[];
@@ -588,7 +594,10 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
           const listings = m.market === 'KR' ? u.kr.length : u.us.length;
           return { market: m.market, listings, listed: m.listed, priced: m.priced, pct: round((100 * m.priced) / listings, 1) };
         }),
-        belowTarget: (healthCoverage?.metrics ?? []).filter((m) => m.percentile && m.applicable > 0 && m.complete < METRIC_TARGET).map((m) => `${m.metric} ${m.market} ${round(m.complete * 100, 1)} %`),
+        overListings: overListings(healthCoverage?.metrics ?? [], { KR: u.kr.length, US: u.us.length }),
+        belowTarget: overListings(healthCoverage?.metrics ?? [], { KR: u.kr.length, US: u.us.length })
+          .filter((m) => m.percentile && m.applicable > 0 && m.complete < METRIC_TARGET)
+          .map((m) => `${m.metric} ${m.market} ${round(m.complete * 100, 1)} %`),
       },
       progress: progress.map((p) => ({ source: p.source, phase: p.phase, unit: p.unit, done: p.done, total: p.total, callsToday: p.callsToday, etaSeconds: p.etaSeconds, nextTryAt: p.nextTryAt, note: p.note })),
       priceHistory: polygon
@@ -640,6 +649,19 @@ async function krxSignIn(base: string): Promise<string> {
   const code = ((await res.json()) as { _error_code?: string })._error_code;
   if (code !== 'CD001') throw new Error(`KRX sign-in on the replica answered ${code}`);
   return cookie;
+}
+
+/**
+ * Per-metric lines over the replica's listings: those the store does not list added to `listed`
+ * and to the `other` nulls, `applicable` and `complete` recomputed as the report computes them.
+ */
+export function overListings(metrics: readonly MetricCoverage[], listings: Record<'KR' | 'US', number>): MetricCoverage[] {
+  return metrics.map((m) => {
+    const missing = Math.max(0, listings[m.market] - m.listed);
+    const listed = m.listed + missing;
+    const applicable = listed - m.nulls.notApplicable;
+    return { ...m, listed, applicable, complete: applicable === 0 ? 0 : Math.round((m.withValues / applicable) * 10_000) / 10_000, nulls: { ...m.nulls, other: m.nulls.other + missing } };
+  });
 }
 
 /** Listed stocks of each market with a score: rankings' totalCount over every market-cap band, over the replica's listed companies. */
@@ -695,10 +717,10 @@ export function printResult(r: FirstStartResult): void {
   process.stdout.write(`/readyz: ${r.served.readyzStatus}, ${r.served.readyz.map((m) => `${m.market} ${m.scored}/${m.listed} scored`).join(', ')}; without a score, by reason: ${JSON.stringify(r.served.unscored)}\n`);
   const mc = r.metricCoverage;
   process.stdout.write(
-    `\ncoverage per metric (health coverage.metrics, over the listings the store lists); listings served with a price: ` +
+    `\ncoverage per metric (health coverage.metrics over the replica's listings; a listing the store does not list counted as other); listings served with a price: ` +
       `${mc.servedShare.map((m) => `${m.market} ${m.priced} of the replica's ${m.listings} = ${m.pct} %${m.listed < m.listings ? ` (${m.listings - m.listed} not listed by the store)` : ''}`).join(', ')}:\n`,
   );
-  process.stdout.write(`${coverageMetricTable({ asOf: '', markets: [], tools: [], metrics: mc.metrics } satisfies CoverageReport).join('\n')}\n`);
+  process.stdout.write(`${coverageMetricTable({ asOf: '', markets: [], tools: [], metrics: mc.overListings } satisfies CoverageReport).join('\n')}\n`);
   process.stdout.write(`percentile metrics below ${METRIC_TARGET * 100} % of the stocks they apply to: ${mc.belowTarget.length === 0 ? 'none' : mc.belowTarget.join(', ')}\n\n`);
   printTable(['source (progress board)', 'phase', 'done', 'total', 'calls today', 'ETA h', 'next try', 'note'], r.progress.map((p) => [p.source, p.phase, `${p.done} ${p.unit}`, p.total ?? '-', p.callsToday, p.etaSeconds === null ? '-' : round(p.etaSeconds / 3600, 2), p.nextTryAt ?? '-', (p.note ?? '').slice(0, 80)]));
   const ph = r.priceHistory;

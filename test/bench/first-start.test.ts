@@ -439,29 +439,34 @@ describe('the rehearsal', () => {
       for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
       assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
       // Every copy has ten years of statements from the files and prices: all scored but the
-      // 20-F filer (index 7), whose ifrs-full facts the service does not read.
+      // 20-F filer (index 7), which the import skips (a foreign private issuer).
       assert.deepEqual(result.coverage, [
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
         { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
-      // The store lists and prices all 12 US copies; 11 scored (11/12 = 0.9167).
+      // The store lists the 11 US 10-K copies (the import skips the foreign private issuer),
+      // prices and scores them all.
       assert.deepEqual(result.served.health, [
         { market: 'KR', listed: 5, priced: 5, scored: 5, complete: 1 },
-        { market: 'US', listed: 12, priced: 12, scored: 11, complete: 0.9167 },
+        { market: 'US', listed: 11, priced: 11, scored: 11, complete: 1 },
       ]);
       assert.deepEqual(result.served.readyz, result.served.health);
-      // The service's coverage per metric, as the rehearsal keeps it: PER for every KR copy and
-      // 11 US ones, the 20-F filer without filings read (noFilingsYet); every listing priced.
+      // The service's coverage per metric, as the rehearsal keeps it: PER for every copy the store
+      // lists; over the replica's 12 US listings, 11 (11/12 = 0.9167), the unlisted 20-F filer as `other`.
       const zero = { noPrice: 0, noFilingsYet: 0, filingsIncomplete: 0, notCovered: 0, undefinedForCompany: 0, noFlows: 0, noFxRate: 0, notApplicable: 0, other: 0 };
       const mc = result.metricCoverage;
       assert.deepEqual(mc.metrics.filter((m) => m.metric === 'per'), [
         { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero },
-        { metric: 'per', market: 'US', percentile: true, listed: 12, applicable: 12, withValues: 11, complete: 0.9167, nulls: { ...zero, noFilingsYet: 1 } },
+        { metric: 'per', market: 'US', percentile: true, listed: 11, applicable: 11, withValues: 11, complete: 1, nulls: zero },
+      ]);
+      assert.deepEqual(mc.overListings.filter((m) => m.metric === 'per'), [
+        { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero },
+        { metric: 'per', market: 'US', percentile: true, listed: 12, applicable: 12, withValues: 11, complete: 0.9167, nulls: { ...zero, other: 1 } },
       ]);
       assert.equal(mc.metrics.filter((m) => m.percentile).length, 34);
       assert.deepEqual(mc.servedShare, [
         { market: 'KR', listings: 5, listed: 5, priced: 5, pct: 100 },
-        { market: 'US', listings: 12, listed: 12, priced: 12, pct: 100 },
+        { market: 'US', listings: 12, listed: 11, priced: 11, pct: 91.7 },
       ]);
       assert.equal(result.served.readyzStatus, 'ready');
       // Polygon's window: 730 days back from 2026-11-24 (the last closed US session at 10:00
