@@ -188,7 +188,12 @@ describe('OpenDART parsers', () => {
       ['66121', 'Securities'],
       ['35200', 'Utilities'],
       ['70113', 'Biotech'],
-      ['64992', 'Unclassified'], // holding companies: no prefix
+      ['64992', 'Unclassified'], // holding companies: financial and industrial groups share it
+      ['64201', 'Other Financials'], // trusts and collective investment
+      ['64913', 'Other Financials'], // credit cards and instalment finance
+      ['64999', 'Other Financials'],
+      ['65121', 'Insurance'],
+      ['66201', 'Insurance'], // insurance agencies and brokers
       ['2', 'Unclassified'],
       ['', 'Unclassified'],
       ['ab', 'Unclassified'],
@@ -196,8 +201,8 @@ describe('OpenDART parsers', () => {
     for (const [code, sector] of cases) assert.equal(sectorForKsic(code), sector, code);
   });
 
-  it('uses only KR sector names of the demo', () => {
-    const names = new Set(MARKET_SECTORS.KR.map((x) => x.name));
+  it('uses only KR sector names of the demo, and Other Financials (which the demo does not generate)', () => {
+    const names = new Set([...MARKET_SECTORS.KR.map((x) => x.name), 'Other Financials']);
     for (const [prefix, sector] of Object.entries(KSIC_SECTORS)) assert.ok(names.has(sector), `${prefix} -> ${sector}`);
   });
 
