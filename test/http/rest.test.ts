@@ -173,6 +173,11 @@ describe('REST /api/public/v2', () => {
         for (const [group, metric] of [['valuation', 'pbr'], ['profitability', 'roe']] as const) {
           assert.notEqual(b[group]![metric]!.reason, 'not applicable to financial companies', `${code} ${metric}`);
         }
+        // Nor a PSR band; the PBR band is there.
+        const psr = (await t.get(`${base}/stocks/${encodeURIComponent(code)}/valuation-band?type=psr&from=2015-01-01`, key)).body as Json;
+        assert.deepEqual([psr.daysUsed, psr.median, psr.reason], [0, null, 'not applicable to financial companies']);
+        const pbr = (await t.get(`${base}/stocks/${encodeURIComponent(code)}/valuation-band?type=pbr&from=2015-01-01`, key)).body as Json;
+        assert.ok((pbr.daysUsed as number) > 1000);
       }
     });
 
