@@ -193,7 +193,7 @@ describe('OpenDART parsers', () => {
       ['64913', 'Other Financials'], // credit cards and instalment finance
       ['64999', 'Other Financials'],
       ['65121', 'Insurance'],
-      ['66201', 'Insurance'], // insurance agencies and brokers
+      ['66201', 'Unclassified'], // insurance agencies and brokers: service companies
       ['2', 'Unclassified'],
       ['', 'Unclassified'],
       ['ab', 'Unclassified'],

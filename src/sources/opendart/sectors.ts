@@ -88,8 +88,6 @@ export const KSIC_SECTORS: Readonly<Record<string, string>> = {
   // Financial support services (brokers), securities and futures brokerage
   '661': 'Securities',
   '6612': 'Securities',
-  // Insurance and pension services (agencies, brokers, adjusters)
-  '662': 'Insurance',
   // Natural-science research and development (listed members are mostly biotechs)
   '7011': 'Biotech',
 };
