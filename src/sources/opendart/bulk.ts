@@ -15,7 +15,7 @@ import { addDays } from '../shared/parse.js';
 import { byteLines } from '../shared/lines.js';
 import { type ZipLimits, ZipReadError, zipMembers } from '../shared/zip-stream.js';
 import { newestPerPeriod, parseDartBulkName, type DartBulkFile } from './bulk-list.js';
-import { isMappedRow, reportFromRows, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
+import { depositShareOf, isDepositsRow, isMappedRow, reportFromRows, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
 import { KSIC_SECTORS, LAYOUT_SECTORS, sectorForKsic, sectorOfLayout, UNCLASSIFIED } from './sectors.js';
 
 /** What a knowledge date is looked up by: the company's stock code and the report's period. */
@@ -344,6 +344,7 @@ export class BulkMemberReader {
     if (member.consolidated) company.hasConsolidated = true;
     else company.hasSeparate = true;
     if (member.sector in LAYOUT_SECTORS) company.layout = member.sector;
+    // A 금융기타 filer's customer deposits decide its sector (`sectorOfCompany`).
     if (isMappedRow(row) || (member.sector === '금융기타' && isDepositsRow(row))) {
       this.onRow();
       (member.consolidated ? company.consolidated : company.separate).push(row);
@@ -354,19 +355,6 @@ export class BulkMemberReader {
   finish(): void {
     for (const [reason, c] of this.counts) this.tally.skip(reason, c.example, c.keys.size);
   }
-}
-
-const DEPOSITS_ID = 'ifrs-full_DepositsFromCustomers';
-const LIABILITIES_ID = 'ifrs-full_Liabilities';
-
-/** Customer deposits on the balance sheet: kept for 금융기타 filers, whose sector they decide (`sectorOfLayout`). */
-const isDepositsRow = (r: StatementRow): boolean => r.sjDiv === 'BS' && r.accountId === DEPOSITS_ID;
-
-/** Customer deposits over total liabilities in the rows; null when either is not filed or liabilities are not positive. */
-export function depositShareOf(rows: readonly StatementRow[]): number | null {
-  const deposits = rows.find(isDepositsRow)?.thstrmAmount ?? null;
-  const liabilities = rows.find((r) => r.sjDiv === 'BS' && r.accountId === LIABILITIES_ID)?.thstrmAmount ?? null;
-  return deposits === null || liabilities === null || liabilities <= 0 ? null : deposits / liabilities;
 }
 
 /**

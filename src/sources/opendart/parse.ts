@@ -476,6 +476,21 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
   };
 }
 
+const DEPOSITS_ID = 'ifrs-full_DepositsFromCustomers';
+
+/** Customer deposits on the balance sheet (the financial layouts' 예수부채). */
+export const isDepositsRow = (r: StatementRow): boolean => r.sjDiv === 'BS' && r.accountId === DEPOSITS_ID;
+
+/** Customer deposits over total liabilities in the rows; null when either is not filed or liabilities are not positive. */
+export function depositShareOf(rows: readonly StatementRow[]): number | null {
+  const deposits = rows.find(isDepositsRow)?.thstrmAmount ?? null;
+  const liabilities = rows.find((r) => r.sjDiv === 'BS' && r.accountId === 'ifrs-full_Liabilities')?.thstrmAmount ?? null;
+  return deposits === null || liabilities === null || liabilities <= 0 ? null : deposits / liabilities;
+}
+
+/** `depositShareOf` one fnlttSinglAcntAll.json response's rows. */
+export const depositShareOfAnswer = (envelope: DartEnvelope): number | null => depositShareOf(statementRows(envelope.list));
+
 /**
  * Maps one fnlttSinglAcntAll.json response to a FinancialReport, or null when it holds no
  * statement rows (status 013). disclosedOn comes from rcept_no, whose first eight digits are

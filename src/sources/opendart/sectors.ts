@@ -129,3 +129,12 @@ export function sectorOfLayout(layout: string, depositShare: number | null): str
   if (layout === '금융기타' && depositShare !== null && depositShare >= BANK_GROUP_DEPOSIT_SHARE) return 'Banks';
   return sector;
 }
+
+/**
+ * The API path's rule, which knows no layout: a company its KSIC code leaves Unclassified (a
+ * holding company, 64992) whose statements show customer deposits of at least
+ * BANK_GROUP_DEPOSIT_SHARE of its liabilities is a bank group (Banks); any other keeps its sector.
+ */
+export function sectorByDeposits(sector: string, depositShare: number | null): string {
+  return sector === UNCLASSIFIED && depositShare !== null && depositShare >= BANK_GROUP_DEPOSIT_SHARE ? 'Banks' : sector;
+}
