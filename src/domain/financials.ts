@@ -9,7 +9,7 @@ import type { PercentileMetricKey, SnapshotMetricKey } from './results.js';
 /** The reason of every metric a financial company's snapshot leaves null as not applicable. */
 export const NOT_APPLICABLE_TO_FINANCIALS = 'not applicable to financial companies';
 
-/** The financial sectors of both markets (KR: src/sources/opendart/sectors.ts; US: SEC SIC 6000-6499, src/sources/sec/sectors.ts). */
+/** The financial sectors of both markets (KR: src/sources/opendart/sectors.ts, by KSIC code and statement layout; US: src/sources/sec/sectors.ts, by SIC code). */
 export const FINANCIAL_SECTORS: readonly string[] = ['Banks', 'Insurance', 'Securities', 'Asset Management', 'Other Financials'];
 
 const FINANCIAL = new Set(FINANCIAL_SECTORS);

@@ -343,7 +343,7 @@ export class BulkMemberReader {
     });
     if (member.consolidated) company.hasConsolidated = true;
     else company.hasSeparate = true;
-    if (member.sector in LAYOUT_SECTORS) company.layout = member.sector;
+    if (LAYOUT_SECTORS[member.sector] !== undefined) company.layout = member.sector;
     // A 금융기타 filer's customer deposits decide its sector (`sectorOfCompany`).
     if (isMappedRow(row) || (member.sector === '금융기타' && isDepositsRow(row))) {
       this.onRow();
