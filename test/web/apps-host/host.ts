@@ -7,28 +7,7 @@
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { AppBridge, getToolUiResourceUri, PostMessageTransport, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
-
-export interface HostRun {
-  endpoint: string;
-  key: string;
-  /** 2026-07-28 pins the modern era; a 2025 revision is the client's initialize mode, proposing it. */
-  era: '2026-07-28' | '2025-11-25' | '2025-06-18';
-  tool: string;
-  args: Record<string, unknown>;
-  theme: 'light' | 'dark';
-  locale: string;
-  /** Whether the client declares the extension (false: a host without MCP Apps). */
-  apps: boolean;
-}
-
-export interface HostAnswer {
-  era: string | undefined;
-  version: string | undefined;
-  /** The `_meta` of the tool as tools/list showed it. */
-  toolMeta: unknown;
-  resourceUri: string | null;
-  mimeType: string | null;
-}
+import type { HostAnswer, HostRun } from './types.js';
 
 const EXTENSION = 'io.modelcontextprotocol/ui';
 

@@ -212,7 +212,7 @@ function renderTable(table: Table, meta: { updatedAt: string; source: string; to
     ...table.columns.map((c) =>
       h(
         'th',
-        { class: c.numeric ? 'num' : null },
+        { class: c.numeric ? 'num' : null, 'data-col': c.key },
         h(
           'button',
           {
@@ -221,6 +221,8 @@ function renderTable(table: Table, meta: { updatedAt: string; source: string; to
             onclick: () => {
               ascending = sortKey === c.key ? !ascending : !c.numeric;
               sortKey = c.key;
+              for (const th of head.querySelectorAll('th')) th.removeAttribute('aria-sort');
+              head.querySelector(`th[data-col="${c.key}"]`)?.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
               fill();
             },
           },
