@@ -157,6 +157,41 @@ describe('MCP Apps: the view in a real Apps host in Chromium, both protocol eras
     });
   }
 
+  it('2026-07-28: get_valuation_band, get_rankings, get_trade_total and get_sector_exports draw their answers (English, light)', async () => {
+    const key = await t.newKey('paid');
+    const run = (tool: string, args: Record<string, unknown>) => host({ key, era: '2026-07-28', tool, args, theme: 'light', locale: 'en-US', apps: true });
+
+    let { view } = await run('get_valuation_band', { code: kr, type: 'pbr' });
+    const band = (await t.get(`${t.url}/api/public/v2/stocks/${kr}/valuation-band?type=pbr`, key)).body as { daysUsed: number; from: string; to: string; years: { year: number }[]; current: { value: number } };
+    await view.locator('#band-chart svg').waitFor();
+    assert.deepEqual(
+      await view.locator('#band-chart rect[data-year]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-year')))),
+      band.years.map((y) => y.year),
+    );
+    assert.match((await view.locator('#band-caption').textContent())!, new RegExp(`^Current ${grouped(band.current.value, 2)}x · .* · Days used ${band.daysUsed} · ${band.from} – ${band.to}$`));
+
+    ({ view } = await run('get_rankings', { market: 'KR,US', limit: 6 }));
+    const rankings = (await t.get(`${t.url}/api/public/v2/rankings?market=KR,US&limit=6`, key)).body as { rows: { ticker: string }[] };
+    await view.locator('#view-table tbody tr').first().waitFor();
+    assert.deepEqual(
+      await view.locator('#view-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-code'))),
+      rankings.rows.map((r) => r.ticker),
+    );
+
+    ({ view } = await run('get_trade_total', { from: '2020-01', to: '2020-12' }));
+    await view.locator('#trade-chart[data-ready=true] canvas').first().waitFor();
+    assert.equal(await view.locator('#trade-caption').getAttribute('data-last-month'), '2020-12');
+
+    ({ view } = await run('get_sector_exports', { top: 4 }));
+    const sectors = (await t.get(`${t.url}/api/public/v2/exports/sectors?top=4`, key)).body as { sectors: { sector: string }[] };
+    await view.locator('#sectors-chart[data-ready=true] canvas').first().waitFor();
+    assert.deepEqual(
+      await view.locator('#sectors-legend li').evaluateAll((els) => els.map((e) => e.getAttribute('data-sector'))),
+      sectors.sectors.map((s) => s.sector),
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'apps-sectors.png') });
+  });
+
   it('a host without the extension is shown no view: the tool has no _meta and the host falls back to the text', async () => {
     const key = await t.newKey('paid');
     for (const era of ['2026-07-28', '2025-11-25'] as const) {
