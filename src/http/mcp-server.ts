@@ -38,7 +38,7 @@ import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf, unknownToolMessage } from './mcp-errors.js';
 import { buildPrompts } from './mcp-prompts.js';
 import { RESOURCES } from './mcp-resources.js';
-import { APPS_SERVER_EXTENSION, builtView, registerView, viewMeta } from './mcp-apps.js';
+import { APPS_SERVER_EXTENSION, builtView, registerView, rendersApps, viewMeta } from './mcp-apps.js';
 import { jsonSchema } from './openapi.js';
 
 /** One JSON-RPC message as the door admitted it: handed to the SDK as `authInfo.extra.call`, read by `callTool`. */
@@ -53,8 +53,8 @@ export interface McpCall {
    * as an unknown parameter (as REST does); the SDK's own parse of the request drops it.
    */
   arguments: unknown;
-  /** The message declares that its client renders MCP Apps (mcp-apps.ts): the views are declared to it. */
-  apps: boolean;
+  /** The message as the client sent it: its `_meta` may declare that its client renders MCP Apps (mcp-apps.ts), read only when a server is built for it. */
+  message: unknown;
 }
 
 /** What a tools/call comes to. */
@@ -176,7 +176,7 @@ export function createMcpService(deps: McpServerDeps): McpService {
 
   function factory(ctx: McpRequestContext): McpServer {
     // The MCP Apps view, for a client that renders it (mcp-apps.ts); null for any other client.
-    const view = ctx.authInfo !== undefined && callOf(ctx.authInfo)?.apps === true ? builtView() : null;
+    const view = ctx.authInfo !== undefined && rendersApps(callOf(ctx.authInfo)?.message) ? builtView() : null;
     const server = new McpServer(
       { ...SERVER_INFO, version: deps.version },
       {
