@@ -38,10 +38,18 @@ const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
  */
 export function rendersApps(message: unknown): boolean {
   const params = (message as { params?: { _meta?: Record<string, unknown> } } | null)?.params;
-  const capabilities = params?._meta?.[CLIENT_CAPABILITIES_KEY];
-  if (capabilities === null || typeof capabilities !== 'object') return false;
+  return appsMetaOf(params?._meta?.[CLIENT_CAPABILITIES_KEY]) !== null;
+}
+
+/**
+ * The `_meta` a forwarding client (the stdio bridge) adds to its requests for a client whose
+ * capabilities (`initialize`'s, or a 2026 envelope's) declare that it renders this view; null
+ * for any other client.
+ */
+export function appsMetaOf(capabilities: unknown): Record<string, unknown> | null {
+  if (capabilities === null || typeof capabilities !== 'object') return null;
   const ui = getUiCapability(capabilities);
-  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(RESOURCE_MIME_TYPE);
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(RESOURCE_MIME_TYPE) ? { [CLIENT_CAPABILITIES_KEY]: { extensions: { [EXTENSION_ID]: ui } } } : null;
 }
 
 /** The tool's `_meta` for an Apps client (both spellings, as the extension's registerAppTool writes them), or undefined. */
