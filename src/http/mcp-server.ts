@@ -1,5 +1,5 @@
 // The MCP server of the JSON-RPC door: the official SDK v2's McpServer over the one tool registry,
-// with resources and prompts. The SDK serves each request with an instance of its own
+// with resources and prompts, and the MCP Apps view for a client that renders it (mcp-apps.ts). The SDK serves each request with an instance of its own
 // (`factory`, its per-request model), for both protocol eras: initialize and version negotiation
 // (2025-06-18, 2025-11-25), server/discover and the per-request envelope (2026-07-28), ping,
 // tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*, unknown
