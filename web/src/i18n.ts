@@ -181,11 +181,21 @@ const LABELS = {
 
 export type LabelKey = keyof typeof LABELS;
 
+const storage = stored();
 let lang: Lang = initialLang();
 
+/** Storage the page may lack: a sandboxed frame (the MCP Apps view) has no localStorage and throws on reaching it. */
+function stored(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
 function initialLang(): Lang {
-  const stored = localStorage.getItem(LANG_STORAGE);
-  if (stored === 'ko' || stored === 'en') return stored;
+  const saved = storage?.getItem(LANG_STORAGE);
+  if (saved === 'ko' || saved === 'en') return saved;
   return navigator.language.toLowerCase().startsWith('en') ? 'en' : 'ko';
 }
 
@@ -195,7 +205,7 @@ export function currentLang(): Lang {
 
 export function setLang(next: Lang): void {
   lang = next;
-  localStorage.setItem(LANG_STORAGE, next);
+  storage?.setItem(LANG_STORAGE, next);
   document.documentElement.lang = next;
 }
 

@@ -97,7 +97,7 @@ function fieldSelect(name: string, selected: string, withGrade: boolean, empty: 
 }
 
 /** A value in its unit, as the answer's `units` says (currency: the row's own). */
-function cell(row: ScreenRow, field: string, unit: string | undefined): string {
+export function cell(row: ScreenRow, field: string, unit: string | undefined): string {
   const value = row[field];
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '—';

@@ -193,7 +193,7 @@ function scoreCard(score: StockScore): HTMLElement {
   );
 }
 
-function snapshotView(snapshot: StockSnapshot): HTMLElement {
+export function snapshotView(snapshot: StockSnapshot): HTMLElement {
   const groups = (Object.keys(SNAPSHOT_GROUPS) as SnapshotGroup[]).map((group) => {
     const metrics = snapshot[group] as Record<string, SnapshotMetric>;
     return h(
