@@ -1,0 +1,154 @@
+// Foreign private issuers (20-F/40-F) on the real recorded companyfacts of TSMC (an excerpt of its
+// concepts, test/fixtures/real/PROVENANCE.md): IFRS facts in TWD, read into USD at each filing's
+// own convenience rate, growth in TWD, shares in ADSs. Every expected figure is derived beside it
+// from the raw facts.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { stockMetrics } from '../../src/domain/snapshot.js';
+import { discreteQuarters, ttmAsOf } from '../../src/domain/ttm.js';
+import { adsRatioOf, listedShares } from '../../src/sources/sec/ads.js';
+import { convenienceRate, NO_CONVENIENCE_TRANSLATION, parseCompanyFacts } from '../../src/sources/sec/parse.js';
+import { SecSource } from '../../src/sources/sec/source.js';
+import { real, realJson } from '../e2e/upstream.js';
+import { context, loopback } from './helpers.js';
+
+const TSMC = 'sec/companyfacts_CIK0001046179_TSM.EXCERPT.json';
+const M = 1_000_000;
+/** Equal to a part in 10^12: the figures are products of doubles. */
+const near = (actual: number | null | undefined, expected: number): void => {
+  assert.ok(actual !== null && actual !== undefined && Math.abs(actual - expected) <= Math.abs(expected) * 1e-12, `${actual} != ${expected}`);
+};
+
+// The rate of each 20-F: its ifrs-full:Revenue of the year in USD over the same in TWD (the largest pair it files).
+const RATE_2020 = 47_694.3 / 1_339_254.8; // 20-F 0001193125-21-118512: US$1 = NT$28.0800 (28.07998)
+const RATE_2019 = 35_773.5 / 1_069_985.4; // 20-F 0001193125-20-107579: US$1 = NT$29.9100
+// dei:EntityCommonStockSharesOutstanding, every 20-F: 25,930,380,458 common shares; one ADS = 5 of them.
+const ADS = 25_930_380_458 / 5; // 5,186,076,091.6 ADS equivalents
+
+describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded companyfacts', () => {
+  const tsmc = parseCompanyFacts(realJson(TSMC), 'TSM')!;
+
+  it('reads the ifrs-full facts of its 20-Fs, reporting currency TWD, each filing at its own convenience rate', () => {
+    assert.equal(tsmc.reportingCurrency, 'TWD');
+    assert.equal(tsmc.foreignPrivateIssuer, true);
+    assert.deepEqual(tsmc.skipped, {});
+    assert.deepEqual(
+      tsmc.rates.map((r) => [r.accn, r.filed]),
+      [
+        ['0001193125-18-121866', '2018-04-19'],
+        ['0001193125-19-108390', '2019-04-17'],
+        ['0001193125-20-107579', '2020-04-15'],
+        ['0001193125-21-118512', '2021-04-16'],
+      ],
+    );
+    near(tsmc.rates[3]?.usdPerUnit ?? null, RATE_2020);
+    near(tsmc.rates[2]?.usdPerUnit ?? null, RATE_2019);
+    // The implied rates are TSMC's stated ones: 1 / RATE_2020 = 28.07998, 1 / RATE_2019 = 29.91000.
+    assert.equal((1 / RATE_2020).toFixed(2), '28.08');
+    assert.equal((1 / RATE_2019).toFixed(2), '29.91');
+  });
+
+  it('FY2020 (20-F filed 2021-04-16) in USD: TWD figures times the filing rate, shares in ADSs', () => {
+    const fy2020 = tsmc.reports.filter((r) => r.fiscalYear === 2020);
+    assert.equal(fy2020.length, 1);
+    const r = fy2020[0]!;
+    assert.deepEqual([r.fiscalQuarter, r.periodEnd, r.disclosedOn, r.consolidated], [4, '2020-12-31', '2021-04-16', true]);
+    near(r.revenue, 47_694.3 * M); // Revenue 1,339,254.8 M TWD x rate = the filer's own USD figure
+    near(r.operatingIncome, 566_783.7 * M * RATE_2020); // ProfitLossFromOperatingActivities: 20,184.62 M USD (filed: 20,184.6)
+    near(r.netIncome, 510_744 * M * RATE_2020); // ProfitLossAttributableToOwnersOfParent: 18,188.90 M USD (filed: 18,188.9)
+    near(r.capex, 507_238.7 * M * RATE_2020); // PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities: 18,064.07 M (filed: 18,064.1)
+    assert.equal(Math.round((r.netIncome ?? 0) / (100_000)) / 10, 18_188.9); // agrees with the filed USD figure to its rounding
+    assert.equal(r.shares, ADS);
+  });
+
+  it('each 20-F also gives the year before at its own rate, disclosed the same day (the base of growth)', () => {
+    const fy2019 = tsmc.reports.filter((r) => r.fiscalYear === 2019).map((r) => [r.disclosedOn, r.revenue, r.netIncome, r.shares]);
+    // As first filed (2020-04-15) at RATE_2019: revenue 35,773.5 M. As the 2021 filing's comparative at RATE_2020:
+    // 1,069,985.4 M TWD x RATE_2020 = 38,104.93 M. The shares of the comparative are the original filing's.
+    assert.equal(fy2019.length, 2);
+    assert.equal(fy2019[0]?.[0], '2020-04-15');
+    near(fy2019[0]?.[1] as number, 35_773.5 * M);
+    assert.equal(fy2019[1]?.[0], '2021-04-16');
+    near(fy2019[1]?.[1] as number, 1_069_985.4 * M * RATE_2020);
+    near(fy2019[1]?.[2] as number, 353_948 * M * RATE_2020);
+    assert.equal(fy2019[1]?.[3], ADS);
+  });
+
+  it('a yearly reporter: TTM = the latest fiscal year; growth in TWD, not in the convenience USD figures', () => {
+    const view = ttmAsOf(tsmc.reports, '2021-06-30');
+    assert.equal(view.current.ttm?.referenceQuarter, '2020Q4');
+    assert.equal(view.yearEarlier.ttm?.referenceQuarter, '2019Q4');
+    near(view.current.ttm?.revenue ?? null, 47_694.3 * M);
+    near(view.yearEarlier.ttm?.revenue ?? null, 1_069_985.4 * M * RATE_2020);
+    const price = { date: '2021-06-30', close: 100, shares: ADS, marketCap: 100 * ADS };
+    const m = stockMetrics(discreteQuarters(tsmc.reports, '2021-06-30'), price, 'USD');
+    // Revenue growth in TWD: (1,339,254.8 - 1,069,985.4) / 1,069,985.4 = 25.1657 %. From the filer's USD convenience
+    // figures it would be (47,694.3 - 35,773.5) / 35,773.5 = 33.3230 %: the TWD's 6.5 % rise against the USD.
+    near(m.revenueYoy.value, ((1_339_254.8 - 1_069_985.4) / 1_069_985.4) * 100);
+    assert.equal(m.revenueYoy.value?.toFixed(4), '25.1657');
+    // Operating income: (566,783.7 - 372,701.1) / 372,701.1 = 52.0746 %.
+    assert.equal(m.operatingIncomeYoy.value?.toFixed(4), '52.0746');
+    // EPS (per ADS; the same ADS count both years): net income growth (510,744 - 353,948) / 353,948 = 44.2992 %.
+    assert.equal(m.epsYoy.value?.toFixed(4), '44.2992');
+    // Margins are currency-free: 566,783.7 / 1,339,254.8 = 42.3208 %; 510,744 / 1,339,254.8 = 38.1364 %.
+    assert.equal(m.operatingMargin.value?.toFixed(4), '42.3208');
+    assert.equal(m.netMargin.value?.toFixed(4), '38.1364');
+    // At a price of US$100 an ADS (a price the test gives, not a recorded one): market cap = 100 x 5,186,076,091.6
+    // = US$518,607.6 M; PER = 518,607.6 / (510,744 x RATE_2020 = 18,188.90) = 28.5123 = 100 / EPS per ADS
+    // (18,188.90 M / 5,186.08 M ADSs = US$3.5073).
+    assert.equal(m.per.value?.toFixed(4), '28.5123');
+    // PSR = 518,607.6 / 47,694.3 = 10.8736.
+    assert.equal(m.psr.value?.toFixed(4), '10.8736');
+    // No balance sheet in the excerpt: equity is not reported, so PBR says so.
+    assert.equal(m.pbr.value, null);
+    assert.equal(m.pbr.reason, 'equity not reported for 2020Q4');
+  });
+
+  it('before the FY2020 20-F, FY2019 is at its own filing rate with FY2018 from the same filing', () => {
+    const view = ttmAsOf(tsmc.reports, '2021-04-15');
+    assert.equal(view.current.ttm?.referenceQuarter, '2019Q4');
+    near(view.current.ttm?.revenue ?? null, 35_773.5 * M);
+    // 2018 from the 2020-04-15 filing: 1,031,473.6 M TWD x RATE_2019 = 34,485.91 M.
+    near(view.yearEarlier.ttm?.revenue ?? null, 1_031_473.6 * M * RATE_2019);
+  });
+
+  it('the ADS ratio: TSM 5 ordinary shares an ADS; a ticker not in the table trades its ordinary shares', () => {
+    assert.equal(adsRatioOf('TSM')?.ordinaryPerAds, 5);
+    assert.equal(listedShares('TSM', 25_930_380_458), 5_186_076_091.6);
+    assert.equal(adsRatioOf('AAPL'), null);
+    assert.equal(listedShares('AAPL', 14_681_140_000), 14_681_140_000);
+  });
+
+  it('the convenience rate: the largest pair; none without a USD figure; signs must agree', () => {
+    assert.equal(convenienceRate([{ own: 100, usd: 4 }, { own: 1_000, usd: 35 }]), 0.035);
+    assert.equal(convenienceRate([]), null);
+    assert.equal(convenienceRate([{ own: -100, usd: 4 }, { own: 0, usd: 1 }]), null);
+  });
+
+  it('a filing in a foreign currency without a USD translation is skipped with its reason (made from the excerpt: USD facts removed)', () => {
+    const body = realJson<{ facts: Record<string, Record<string, { units: Record<string, unknown> }>> }>(TSMC);
+    for (const c of Object.values(body.facts['ifrs-full'] ?? {})) delete c.units['USD'];
+    const parsed = parseCompanyFacts(body, 'TSM')!;
+    assert.deepEqual([parsed.reportingCurrency, parsed.reports.length, parsed.skipped], ['TWD', 0, { [NO_CONVENIENCE_TRANSLATION]: 4 }]);
+  });
+
+  it('the API adapter serves TSM (no longer a 404): its Security and its reports in USD', async () => {
+    const server = await loopback((req) => {
+      const p = req.url.pathname;
+      if (p === '/files/company_tickers.json') return { body: real('sec/company_tickers.json.gz') };
+      if (p === '/api/xbrl/companyfacts/CIK0001046179.json') return { body: real(TSMC) };
+      return { status: 404, body: 'Not Found' };
+    });
+    try {
+      const source = new SecSource({ userAgent: 'Example Research admin@example.com', dataBaseUrl: server.base, wwwBaseUrl: server.base, requestsPerSecond: 10, tickers: ['TSM'] });
+      const result = await source.ingest(context({ asOf: '2021-06-30', cursor: null }));
+      assert.deepEqual(result.data.securities, [
+        { market: 'US', code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' },
+      ]);
+      assert.deepEqual(result.data.reports, tsmc.reports);
+    } finally {
+      await server.close();
+    }
+  });
+});
