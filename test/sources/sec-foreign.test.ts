@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stockMetrics } from '../../src/domain/snapshot.js';
 import { discreteQuarters, ttmAsOf } from '../../src/domain/ttm.js';
-import { adsRatioOf, listedShares } from '../../src/sources/sec/ads.js';
+import { adsRatioOf, listedShares } from '../../src/domain/ads.js';
 import { convenienceRate, NO_CONVENIENCE_TRANSLATION, parseCompanyFacts } from '../../src/sources/sec/parse.js';
 import { SecSource } from '../../src/sources/sec/source.js';
 import { real, realJson } from '../e2e/upstream.js';

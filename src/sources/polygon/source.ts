@@ -12,7 +12,7 @@ import type { Source, SourceContext, SourceResult } from '../source.js';
 import { planWalk, readWalkCursor, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
 import { addDays, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
-import { listedShares } from '../sec/ads.js';
+import { listedShares } from '../../domain/ads.js';
 import { parseCompanyTickers, SEC_UPSTREAM } from '../sec/parse.js';
 import { parseGrouped, parseSharesFrame, SOURCE_NAME, toDailyBars } from './parse.js';
 
@@ -137,7 +137,7 @@ export class PolygonSource implements Source {
     const out = new Map<string, number>();
     for (const t of tickers) {
       const v = latest.get(t.cik);
-      // The frame's count is ordinary shares; an ADS ticker's price is per ADS (./sec/ads.ts).
+      // The frame's count is ordinary shares; an ADS ticker's price is per ADS (src/domain/ads.ts).
       if (v && !out.has(t.ticker)) out.set(t.ticker, listedShares(t.ticker, v.val));
     }
     return out;

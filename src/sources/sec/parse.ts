@@ -11,7 +11,7 @@
 import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
-import { adsRatioOf, listedShares } from './ads.js';
+import { adsRatioOf, listedShares } from '../../domain/ads.js';
 
 export const SOURCE_NAME = 'sec';
 /** The key of SEC's one rate limiter in a process (`RateLimiter.shared`): its 10 a second is per client, across sec.gov and data.sec.gov. */
@@ -256,7 +256,7 @@ export function convenienceRate(pairs: Iterable<{ own: number; usd: number }>): 
  * day, converted at the same rate: from that day on the TTM and the TTM a year earlier are at one
  * rate, so growth is the growth in the reporting currency (a year translated at its own year's
  * rate would move growth by the currency's move). Share counts are in the listed security's units:
- * an ADS ticker's ordinary shares divided by its ADS ratio (./ads.ts).
+ * an ADS ticker's ordinary shares divided by its ADS ratio (src/domain/ads.ts).
  */
 export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
