@@ -169,7 +169,13 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     // TSMC, a foreign private issuer (20-F only, TWD): served like the others, its figures in USD at each filing's
     // own convenience rate. 20-F 0001193125-21-118512 filed 2021-04-16: ifrs-full:Revenue 2020 = TWD 1,339,254,800,000
     // and USD 47,694,300,000, so its revenue in USD is the filer's own figure (docs/calculations.md).
-    assert.deepEqual(securities.get('TSM'), { market: 'US', code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' });
+    assert.deepEqual(
+      { ...securities.get('TSM'), filerBasis: { ...securities.get('TSM')?.filerBasis, usdRates: securities.get('TSM')?.filerBasis?.usdRates.map((r) => r.disclosedOn) } },
+      {
+        ...{ market: 'US', code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' },
+        filerBasis: { annualForm: '20-F', reportingCurrency: 'TWD', usdRates: ['2018-04-19', '2019-04-17', '2020-04-15', '2021-04-16'] },
+      },
+    );
     assert.deepEqual(find('TSM', 2020, 4).map((r) => [r.periodEnd, r.disclosedOn, Math.round(r.revenue ?? 0)]), [['2020-12-31', '2021-04-16', 47_694.3 * M]]);
     assert.deepEqual([...securities.keys()].sort(), ['AAPL', 'GOOG', 'MRVL', 'TSLA', 'TSM']);
   });

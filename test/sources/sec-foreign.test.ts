@@ -144,8 +144,13 @@ describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded comp
       const source = new SecSource({ userAgent: 'Example Research admin@example.com', dataBaseUrl: server.base, wwwBaseUrl: server.base, requestsPerSecond: 10, tickers: ['TSM'] });
       const result = await source.ingest(context({ asOf: '2021-06-30', cursor: null }));
       assert.deepEqual(result.data.securities, [
-        { market: 'US', code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' },
+        {
+          ...{ market: 'US', code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' },
+          // The rate of each 20-F, by its filing date (the 2020 one: RATE_2020).
+          filerBasis: { annualForm: '20-F', reportingCurrency: 'TWD', usdRates: tsmc.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit })) },
+        },
       ]);
+      near(result.data.securities?.[0]?.filerBasis?.usdRates[3]?.usdPerUnit ?? null, RATE_2020);
       assert.deepEqual(result.data.reports, tsmc.reports);
     } finally {
       await server.close();

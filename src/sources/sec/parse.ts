@@ -192,6 +192,8 @@ export interface CompanyFactsResult {
   reportingCurrency: string;
   /** Files 20-F/40-F (a foreign private issuer). */
   foreignPrivateIssuer: boolean;
+  /** The annual form of its latest annual filing when that is a 20-F or 40-F (amendments named as the form); null otherwise. */
+  annualForm: string | null;
   /**
    * Where the filer reports in another currency than USD: the rate each filing's figures were
    * converted at (USD per unit of the reporting currency, from the filing's own USD convenience
@@ -488,7 +490,9 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     r.shares = ads ? listedShares(code, raw * factor) : Math.round(raw * factor);
   });
   const foreignPrivateIssuer = filings.some((f) => FOREIGN_FORMS.has(f.form));
-  return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, rates };
+  const latestAnnual = filings.filter((f) => f.quarter === 4).at(-1)?.form.replace(/\/A$/, '') ?? null;
+  const annualForm = latestAnnual === '20-F' || latestAnnual === '40-F' ? latestAnnual : null;
+  return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, annualForm, rates };
 }
 
 const MONEY_ITEMS = [
@@ -692,6 +696,13 @@ export function secCompany(entry: TickerEntry, factsBody: unknown, placement: Se
     placement?.sector ?? 'Unclassified',
     placement?.fiscalYearEndMonth ?? parsed.fiscalYearEndMonth ?? 12,
   );
+  if (parsed.annualForm !== null) {
+    security.filerBasis = {
+      annualForm: parsed.annualForm,
+      reportingCurrency: parsed.reportingCurrency,
+      usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit })),
+    };
+  }
   return { kind: 'covered', reports: parsed.reports, security, skipped: parsed.skipped };
 }
 
