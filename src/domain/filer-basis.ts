@@ -42,7 +42,7 @@ export function filerNoteOf(security: Pick<Security, 'code' | 'currency' | 'file
   if (!ttm) ttmBasis = `no TTM: ${view.current.reason ?? ''}`;
   else if (ttm.end.fiscalQuarter === 4) {
     const interims = view.quarters.some((q) => q.fiscalQuarter !== 4);
-    ttmBasis = `fiscal year ${ttm.end.fiscalYear} as filed on ${basis.annualForm}${interims ? '' : ' (a yearly reporter: no interim figures filed)'}`;
+    ttmBasis = `fiscal year ${ttm.end.fiscalYear} as filed on ${basis.annualForm}${interims ? '' : ' (no interim flow figures among its XBRL facts: the latest fiscal year)'}`;
   } else {
     const period = PERIOD_NAMES[ttm.end.fiscalQuarter];
     ttmBasis = `fiscal year ${ttm.end.fiscalYear - 1} (${basis.annualForm}) + ${ttm.end.fiscalYear} ${period} - ${ttm.end.fiscalYear - 1} ${period} (interim figures as filed)`;

@@ -62,14 +62,14 @@ describe('TSMC (TSM, a 20-F filer reporting in TWD) on 2021-06-30 through both d
     near(filer.conversion.usdPerUnit, RATE, 'conversion rate');
     assert.equal(filer.conversion.disclosedOn, '2021-04-16');
     assert.match(filer.conversion.source, /convenience translation in its filing of 2021-04-16/);
-    assert.equal(filer['ttmBasis'], 'fiscal year 2020 as filed on 20-F (a yearly reporter: no interim figures filed)');
+    assert.equal(filer['ttmBasis'], 'fiscal year 2020 as filed on 20-F (no interim flow figures among its XBRL facts: the latest fiscal year)');
     assert.equal(filer.ads.ordinaryPerAds, 5);
     assert.match(filer.ads.source, /20-F cover page/);
   });
 
   it('figures derived by hand: margins, growth in TWD, EPS per ADS', () => {
-    const g = (group: string, key: string): { value: number | null; reason?: string; unit: string; referenceQuarter: string | null; disclosedOn: string | null } =>
-      (rest[group] as Record<string, never>)[key];
+    type Metric = { value: number | null; reason?: string; unit: string; referenceQuarter: string | null; disclosedOn: string | null };
+    const g = (group: string, key: string): Metric => (rest[group] as Record<string, Metric>)[key] as Metric;
     // Operating margin = 566,783.7 / 1,339,254.8 x 100 = 42.32082647753064 (the rate cancels).
     near(g('profitability', 'operatingMargin').value, 42.32082647753064, 'operatingMargin');
     assert.deepEqual([g('profitability', 'operatingMargin').referenceQuarter, g('profitability', 'operatingMargin').disclosedOn], [REF.referenceQuarter, REF.disclosedOn]);

@@ -8,12 +8,14 @@ import { describe, it } from 'node:test';
 import { stockMetrics } from '../../src/domain/snapshot.js';
 import { discreteQuarters, ttmAsOf } from '../../src/domain/ttm.js';
 import { adsRatioOf, listedShares } from '../../src/domain/ads.js';
-import { convenienceRate, NO_CONVENIENCE_TRANSLATION, parseCompanyFacts } from '../../src/sources/sec/parse.js';
+import { filerNoteOf } from '../../src/domain/filer-basis.js';
+import { convenienceRate, INTERIM_WITHOUT_FLOWS, NO_CONVENIENCE_TRANSLATION, parseCompanyFacts, secCompany } from '../../src/sources/sec/parse.js';
 import { SecSource } from '../../src/sources/sec/source.js';
 import { real, realJson } from '../e2e/upstream.js';
 import { context, loopback } from './helpers.js';
 
 const TSMC = 'sec/companyfacts_CIK0001046179_TSM.EXCERPT.json';
+const GLOBUS = 'sec/companyfacts_CIK0001499780_GLBS.EXCERPT.json';
 const M = 1_000_000;
 /** Equal to a part in 10^12: the figures are products of doubles. */
 const near = (actual: number | null | undefined, expected: number): void => {
@@ -155,5 +157,61 @@ describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded comp
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('foreign private issuers: Globus Maritime (20-F, IFRS, USD; half-yearly 6-Ks) from its recorded companyfacts', () => {
+  const globus = parseCompanyFacts(realJson(GLOBUS), 'GLBS')!;
+
+  it('a USD reporter: read as filed, no conversion, one report per 20-F', () => {
+    assert.deepEqual([globus.reportingCurrency, globus.foreignPrivateIssuer, globus.annualForm, globus.rates], ['USD', true, '20-F', []]);
+    // Per 20-F, ifrs-full (USD): Revenue, ProfitLossFromOperatingActivities, net income from
+    // ProfitLossAttributableToOrdinaryEquityHoldersOfParentEntity (no ...OwnersOfParent is filed),
+    // |PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities|, TradeAndOtherCurrentPayables.
+    assert.deepEqual(
+      globus.reports.map((r) => [r.fiscalYear, r.fiscalQuarter, r.disclosedOn, r.revenue, r.operatingIncome, r.netIncome, r.capex, r.payables]),
+      [
+        [2017, 4, '2018-03-09', 14_423_000, -4_015_000, -6_475_000, 245_000, 4_258_000],
+        [2018, 4, '2019-03-28', 17_354_000, -1_448_000, -3_568_000, 26_000, 6_433_000],
+        [2019, 4, '2020-04-01', 15_623_000, -33_649_000, -36_351_000, 54_000, 4_735_000],
+        [2020, 4, '2021-03-29', 11_753_000, -11_423_000, -17_372_000, 54_000, 4_758_000],
+      ],
+    );
+  });
+
+  it('its 1-for-10 reverse split of 2018 shows in the cover counts: the 2017 count in the later basis', () => {
+    // dei:EntityCommonStockSharesOutstanding 31,630,419 (20-F of 2018-03-09), then 3,209,327 (20-F of 2019-03-28):
+    // 3,209,327 / 31,630,419 = 0.1015, a 1:10 reverse split; 31,630,419 x 0.1 = 3,163,041.9 -> 3,163,042.
+    assert.deepEqual(globus.splits, [{ filed: '2019-03-28', factor: 0.1 }]);
+    assert.deepEqual(globus.reports.map((r) => r.shares), [3_163_042, 3_209_327, 5_227_159, 3_040_123]);
+  });
+
+  it('half-yearly 6-Ks with a balance sheet and no flows are not taken: the TTM stays the latest annual one', () => {
+    // 6-Ks 0001144204-18-051214 (2018-09-27), 0001144204-19-046274 (2019-09-27), 0001104659-20-108907 (2020-09-25)
+    // file TradeAndOtherCurrentPayables at June 30 and no revenue or profit.
+    assert.deepEqual(globus.skipped, { [INTERIM_WITHOUT_FLOWS]: 3 });
+    const late2020 = ttmAsOf(globus.reports, '2020-12-31');
+    assert.deepEqual([late2020.current.ttm?.referenceQuarter, late2020.current.ttm?.revenue], ['2019Q4', 15_623_000]);
+  });
+
+  it('on 2021-06-30: TTM = FY2020; revenue YoY, margins by hand; the note says how', () => {
+    const quarters = discreteQuarters(globus.reports, '2021-06-30');
+    const m = stockMetrics(quarters, null, 'USD');
+    // (11,753,000 - 15,623,000) / 15,623,000 x 100 = -24.7712 %.
+    assert.equal(m.revenueYoy.value?.toFixed(4), '-24.7712');
+    // -11,423,000 / 11,753,000 x 100 = -97.1922 %; -17,372,000 / 11,753,000 x 100 = -147.8091 %.
+    assert.equal(m.operatingMargin.value?.toFixed(4), '-97.1922');
+    assert.equal(m.netMargin.value?.toFixed(4), '-147.8091');
+    const company = secCompany({ cik: 1499780, ticker: 'GLBS', title: 'GLOBUS MARITIME LTD' }, realJson(GLOBUS), null);
+    assert.equal(company.kind, 'covered');
+    if (company.kind !== 'covered') return;
+    assert.deepEqual(company.security.filerBasis, { annualForm: '20-F', reportingCurrency: 'USD', usdRates: [] });
+    assert.deepEqual(filerNoteOf(company.security, ttmAsOf(globus.reports, '2021-06-30')), {
+      annualForm: '20-F',
+      reportingCurrency: 'USD',
+      conversion: null,
+      ttmBasis: 'fiscal year 2020 as filed on 20-F (no interim flow figures among its XBRL facts: the latest fiscal year)',
+      ads: null,
+    });
   });
 });

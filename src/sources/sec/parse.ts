@@ -8,7 +8,7 @@
 // of the filing and, for flows, the fact ending there whose duration matches the fiscal
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
-import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
+import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } from '../../domain/model.js';
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
@@ -109,7 +109,9 @@ const FLOW_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   revenue: ['Revenues', 'RevenueFromContractWithCustomerExcludingAssessedTax', 'SalesRevenueNet', 'RevenueFromContractWithCustomerIncludingAssessedTax', 'ifrs-full:Revenue', 'ifrs-full:RevenueFromContractsWithCustomers'],
   costOfSales: ['CostOfRevenue', 'CostOfGoodsAndServicesSold', 'CostOfGoodsSold', 'ifrs-full:CostOfSales'],
   operatingIncome: ['OperatingIncomeLoss', 'ifrs-full:ProfitLossFromOperatingActivities'],
-  netIncome: ['NetIncomeLoss', 'ifrs-full:ProfitLossAttributableToOwnersOfParent'],
+  // IFRS: to the owners of the parent; else to its ordinary equity holders (the EPS numerator); else the
+  // profit of the whole group, which is the owners' where there is no non-controlling interest.
+  netIncome: ['NetIncomeLoss', 'ifrs-full:ProfitLossAttributableToOwnersOfParent', 'ifrs-full:ProfitLossAttributableToOrdinaryEquityHoldersOfParentEntity', 'ifrs-full:ProfitLoss'],
   operatingCashFlow: ['NetCashProvidedByUsedInOperatingActivities', 'NetCashProvidedByUsedInOperatingActivitiesContinuingOperations', 'ifrs-full:CashFlowsFromUsedInOperatingActivities'],
   capex: ['PaymentsToAcquirePropertyPlantAndEquipment', 'PaymentsToAcquireProductiveAssets', 'ifrs-full:PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities', 'ifrs-full:PurchaseOfPropertyPlantAndEquipment'],
   interestExpense: ['InterestExpense', 'InterestExpenseNonoperating', 'InterestExpenseDebt', 'ifrs-full:InterestExpense', 'ifrs-full:FinanceCosts'],
@@ -120,7 +122,7 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   currentAssets: ['AssetsCurrent', 'ifrs-full:CurrentAssets'],
   totalLiabilities: ['Liabilities', 'ifrs-full:Liabilities'],
   currentLiabilities: ['LiabilitiesCurrent', 'ifrs-full:CurrentLiabilities'],
-  equity: ['StockholdersEquity', 'ifrs-full:EquityAttributableToOwnersOfParent'],
+  equity: ['StockholdersEquity', 'ifrs-full:EquityAttributableToOwnersOfParent', 'ifrs-full:Equity'],
   cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
   receivables: ['AccountsReceivableNetCurrent', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
   inventory: ['InventoryNet', 'ifrs-full:Inventories'],
@@ -201,6 +203,9 @@ export interface CompanyFactsResult {
    */
   rates: { accn: string; filed: string; usdPerUnit: number }[];
 }
+
+/** Why a foreign filer's interim filing is not taken (its TTM stays the latest annual one). */
+export const INTERIM_WITHOUT_FLOWS = 'interim filing of a foreign filer without flow figures';
 
 /** Why a filing of a foreign-currency reporter is not taken: its figures cannot be put in USD. */
 export const NO_CONVENIENCE_TRANSLATION = 'filing in a foreign currency without a USD convenience translation';
@@ -433,6 +438,12 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   for (const filing of filings) {
     const report = reportOf(filing);
     if (report === null) continue;
+    // A foreign filer's interim filing (6-K) with a balance sheet but no flow figures would end the
+    // TTM at a period it has no flows for: its TTM stays the latest annual one.
+    if (FOREIGN_FORMS.has(filing.form) && filing.quarter !== 4 && FLOW_ITEMS.every((k) => report[k] === null)) {
+      skip(INTERIM_WITHOUT_FLOWS);
+      continue;
+    }
     reports.push(report);
     rawShares.push(sharesOf(filing));
     taken.push(filing);
