@@ -46,7 +46,7 @@ describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded comp
     );
     near(tsmc.rates[3]?.usdPerUnit ?? null, RATE_2020);
     near(tsmc.rates[2]?.usdPerUnit ?? null, RATE_2019);
-    // The implied rates are TSMC's stated ones: 1 / RATE_2020 = 28.07998, 1 / RATE_2019 = 29.91000.
+    // The implied rates are round rates to the cent: 1 / RATE_2020 = 28.07998, 1 / RATE_2019 = 29.91000.
     assert.equal((1 / RATE_2020).toFixed(2), '28.08');
     assert.equal((1 / RATE_2019).toFixed(2), '29.91');
   });
