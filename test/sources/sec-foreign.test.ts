@@ -135,6 +135,17 @@ describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded comp
     assert.deepEqual([parsed.reportingCurrency, parsed.reports.length, parsed.skipped], ['TWD', 0, { [NO_CONVENIENCE_TRANSLATION]: 4 }]);
   });
 
+  it('the reporting currency is the one of the latest periodic filing (made from the excerpt: a later 10-K in USD added)', () => {
+    const body = realJson<{ facts: Record<string, Record<string, { units: Record<string, Record<string, unknown>[]> }>> }>(TSMC);
+    const usd = body.facts['ifrs-full']?.['Revenue']?.units['USD'];
+    assert.ok(usd);
+    usd.push({ start: '2021-01-01', end: '2021-12-31', val: 56_820 * M, accn: '0000000000-22-000001', fy: 2021, fp: 'FY', form: '10-K', filed: '2022-03-01' });
+    const parsed = parseCompanyFacts(body, 'TSM')!;
+    assert.equal(parsed.reportingCurrency, 'USD');
+    assert.equal(parsed.annualForm, null);
+    assert.deepEqual(parsed.reports.filter((r) => r.fiscalYear === 2021).map((r) => r.revenue), [56_820 * M]);
+  });
+
   it('the API adapter serves TSM (no longer a 404): its Security and its reports in USD', async () => {
     const server = await loopback((req) => {
       const p = req.url.pathname;

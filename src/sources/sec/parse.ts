@@ -211,23 +211,29 @@ export const INTERIM_WITHOUT_FLOWS = 'interim filing of a foreign filer without 
 export const NO_CONVENIENCE_TRANSLATION = 'filing in a foreign currency without a USD convenience translation';
 
 /**
- * The currency a filer reports in: the unit that holds most of its statement facts (periodic
- * forms only). A foreign filer's USD convenience translation covers the current year of each
- * filing, its own currency every year and every comparative, so its own currency holds more.
+ * The currency a filer reports in: the unit that holds most of the statement facts of its latest
+ * periodic filing. A foreign filer's USD convenience translation covers the filing's own year, its
+ * own currency that year and every comparative, so its own currency holds more; a company that
+ * moved from a 20-F in its currency to a 10-K in USD reports in USD from then on.
  */
 function reportingCurrencyOf(body: Record<string, unknown>, concepts: readonly string[]): string {
-  const counts = new Map<string, number>();
   const taxonomies = body['facts'];
   if (!isRecord(taxonomies)) return 'USD';
+  const lists: [string, Record<string, unknown>[]][] = [];
   for (const name of concepts) {
     const [taxonomy, concept] = splitConcept(name);
     const c = isRecord(taxonomies[taxonomy]) ? (taxonomies[taxonomy] as Record<string, unknown>)[concept] : undefined;
     if (!isRecord(c) || !isRecord(c['units'])) continue;
     for (const [unit, list] of Object.entries(c['units'])) {
-      if (!/^[A-Z]{3}$/.test(unit) || !Array.isArray(list)) continue;
-      const n = list.filter((f) => isRecord(f) && FORMS.has(str(f, 'form'))).length;
-      counts.set(unit, (counts.get(unit) ?? 0) + n);
+      if (/^[A-Z]{3}$/.test(unit) && Array.isArray(list)) lists.push([unit, list.filter((f): f is Record<string, unknown> => isRecord(f) && FORMS.has(str(f, 'form')))]);
     }
+  }
+  let latest = '';
+  for (const [, list] of lists) for (const f of list) if (`${str(f, 'filed')}|${str(f, 'accn')}` > latest) latest = `${str(f, 'filed')}|${str(f, 'accn')}`;
+  const counts = new Map<string, number>();
+  for (const [unit, list] of lists) {
+    const n = list.filter((f) => `${str(f, 'filed')}|${str(f, 'accn')}` === latest).length;
+    if (n > 0) counts.set(unit, (counts.get(unit) ?? 0) + n);
   }
   let best = 'USD';
   let most = 0;
