@@ -1,11 +1,10 @@
 // American depositary shares (reference data beside the calculations that use it): how many of
 // the issuer's ordinary shares one ADS represents. The price of an ADS ticker is per ADS, the
-// share counts its filings give (dei
-// EntityCommonStockSharesOutstanding, the cover page) are ordinary shares, and no taxonomy that
-// companyfacts carries tags the ratio, so it is kept here, each with where it is stated. A
-// foreign filer whose ticker is not listed here is taken as trading its ordinary shares one for
-// one (New York registry shares, Canadian 40-F filers' common shares). docs/sources.md ("SEC"),
-// docs/calculations.md ("Foreign private issuers").
+// share counts its filings give (dei:EntityCommonStockSharesOutstanding, the cover page) are
+// ordinary shares, and no taxonomy that companyfacts carries tags the ratio, so it is kept here,
+// each with where it is stated. A foreign filer whose ticker is not listed here is taken as
+// trading its ordinary shares one for one (New York registry shares, Canadian 40-F filers' common
+// shares). docs/sources.md ("sec"), docs/calculations.md (section 9).
 
 export interface AdsRatio {
   /** Ordinary shares one ADS represents. */
