@@ -3,6 +3,7 @@
 // cohort percentiles), so that serving is a lookup. Pure: data in, snapshot out.
 
 import { barAsOf } from '../domain/bars.js';
+import { isFinancialSector } from '../domain/financials.js';
 import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { PercentileEntry, RankingRow } from '../domain/results.js';
 import { englishNameOf } from '../domain/model.js';
@@ -131,7 +132,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       v3 = { ok: false, reason: ranked.reason };
     }
 
-    const metrics = stockMetricsOfView(ttm, price, security.currency);
+    const metrics = stockMetricsOfView(ttm, price, security.currency, { financial: isFinancialSector(security.sector) });
     const values = percentileValuesOf(metrics);
     metricValues.set(key, values);
     const sectorKey = `${security.market}:${security.sector}`;

@@ -38,6 +38,29 @@ const nulls = {
 };
 
 describe('SEC parsers', () => {
+  it('submissions: a financial SIC code gives a financial sector, any other keeps the SIC description', () => {
+    // Bodies shaped as EDGAR's submissions JSON (sic and sicDescription as EDGAR spells them), constructed here.
+    const placed = (sic: string, sicDescription: string) => parseSubmissions({ sic, sicDescription, exchanges: ['NYSE'], fiscalYearEnd: '1231' })?.sector;
+    assert.deepEqual(
+      [
+        placed('6021', 'National Commercial Banks'),
+        placed('6035', 'Savings Institution, Federally Chartered'),
+        placed('6141', 'Personal Credit Institutions'),
+        placed('6211', 'Security Brokers, Dealers & Flotation Companies'),
+        placed('6282', 'Investment Advice'),
+        placed('6331', 'Fire, Marine & Casualty Insurance'),
+        placed('6311', 'Life Insurance'),
+        placed('6726', 'Unit Inv Trust, Closed-End Mgmt Inv Offices'),
+      ],
+      ['Banks', 'Banks', 'Other Financials', 'Securities', 'Asset Management', 'Insurance', 'Insurance', 'Asset Management'],
+    );
+    // Not financial companies by their statements: health plans, insurance brokers, real estate, REITs, blank checks.
+    assert.deepEqual(
+      [placed('6324', 'Hospital & Medical Service Plans'), placed('6411', 'Insurance Agents, Brokers & Service'), placed('6798', 'Real Estate Investment Trusts'), placed('6770', 'Blank Checks'), placed('', '')],
+      ['Hospital & Medical Service Plans', 'Insurance Agents, Brokers & Service', 'Real Estate Investment Trusts', 'Blank Checks', 'Unclassified'],
+    );
+  });
+
   it('company_tickers.json: class tickers use a dot', () => {
     assert.deepEqual(parseCompanyTickers(fixtureJson('sec/company_tickers.json'))?.map((t) => [t.cik, t.ticker]), [
       [320193, 'AAPL'], [789019, 'MSFT'], [1067983, 'BRK.B'], [1751788, 'DOW'],

@@ -12,6 +12,7 @@ import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } f
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
+import { financialSectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
 /** The key of SEC's one rate limiter in a process (`RateLimiter.shared`): its 10 a second is per client, across sec.gov and data.sec.gov. */
@@ -654,7 +655,10 @@ export interface SecPlacement {
   fiscalYearEndMonth: number | null;
 }
 
-/** submissions JSON: name, exchanges[], sicDescription, fiscalYearEnd ("0928"). */
+/**
+ * submissions JSON: name, exchanges[], sic, sicDescription, fiscalYearEnd ("0928"). The sector is
+ * a financial sector for the financial SIC codes (`financialSectorOfSic`), else the description.
+ */
 export function parseSubmissions(body: unknown): SecPlacement | null {
   if (!isRecord(body)) return null;
   const exchanges = Array.isArray(body['exchanges']) ? body['exchanges'].filter((e): e is string => typeof e === 'string' && e !== '') : [];
@@ -662,7 +666,7 @@ export function parseSubmissions(body: unknown): SecPlacement | null {
   const month = /^\d{4}$/.test(fye) ? fiscalMonthOf(`2000-${fye.slice(0, 2)}-${fye.slice(2)}`) : null;
   return {
     exchange: (exchanges[0] ?? '').toUpperCase(),
-    sector: str(body, 'sicDescription').trim() || 'Unclassified',
+    sector: financialSectorOfSic(str(body, 'sic')) ?? (str(body, 'sicDescription').trim() || 'Unclassified'),
     fiscalYearEndMonth: month,
   };
 }
