@@ -39,7 +39,10 @@ export function filerNoteOf(security: Pick<Security, 'code' | 'currency' | 'file
   if (!basis) return null;
   const ttm = view.current.ttm;
   let ttmBasis: string;
-  if (!ttm) ttmBasis = `no TTM: ${view.current.reason ?? ''}`;
+  if (!ttm && basis.reportingCurrency !== security.currency && basis.usdRates.length === 0) {
+    // Its filings were not taken: none gives a USD figure to convert its own currency's at.
+    ttmBasis = `no TTM: its filings give no USD convenience translation of their ${basis.reportingCurrency} figures, and no other rate source is read`;
+  } else if (!ttm) ttmBasis = `no TTM: ${view.current.reason ?? ''}`;
   else if (ttm.end.fiscalQuarter === 4) {
     const interims = view.quarters.some((q) => q.fiscalQuarter !== 4);
     ttmBasis = `fiscal year ${ttm.end.fiscalYear} as filed on ${basis.annualForm}${interims ? '' : ' (no interim flow figures among its XBRL facts: the latest fiscal year)'}`;

@@ -49,4 +49,12 @@ describe('the filer note', () => {
     assert.deepEqual([note?.ttmBasis, note?.conversion], ['no TTM: no quarterly report disclosed', null]);
     assert.equal(filerNoteOf({ code: 'AAPL', currency: 'USD' }, ttmAsOf(reports, '2021-10-01')), null);
   });
+
+  it('a filer in a foreign currency none of whose filings translates into USD: the note says why there is no TTM', () => {
+    const untranslated = { code: 'XYZ', currency: 'USD' as const, filerBasis: { ...basis, usdRates: [] } };
+    assert.equal(
+      filerNoteOf(untranslated, ttmAsOf([], '2021-10-01'))?.ttmBasis,
+      'no TTM: its filings give no USD convenience translation of their EUR figures, and no other rate source is read',
+    );
+  });
 });
