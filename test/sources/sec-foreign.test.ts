@@ -135,6 +135,17 @@ describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded comp
     assert.deepEqual([parsed.reportingCurrency, parsed.reports.length, parsed.skipped], ['TWD', 0, { [NO_CONVENIENCE_TRANSLATION]: 4 }]);
   });
 
+  it("a comparative's shares are its original filing's, in the basis after a split between the two (made from the excerpt: a 2-for-1 count on the 2021 cover)", () => {
+    const body = realJson<{ facts: { dei: { EntityCommonStockSharesOutstanding: { units: { shares: { val: number; filed: string }[] } } } } }>(TSMC);
+    for (const f of body.facts.dei.EntityCommonStockSharesOutstanding.units.shares) if (f.filed === '2021-04-16') f.val *= 2;
+    const parsed = parseCompanyFacts(body, 'TSM')!;
+    assert.deepEqual(parsed.splits, [{ filed: '2021-04-16', factor: 2 }]);
+    // FY2019 as the 2021 20-F's comparative: the 2020 cover's 25,930,380,458 x 2 / 5 ADSs, as FY2020's own count.
+    const fy2019 = parsed.reports.filter((r) => r.fiscalYear === 2019).map((r) => [r.disclosedOn, r.shares]);
+    assert.deepEqual(fy2019, [['2020-04-15', ADS * 2], ['2021-04-16', ADS * 2]]);
+    assert.equal(parsed.reports.find((r) => r.fiscalYear === 2020)?.shares, ADS * 2);
+  });
+
   it('the reporting currency is the one of the latest periodic filing (made from the excerpt: a later 10-K in USD added)', () => {
     const body = realJson<{ facts: Record<string, Record<string, { units: Record<string, Record<string, unknown>[]> }>> }>(TSMC);
     const usd = body.facts['ifrs-full']?.['Revenue']?.units['USD'];

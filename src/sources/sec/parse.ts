@@ -463,10 +463,11 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
 
   const rates: CompanyFactsResult['rates'] = [];
   const out: FinancialReport[] = [];
-  const outShares: (number | null)[] = [];
+  /** Each report's share count as filed and the date of the filing it is from (its split basis). */
+  const outShares: { raw: number | null; filed: string }[] = [];
   if (currency === 'USD') {
     out.push(...reports);
-    outShares.push(...rawShares);
+    outShares.push(...reports.map((r, i) => ({ raw: rawShares[i] ?? null, filed: r.disclosedOn })));
   } else {
     reports.forEach((report, i) => {
       const filing = taken[i] as Filing;
@@ -486,25 +487,29 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       }
       rates.push({ accn: filing.accn, filed: filing.filed, usdPerUnit: rate });
       out.push(inUsd(report, rate));
-      outShares.push(rawShares[i] ?? null);
+      outShares.push({ raw: rawShares[i] ?? null, filed: report.disclosedOn });
       // The same period a year earlier, from this filing, at this filing's rate.
       const priorEnd = comparativeEnd(filing, (concept) => inFiling(concept, filing.accn), flowConcepts);
       if (priorEnd === null) return;
       const prior = reportOf({ ...filing, fy: filing.fy - 1, periodEnd: priorEnd });
       if (prior === null) return;
-      const original = reports.findIndex((r) => r.fiscalYear === prior.fiscalYear && r.fiscalQuarter === prior.fiscalQuarter);
+      // Its shares: the count of the latest filing of that period before this one, in that filing's basis.
+      let original = -1;
+      reports.forEach((r, k) => {
+        if (r.fiscalYear === prior.fiscalYear && r.fiscalQuarter === prior.fiscalQuarter && r.disclosedOn <= filing.filed) original = k;
+      });
       out.push(inUsd(prior, rate));
-      outShares.push(original < 0 ? null : (rawShares[original] ?? null));
+      outShares.push(original < 0 ? { raw: null, filed: filing.filed } : { raw: rawShares[original] ?? null, filed: (reports[original] as FinancialReport).disclosedOn });
     });
   }
   // Every filing's shares in the latest basis (the basis of split-adjusted prices): a count
   // filed before a split is multiplied by that split's factor; an ADS ticker's count is in ADSs.
   const ads = adsRatioOf(code) !== null;
   out.forEach((r, i) => {
-    const raw = outShares[i] ?? null;
+    const { raw, filed } = outShares[i] ?? { raw: null, filed: r.disclosedOn };
     if (raw === null) return;
     let factor = 1;
-    for (const split of splits) if (split.filed > r.disclosedOn) factor *= split.factor;
+    for (const split of splits) if (split.filed > filed) factor *= split.factor;
     r.shares = ads ? listedShares(code, raw * factor) : Math.round(raw * factor);
   });
   const foreignPrivateIssuer = filings.some((f) => FOREIGN_FORMS.has(f.form));
