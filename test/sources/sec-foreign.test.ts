@@ -146,6 +146,28 @@ describe('foreign private issuers: TSMC (20-F, IFRS, TWD) from its recorded comp
     assert.equal(parsed.reports.find((r) => r.fiscalYear === 2020)?.shares, ADS * 2);
   });
 
+  it('a half-year 6-K with flows: TTM = the latest fiscal year + H1 - H1 a year earlier (made from the excerpt: a 6-K added)', () => {
+    // Made here: a 6-K filed 2021-08-12 with Revenue H1 2021 TWD 734,000 M (USD 26,200 M) and H1 2020 TWD 620,000 M.
+    const body = realJson<{ facts: Record<string, Record<string, { units: Record<string, Record<string, unknown>[]> }>> }>(TSMC);
+    const revenue = body.facts['ifrs-full']?.['Revenue']?.units;
+    assert.ok(revenue?.['TWD'] && revenue['USD']);
+    const sixK = { accn: '0001193125-21-000001', fy: 2021, fp: 'Q2', form: '6-K', filed: '2021-08-12' };
+    revenue['TWD'].push({ start: '2020-01-01', end: '2020-06-30', val: 620_000 * M, ...sixK }, { start: '2021-01-01', end: '2021-06-30', val: 734_000 * M, ...sixK });
+    revenue['USD'].push({ start: '2021-01-01', end: '2021-06-30', val: 26_200 * M, ...sixK });
+    const parsed = parseCompanyFacts(body, 'TSM')!;
+    const rate6k = 26_200 / 734_000;
+    const view = ttmAsOf(parsed.reports, '2021-09-01');
+    assert.equal(view.current.ttm?.referenceQuarter, '2021Q2');
+    // FY2020 at the 20-F's rate, the two halves at the 6-K's: 47,694.3 M + (734,000 - 620,000) M TWD x 26,200 / 734,000.
+    near(view.current.ttm?.revenue ?? null, 47_694.3 * M + (734_000 - 620_000) * M * rate6k);
+    const company = secCompany({ cik: 1046179, ticker: 'TSM', title: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD' }, body, null);
+    assert.equal(company.kind, 'covered');
+    if (company.kind !== 'covered') return;
+    const note = filerNoteOf(company.security, view);
+    assert.equal(note?.ttmBasis, 'fiscal year 2020 (20-F) + 2021 H1 - 2020 H1 (interim figures as filed)');
+    assert.deepEqual([note?.conversion?.disclosedOn, note?.conversion?.usdPerUnit], ['2021-08-12', rate6k]);
+  });
+
   it('the reporting currency is the one of the latest periodic filing (made from the excerpt: a later 10-K in USD added)', () => {
     const body = realJson<{ facts: Record<string, Record<string, { units: Record<string, Record<string, unknown>[]> }>> }>(TSMC);
     const usd = body.facts['ifrs-full']?.['Revenue']?.units['USD'];
