@@ -11,6 +11,7 @@ import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { filerNoteOf } from '../domain/filer-basis.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { NO_PRICE_CHANGES, type PriceChanges } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -155,10 +156,12 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
         marketCap: price?.marketCap ?? null,
       }),
     );
+    const filer = filerNoteOf(security, ttm);
     views.set(key, {
       security,
       price,
       band,
+      ...(filer ? { filer } : {}),
       v3,
       scorePercentile: null,
       scoreCohortSize: 0,

@@ -148,14 +148,14 @@ export class SnapshotDataset implements ServedDataset {
 /**
  * Why a code finds no stock, in terms true for what is served: the demo's companies and codes
  * are invented (a real company's code is not there by design); real data covers what its
- * sources list (US: companies filing 10-K/10-Q with the SEC).
+ * sources list (US: companies filing 10-K/10-Q or 20-F/40-F with the SEC).
  */
 export function notFoundDetail(market: Market, code: string, source: string): string {
   const what = market === 'KR' ? `no KR stock has the code ${code}` : `no US stock has the ticker ${code}`;
   if (source === 'demo') return `${what}: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)`;
   return market === 'KR'
     ? `${what} among the served stocks; find one by name with search_stocks (GET /stocks?q=)`
-    : `${what} among the served stocks (covered: companies filing 10-K/10-Q with the SEC); find one by name with search_stocks (GET /stocks?q=)`;
+    : `${what} among the served stocks (covered: companies filing 10-K/10-Q or 20-F/40-F with the SEC); find one by name with search_stocks (GET /stocks?q=)`;
 }
 
 /**
