@@ -1,0 +1,42 @@
+// Every sector a source can place a stock in has a Korean name in src/domain/sectors.ts (the
+// `sectorKo` of both doors and the dashboard), and a Korean name resolves back to its English
+// one. SEC industry titles are the sources' only open set: they keep a null sectorKo.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SECTOR_NAMES_KO, sectorFromEither, sectorKo } from '../../src/domain/sectors.js';
+import { MARKET_SECTORS, SECTOR_ECONOMICS } from '../../src/sources/demo/sectors.js';
+import { KSIC_SECTORS, UNCLASSIFIED } from '../../src/sources/opendart/sectors.js';
+
+describe('sector names in Korean', () => {
+  it('names every sector the demo, OpenDART (KSIC) and the unplaced fallback produce', () => {
+    const produced = new Set<string>([
+      ...MARKET_SECTORS.KR.map((s) => s.name),
+      ...MARKET_SECTORS.US.map((s) => s.name),
+      ...Object.keys(SECTOR_ECONOMICS),
+      ...Object.values(KSIC_SECTORS),
+      UNCLASSIFIED,
+    ]);
+    const missing = [...produced].filter((s) => sectorKo(s) === null);
+    assert.deepEqual(missing, []);
+  });
+
+  it('names the financial sectors with the terms Korean finance uses', () => {
+    assert.deepEqual(
+      ['Banks', 'Insurance', 'Securities', 'Other Financials', 'Asset Management', 'REITs'].map(sectorKo),
+      ['은행', '보험', '증권', '기타금융', '자산운용', '리츠'],
+    );
+    assert.equal(sectorKo('Semiconductors'), '반도체');
+  });
+
+  it('gives each sector its own Korean name, so a Korean name resolves to one English name', () => {
+    const ko = Object.values(SECTOR_NAMES_KO);
+    assert.equal(new Set(ko).size, ko.length);
+    for (const [en, name] of Object.entries(SECTOR_NAMES_KO)) assert.equal(sectorFromEither(name), en);
+    assert.equal(sectorFromEither(' 반도체 '), 'Semiconductors');
+    // English names and unknown names pass through unchanged (the caller judges them).
+    assert.equal(sectorFromEither('Semiconductors'), 'Semiconductors');
+    assert.equal(sectorFromEither('Electronic Computers'), 'Electronic Computers');
+    assert.equal(sectorKo('Electronic Computers'), null);
+  });
+});
