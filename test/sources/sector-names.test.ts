@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SECTOR_NAMES_KO, sectorFromEither, sectorKo } from '../../src/domain/sectors.js';
+import { EXPORT_SECTOR_NAMES_KO, SECTOR_NAMES_KO, exportSectorKo, sectorFromEither, sectorKo } from '../../src/domain/sectors.js';
+import { EXPORT_SECTORS } from '../../src/sources/shared/export-sectors.js';
 import { MARKET_SECTORS, SECTOR_ECONOMICS } from '../../src/sources/demo/sectors.js';
 import { KSIC_SECTORS, UNCLASSIFIED } from '../../src/sources/opendart/sectors.js';
 
@@ -38,5 +39,13 @@ describe('sector names in Korean', () => {
     assert.equal(sectorFromEither('Semiconductors'), 'Semiconductors');
     assert.equal(sectorFromEither('Electronic Computers'), 'Electronic Computers');
     assert.equal(sectorKo('Electronic Computers'), null);
+  });
+
+  it('names every export sector get_sector_exports ranks, each its own way', () => {
+    assert.deepEqual(EXPORT_SECTORS.filter((s) => exportSectorKo(s) === null), []);
+    assert.deepEqual(Object.keys(EXPORT_SECTOR_NAMES_KO).sort(), [...EXPORT_SECTORS].sort(), 'no name for a sector the list does not have');
+    const ko = Object.values(EXPORT_SECTOR_NAMES_KO);
+    assert.equal(new Set(ko).size, ko.length);
+    assert.equal(exportSectorKo('Shipbuilding'), '선박');
   });
 });

@@ -33,14 +33,7 @@ describe('dashboard: no dead ends for a new user', { skip: skipBrowser }, () => 
   /** Opens `hash` in `lang` with `storedKey` in the browser (null: none), the page loaded afresh. */
   const open = async (lang: Lang, hash: string, storedKey: string | null = key): Promise<void> => {
     await page.goto(`${t.url}/#/blank`);
-    await page.evaluate(
-      ([l, k]) => {
-        localStorage.clear();
-        localStorage.setItem('krus-dashboard.lang', l as string);
-        if (k !== null) localStorage.setItem('krus-dashboard.apiKey', k);
-      },
-      [lang, storedKey] as const,
-    );
+    await page.evaluate(`localStorage.clear(); localStorage.setItem('krus-dashboard.lang', ${JSON.stringify(lang)});${storedKey === null ? '' : ` localStorage.setItem('krus-dashboard.apiKey', ${JSON.stringify(storedKey)});`}`);
     await page.goto(`${t.url}/${hash}`);
     await page.reload(); // the language is read at load
   };

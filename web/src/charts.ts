@@ -2,7 +2,7 @@
 // rankings page does not download it); the valuation band is a small SVG drawing because
 // it is not a time series (see docs/web.md).
 
-import type { IChartApi, ISeriesApi } from 'lightweight-charts';
+import type { IChartApi, ISeriesApi, Time } from 'lightweight-charts';
 import { svg } from './dom.js';
 import { num } from './format.js';
 import { currentLang } from './i18n.js';
@@ -15,6 +15,68 @@ const TEXT = '#374151';
 
 function chartLocale(): string {
   return currentLang() === 'ko' ? 'ko-KR' : 'en-US';
+}
+
+const MONTHS_EN = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The year, month and day of a bar's time as the charts give it (a 'YYYY-MM-DD' string here). */
+function dateOf(time: Time): { y: number; m: number; d: number } {
+  if (typeof time === 'string') {
+    const [y = 0, m = 1, d = 1] = time.split('-').map(Number);
+    return { y, m, d };
+  }
+  if (typeof time === 'number') {
+    const date = new Date(time * 1000);
+    return { y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate() };
+  }
+  return { y: time.year, m: time.month, d: time.day };
+}
+
+/**
+ * Time-axis labels that name what they mark in the page's language: a year (2026년 / 2026), a
+ * month with its year (2026.03 / Mar '26), a day with its month (3월 15일 / Mar 15); never a
+ * bare month whose year is off screen. The tick types are lightweight-charts' TickMarkType
+ * (0 year, 1 month, 2 day of month); times of day are not drawn here (daily bars at most).
+ */
+function tickLabel(time: Time, type: number): string | null {
+  const { y, m, d } = dateOf(time);
+  const ko = currentLang() === 'ko';
+  const mon = MONTHS_EN[m - 1] ?? String(m);
+  switch (type) {
+    case 0:
+      return ko ? `${y}년` : String(y);
+    case 1:
+      return ko ? `${y}.${String(m).padStart(2, '0')}` : `${mon} '${String(y % 100).padStart(2, '0')}`;
+    case 2:
+      return ko ? `${m}월 ${d}일` : `${mon} ${d}`;
+    default:
+      return null;
+  }
+}
+
+/** Room at each end of the time axis for half of its widest label, so none is cut at an edge. */
+const EDGE_PX = 30;
+
+/**
+ * A fit that shows all `count()` bars with EDGE_PX of room at both ends (the library centres a
+ * label on its bar, so a label on the first or last bar would be cut); it runs again whenever
+ * the chart is resized. Call the returned function after new data.
+ */
+function edgeFit(chart: IChartApi, count: () => number): () => void {
+  const fit = () => {
+    const n = count();
+    const width = chart.timeScale().width();
+    if (n === 0 || width <= 2 * EDGE_PX) return;
+    const pad = (EDGE_PX * Math.max(n - 1, 1)) / (width - 2 * EDGE_PX);
+    chart.timeScale().setVisibleLogicalRange({ from: -pad, to: n - 1 + pad });
+  };
+  let last = 0;
+  chart.timeScale().subscribeSizeChange((width) => {
+    if (Math.abs(width - last) < 1) return;
+    last = width;
+    fit();
+  });
+  return fit;
 }
 
 /** Korean charts draw rises in red and falls in blue; US charts green and red. */
@@ -33,9 +95,10 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
   const colors = upDownColors(market);
   const chart: IChartApi = createChart(container, {
     autoSize: true,
-    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
+    // No logo in the chart (it sat on the volume bars): the page links the attribution instead.
+    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' }, attributionLogo: false },
     grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
-    timeScale: { borderColor: '#d1d5db' },
+    timeScale: { borderColor: '#d1d5db', tickMarkFormatter: tickLabel },
     rightPriceScale: { borderColor: '#d1d5db' },
     // Month names on the time axis follow the page language, not the browser's.
     localization: { locale: chartLocale() },
@@ -56,11 +119,14 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
   const volumes: ISeriesApi<'Histogram'> = chart.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceLineVisible: false }, 1);
   chart.panes()[0]?.setStretchFactor(3);
   chart.panes()[1]?.setStretchFactor(1);
+  let count = 0;
+  const fit = edgeFit(chart, () => count);
   return {
     setBars(bars) {
       candles.setData(bars.map((b) => ({ time: b.date, open: b.open, high: b.high, low: b.low, close: b.close })));
       volumes.setData(bars.map((b) => ({ time: b.date, value: b.volume, color: b.close >= b.open ? `${colors.up}99` : `${colors.down}99` })));
-      chart.timeScale().fitContent();
+      count = bars.length;
+      fit();
     },
     dispose: () => chart.remove(),
   };
@@ -72,8 +138,9 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
   const billions = (v: number) => `$${num(v / 1e9, 1)}B`;
   const chart = createChart(container, {
     autoSize: true,
-    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
+    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' }, attributionLogo: false },
     grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
+    timeScale: { tickMarkFormatter: tickLabel },
     localization: { locale: chartLocale(), priceFormatter: billions },
   });
   const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: 'EX' });
@@ -85,7 +152,7 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
   exports.setData(rows.map((r) => ({ time: time(r.month), value: r.exports })));
   imports.setData(rows.map((r) => ({ time: time(r.month), value: r.imports })));
   balance.setData(rows.map((r) => ({ time: time(r.month), value: r.balance, color: r.balance >= 0 ? '#1a9c5b' : '#d93d3d' })));
-  chart.timeScale().fitContent();
+  edgeFit(chart, () => rows.length)();
   return () => chart.remove();
 }
 
