@@ -66,12 +66,19 @@ function renderHeader(active: Page): void {
         submit.disabled = true;
         keyStatus.classList.remove('error');
         keyStatus.textContent = t('keyChecking');
+        const keep = () => {
+          storeKey(value);
+          route();
+        };
         checkKey<Health>(value)
-          .then(() => {
-            storeKey(value);
-            route();
-          })
+          .then(keep)
           .catch((err: unknown) => {
+            // Only a refusal of the key itself (401, 403) or no answer keeps it out: a service
+            // still loading (503) or a spent quota (429) has judged the key and found it good.
+            if (err instanceof ApiProblem && err.status !== 401 && err.status !== 403) {
+              keep();
+              return;
+            }
             submit.disabled = false;
             keyStatus.textContent = keyRefused(err);
             keyStatus.classList.add('error');
