@@ -143,8 +143,9 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
     timeScale: { tickMarkFormatter: tickLabel },
     localization: { locale: chartLocale(), priceFormatter: billions },
   });
-  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: 'EX' });
-  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: 'IM' });
+  const ko = currentLang() === 'ko';
+  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: ko ? '수출' : 'EX' });
+  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: ko ? '수입' : 'IM' });
   const balance = chart.addSeries(HistogramSeries, { priceLineVisible: false }, 1);
   chart.panes()[0]?.setStretchFactor(3);
   chart.panes()[1]?.setStretchFactor(1);
