@@ -1,21 +1,28 @@
 // Every sector a source can place a stock in has a Korean name in src/domain/sectors.ts (the
 // `sectorKo` of both doors and the dashboard), and a Korean name resolves back to its English
-// one. SEC industry titles are the sources' only open set: they keep a null sectorKo.
+// one. SEC industry titles (the SIC description a non-financial US company keeps) are the
+// sources' only open set: they keep a null sectorKo.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXPORT_SECTOR_NAMES_KO, SECTOR_NAMES_KO, exportSectorKo, sectorFromEither, sectorKo } from '../../src/domain/sectors.js';
 import { EXPORT_SECTORS } from '../../src/sources/shared/export-sectors.js';
 import { MARKET_SECTORS, SECTOR_ECONOMICS } from '../../src/sources/demo/sectors.js';
-import { KSIC_SECTORS, UNCLASSIFIED } from '../../src/sources/opendart/sectors.js';
+import { KSIC_SECTORS, LAYOUT_SECTORS, UNCLASSIFIED } from '../../src/sources/opendart/sectors.js';
+import { financialSectorOfSic } from '../../src/sources/sec/sectors.js';
 
 describe('sector names in Korean', () => {
-  it('names every sector the demo, OpenDART (KSIC) and the unplaced fallback produce', () => {
+  it('names every sector the demo, OpenDART (KSIC, statement layouts), SEC (financial SIC codes) and the unplaced fallback produce', () => {
+    // Every SIC code the SEC adapter could meet: the ones it places in a sector of the service's.
+    const sic = Array.from({ length: 10_000 }, (_, code) => financialSectorOfSic(String(code).padStart(4, '0'))).filter((s): s is string => s !== null);
+    assert.ok(sic.includes('Other Financials') && sic.includes('Banks'));
     const produced = new Set<string>([
       ...MARKET_SECTORS.KR.map((s) => s.name),
       ...MARKET_SECTORS.US.map((s) => s.name),
       ...Object.keys(SECTOR_ECONOMICS),
       ...Object.values(KSIC_SECTORS),
+      ...Object.values(LAYOUT_SECTORS),
+      ...sic,
       UNCLASSIFIED,
     ]);
     const missing = [...produced].filter((s) => sectorKo(s) === null);
