@@ -39,8 +39,8 @@ function parseHash(): { page: Page; path: string[]; params: URLSearchParams } {
   return { page, path, params: new URLSearchParams(query) };
 }
 
-/** Why the key field is shown again: a typed or stored key the service refused (kept across one re-render). */
-let keyRefusal: { typed: string; message: string } | null = null;
+/** Why the key field is back: the stored key the service refused (shown once, by the next render). */
+let keyRefusal: string | null = null;
 
 function keyRefused(err: unknown): string {
   return err instanceof ApiProblem && (err.status === 401 || err.status === 403) ? t('keyRejected') : errorText(err);
@@ -50,8 +50,8 @@ function renderHeader(active: Page): void {
   const key = storedKey();
   const refusal = keyRefusal;
   keyRefusal = null;
-  const keyInput = h('input', { type: 'password', id: 'api-key', autocomplete: 'off', placeholder: 'sk_…', 'aria-label': t('apiKey'), value: refusal?.typed ?? null });
-  const keyStatus = h('span', { class: refusal === null ? 'key-status' : 'key-status error', id: 'key-status', role: refusal === null ? null : 'alert' }, refusal?.message ?? '');
+  const keyInput = h('input', { type: 'password', id: 'api-key', autocomplete: 'off', placeholder: 'sk_…', 'aria-label': t('apiKey') });
+  const keyStatus = h('span', { class: refusal === null ? 'key-status' : 'key-status error', id: 'key-status', role: refusal === null ? null : 'alert' }, refusal ?? '');
   const submit = h('button', { type: 'submit' }, t('saveKey'));
   const keyForm = h(
     'form',
@@ -138,7 +138,7 @@ function renderHeader(active: Page): void {
         // dropped and the field comes back, with the reason.
         if (err instanceof ApiProblem && err.status === 401 && storedKey() === key) {
           storeKey(null);
-          keyRefusal = { typed: '', message: t('keyRejected') };
+          keyRefusal = t('keyRejected');
           route();
           return;
         }
