@@ -3,7 +3,7 @@
 // it is not a time series (see docs/web.md). The dashboard and the MCP Apps view (web/views)
 // draw with these same functions; the view sets the dark palette when its host is dark.
 
-import type { ChartOptions, DeepPartial, IChartApi, ISeriesApi } from 'lightweight-charts';
+import type { ChartOptions, DeepPartial, IChartApi, ISeriesApi, Time } from 'lightweight-charts';
 import { svg } from './dom.js';
 import { num } from './format.js';
 import { currentLang } from './i18n.js';
@@ -31,13 +31,77 @@ function chartLocale(): string {
   return currentLang() === 'ko' ? 'ko-KR' : 'en-US';
 }
 
+const MONTHS_EN = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The year, month and day of a bar's time as the charts give it (a 'YYYY-MM-DD' string here). */
+function dateOf(time: Time): { y: number; m: number; d: number } {
+  if (typeof time === 'string') {
+    const [y = 0, m = 1, d = 1] = time.split('-').map(Number);
+    return { y, m, d };
+  }
+  if (typeof time === 'number') {
+    const date = new Date(time * 1000);
+    return { y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate() };
+  }
+  return { y: time.year, m: time.month, d: time.day };
+}
+
+/**
+ * Time-axis labels that name what they mark in the page's language: a year (2026년 / 2026), a
+ * month with its year (2026.03 / Mar '26), a day with its month (3월 15일 / Mar 15); never a
+ * bare month whose year is off screen. The tick types are lightweight-charts' TickMarkType
+ * (0 year, 1 month, 2 day of month); times of day are not drawn here (daily bars at most).
+ */
+function tickLabel(time: Time, type: number): string | null {
+  const { y, m, d } = dateOf(time);
+  const ko = currentLang() === 'ko';
+  const mon = MONTHS_EN[m - 1] ?? String(m);
+  switch (type) {
+    case 0:
+      return ko ? `${y}년` : String(y);
+    case 1:
+      return ko ? `${y}.${String(m).padStart(2, '0')}` : `${mon} '${String(y % 100).padStart(2, '0')}`;
+    case 2:
+      return ko ? `${m}월 ${d}일` : `${mon} ${d}`;
+    default:
+      return null;
+  }
+}
+
+/** Room at each end of the time axis for half of its widest label, so none is cut at an edge. */
+const EDGE_PX = 30;
+
+/**
+ * A fit that shows all `count()` bars with EDGE_PX of room at both ends (the library centres a
+ * label on its bar, so a label on the first or last bar would be cut); it runs again whenever
+ * the chart is resized. Call the returned function after new data.
+ */
+function edgeFit(chart: IChartApi, count: () => number): () => void {
+  const fit = () => {
+    const n = count();
+    const width = chart.timeScale().width();
+    if (n === 0 || width <= 2 * EDGE_PX) return;
+    const pad = (EDGE_PX * Math.max(n - 1, 1)) / (width - 2 * EDGE_PX);
+    chart.timeScale().setVisibleLogicalRange({ from: -pad, to: n - 1 + pad });
+  };
+  let last = 0;
+  chart.timeScale().subscribeSizeChange((width) => {
+    if (Math.abs(width - last) < 1) return;
+    last = width;
+    fit();
+  });
+  return fit;
+}
+
 /** The frame every time-series chart shares: palette, grid, scale borders (or the library's), the page's language. */
 function frameOptions(localization: DeepPartial<ChartOptions['localization']> = {}, scaleBorders = true): DeepPartial<ChartOptions> {
   return {
     autoSize: true,
-    layout: { textColor: palette.text, background: { color: palette.background }, panes: { separatorColor: palette.border } },
+    // No logo in the chart (it sat on the volume bars): the page links the attribution instead.
+    layout: { textColor: palette.text, background: { color: palette.background }, panes: { separatorColor: palette.border }, attributionLogo: false },
     grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
-    ...(scaleBorders || palette !== LIGHT ? { timeScale: { borderColor: palette.border }, rightPriceScale: { borderColor: palette.border } } : {}),
+    timeScale: { tickMarkFormatter: tickLabel, ...(scaleBorders || palette !== LIGHT ? { borderColor: palette.border } : {}) },
+    ...(scaleBorders || palette !== LIGHT ? { rightPriceScale: { borderColor: palette.border } } : {}),
     // Month names on the time axis follow the page language, not the browser's.
     localization: { locale: chartLocale(), ...localization },
   };
@@ -84,6 +148,8 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
   chart.panes()[0]?.setStretchFactor(3);
   chart.panes()[1]?.setStretchFactor(1);
   let levels: ReturnType<typeof candles.createPriceLine>[] = [];
+  let count = 0;
+  const fit = edgeFit(chart, () => count);
   return {
     setLevels(next) {
       for (const line of levels) candles.removePriceLine(line);
@@ -92,7 +158,8 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
     setBars(bars) {
       candles.setData(bars.map((b) => ({ time: b.date, open: b.open, high: b.high, low: b.low, close: b.close })));
       volumes.setData(bars.map((b) => ({ time: b.date, value: b.volume, color: b.close >= b.open ? `${colors.up}99` : `${colors.down}99` })));
-      chart.timeScale().fitContent();
+      count = bars.length;
+      fit();
     },
     dispose: () => chart.remove(),
   };
@@ -103,8 +170,9 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
   const { createChart, LineSeries, HistogramSeries } = await loadLibrary();
   const billions = (v: number) => `$${num(v / 1e9, 1)}B`;
   const chart = createChart(container, frameOptions({ priceFormatter: billions }, false));
-  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: 'EX' });
-  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: 'IM' });
+  const ko = currentLang() === 'ko';
+  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: ko ? '수출' : 'EX' });
+  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: ko ? '수입' : 'IM' });
   const balance = chart.addSeries(HistogramSeries, { priceLineVisible: false }, 1);
   chart.panes()[0]?.setStretchFactor(3);
   chart.panes()[1]?.setStretchFactor(1);
@@ -112,7 +180,7 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
   exports.setData(rows.map((r) => ({ time: time(r.month), value: r.exports })));
   imports.setData(rows.map((r) => ({ time: time(r.month), value: r.imports })));
   balance.setData(rows.map((r) => ({ time: time(r.month), value: r.balance, color: r.balance >= 0 ? '#1a9c5b' : '#d93d3d' })));
-  chart.timeScale().fitContent();
+  edgeFit(chart, () => rows.length)();
   return () => chart.remove();
 }
 
