@@ -12,17 +12,18 @@ import { PERCENTILE_METRICS, type PercentileMetricKey, type SnapshotGroups, type
  * - `noPrice`: no price bar yet (or none in the last 60 days);
  * - `noFilingsYet`: no quarterly report disclosed for the company yet;
  * - `filingsIncomplete`: some quarters are there, one the TTM needs is missing;
- * - `notCovered`: the filings do not carry the item (financial-sector layouts without current
- *   assets or revenue, a company that does not report net income every quarter);
+ * - `notCovered`: the filings do not carry the item (a company that does not report net income
+ *   every quarter, an industrial filer without a current/non-current split);
  * - `undefinedForCompany`: the inputs are there but the metric is undefined (a loss for PER,
  *   a zero or negative denominator, a factor that does not exist);
+ * - `notApplicable`: the metric does not exist for the kind of company (a bank's current ratio,
+ *   src/domain/financials.ts; any reason starting `not applicable`): not a gap in the data, and
+ *   such a stock is outside the metric's `applicable` count;
  * - `noFlows`: no investor-type flows or traded value for the score's supply input;
  * - `noFxRate`: no USD/KRW rate, which a US stock's score needs;
- * - `notApplicable`: the metric does not exist for the company (`not applicable to financial
- *   companies`); such a stock is outside the metric's `applicable` count, not missing;
  * - `other`: a reason none of the above describes.
  */
-export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'noFlows', 'noFxRate', 'notApplicable', 'other'] as const;
+export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'notApplicable', 'noFlows', 'noFxRate', 'other'] as const;
 export type NullReason = (typeof NULL_REASONS)[number];
 export type NullCounts = Record<NullReason, number>;
 
@@ -88,6 +89,7 @@ const MARKETS: readonly Market[] = ['KR', 'US'];
 
 /** Sorts one of the domain's null reasons into its category (`NULL_REASONS`). */
 export function nullReasonOf(reason: string): NullReason {
+  // `not applicable to financial companies` (NOT_APPLICABLE_TO_FINANCIALS) and any other such reason.
   if (/^not applicable/.test(reason)) return 'notApplicable';
   if (/no price on or before/.test(reason)) return 'noPrice';
   if (/no quarterly report disclosed/.test(reason)) return 'noFilingsYet';

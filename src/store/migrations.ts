@@ -348,6 +348,14 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '0013_security_filer_basis': {
+      async up(db: Kysely<unknown>) {
+        // How a foreign private issuer's (20-F/40-F) filings were read: its annual form, the
+        // currency of its statements and each filing's USD conversion rate, as JSON. Null for
+        // every other security.
+        await db.schema.alterTable('securities').addColumn('filer_basis', 'text').execute();
+      },
+    },
   };
 }
 
