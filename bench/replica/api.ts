@@ -361,7 +361,9 @@ const DAY_MS = 86_400_000;
  * quarter's six-month flows and balances are kept, as a half-year report on 6-K (fp H1); every
  * us-gaap concept with an IFRS element (IFRS_OF_US_GAAP) moves to `ifrs-full` under that name,
  * the rest is left out; amounts are converted from USD at the filer's fixed rate into its
- * reporting currency (units `EUR`, `EUR/shares`, ...); dei facts stay, their forms renamed.
+ * reporting currency (units `EUR`, `EUR/shares`, ...); a filer giving a USD convenience
+ * translation (JPY, TWD) also has, in each filing, its own period's figures in `USD` (the
+ * template's); dei facts stay, their forms renamed.
  */
 /** A domestic filer's form as a foreign filer files it: 10-K as 20-F (40-F), 10-Q and 8-K as 6-K, amendments alike. */
 export function foreignForm(form: string, f: ForeignFiler): string {
@@ -387,6 +389,7 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
   const unitOf = (u: string): string => (u === 'USD' ? f.currency : u === 'USD/shares' ? `${f.currency}/shares` : u);
   const convert = (u: string, val: number): number => (u === 'USD' ? Math.round(val * f.perUsd) : u === 'USD/shares' ? Math.round(val * f.perUsd * 100) / 100 : val);
   const ifrs: Concepts = {};
+  const usd: { element: string; unit: string; fact: Fact }[] = [];
   for (const [concept, body] of Object.entries(facts['us-gaap'] ?? {})) {
     const element = IFRS_OF_US_GAAP[concept];
     if (element === undefined) continue;
@@ -400,10 +403,20 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
         const kept = form(fact);
         if (kept === null || seen.has(`${kept.start ?? ''}|${kept.end}|${kept.accn}`)) continue;
         target.push({ ...kept, val: convert(u, kept.val) });
+        if (f.convenience && f.currency !== 'USD' && (u === 'USD' || u === 'USD/shares')) usd.push({ element, unit: u, fact: kept });
       }
       if (target.length === 0) delete entry.units[unitOf(u)];
     }
     if (Object.keys(entry.units).length === 0) delete ifrs[element];
+  }
+  // The USD convenience translation: the template's own USD figures of each filing's own period
+  // (the latest end among the filing's facts), beside the converted ones.
+  const ownEnd = new Map<string, string>();
+  for (const { fact } of usd) if ((ownEnd.get(fact.accn) ?? '') < fact.end) ownEnd.set(fact.accn, fact.end);
+  for (const { element, unit, fact } of usd) {
+    const entry = ifrs[element];
+    if (entry === undefined || fact.end !== ownEnd.get(fact.accn)) continue;
+    (entry.units[unit] ??= []).push(fact);
   }
   const dei: Concepts = {};
   for (const [concept, body] of Object.entries(facts.dei ?? {})) {

@@ -70,15 +70,20 @@ export interface ForeignFiler {
   currency: string;
   /** Units of that currency per USD the replica converts its template's USD facts at. */
   perUsd: number;
+  /**
+   * Gives a USD convenience translation of each filing's own period beside its own currency (as
+   * TSMC, Toyota and Sony do in their 20-F; many others, e.g. ASML, SAP, give none).
+   */
+  convenience: boolean;
 }
 
 /** The foreign filers' reporting currencies, in turn (40-F: Canadian filers under MJDS). */
 export const FOREIGN_FILERS: readonly ForeignFiler[] = [
-  { form: '20-F', currency: 'EUR', perUsd: 0.92 },
-  { form: '20-F', currency: 'JPY', perUsd: 150 },
-  { form: '20-F', currency: 'TWD', perUsd: 32 },
-  { form: '20-F', currency: 'USD', perUsd: 1 },
-  { form: '40-F', currency: 'CAD', perUsd: 1.36 },
+  { form: '20-F', currency: 'EUR', perUsd: 0.92, convenience: false },
+  { form: '20-F', currency: 'JPY', perUsd: 150, convenience: true },
+  { form: '20-F', currency: 'TWD', perUsd: 32, convenience: true },
+  { form: '20-F', currency: 'USD', perUsd: 1, convenience: false },
+  { form: '40-F', currency: 'CAD', perUsd: 1.36, convenience: false },
 ];
 
 export interface UsTemplate {

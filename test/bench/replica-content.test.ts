@@ -137,6 +137,24 @@ describe('US foreign filers', () => {
     for (const x of ifrs.filter((f) => f.fp === 'H1' && f.start !== undefined)) assert.ok((Date.parse(x.end) - Date.parse(x.start as string)) / 86_400_000 >= 170);
   });
 
+  it('a JPY filer gives a USD convenience translation of each filing\'s own period, the template\'s USD figure; the EUR filer none', () => {
+    const jpy = universe.us[17];
+    assert.ok(jpy?.foreign?.convenience);
+    const facts = body(sec.companyFacts(jpy.cik) as { body: Uint8Array }) as Facts;
+    const units = facts.facts['ifrs-full']?.['ProfitLossAttributableToOwnersOfParent']?.units ?? {};
+    const own = units['JPY'] ?? [];
+    const usd = units['USD'] ?? [];
+    assert.ok(usd.length > 0);
+    // Each USD figure: the latest period of its filing, with the same period in yen at 150 a dollar.
+    for (const u of usd) {
+      const latest = own.filter((x) => x.accn === u.accn).reduce((a, x) => (x.end > a ? x.end : a), '');
+      assert.equal(u.end, latest, u.accn);
+      assert.equal(own.find((x) => x.accn === u.accn && x.end === u.end && x.start === u.start)?.val, Math.round(u.val * 150));
+    }
+    const eur = body(sec.companyFacts((universe.us[7] as { cik: number }).cik) as { body: Uint8Array }) as Facts;
+    assert.equal(eur.facts['ifrs-full']?.['ProfitLossAttributableToOwnersOfParent']?.units['USD'], undefined);
+  });
+
   it('submissions: annual reports on 20-F, no 10-K, 10-Q or proxy statement', () => {
     const c = universe.us[7];
     assert.ok(c);
