@@ -9,28 +9,13 @@ import { priceChangeFrom, splitEvents, type SplitEvent } from '../../src/domain/
 import type { PriceBar } from '../../src/domain/results.js';
 import { dateOfDay, valuationBandOfSeries, type BarSeries, type DayBars } from '../../src/domain/series.js';
 import type { TtmStep } from '../../src/domain/ttm.js';
+import { SAMSUNG_NEW_SHARES as NEW, SAMSUNG_SPLIT, SAMSUNG_SPLIT_BARS } from '../fixtures/samsung-split-2018.js';
 import { seriesOfBars } from './oracles.js';
 
-// Samsung Electronics (005930) across its 50-for-1 split, built from the published figures
-// (the provenance is written beside the same rows in test/domain/price-change.test.ts): closes as
-// traded 04-26 2,607,000, 04-27 2,650,000, suspended 04-30..05-03 (the last close repeated, no
-// volume), 05-04 51,900 and 05-08 52,600 won; listed common shares 128,386,494 before and
-// 6,419,324,700 (x 50) from 05-04. Open, high and low are the close here (the opens were not
-// transcribed), and the volumes of the trading days are round test values; traded value is
-// close x volume.
-const OLD = 128_386_494;
-const NEW = 6_419_324_700;
-const row = (date: string, close: number, shares: number, volume: number) => ({ date, open: close, high: close, low: close, close, volume, tradedValue: close * volume, shares });
-const SAMSUNG = [
-  row('2018-04-26', 2_607_000, OLD, 1_000),
-  row('2018-04-27', 2_650_000, OLD, 2_000),
-  row('2018-04-30', 2_650_000, OLD, 0),
-  row('2018-05-02', 2_650_000, OLD, 0),
-  row('2018-05-03', 2_650_000, OLD, 0),
-  row('2018-05-04', 51_900, NEW, 50_000),
-  row('2018-05-08', 52_600, NEW, 60_000),
-];
-const SPLIT: SplitEvent = { date: '2018-05-04', factor: 50 };
+// Samsung Electronics around its 50-for-1 split of 2018-05-04: the KRX rows and where they come
+// from are in test/fixtures/samsung-split-2018.ts.
+const SAMSUNG = SAMSUNG_SPLIT_BARS;
+const SPLIT: SplitEvent = SAMSUNG_SPLIT;
 
 /** Day bars as plain objects (what the answer writes from the columns). */
 function daysOf({ series, start, end }: DayBars): PriceBar[] {
@@ -62,16 +47,17 @@ describe('split-adjusted price bars', () => {
   it('Samsung by day: no 2018 cliff adjusted, the cliff as traded', () => {
     const adjusted = priceBarsAdjusted(series, { interval: 'day' }, [SPLIT], true);
     assert.deepEqual(adjusted.splits, [SPLIT]);
-    // Before 05-04: close / 50 (2,607,000 / 50 = 52,140; 2,650,000 / 50 = 53,000), volume x 50
-    // (1,000 -> 50,000; 2,000 -> 100,000), traded value as traded (2,650,000 x 2,000 = 5.3e9).
+    // Before 05-04 every price / 50 (04-27: 2,669,000 / 50 = 53,380, 2,682,000 / 50 = 53,640,
+    // 2,622,000 / 50 = 52,440, 2,650,000 / 50 = 53,000, as FinanceDataReader's adjusted row gives
+    // them), volume x 50 (606,216 x 50 = 30,310,800), traded value as traded.
     assert.deepEqual(asDays(adjusted.bars), [
-      { date: '2018-04-26', open: 52_140, high: 52_140, low: 52_140, close: 52_140, volume: 50_000, tradedValue: 2_607_000_000 },
-      { date: '2018-04-27', open: 53_000, high: 53_000, low: 53_000, close: 53_000, volume: 100_000, tradedValue: 5_300_000_000 },
+      { date: '2018-04-26', open: 50_420, high: 52_160, low: 50_400, close: 52_140, volume: 50_000, tradedValue: 2_607_000_000 },
+      { date: '2018-04-27', open: 53_380, high: 53_640, low: 52_440, close: 53_000, volume: 30_310_800, tradedValue: 1_606_472_400_000 },
       { date: '2018-04-30', open: 53_000, high: 53_000, low: 53_000, close: 53_000, volume: 0, tradedValue: 0 },
       { date: '2018-05-02', open: 53_000, high: 53_000, low: 53_000, close: 53_000, volume: 0, tradedValue: 0 },
       { date: '2018-05-03', open: 53_000, high: 53_000, low: 53_000, close: 53_000, volume: 0, tradedValue: 0 },
-      { date: '2018-05-04', open: 51_900, high: 51_900, low: 51_900, close: 51_900, volume: 50_000, tradedValue: 2_595_000_000 },
-      { date: '2018-05-08', open: 52_600, high: 52_600, low: 52_600, close: 52_600, volume: 60_000, tradedValue: 3_156_000_000 },
+      { date: '2018-05-04', open: 53_000, high: 53_900, low: 51_800, close: 51_900, volume: 39_565_391, tradedValue: 2_053_443_792_900 },
+      { date: '2018-05-08', open: 52_600, high: 53_200, low: 51_900, close: 52_600, volume: 1_000, tradedValue: 52_600_000 },
     ]);
     // The day of the split moves (51,900 - 53,000) x 100 / 53,000 = -2.075...%, not -98 %.
     const [, , , , before, after] = asDays(adjusted.bars);
@@ -114,16 +100,17 @@ describe('split-adjusted price bars', () => {
     // ISO weeks: 04-23..04-27 (dated 04-27), 04-30..05-04 (dated 05-04), 05-07..05-11 (dated 05-08).
     const adjusted = priceBarsAdjusted(series, { interval: 'week' }, [SPLIT], true);
     assert.deepEqual(asDays(adjusted.bars), [
-      // open 52,140 (04-26), high 53,000, low 52,140, close 53,000 (04-27); volume 50,000 + 100,000.
-      { date: '2018-04-27', open: 52_140, high: 53_000, low: 52_140, close: 53_000, volume: 150_000, tradedValue: 7_907_000_000 },
-      // open 53,000 (04-30), high 53,000, low 51,900 (05-04), close 51,900; volume 0 + 0 + 0 + 50,000.
-      { date: '2018-05-04', open: 53_000, high: 53_000, low: 51_900, close: 51_900, volume: 50_000, tradedValue: 2_595_000_000 },
-      { date: '2018-05-08', open: 52_600, high: 52_600, low: 52_600, close: 52_600, volume: 60_000, tradedValue: 3_156_000_000 },
+      // open 50,420 (04-26), high 53,640 and close 53,000 (04-27), low 50,400 (04-26); volume
+      // 50,000 + 30,310,800; traded value 2,607,000,000 + 1,606,472,400,000.
+      { date: '2018-04-27', open: 50_420, high: 53_640, low: 50_400, close: 53_000, volume: 30_360_800, tradedValue: 1_609_079_400_000 },
+      // open 53,000 (04-30, in the new shares), high 53,900 and low 51,800 (05-04), close 51,900.
+      { date: '2018-05-04', open: 53_000, high: 53_900, low: 51_800, close: 51_900, volume: 39_565_391, tradedValue: 2_053_443_792_900 },
+      { date: '2018-05-08', open: 52_600, high: 53_200, low: 51_900, close: 52_600, volume: 1_000, tradedValue: 52_600_000 },
     ]);
     assert.deepEqual(adjusted.splits, [SPLIT]);
-    // As traded, the split week's bar spans 2,650,000 down to 51,900.
+    // As traded, the split week's bar spans 2,650,000 down to 51,800.
     const traded = priceBarsAdjusted(series, { interval: 'week', from: '2018-05-01' }, [SPLIT], false);
-    assert.deepEqual(asDays(traded.bars)[0], { date: '2018-05-04', open: 2_650_000, high: 2_650_000, low: 51_900, close: 51_900, volume: 50_000, tradedValue: 2_595_000_000 });
+    assert.deepEqual(asDays(traded.bars)[0], { date: '2018-05-04', open: 2_650_000, high: 2_650_000, low: 51_800, close: 51_900, volume: 39_565_391, tradedValue: 2_053_443_792_900 });
     // The window's first bar is the week from 04-30: the 05-04 event restates its first days.
     assert.deepEqual(traded.splits, [SPLIT]);
     // From the week dated 05-08 on: its period starts 05-07, after the event.
@@ -134,7 +121,9 @@ describe('split-adjusted price bars', () => {
       ['2018-04-30', 53_000],
       ['2018-05-08', 52_600],
     ]);
-    assert.deepEqual(asDays(months.bars)[1], { date: '2018-05-08', open: 53_000, high: 53_000, low: 51_900, close: 52_600, volume: 110_000, tradedValue: 5_751_000_000 });
+    // May: open 53,000 (05-02), high 53,900 and low 51,800 (05-04), close 52,600 (05-08);
+    // volume 39,565,391 + 1,000; traded value 2,053,443,792,900 + 52,600,000.
+    assert.deepEqual(asDays(months.bars)[1], { date: '2018-05-08', open: 53_000, high: 53_900, low: 51_800, close: 52_600, volume: 39_566_391, tradedValue: 2_053_496_392_900 });
   });
 
   it('a consolidation and a later split: whole factors, multiplied and divided', () => {

@@ -6,23 +6,13 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { bar } from '../domain/fixtures.js';
+import { SAMSUNG_SPLIT_BARS } from '../fixtures/samsung-split-2018.js';
 import { startTestApp, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
 
-// The published closes and listed common shares (provenance beside the same rows in
-// test/domain/price-change.test.ts); open, high and low are the close, volumes are round test values.
-const OLD = 128_386_494;
-const NEW = 6_419_324_700;
-const samsung = (date: string, close: number, shares: number, volume: number) =>
-  bar(date, close, { code: '005930', shares, volume, tradedValue: close * volume, marketCap: close * shares, source: 'krx' });
-const BARS = [
-  samsung('2018-04-26', 2_607_000, OLD, 1_000),
-  samsung('2018-04-27', 2_650_000, OLD, 2_000),
-  samsung('2018-05-04', 51_900, NEW, 50_000),
-  samsung('2018-05-08', 52_600, NEW, 60_000),
-];
+// Samsung's KRX rows around the split (test/fixtures/samsung-split-2018.ts, with their provenance).
+const BARS = SAMSUNG_SPLIT_BARS.map((b) => ({ ...b, market: 'KR' as const, code: '005930', source: 'krx' }));
 
 interface Answer {
   adjusted: boolean;
@@ -60,14 +50,17 @@ describe('get_price_history adjusted', () => {
     return { structured: body.result.structuredContent, isError: body.result.isError, text: body.result.content[0]?.text ?? '' };
   };
 
-  // 2,607,000 / 50 = 52,140 and 2,650,000 / 50 = 53,000; volumes 1,000 x 50 and 2,000 x 50;
-  // traded value as traded (2,650,000 x 2,000 = 5.3e9). The day of the split: 51,900 against
-  // 53,000 (-2.1 %), not against 2,650,000 (-98 %).
+  // Before 05-04 the close / 50 (2,607,000 -> 52,140; 2,650,000 -> 53,000) and the volume x 50
+  // (606,216 -> 30,310,800); traded value as traded (2,650,000 x 606,216 = 1,606,472,400,000).
+  // The day of the split: 51,900 against 53,000 (-2.1 %), not against 2,650,000 (-98 %).
   const ADJUSTED = [
     ['2018-04-26', 52_140, 50_000, 2_607_000_000],
-    ['2018-04-27', 53_000, 100_000, 5_300_000_000],
-    ['2018-05-04', 51_900, 50_000, 2_595_000_000],
-    ['2018-05-08', 52_600, 60_000, 3_156_000_000],
+    ['2018-04-27', 53_000, 30_310_800, 1_606_472_400_000],
+    ['2018-04-30', 53_000, 0, 0],
+    ['2018-05-02', 53_000, 0, 0],
+    ['2018-05-03', 53_000, 0, 0],
+    ['2018-05-04', 51_900, 39_565_391, 2_053_443_792_900],
+    ['2018-05-08', 52_600, 1_000, 52_600_000],
   ];
   const TRADED = BARS.map((b) => [b.date, b.close, b.volume, b.tradedValue]);
   const rows = (a: Answer) => a.bars.map((b) => [b.date, b.close, b.volume, b.tradedValue]);
@@ -86,7 +79,9 @@ describe('get_price_history adjusted', () => {
     assert.deepEqual(rows(raw), TRADED);
     // Months: April's bar in the new shares (53,000), or as traded (2,650,000).
     const months = (await t.get(`${base()}/stocks/005930/prices?interval=month&${window}`, key)).body as Answer;
-    assert.deepEqual(months.bars.map((b) => [b.date, b.close]), [['2018-04-27', 53_000], ['2018-05-08', 52_600]]);
+    assert.deepEqual(months.bars.map((b) => [b.date, b.close]), [['2018-04-30', 53_000], ['2018-05-08', 52_600]]);
+    const rawMonths = (await t.get(`${base()}/stocks/005930/prices?interval=month&${window}&adjusted=false`, key)).body as Answer;
+    assert.deepEqual(rawMonths.bars.map((b) => [b.date, b.close]), [['2018-04-30', 2_650_000], ['2018-05-08', 52_600]]);
   });
 
   it('REST: a value other than true or false is invalid_parameter naming adjusted', async () => {
