@@ -28,19 +28,20 @@ function wholeFactor(factor: number): { up: number; down: number } {
  * (ascending by date): each bar's prices times `down` over `up` and its volume and shares times
  * `up` over `down`, where up and down are the products of the whole factors of the splits dated
  * after the bar. One pass from the last bar back, the cumulative factor growing as the walk
- * passes each split's date. A new series of end - start bars; traded value is copied.
+ * passes each split's date. A new series of end - start bars; its days and traded values are
+ * views of the given series' columns (nothing writes to a held series).
  */
 export function adjustRange(series: BarSeries, splits: readonly SplitEvent[], start: number, end: number): BarSeries {
   const n = Math.max(0, end - start);
   const out = {
-    days: series.days.slice(start, start + n),
+    days: series.days.subarray(start, start + n),
     open: new Float64Array(n),
     high: new Float64Array(n),
     low: new Float64Array(n),
     close: new Float64Array(n),
     volume: new Float64Array(n),
     shares: new Float64Array(n),
-    tradedValue: series.tradedValue.slice(start, start + n),
+    tradedValue: series.tradedValue.subarray(start, start + n),
   };
   const splitDays = splits.map((s) => dayNumber(s.date));
   let k = splits.length - 1;
