@@ -120,6 +120,10 @@ export class StockHistories {
    * objects), split-adjusted when `adjust`, and the splits that fall within them (`priceBarsAdjusted`).
    */
   async priceBarsOrDays(securityId: number, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars> {
+    // Held events (every stock after its first call, and every warmed one) are taken as they are,
+    // not through a second promise; otherwise they are read beside the bars.
+    const held = this.lru.get(`p${securityId}`);
+    if (held?.kind === 'splits') return priceBarsAdjusted(await this.priceSeries(securityId, window), window, held.splits, adjust);
     const [series, splits] = await Promise.all([this.priceSeries(securityId, window), this.splits(securityId)]);
     return priceBarsAdjusted(series, window, splits, adjust);
   }
