@@ -80,20 +80,29 @@ function splitsAfter(splits: readonly SplitEvent[], day: number): SplitEvent[] {
   return splits.filter((s) => dayNumber(s.date) > day);
 }
 
-/** A price history's bars with the splits that fall within them (`splitsWithin`). */
+/** The splits of `splits` dated on or before `day` (a day number). */
+function splitsThrough(splits: readonly SplitEvent[], day: number): SplitEvent[] {
+  return splits.filter((s) => dayNumber(s.date) <= day);
+}
+
+/** A price history's bars and the splits they reflect. */
 export interface AdjustedBars {
   bars: DayBars | PriceBar[];
-  /** The splits dated after the first trading day the bars cover (through the last the series holds): applied when adjusting. */
+  /**
+   * Adjusted: the splits applied (dated after the first trading day the bars cover, through the
+   * as-of date). As traded: the splits dated within the bars (after their first trading day and
+   * on or before their last), each a jump in them.
+   */
   splits: SplitEvent[];
 }
 
 /**
  * A price history's bars (./series.ts `priceBarsOf`), split-adjusted when `adjust` (else as the
- * series holds them), and the splits that fall within them: those dated after the first trading
- * day the bars cover (for weeks and months, the first day of the first bar's period), which are
- * the ones that restate a bar of the answer. `splits`: the stock's split events up to the last
- * day the answer may serve (the as-of date), ascending; events after the series' last bar
- * (a window that ends before the as-of date) still restate the bars before them.
+ * series holds them), and the splits they reflect (`AdjustedBars.splits`; the first trading day
+ * the bars cover is, for weeks and months, the first day of the first bar's period). `splits`:
+ * the stock's split events up to the last day the answer may serve (the as-of date), ascending;
+ * events after the series' last bar (a window that ends before the as-of date) still restate
+ * the bars before them.
  *
  * Cost: days, one pass over the window's bars when a split falls within them and none
  * otherwise (the series' own columns are answered); weeks and months, one pass over the whole
@@ -105,7 +114,8 @@ export function priceBarsAdjusted(series: BarSeries, window: SeriesWindow, split
     const range = dayBarsOf(series, window);
     if (range.end <= range.start) return { bars: range, splits: [] };
     const within = splitsAfter(splits, days[range.start] as number);
-    if (!adjust || within.length === 0) return { bars: range, splits: within };
+    if (!adjust) return { bars: range, splits: splitsThrough(within, days[range.end - 1] as number) };
+    if (within.length === 0) return { bars: range, splits: within };
     return { bars: { series: adjustRange(series, within, range.start, range.end), start: 0, end: range.end - range.start }, splits: within };
   }
   const all = days.length > 0 ? splitsAfter(splits, days[0] as number) : [];
@@ -117,5 +127,6 @@ export function priceBarsAdjusted(series: BarSeries, window: SeriesWindow, split
   const firstDay = dayNumber(first.date);
   const periodStart = window.interval === 'week' ? firstDay - ((((firstDay + 3) % 7) + 7) % 7) : dayNumber(`${first.date.slice(0, 7)}-01`);
   const from = days[firstIndexFrom(days, periodStart)] as number;
-  return { bars, splits: splitsAfter(all, from) };
+  const applied = splitsAfter(all, from);
+  return { bars, splits: adjust ? applied : splitsThrough(applied, dayNumber((bars.at(-1) as PriceBar).date)) };
 }

@@ -141,8 +141,8 @@ export class StockHistories {
   }
 
   /**
-   * Reads and keeps the whole histories (bars, TTM steps and split events) of `ids`, in order, while the cache
-   * has room: the stocks first in the list then answer from memory from their first call. One
+   * Reads and keeps the whole histories (bars, TTM steps and split events) of `ids`, in order,
+   * while the cache has room: the stocks first in the list then answer from memory from their first call. One
    * stock at a time, so a caller's own read waits behind at most one of these. Stops at the
    * first stock that does not fit, when `signal` aborts (the dataset was replaced), or at the
    * first failed read (that call's own read will report it). Returns how many of `ids` it read,

@@ -32,7 +32,10 @@ const output = z.object({
     ),
   splits: z
     .array(z.object({ date: z.string().describe('First trading day in the new shares'), factor: z.number().describe('n for an n-for-1 split, 1/n for a 1-for-n consolidation') }))
-    .describe('Split events found in the bars that fall within the answer (after its first trading day, through the as-of date): divided out when adjusted, a jump in the bars when not'),
+    .describe(
+      "Split events found in the stock's bars that the answer reflects: adjusted, those divided out (dated after its first trading day, through the as-of date); " +
+        'as traded, those dated within the bars, each a jump in them',
+    ),
   bars: z
     .union([z.array(priceBar), columnsOf(BAR_COLUMNS)])
     .describe('Ascending by date; week = ISO week, month = calendar month, dated by the last trading day'),

@@ -84,6 +84,8 @@ describe('split-adjusted price bars', () => {
     // A window ending 04-27 (the series cut there, as a windowed read gives it) with the event from the store.
     const before = priceBarsAdjusted(seriesOfBars(SAMSUNG.slice(0, 2)), { interval: 'day', to: '2018-04-27' }, [SPLIT], true);
     assert.deepEqual(before.splits, [SPLIT]);
+    // As traded, the same window holds no jump: no split is named.
+    assert.deepEqual(priceBarsAdjusted(seriesOfBars(SAMSUNG.slice(0, 2)), { interval: 'day', to: '2018-04-27' }, [SPLIT], false).splits, []);
     assert.deepEqual(closes(before.bars), [
       ['2018-04-26', 52_140],
       ['2018-04-27', 53_000],
@@ -180,7 +182,7 @@ describe('split-adjusted price bars', () => {
   it('equals the plain definition on random histories (each bar over the product of the later factors)', () => {
     const splitBars = fc.array(fc.record({ gap: fc.integer({ min: 1, max: 4 }), price: fc.integer({ min: 1, max: 1_000_000 }), volume: fc.integer({ min: 0, max: 1e6 }), split: fc.constantFrom(1, 1, 1, 2, 5, 50, 0.5, 0.1) }), { minLength: 1, maxLength: 40 });
     fc.assert(
-      fc.property(splitBars, fc.boolean(), fc.integer({ min: 0, max: 10 }), (rows, adjust, fromOffset) => {
+      fc.property(splitBars, fc.boolean(), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 200 }), (rows, adjust, fromOffset, toOffset) => {
         let date = '2020-01-01';
         const bars: { date: string; open: number; high: number; low: number; close: number; volume: number; tradedValue: number; shares: number }[] = [];
         const splits: SplitEvent[] = [];
@@ -190,10 +192,12 @@ describe('split-adjusted price bars', () => {
           bars.push({ date, open: r.price, high: r.price + 1, low: r.price, close: r.price, volume: r.volume, tradedValue: r.price * r.volume, shares: 1 });
         }
         const from = addDays('2020-01-01', fromOffset);
+        const to = addDays(from, toOffset);
         const series: BarSeries = seriesOfBars(bars);
-        const got = priceBarsAdjusted(series, { interval: 'day', from }, splits, adjust);
-        const kept = bars.filter((b) => b.date >= from);
-        const within = kept.length === 0 ? [] : splits.filter((s) => s.date > (kept[0]?.date ?? ''));
+        const got = priceBarsAdjusted(series, { interval: 'day', from, to }, splits, adjust);
+        const kept = bars.filter((b) => b.date >= from && b.date <= to);
+        // Adjusted: every split after the first kept bar; as traded, those up to the last kept bar too.
+        const within = kept.length === 0 ? [] : splits.filter((s) => s.date > (kept[0]?.date ?? '') && (adjust || s.date <= (kept.at(-1)?.date ?? '')));
         assert.deepEqual(got.splits, within);
         const expected = kept.map((b) => {
           // The plain way: multiply the later factors as fractions n/1 or 1/n, then apply.

@@ -45,13 +45,22 @@ for (const place of STORE_PLACES) {
         // Second call: the whole history is read and held; the same answer.
         assert.deepEqual(closes(await histories.priceBarsOrDays(security.id, window, true)), closes(first));
         assert.ok(histories.bytes > 0);
-        // As traded: the bars as stored, the split still named.
+        // As traded: the bars as stored; the split comes after them, so no jump within them.
         const traded = await histories.priceBarsOrDays(security.id, window, false);
         assert.deepEqual([traded.splits, closes(traded)], [
-          [SAMSUNG_SPLIT],
+          [],
           [
             ['2018-04-27', 2_650_000],
             ['2018-04-30', 2_650_000],
+          ],
+        ]);
+        // A window across it: the jump is within the bars, and named.
+        const across = await histories.priceBarsOrDays(security.id, { interval: 'day', from: '2018-05-03', to: '2018-05-04' }, false);
+        assert.deepEqual([across.splits, closes(across)], [
+          [SAMSUNG_SPLIT],
+          [
+            ['2018-05-03', 2_650_000],
+            ['2018-05-04', 51_900],
           ],
         ]);
 
