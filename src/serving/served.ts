@@ -4,8 +4,9 @@
 import { addDays } from '../domain/calendar.js';
 import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../domain/financials.js';
 import type { FinancialReport, FlowDay, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
-import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } from '../domain/results.js';
-import type { DayBars, SeriesWindow } from '../domain/series.js';
+import type { BandKey, BandType, RankingRow, ValuationBandResult } from '../domain/results.js';
+import type { AdjustedBars } from '../domain/adjusted.js';
+import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
@@ -131,8 +132,8 @@ export class SnapshotDataset implements ServedDataset {
     return this.histories.warm(bySize, signal);
   }
 
-  priceBars(view: StockView, window: SeriesWindow): Promise<DayBars | PriceBar[]> {
-    return this.histories.priceBarsOrDays(view.security.id, window);
+  priceBars(view: StockView, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars> {
+    return this.histories.priceBarsOrDays(view.security.id, window, adjust);
   }
 
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {

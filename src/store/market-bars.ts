@@ -187,6 +187,14 @@ export class BarsData {
     return groupById(rows, (row) => ({ date: row[1] as string, factor: Number(row[2]) }));
   }
 
+  async stockSplitEvents(securityId: number, through: string): Promise<SplitEvent[]> {
+    // A range of the (security_id, date) key.
+    const run = this.ctx.queries.hotArrays('stockSplits', (p) =>
+      this.ctx.db.selectFrom('bar_splits').select(['date', 'factor']).where('security_id', '=', p.number(0)).where('date', '<=', p.text(1)).orderBy('date'),
+    );
+    return (await run([securityId, through])).map((row) => ({ date: row[0] as string, factor: Number(row[1]) }));
+  }
+
   async lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>> {
     // Stock by stock, each a range of the (security, date) key. Driven from bars instead,
     // SQLite either walks the whole table in key order or makes one key lookup per bar through

@@ -148,6 +148,7 @@ const LABELS = {
   close: ['종가', 'Close'],
   volume: ['거래량', 'Volume'],
   bars: ['봉', 'bars'],
+  splitAdjusted: ['수정주가: 분할 {splits} 반영', 'Split-adjusted: {splits}'],
   valuationBand: ['밸류에이션 밴드', 'Valuation band'],
   bandExplain: [
     '가로선: 기간 전체의 5%·중앙값·95% 배수와 현재 배수. 세로 막대: 연도별 최저–최고, 가운데 눈금은 연도별 중앙값. 로그 눈금.',

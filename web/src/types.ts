@@ -116,6 +116,10 @@ export interface SectorPercentile extends StockIdentity, Meta {
 export interface PriceHistory extends StockIdentity, Meta {
   interval: Interval;
   count: number;
+  adjusted: boolean;
+  adjustedBy: 'service' | 'source' | null;
+  /** Split events within the bars: divided out when `adjusted`. */
+  splits: { date: string; factor: number }[];
   bars: PriceBar[];
 }
 

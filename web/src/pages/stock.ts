@@ -266,8 +266,12 @@ async function pricesView(ctx: PageContext, path: string, score: StockScore, box
     const last = history.bars.at(-1);
     chartEl.dataset.count = String(history.count);
     chartEl.dataset.ready = 'true';
+    // The bars are split-adjusted (the API's default): name the splits divided out, if any
+    // (a 50-for-1 split as x50, a 1-for-10 consolidation as x1/10).
+    const splits = history.splits.map((s) => `${s.date} ×${s.factor >= 1 ? s.factor : `1/${Math.round(1 / s.factor)}`}`).join(', ');
     caption.textContent = last
-      ? `${history.count} ${t('bars')} · ${t('lastBar')} ${last.date} · ${t('close')} ${price(last.close, history.currency)} · ${t('volume')} ${volume(last.volume)}`
+      ? `${history.count} ${t('bars')} · ${t('lastBar')} ${last.date} · ${t('close')} ${price(last.close, history.currency)} · ${t('volume')} ${volume(last.volume)}` +
+        (history.adjusted && splits !== '' ? ` · ${t('splitAdjusted', { splits })}` : '')
       : '—';
     if (last) {
       caption.dataset.lastDate = last.date;
