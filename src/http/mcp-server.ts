@@ -1,9 +1,9 @@
 // The MCP server of the JSON-RPC door: the official SDK v2's McpServer over the one tool registry,
-// with resources and prompts. The SDK serves each request with an instance of its own
+// with resources, resource templates and completions (mcp-templates.ts) and prompts. The SDK serves each request with an instance of its own
 // (`factory`, its per-request model), for both protocol eras: initialize and version negotiation
 // (2025-06-18, 2025-11-25), server/discover and the per-request envelope (2026-07-28), ping,
-// tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*, unknown
-// methods (-32601), request shapes, and the 2026 result fields (`resultType`, `ttlMs` /
+// tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*,
+// completion/complete, unknown methods (-32601), request shapes, and the 2026 result fields (`resultType`, `ttlMs` /
 // `cacheScope`).
 //
 // A tool's run is `callTool`, the one implementation both eras use: the call is counted by the
