@@ -112,6 +112,13 @@ describe('MCP resource templates and completions, in both protocol eras', () => 
             assert.deepEqual(await read(`stock://${market}/${code}/${answer}`), (await client.callTool(tool, { code })).structuredContent, `${tool} ${code}`);
           }
         }
+        // The 2026-07-28 revision's cache hints on a read (the ttl runs to the next refresh: the test
+        // server has none scheduled, so 0; test/http/mcp-server.test.ts has one); none in 2025, none on a completion.
+        const raw = await client.readResource('stock://KR/186000/score');
+        const completion = await client.complete!({ ref: codeRef, argument: { name: 'code', value: '설' } });
+        const modern = label.includes('2026-07-28');
+        assert.deepEqual([raw.ttlMs, raw.cacheScope], modern ? [0, 'public'] : [undefined, undefined]);
+        assert.deepEqual([completion.ttlMs, completion.cacheScope], [undefined, undefined]);
         // A sector with a space and an ampersand, percent-encoded as a client expands the template.
         assert.deepEqual(await read('sectors://US/Media%20%26%20Entertainment'), (await client.callTool('screen_stocks', { market: 'US', sectors: ['Media & Entertainment'] })).structuredContent);
       });
