@@ -146,12 +146,14 @@ describe('SEC debt components (edge cases, hand-made balances)', () => {
 describe('SEC submissions on real answers', () => {
   const plain = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url), 'utf8'));
 
-  it('reads exchange, SIC description and year end, and an empty SIC as Unclassified', () => {
-    // Siemens Energy AG/ADR: exchanges ["OTC"], sicDescription "", fiscalYearEnd "1231"
+  it('reads exchange, the SIC code\'s sector and year end, and an empty or non-industry SIC as Unclassified', () => {
+    // Siemens Energy AG/ADR: exchanges ["OTC"], sic "", fiscalYearEnd "1231"
     assert.deepEqual(parseSubmissions(plain('submissions_CIK0001830056_SiemensEnergyADR.json')), { exchange: 'OTC', sector: 'Unclassified', fiscalYearEndMonth: 12 });
-    // SIEMENS AG (an investor filer): no exchange at all, sicDescription "American Depositary Receipts"
-    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'American Depositary Receipts', fiscalYearEndMonth: 12 });
-    // Apple: exchanges ["Nasdaq"], fiscalYearEnd "0927"
-    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz'))?.fiscalYearEndMonth, 9);
+    // SIEMENS AG (an investor filer): no exchange at all, sic "8880" (American Depositary Receipts: no industry)
+    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'Unclassified', fiscalYearEndMonth: 12 });
+    // Apple: exchanges ["Nasdaq"], sic "3571" (Electronic Computers), fiscalYearEnd "0927"
+    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz')), { exchange: 'NASDAQ', sector: 'Hardware', fiscalYearEndMonth: 9 });
+    // Marvell: exchanges ["Nasdaq"], sic "3674" (Semiconductors & Related Devices)
+    assert.equal(parseSubmissions(real('submissions_CIK0001835632_MRVL.json.gz'))?.sector, 'Semiconductors');
   });
 });
