@@ -69,10 +69,9 @@ describe('SEC parsers', () => {
   it('SIC codes of known companies give the sectors a reader expects', () => {
     // SIC codes as EDGAR gives them: Apple 3571, Nvidia 3674, Pfizer 2834, Amgen 2836, Exxon 2911,
     // Walmart 5331, McDonald's 5812, Boeing 3721, Medtronic Inc 3845, AT&T 4813, NextEra (FPL Group)
-    // 4911, Alphabet (Google Inc.) 7370 are those of the 2009 Q3 Financial Statement Data Sets'
-    // sub.txt (/work/shared/realdata/bulk/sec_fsds), Apple's also of its submissions file; Microsoft
-    // 7372, Tesla 3711, JPMorgan 6021 and Medtronic plc 3841 (not in the recorded data) are those
-    // EDGAR's company pages list.
+    // 4911, Alphabet (Google Inc.) 7370 are checked against the recorded 2009 Q3 sub.txt in
+    // sec-real.test.ts; Microsoft 7372, Tesla 3711, JPMorgan 6021 and Medtronic plc 3841 (not in
+    // the recorded data) are those EDGAR's company pages list.
     const cases: [string, string, string][] = [
       ['Apple', '3571', 'Hardware'],
       ['Microsoft', '7372', 'Software'],
