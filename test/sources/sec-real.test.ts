@@ -8,6 +8,8 @@ import { gunzipSync } from 'node:zlib';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { ttmAsOf } from '../../src/domain/ttm.js';
 import { debtOf, parseCompanyFacts, parseSubmissions } from '../../src/sources/sec/parse.js';
+import { sectorOfSic } from '../../src/sources/sec/sectors.js';
+import { zipMembers } from '../../src/sources/shared/zip-stream.js';
 
 const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
 const M = 1_000_000;
@@ -146,12 +148,64 @@ describe('SEC debt components (edge cases, hand-made balances)', () => {
 describe('SEC submissions on real answers', () => {
   const plain = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url), 'utf8'));
 
-  it('reads exchange, SIC description and year end, and an empty SIC as Unclassified', () => {
-    // Siemens Energy AG/ADR: exchanges ["OTC"], sicDescription "", fiscalYearEnd "1231"
+  it('reads exchange, the SIC code\'s sector and year end, and an empty or non-industry SIC as Unclassified', () => {
+    // Siemens Energy AG/ADR: exchanges ["OTC"], sic "", fiscalYearEnd "1231"
     assert.deepEqual(parseSubmissions(plain('submissions_CIK0001830056_SiemensEnergyADR.json')), { exchange: 'OTC', sector: 'Unclassified', fiscalYearEndMonth: 12 });
-    // SIEMENS AG (an investor filer): no exchange at all, sicDescription "American Depositary Receipts"
-    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'American Depositary Receipts', fiscalYearEndMonth: 12 });
-    // Apple: exchanges ["Nasdaq"], fiscalYearEnd "0927"
-    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz'))?.fiscalYearEndMonth, 9);
+    // SIEMENS AG (an investor filer): no exchange at all, sic "8880" (American Depositary Receipts: no industry)
+    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'Unclassified', fiscalYearEndMonth: 12 });
+    // Apple: exchanges ["Nasdaq"], sic "3571" (Electronic Computers), fiscalYearEnd "0927"
+    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz')), { exchange: 'NASDAQ', sector: 'Hardware', fiscalYearEndMonth: 9 });
+    // Marvell: exchanges ["Nasdaq"], sic "3674" (Semiconductors & Related Devices)
+    assert.equal(parseSubmissions(real('submissions_CIK0001835632_MRVL.json.gz'))?.sector, 'Semiconductors');
+  });
+});
+
+describe('SEC sectors of a real quarter of filers', () => {
+  // sub.txt of the Financial Statement Data Sets 2009 Q3 (test/fixtures/real/bulk/sec_fsds, PROVENANCE.md):
+  // one row per filing with the filer's `cik`, `name` and `sic` as EDGAR held them.
+  const filers = async (): Promise<Map<string, { name: string; sic: string }>> => {
+    const zip = new URL('../fixtures/real/bulk/sec_fsds/sec_fsds_2009q3_build20241122_segments-format.zip', import.meta.url).pathname;
+    for await (const member of zipMembers(zip)) {
+      if (member.name !== 'sub.txt') continue;
+      const [head, ...rows] = (await member.bytes()).toString('utf8').trim().split('\n').map((line) => line.split('\t'));
+      const col = (name: string): number => (head ?? []).indexOf(name);
+      return new Map(rows.map((r) => [r[col('cik')] ?? '', { name: r[col('name')] ?? '', sic: r[col('sic')] ?? '' }]));
+    }
+    throw new Error('no sub.txt');
+  };
+
+  it('places known companies by the SIC code EDGAR gives them', async () => {
+    const sicOf = new Map([...(await filers()).values()].map((f) => [f.name, f.sic]));
+    const cases: [string, string, string][] = [
+      ['APPLE INC', '3571', 'Hardware'],
+      ['NVIDIA CORP', '3674', 'Semiconductors'],
+      ['PFIZER INC', '2834', 'Pharmaceuticals'],
+      ['AMGEN INC', '2836', 'Biotech'],
+      ['EXXON MOBIL CORP', '2911', 'Energy'],
+      ['WAL MART STORES INC', '5331', 'Retail'],
+      ['MCDONALDS CORP', '5812', 'Restaurants'],
+      ['BOEING CO', '3721', 'Aerospace & Defense'],
+      ['MEDTRONIC INC', '3845', 'Medical Devices'],
+      ['AT&T INC.', '4813', 'Telecom'],
+      ['FPL GROUP INC', '4911', 'Utilities'], // NextEra Energy's name in 2009
+      ['GOOGLE INC.', '7370', 'Internet'], // Alphabet's
+    ];
+    for (const [name, sic, sector] of cases) {
+      assert.equal(sicOf.get(name), sic, name);
+      assert.equal(sectorOfSic(sic), sector, name);
+    }
+  });
+
+  it('turns the quarter\'s 166 SIC codes into 40 sectors, leaving only insurance brokers unplaced', async () => {
+    const all = [...(await filers()).values()];
+    const count = new Map<string, number>();
+    for (const f of all) count.set(sectorOfSic(f.sic), (count.get(sectorOfSic(f.sic)) ?? 0) + 1);
+    assert.equal(all.length, 430);
+    assert.equal(new Set(all.map((f) => f.sic)).size, 166);
+    assert.equal(count.size, 40);
+    // The three Unclassified filers are insurance agents and brokers (6411).
+    assert.deepEqual(all.filter((f) => sectorOfSic(f.sic) === 'Unclassified').map((f) => f.sic), ['6411', '6411', '6411']);
+    // The largest cohorts.
+    assert.deepEqual([...count].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 4), [['Energy', 54], ['Utilities', 38], ['Retail', 23], ['Banks', 19]]);
   });
 });

@@ -12,7 +12,7 @@ import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } f
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
-import { financialSectorOfSic } from './sectors.js';
+import { sectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
 /** The key of SEC's one rate limiter in a process (`RateLimiter.shared`): its 10 a second is per client, across sec.gov and data.sec.gov. */
@@ -653,7 +653,7 @@ export function fiscalMonthOf(iso: string): number {
   return day <= 7 ? ((month + 10) % 12) + 1 : month;
 }
 
-/** What submissions say of a company's placement: its first exchange, SIC description and fiscal year end. */
+/** What submissions say of a company's placement: its first exchange, sector (from the SIC code) and fiscal year end. */
 export interface SecPlacement {
   exchange: string;
   sector: string;
@@ -662,7 +662,8 @@ export interface SecPlacement {
 
 /**
  * submissions JSON: name, exchanges[], sic, sicDescription, fiscalYearEnd ("0928"). The sector is
- * a financial sector for the financial SIC codes (`financialSectorOfSic`), else the description.
+ * the SIC code's (`sectorOfSic`, src/sources/sec/sectors.ts); the description is not kept (the
+ * Security record has no field for it).
  */
 export function parseSubmissions(body: unknown): SecPlacement | null {
   if (!isRecord(body)) return null;
@@ -671,7 +672,7 @@ export function parseSubmissions(body: unknown): SecPlacement | null {
   const month = /^\d{4}$/.test(fye) ? fiscalMonthOf(`2000-${fye.slice(0, 2)}-${fye.slice(2)}`) : null;
   return {
     exchange: (exchanges[0] ?? '').toUpperCase(),
-    sector: financialSectorOfSic(str(body, 'sic')) ?? (str(body, 'sicDescription').trim() || 'Unclassified'),
+    sector: sectorOfSic(str(body, 'sic')),
     fiscalYearEndMonth: month,
   };
 }
