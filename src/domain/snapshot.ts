@@ -3,7 +3,8 @@
 // ratio is null with a reason, never Infinity, NaN or 0.
 
 import { changePct } from './change.js';
-import type { BalanceItem, Currency, FlowItem } from './model.js';
+import type { BalanceItem, Currency, FinancialReport, FlowItem } from './model.js';
+import type { SplitEvent } from './price-change.js';
 import { PERCENTILE_METRICS } from './results.js';
 import type { Measured, PercentileEntry, PercentileMetricKey, SnapshotGroups, SnapshotMetric, SnapshotMetricKey } from './results.js';
 import { percentileRanker } from './score.js';
@@ -30,6 +31,8 @@ const ITEM_NAMES: Record<FlowItem | BalanceItem, string> = {
   operatingCashFlow: 'operating cash flow',
   capex: 'capital expenditure',
   interestExpense: 'interest expense',
+  basicEps: 'basic EPS',
+  dividendPerShare: 'dividend per share',
   totalAssets: 'total assets',
   currentAssets: 'current assets',
   totalLiabilities: 'total liabilities',
@@ -61,6 +64,44 @@ function measure(unit: string, ref: Ref, priceDate: string | null, compute: () =
     if (e instanceof Missing) return { value: null, reason: e.reason, unit, ...ref, priceDate };
     throw e;
   }
+}
+
+/** `measure` of a figure whose computation also says its basis (`SnapshotMetric.basis`), kept on a null too. */
+function measureWithBasis(unit: string, ref: Ref, priceDate: string | null, compute: () => { value: number; basis: string }, basisOfNull: () => string | undefined): SnapshotMetric {
+  try {
+    const { value, basis } = compute();
+    return { value, unit, ...ref, priceDate, basis };
+  } catch (e) {
+    if (!(e instanceof Missing)) throw e;
+    const basis = basisOfNull();
+    return basis === undefined ? { value: null, reason: e.reason, unit, ...ref, priceDate } : { value: null, reason: e.reason, unit, ...ref, priceDate, basis };
+  }
+}
+
+/** EPS bases (docs/calculations.md, "EPS"). */
+export const EPS_BASIS = {
+  reported: 'reported basic EPS',
+  quarterShares: 'net income / shares at the quarter end',
+  listedShares: 'net income / listed shares at the price date',
+} as const;
+
+/**
+ * The filings with their per-share figures (basic EPS, dividend per share) on the share basis of
+ * `asOf`: a figure filed before a split is divided by the factor of every split dated after its
+ * disclosure and on or before `asOf` (a split before the disclosure is already in the filing,
+ * IAS 33.64). For KR stocks, whose statements state per-share figures on the basis of their own
+ * date and whose split events the store finds in the listed shares (`bar_splits`); US filings are
+ * restated to the latest basis when read (src/sources/sec/parse.ts). Filings without a later
+ * split are returned as they are.
+ */
+export function perShareOnBasisOf<R extends Pick<FinancialReport, 'disclosedOn' | 'basicEps' | 'dividendPerShare'>>(reports: readonly R[], splits: readonly SplitEvent[], asOf: string): R[] {
+  if (splits.length === 0) return reports as R[];
+  return reports.map((r) => {
+    let factor = 1;
+    for (const split of splits) if (split.date > r.disclosedOn && split.date <= asOf) factor *= split.factor;
+    if (factor === 1) return r;
+    return { ...r, basicEps: r.basicEps === null ? null : r.basicEps / factor, dividendPerShare: r.dividendPerShare === null ? null : r.dividendPerShare / factor };
+  });
 }
 
 function positive(value: number, reason: string): number {
@@ -117,7 +158,36 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
     if (g === null) throw new Missing(`${what} four quarters earlier is zero`);
     return g;
   };
-  const eps = (t: Ttm | null, ni: number): number => ni / positive(balance('shares', t?.end ?? null), 'shares are not positive');
+  // EPS: the filings' own basic EPS where both TTMs carry it (KR statements do), else net income
+  // over the shares at each TTM's last quarter (US: split-consistent, restated to the latest
+  // basis), else over the listed shares at the price date (KR statements state no share count:
+  // one count for both TTMs, so EPS growth is then net income growth).
+  const sharesOf = (t: Ttm | null): { shares: number; basis: string } => {
+    const of = t?.end ?? null;
+    if (of !== null && of.shares !== null) return { shares: positive(of.shares, 'shares are not positive'), basis: EPS_BASIS.quarterShares };
+    if (price && price.shares > 0) return { shares: price.shares, basis: EPS_BASIS.listedShares };
+    throw new Missing(of === null ? 'no quarterly report disclosed' : `shares not reported for ${quarterLabel(of)} and no listed shares`);
+  };
+  const epsOf = (t: Ttm | null, reported: boolean, which: 'current' | 'base'): { value: number; basis: string } => {
+    const ttmOrBase = which === 'current' ? flow : baseFlow;
+    if (reported) return { value: ttmOrBase('basicEps'), basis: EPS_BASIS.reported };
+    const { shares, basis } = sharesOf(t);
+    return { value: ttmOrBase('netIncome') / shares, basis };
+  };
+  const reportedNow = ttm !== null && ttm.basicEps !== null;
+  const reportedBoth = reportedNow && base !== null && base.basicEps !== null;
+  const epsBasisOfNull = (reported: boolean) => (): string | undefined => {
+    if (reported) return EPS_BASIS.reported;
+    try {
+      return sharesOf(ttm).basis;
+    } catch (e) {
+      if (e instanceof Missing) return undefined;
+      throw e;
+    }
+  };
+  const dividendFy = view.quarters.findLast((q) => q.fiscalQuarter === 4) ?? null;
+  const fyRef: Ref = dividendFy ? { referenceQuarter: quarterLabel(dividendFy), disclosedOn: dividendFy.filedOn } : { referenceQuarter: null, disclosedOn: null };
+  const perShareUnit = currency;
 
   const ni = (): number => positive(flow('netIncome'), 'TTM net income is not positive');
   const revenue = (): number => positive(flow('revenue'), 'TTM revenue is not positive (no revenue)');
@@ -146,7 +216,17 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
     // Growth: TTM against the TTM four quarters earlier, (current - base) / |base|.
     revenueYoy: measure(pct, yoyRef, null, () => growth(flow('revenue'), baseFlow('revenue'), 'TTM revenue')),
     operatingIncomeYoy: measure(pct, yoyRef, null, () => growth(flow('operatingIncome'), baseFlow('operatingIncome'), 'TTM operating income')),
-    epsYoy: measure(pct, yoyRef, null, () => growth(eps(ttm, flow('netIncome')), eps(base, baseFlow('netIncome')), 'TTM EPS')),
+    epsYoy: measureWithBasis(
+      pct,
+      yoyRef,
+      null,
+      () => {
+        const current = epsOf(ttm, reportedBoth, 'current');
+        const previous = epsOf(base, reportedBoth, 'base');
+        return { value: growth(current.value, previous.value, 'TTM EPS'), basis: current.basis === previous.basis ? current.basis : `${current.basis}; four quarters earlier ${previous.basis}` };
+      },
+      epsBasisOfNull(reportedBoth),
+    ),
     // Stability.
     netDebtRatio: measure(pct, latestRef, null, () => ((balance('debt') - balance('cash')) * 100) / equity()),
     interestCoverage: measure(x, ttmRef, null, () => {
@@ -166,6 +246,20 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
       const dpo = (balance('payables') * 365) / costOfSales();
       return dso + dio - dpo;
     }),
+    // Per share.
+    eps: measureWithBasis(perShareUnit, ttmRef, null, () => epsOf(ttm, reportedNow, 'current'), epsBasisOfNull(reportedNow)),
+    dividendPerShare: measure(perShareUnit, ttmRef, null, () => flow('dividendPerShare')),
+    dividendPerShareFy: measure(perShareUnit, fyRef, null, () => {
+      if (!dividendFy) throw new Missing('no annual report disclosed');
+      const v = dividendFy.ytd.dividendPerShare;
+      if (v === null) throw new Missing(`dividend per share not reported for ${quarterLabel(dividendFy)}`);
+      return v;
+    }),
+    dividendYield: measure(pct, ttmRef, priceDate, () => {
+      const dps = flow('dividendPerShare');
+      if (!price) throw new Missing('no price on or before the date');
+      return (dps * 100) / positive(price.close, 'close is not positive');
+    }),
   };
 }
 
@@ -178,6 +272,7 @@ export function snapshotGroups(m: StockMetrics): SnapshotGroups {
     stability: { netDebtRatio: m.netDebtRatio, interestCoverage: m.interestCoverage, currentRatio: m.currentRatio },
     cashGeneration: { operatingCashFlow: m.operatingCashFlow, fcfYield: m.fcfYield },
     earningsQuality: { cfToNi: m.cfToNi, ccc: m.ccc },
+    perShare: { eps: m.eps, dividendPerShare: m.dividendPerShare, dividendPerShareFy: m.dividendPerShareFy, dividendYield: m.dividendYield },
   };
 }
 

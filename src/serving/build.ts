@@ -9,9 +9,9 @@ import { englishNameOf } from '../domain/model.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
-import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
-import { NO_PRICE_CHANGES, type PriceChanges } from '../domain/price-change.js';
+import { NO_PRICE_CHANGES, type PriceChanges, type SplitEvent } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 import type { ServedSecurity, StockView, V3Outcome } from './dataset.js';
 
@@ -41,6 +41,11 @@ export interface UniverseData {
   sectorExports: readonly SectorExportMonth[];
   /** Each security's split-consistent price change over 1, 3 and 12 months (serving/price-changes.ts); none: all null. */
   priceChanges?: ReadonlyMap<number, PriceChanges>;
+  /**
+   * Each KR security's split events up to the as-of date (`bar_splits`), ascending: its filings'
+   * per-share figures are put on the as-of date's share basis (`perShareOnBasisOf`). None: as filed.
+   */
+  splits?: ReadonlyMap<number, readonly SplitEvent[]>;
 }
 
 export interface ComputedSnapshot {
@@ -104,7 +109,9 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       yield;
     }
     const key = viewKey(security.market, security.code);
-    const reports = universe.reports.get(security.id) ?? [];
+    const filed = universe.reports.get(security.id) ?? [];
+    const splits = security.market === 'KR' ? universe.splits?.get(security.id) : undefined;
+    const reports = splits ? perShareOnBasisOf(filed, splits, asOf) : filed;
     const bars = universe.recentBars.get(security.id) ?? [];
     const flows = universe.recentFlows.get(security.id) ?? [];
     const last = barAsOf(bars, asOf);

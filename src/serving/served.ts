@@ -14,6 +14,7 @@ import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
 import { readPriceChanges } from './price-changes.js';
+import type { SplitEvent } from '../domain/price-change.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 export interface ServedMeta {
@@ -204,6 +205,10 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   };
   // The price changes start from each stock's latest bar: they follow the recent bars.
   const [, priceChanges] = await Promise.all([readReports(), readRecent().then(() => readPriceChanges(store, recentBars))]);
+  // KR split events for the filings' per-share figures (a few rows for the universe).
+  const splits = new Map<number, SplitEvent[]>();
+  const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
+  for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.
@@ -220,5 +225,5 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   for (const [id, list] of reports) {
     if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reports.set(id, await store.reports(id));
   }
-  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports, priceChanges };
+  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports, priceChanges, splits };
 }

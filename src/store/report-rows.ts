@@ -24,6 +24,8 @@ const reportColumns = {
   inventory: 'inventory',
   payables: 'payables',
   shares: 'shares',
+  basicEps: 'basic_eps',
+  dividendPerShare: 'dividend_per_share',
 } as const satisfies Record<string, keyof ReportsTable>;
 
 /** A filing's figures, in the order of their columns (and of a report pack's, ./report-packs.ts). */
@@ -102,6 +104,8 @@ export function reportOf(
     inventory: figure(15),
     payables: figure(16),
     shares: figure(17),
+    basicEps: figure(18),
+    dividendPerShare: figure(19),
     source,
   };
 }

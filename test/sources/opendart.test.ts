@@ -34,7 +34,7 @@ const SAMSUNG_9M_2023: FinancialReport = {
   totalAssets: 454_338_349_000_000, currentAssets: 202_109_458_000_000, totalLiabilities: 91_950_009_000_000,
   currentLiabilities: 76_153_263_000_000, equity: 352_160_063_000_000, cash: 81_363_839_000_000,
   debt: 7_695_395_000_000, receivables: 41_008_234_000_000, inventory: 55_255_619_000_000, payables: 12_143_012_000_000,
-  shares: null, source: 'opendart',
+  shares: null, basicEps: null, dividendPerShare: null, source: 'opendart',
 };
 
 const SAMSUNG_FY_2023: FinancialReport = {
@@ -47,7 +47,7 @@ const SAMSUNG_FY_2023: FinancialReport = {
   // 단기차입금 7,114,601 + 유동성장기부채 1,308,875 + 사채 537,618 + 장기차입금 3,724,850 (KRW million)
   debt: 12_685_944_000_000,
   receivables: 36_647_393_000_000, inventory: 51_625_874_000_000, payables: 11_319_824_000_000,
-  shares: null, source: 'opendart',
+  shares: null, basicEps: null, dividendPerShare: null, source: 'opendart',
 };
 
 const KOGAS_H1_2024_OFS: FinancialReport = {
@@ -62,7 +62,7 @@ const KOGAS_H1_2024_OFS: FinancialReport = {
   totalAssets: 250_987_654_321, currentAssets: 98_123_456_789, totalLiabilities: 61_222_333_444,
   currentLiabilities: 40_111_222_333, equity: 189_765_320_877, cash: null, debt: null, receivables: null,
   // '-' is "not reported": null, never 0.
-  inventory: null, payables: null, shares: null, source: 'opendart',
+  inventory: null, payables: null, shares: null, basicEps: null, dividendPerShare: null, source: 'opendart',
 };
 
 // company.json for 삼성전자: induty_code 264 (통신 및 방송 장비 제조업) falls under 26.
@@ -220,6 +220,8 @@ describe('OpenDartSource against recorded responses', () => {
       if (req.url.pathname === '/api/corpCode.xml') return { headers: { 'content-type': 'application/x-msdownload' }, body: zip };
       if (req.url.pathname === '/api/list.json') return { body: fixture(`opendart/list_page${p.get('page_no')}.json`) };
       if (req.url.pathname === '/api/company.json') return companyReply(p.get('corp_code'));
+      // No dividend section recorded for these filings: OpenDART's "no data".
+      if (req.url.pathname === '/api/alotMatter.json') return { body: fixture('opendart/fnltt_status_013.json') };
       const key = `${p.get('corp_code')}_${p.get('bsns_year')}_${p.get('reprt_code')}_${p.get('fs_div')}`;
       const files: Record<string, string> = {
         '00126380_2023_11014_CFS': 'opendart/fnltt_00126380_2023_11014_CFS.json',

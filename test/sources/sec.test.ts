@@ -6,7 +6,7 @@ import { SecSource } from '../../src/sources/sec/source.js';
 import { context, fixture, fixtureJson, loopback } from './helpers.js';
 
 const M = 1_000_000;
-const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null };
+const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null, basicEps: null, dividendPerShare: null };
 // Apple's fiscal year ends on the last Saturday of September: FY2024 = 2023-10-01 .. 2024-09-28.
 const AAPL_9M_FY2024: FinancialReport = {
   ...base, code: 'AAPL', fiscalYear: 2024, fiscalQuarter: 3, periodEnd: '2024-06-29', disclosedOn: '2024-08-02',

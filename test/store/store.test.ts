@@ -32,6 +32,8 @@ const report = (over: Partial<FinancialReport> = {}): FinancialReport => ({
   operatingCashFlow: 90_000_000_000,
   capex: 30_000_000_000,
   interestExpense: 0,
+  basicEps: -41,
+  dividendPerShare: 361.5,
   totalAssets: 5_000_000_000_000,
   currentAssets: 2_000_000_000_000,
   totalLiabilities: 3_000_000_000_000,
