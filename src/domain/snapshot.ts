@@ -158,28 +158,27 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
     if (g === null) throw new Missing(`${what} four quarters earlier is zero`);
     return g;
   };
-  // EPS: the filings' own basic EPS where both TTMs carry it (KR statements do), else net income
-  // over the shares at each TTM's last quarter (US: split-consistent, restated to the latest
-  // basis), else over the listed shares at the price date (KR statements state no share count:
-  // one count for both TTMs, so EPS growth is then net income growth).
-  const sharesOf = (t: Ttm | null): { shares: number; basis: string } => {
-    const of = t?.end ?? null;
-    if (of !== null && of.shares !== null) return { shares: positive(of.shares, 'shares are not positive'), basis: EPS_BASIS.quarterShares };
-    if (price && price.shares > 0) return { shares: price.shares, basis: EPS_BASIS.listedShares };
-    throw new Missing(of === null ? 'no quarterly report disclosed' : `shares not reported for ${quarterLabel(of)} and no listed shares`);
+  // EPS: the filings' own basic EPS where every TTM it compares carries it (KR statements do),
+  // else net income over the shares at each TTM's last quarter (US: split-consistent, restated to
+  // the latest basis), else over the listed shares at the price date (KR statements state no
+  // share count: one count for every TTM, so EPS growth is then net income growth). One basis for
+  // the figures compared: `epsBasis` picks it from the TTMs that enter.
+  const epsBasis = (ttms: readonly (Ttm | null)[]): string => {
+    if (ttms.every((t) => t !== null && t.basicEps !== null)) return EPS_BASIS.reported;
+    if (ttms.every((t) => t !== null && t.end.shares !== null)) return EPS_BASIS.quarterShares;
+    if (price && price.shares > 0) return EPS_BASIS.listedShares;
+    const end = ttms.find((t) => t !== null && t.end.shares === null)?.end;
+    throw new Missing(end ? `shares not reported for ${quarterLabel(end)} and no listed shares` : 'shares not reported and no listed shares');
   };
-  const epsOf = (t: Ttm | null, reported: boolean, which: 'current' | 'base'): { value: number; basis: string } => {
-    const ttmOrBase = which === 'current' ? flow : baseFlow;
-    if (reported) return { value: ttmOrBase('basicEps'), basis: EPS_BASIS.reported };
-    const { shares, basis } = sharesOf(t);
-    return { value: ttmOrBase('netIncome') / shares, basis };
+  const epsOf = (t: Ttm | null, basis: string, which: 'current' | 'base'): number => {
+    const item = which === 'current' ? flow : baseFlow;
+    if (basis === EPS_BASIS.reported) return item('basicEps');
+    const shares = basis === EPS_BASIS.quarterShares ? positive(balance('shares', t?.end ?? null), 'shares are not positive') : (price?.shares as number);
+    return item('netIncome') / shares;
   };
-  const reportedNow = ttm !== null && ttm.basicEps !== null;
-  const reportedBoth = reportedNow && base !== null && base.basicEps !== null;
-  const epsBasisOfNull = (reported: boolean) => (): string | undefined => {
-    if (reported) return EPS_BASIS.reported;
+  const basisOrNone = (ttms: readonly (Ttm | null)[]) => (): string | undefined => {
     try {
-      return sharesOf(ttm).basis;
+      return epsBasis(ttms);
     } catch (e) {
       if (e instanceof Missing) return undefined;
       throw e;
@@ -221,11 +220,10 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
       yoyRef,
       null,
       () => {
-        const current = epsOf(ttm, reportedBoth, 'current');
-        const previous = epsOf(base, reportedBoth, 'base');
-        return { value: growth(current.value, previous.value, 'TTM EPS'), basis: current.basis === previous.basis ? current.basis : `${current.basis}; four quarters earlier ${previous.basis}` };
+        const basis = epsBasis([ttm, base]);
+        return { value: growth(epsOf(ttm, basis, 'current'), epsOf(base, basis, 'base'), 'TTM EPS'), basis };
       },
-      epsBasisOfNull(reportedBoth),
+      basisOrNone([ttm, base]),
     ),
     // Stability.
     netDebtRatio: measure(pct, latestRef, null, () => ((balance('debt') - balance('cash')) * 100) / equity()),
@@ -247,7 +245,16 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
       return dso + dio - dpo;
     }),
     // Per share.
-    eps: measureWithBasis(perShareUnit, ttmRef, null, () => epsOf(ttm, reportedNow, 'current'), epsBasisOfNull(reportedNow)),
+    eps: measureWithBasis(
+      perShareUnit,
+      ttmRef,
+      null,
+      () => {
+        const basis = epsBasis([ttm]);
+        return { value: epsOf(ttm, basis, 'current'), basis };
+      },
+      basisOrNone([ttm]),
+    ),
     dividendPerShare: measure(perShareUnit, ttmRef, null, () => flow('dividendPerShare')),
     dividendPerShareFy: measure(perShareUnit, fyRef, null, () => {
       if (!dividendFy) throw new Missing('no annual report disclosed');

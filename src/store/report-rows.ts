@@ -93,6 +93,9 @@ export function reportOf(
     operatingCashFlow: figure(4),
     capex: figure(5),
     interestExpense: figure(6),
+    // The per-share figures' columns come last (ITEM_KEYS), their keys in the model's order.
+    basicEps: figure(18),
+    dividendPerShare: figure(19),
     totalAssets: figure(7),
     currentAssets: figure(8),
     totalLiabilities: figure(9),
@@ -104,8 +107,6 @@ export function reportOf(
     inventory: figure(15),
     payables: figure(16),
     shares: figure(17),
-    basicEps: figure(18),
-    dividendPerShare: figure(19),
     source,
   };
 }

@@ -10,7 +10,7 @@ import { discreteQuarters } from '../../src/domain/ttm.js';
 import { fiscalYear } from './fixtures.js';
 
 type Fields = Partial<FinancialReport>;
-const FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const;
+const FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense', 'basicEps', 'dividendPerShare'] as const;
 
 /** A fiscal year whose YTD flows are 1/4, 1/2, 3/4 and all of the full-year figure; the four
  * discrete quarters then sum to the full year, which is the TTM as of the FY disclosure. */
@@ -142,11 +142,59 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.roe.value, 20);
   });
 
-  void it('EPS YoY needs the shares of both quarters; a missing item names itself', () => {
+  void it('EPS YoY without the shares of both quarters: both TTMs over the listed shares at the price date, else null naming the quarter', () => {
     const rs = [...year(2023, FY2023, {}), ...year(2024, FY2024, BALANCES)];
     const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
-    assert.equal(m.epsYoy.value, null);
-    assert.equal(m.epsYoy.reason, 'shares not reported for 2023Q4');
+    // 80 / 10 = 8 against 50 / 10 = 5 (the price's 10 listed shares for both): (8 - 5) x 100 / 5 = 60
+    assert.equal(m.epsYoy.value, 60);
+    assert.equal(m.epsYoy.basis, 'net income / listed shares at the price date');
+    // TTM EPS has the quarter's own shares: 80 / 10.
+    assert.equal(m.eps.value, 8);
+    assert.equal(m.eps.basis, 'net income / shares at the quarter end');
+    const none = stockMetrics(discreteQuarters(rs, asOf), null, 'KRW');
+    assert.equal(none.epsYoy.value, null);
+    assert.equal(none.epsYoy.reason, 'shares not reported for 2023Q4 and no listed shares');
+  });
+
+  void it('EPS from the filings\' basic EPS where both TTMs carry it, summed like any flow', () => {
+    // Basic EPS year to date: FY2023 quarters 1.5, 3, 4.5, 6; FY2024 2, 4, 6, 8 (year() scales the full year).
+    const rs = [...year(2023, { ...FY2023, basicEps: 6 }, { shares: 8 }), ...year(2024, { ...FY2024, basicEps: 8 }, BALANCES)];
+    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
+    // TTM EPS at 2024Q4 = FY2024's 8; four quarters earlier FY2023's 6: (8 - 6) x 100 / 6 = 33.33...
+    assert.equal(m.eps.value, 8);
+    assert.equal(m.eps.basis, 'reported basic EPS');
+    close(m.epsYoy.value, 200 / 6);
+    assert.equal(m.epsYoy.basis, 'reported basic EPS');
+    // As of the 9M report: TTM EPS = 9M 2024 (6) + FY2023 (6) - 9M 2023 (4.5) = 7.5.
+    assert.equal(stockMetrics(discreteQuarters(rs, '2025-03-14'), price, 'KRW').eps.value, 7.5);
+    // Only one TTM carries it: both fall back to net income / the quarters' shares (the 28 % above).
+    const onlyNow = [...year(2023, FY2023, { shares: 8 }), ...year(2024, { ...FY2024, basicEps: 8 }, BALANCES)];
+    const mixed = stockMetrics(discreteQuarters(onlyNow, asOf), price, 'KRW');
+    assert.equal(mixed.epsYoy.value, 28);
+    assert.equal(mixed.epsYoy.basis, 'net income / shares at the quarter end');
+    assert.equal(mixed.eps.basis, 'reported basic EPS');
+  });
+
+  void it('dividends: TTM and last fiscal year per share, yield on the close', () => {
+    // Dividend per share year to date: FY2023 0.75, 1.5, 2.25, 3; FY2024 1, 2, 3, 4.
+    const rs = [...year(2023, { ...FY2023, dividendPerShare: 3 }, { shares: 8 }), ...year(2024, { ...FY2024, dividendPerShare: 4 }, BALANCES)];
+    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
+    assert.equal(m.dividendPerShare.value, 4);
+    assert.equal(m.dividendPerShareFy.value, 4);
+    assert.equal(m.dividendPerShareFy.referenceQuarter, '2024Q4');
+    // 4 x 100 / 120 = 3.33...
+    close(m.dividendYield.value, 400 / 120);
+    assert.equal(m.dividendYield.priceDate, '2025-03-17');
+    // As of the 9M report: TTM 3 + 3 - 2.25 = 3.75; the last fiscal year's is FY2023's 3.
+    const q3 = stockMetrics(discreteQuarters(rs, '2025-03-14'), price, 'KRW');
+    assert.equal(q3.dividendPerShare.value, 3.75);
+    assert.equal(q3.dividendPerShareFy.value, 3);
+    assert.equal(q3.dividendPerShareFy.referenceQuarter, '2023Q4');
+    // Not reported: null with the reason; no price: the yield only.
+    const none = stockMetrics(discreteQuarters(reports, asOf), null, 'KRW');
+    assert.equal(none.dividendPerShare.reason, 'TTM dividend per share not reported');
+    assert.equal(none.dividendPerShareFy.reason, 'dividend per share not reported for 2024Q4');
+    assert.equal(stockMetrics(discreteQuarters(rs, asOf), null, 'KRW').dividendYield.reason, 'no price on or before the date');
   });
 
   void it('a missing filing: the metrics that need it are null with the reason, the others still there', () => {
@@ -182,7 +230,7 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
 void describe('snapshotGroups', () => {
   void it('groups the metrics as the spec lists them', () => {
     const s = snapshotGroups(stockMetrics(discreteQuarters(reports, asOf), price, 'KRW'));
-    assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
+    assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality', 'perShare']);
     assert.equal(s.valuation.per.value, 15);
     assert.equal(s.earningsQuality.ccc.value, 54.75);
     assert.deepEqual(Object.keys(s.growth), ['revenueYoy', 'epsYoy']);

@@ -105,7 +105,7 @@ describe('coverageOf', () => {
   });
 
   it('per snapshot metric and market, over the served stocks', () => {
-    assert.equal(report.metrics.length, 30, '15 metrics x 2 markets');
+    assert.equal(report.metrics.length, 38, '19 metrics x 2 markets');
     const line = (metric: string, market: Market) => report.metrics.find((m) => m.metric === metric && m.market === market);
     // KR PER: 000010 a value; 000020 a loss (undefinedForCompany), 000030 noFilingsYet, 000040 noPrice.
     assert.deepEqual(line('per', 'KR'), { metric: 'per', market: 'KR', withValues: 1, nulls: counts({ undefinedForCompany: 1, noFilingsYet: 1, noPrice: 1 }) });

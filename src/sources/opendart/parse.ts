@@ -269,7 +269,7 @@ const RULES: readonly Rule[] = [
     item: 'basicEps',
     sj: INCOME,
     ids: ['ifrs-full_BasicEarningsLossPerShare', 'ifrs-full_BasicAndDilutedEarningsLossPerShare'],
-    names: ['기본주당이익(손실)', '기본주당이익', '기본주당순이익(손실)', '기본주당순이익', '기본및희석주당이익(손실)', '기본및희석주당이익', '기본및희석주당순이익(손실)', '기본및희석주당순이익'],
+    names: ['기본주당이익(손실)', '기본주당이익', '기본주당순이익(손실)', '기본주당순이익', '기본및희석주당이익(손실)', '기본및희석주당이익', '기본및희석주당순이익(손실)', '기본및희석주당순이익'].flatMap((n) => [n, `${n}(단위:원)`]),
   },
   { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
   { item: 'capex', sj: ['CF'], ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment'], names: ['유형자산의취득'], abs: true },
