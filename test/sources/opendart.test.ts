@@ -255,6 +255,26 @@ describe('OpenDartSource against recorded responses', () => {
     }
   });
 
+  it('asks each filing\'s dividend section (alotMatter.json) once, metered with the other calls', async () => {
+    // The real answer for Samsung Electronics' 2020 Q1 report (test/fixtures/real/opendart): 보통주 thstrm "354".
+    const recorded = fixture('../real/opendart/alotMatter_00126380_2020_11013.json');
+    const server = await loopback((req) => (req.url.pathname === '/api/alotMatter.json' ? { body: recorded } : { status: 500, body: 'unexpected' }));
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0, retries: 0 });
+      const http = source.client(context({ asOf: '2020-05-16' }));
+      const filing = {
+        corpCode: '00126380', stockCode: '005930', corpName: '삼성전자', corpCls: 'Y', rceptNo: '20200515001451', disclosedOn: '2020-05-15',
+        fiscalYear: 2020, fiscalQuarter: 1, periodEnd: '2020-03-31', reprtCode: '11013', correction: false,
+      } as const;
+      assert.equal(await source.dividendPerShare(http, filing), 354);
+      const [call] = server.requests;
+      assert.deepEqual([call?.url.searchParams.get('corp_code'), call?.url.searchParams.get('bsns_year'), call?.url.searchParams.get('reprt_code')], ['00126380', '2020', '11013']);
+      assert.equal(source.meter.callsToday, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an incremental run picks up a correction as a new report', async () => {
     const zip = zipOne('CORPCODE.xml', fixture('opendart/CORPCODE.xml'));
     const server = await loopback((req) => {
