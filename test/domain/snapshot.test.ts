@@ -4,10 +4,10 @@ import { describe, it } from 'node:test';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import type { PercentileMetricKey } from '../../src/domain/results.js';
-import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
 import type { PercentileValues, PricePoint } from '../../src/domain/snapshot.js';
 import { discreteQuarters } from '../../src/domain/ttm.js';
-import { fiscalYear } from './fixtures.js';
+import { fiscalYear, report } from './fixtures.js';
 
 type Fields = Partial<FinancialReport>;
 const FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense', 'basicEps', 'dividendPerShare'] as const;
@@ -273,5 +273,33 @@ void describe('percentileValuesOf and cohortRanker', () => {
     // A metric nobody has: cohort size 0, every percentile null.
     assert.deepEqual(out.get('A')?.find((e) => e.metric === 'ccc'), { metric: 'ccc', unit: 'x', value: null, reason: 'test: none', percentile: null, cohortSize: 0 });
     assert.equal(out.get('A')?.length, 17);
+  });
+});
+
+void describe('perShareOnBasisOf: KR per-share figures across a split', () => {
+  // Samsung Electronics' 50-for-1 split, first traded 2018-05-04 (the store's split event: the later bar's date).
+  // FY2017 as filed (사업보고서 2018-04-02, before the split): basic EPS 299,868 won, dividend per common share 42,500
+  // (the 2018 annual report's dividend section repeats 42,500 as 전기, OpenDART's alotMatter guide example, rcept_no
+  // 20190401004781). FY2018 as filed (2019-04-01, after it): basic EPS 6,461 (the FY2019 report's frmtrm_amount,
+  // test/fixtures/real/opendart), dividend per share 1,416.
+  const splits = [{ date: '2018-05-04', factor: 50 }];
+  const fy2017 = report(2017, 4, '2018-04-02', { netIncome: 41_344_569e6, basicEps: 299_868, dividendPerShare: 42_500 });
+  const fy2018 = report(2018, 4, '2019-04-01', { netIncome: 43_890_877e6, basicEps: 6_461, dividendPerShare: 1_416 });
+
+  void it('divides what was filed before a split by its factor, from the split on', () => {
+    const [a, b] = perShareOnBasisOf([fy2017, fy2018], splits, '2019-04-02');
+    // 299,868 / 50 = 5,997.36; 42,500 / 50 = 850. FY2018 was filed after the split: as filed.
+    assert.deepEqual([a?.basicEps, a?.dividendPerShare, a?.netIncome], [5_997.36, 850, 41_344_569e6]);
+    assert.equal(b, fy2018);
+    // As of a date before the split the filing is on its own basis.
+    assert.equal(perShareOnBasisOf([fy2017], splits, '2018-05-03')[0], fy2017);
+  });
+
+  void it('so EPS YoY compares one basis: (6,461 - 5,997.36) / 5,997.36 x 100 = 7.73062...%', () => {
+    const m = stockMetrics(discreteQuarters(perShareOnBasisOf([fy2017, fy2018], splits, '2019-04-02'), '2019-04-02'), null, 'KRW');
+    close(m.epsYoy.value, ((6_461 - 5_997.36) / 5_997.36) * 100);
+    // Unadjusted it would read -97.8 %: the split, not the business.
+    const raw = stockMetrics(discreteQuarters([fy2017, fy2018], '2019-04-02'), null, 'KRW');
+    close(raw.epsYoy.value, ((6_461 - 299_868) / 299_868) * 100);
   });
 });
