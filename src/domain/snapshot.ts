@@ -8,7 +8,7 @@ import type { SplitEvent } from './price-change.js';
 import { PERCENTILE_METRICS } from './results.js';
 import type { Measured, PercentileEntry, PercentileMetricKey, SnapshotGroups, SnapshotMetric, SnapshotMetricKey } from './results.js';
 import { percentileRanker } from './score.js';
-import { quarterLabel, ttmOfQuarters, type TtmView } from './ttm.js';
+import { ordinalOf, quarterLabel, ttmOfQuarters, type TtmView } from './ttm.js';
 import type { DiscreteQuarter, Ttm } from './ttm.js';
 
 /** The price a snapshot uses: the last close on or before the date. */
@@ -82,8 +82,52 @@ function measureWithBasis(unit: string, ref: Ref, priceDate: string | null, comp
 export const EPS_BASIS = {
   reported: 'reported basic EPS',
   quarterShares: 'net income / shares at the quarter end',
+  listedQuarterShares: 'net income / listed shares at the quarter end',
   listedShares: 'net income / listed shares at the price date',
 } as const;
+
+/**
+ * The period ends at which a KR stock's EPS needs the price feed's listed shares: those of its
+ * latest fiscal quarter known at `asOf` and of the quarter four before it (the two TTMs EPS YoY
+ * compares), where no filing of that quarter states a basic EPS or a share count.
+ */
+export function listedSharesWanted(reports: readonly Pick<FinancialReport, 'fiscalYear' | 'fiscalQuarter' | 'periodEnd' | 'disclosedOn' | 'basicEps' | 'shares'>[], asOf: string): string[] {
+  const byOrdinal = new Map<number, { periodEnd: string; covered: boolean }>();
+  for (const r of reports) {
+    if (r.disclosedOn > asOf) continue;
+    const o = ordinalOf(r.fiscalYear, r.fiscalQuarter);
+    const held = byOrdinal.get(o);
+    const covered = r.basicEps !== null || r.shares !== null;
+    if (held) held.covered ||= covered;
+    else byOrdinal.set(o, { periodEnd: r.periodEnd, covered });
+  }
+  if (byOrdinal.size === 0) return [];
+  const latest = Math.max(...byOrdinal.keys());
+  const out: string[] = [];
+  for (const o of [latest, latest - 4]) {
+    const q = byOrdinal.get(o);
+    if (q && !q.covered) out.push(q.periodEnd);
+  }
+  return out;
+}
+
+/**
+ * The filings with the price feed's listed shares (`listed`: the last bar's on or before each
+ * period end) where a filing states no share count, put on the share basis of `asOf` (times the
+ * factor of every split dated after the period end and on or before `asOf`): what the EPS of a KR
+ * stock whose statements carry no basic EPS divides by (docs/calculations.md). Filings with a
+ * count of their own, or without listed shares at their period end, are returned as they are.
+ */
+export function withListedShares<R extends Pick<FinancialReport, 'periodEnd' | 'shares'>>(reports: readonly R[], listed: ReadonlyMap<string, number>, splits: readonly SplitEvent[], asOf: string): R[] {
+  if (listed.size === 0) return reports as R[];
+  return reports.map((r) => {
+    const shares = r.shares === null ? listed.get(r.periodEnd) : undefined;
+    if (shares === undefined || !(shares > 0)) return r;
+    let factor = 1;
+    for (const split of splits) if (split.date > r.periodEnd && split.date <= asOf) factor *= split.factor;
+    return { ...r, shares: Math.round(shares * factor) };
+  });
+}
 
 /**
  * The filings with their per-share figures (basic EPS, dividend per share) on the share basis of
@@ -165,7 +209,8 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
   // the figures compared: `epsBasis` picks it from the TTMs that enter.
   const epsBasis = (ttms: readonly (Ttm | null)[]): string => {
     if (ttms.every((t) => t !== null && t.basicEps !== null)) return EPS_BASIS.reported;
-    if (ttms.every((t) => t !== null && t.end.shares !== null)) return EPS_BASIS.quarterShares;
+    // KR statements state no share count: a KR quarter's shares are the price feed's listed shares (`withListedShares`).
+    if (ttms.every((t) => t !== null && t.end.shares !== null)) return currency === 'KRW' ? EPS_BASIS.listedQuarterShares : EPS_BASIS.quarterShares;
     if (price && price.shares > 0) return EPS_BASIS.listedShares;
     const end = ttms.find((t) => t !== null && t.end.shares === null)?.end;
     throw new Missing(end ? `shares not reported for ${quarterLabel(end)} and no listed shares` : 'shares not reported and no listed shares');
@@ -173,7 +218,7 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
   const epsOf = (t: Ttm | null, basis: string, which: 'current' | 'base'): number => {
     const item = which === 'current' ? flow : baseFlow;
     if (basis === EPS_BASIS.reported) return item('basicEps');
-    const shares = basis === EPS_BASIS.quarterShares ? positive(balance('shares', t?.end ?? null), 'shares are not positive') : (price?.shares as number);
+    const shares = basis === EPS_BASIS.listedShares ? (price?.shares as number) : positive(balance('shares', t?.end ?? null), 'shares are not positive');
     return item('netIncome') / shares;
   };
   const basisOrNone = (ttms: readonly (Ttm | null)[]) => (): string | undefined => {

@@ -9,7 +9,7 @@ import { englishNameOf } from '../domain/model.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
-import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetricsOfView, withListedShares, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { NO_PRICE_CHANGES, type PriceChanges, type SplitEvent } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -46,6 +46,11 @@ export interface UniverseData {
    * per-share figures are put on the as-of date's share basis (`perShareOnBasisOf`). None: as filed.
    */
   splits?: ReadonlyMap<number, readonly SplitEvent[]>;
+  /**
+   * Each KR security's listed shares at the period ends its EPS needs them (`listedSharesWanted`):
+   * the last bar's on or before each, as the feed gives them. None: no listed-share counts.
+   */
+  listedShares?: ReadonlyMap<number, ReadonlyMap<string, number>>;
 }
 
 export interface ComputedSnapshot {
@@ -110,8 +115,15 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     }
     const key = viewKey(security.market, security.code);
     const filed = universe.reports.get(security.id) ?? [];
-    const splits = security.market === 'KR' ? universe.splits?.get(security.id) : undefined;
-    const reports = splits ? perShareOnBasisOf(filed, splits, asOf) : filed;
+    // KR filings state per-share figures on their own date's share basis and no share count:
+    // both are put on the as-of date's basis here (US filings are restated when read).
+    let reports = filed;
+    if (security.market === 'KR') {
+      const splits = universe.splits?.get(security.id) ?? [];
+      const listed = universe.listedShares?.get(security.id);
+      if (splits.length > 0) reports = perShareOnBasisOf(reports, splits, asOf);
+      if (listed) reports = withListedShares(reports, listed, splits, asOf);
+    }
     const bars = universe.recentBars.get(security.id) ?? [];
     const flows = universe.recentFlows.get(security.id) ?? [];
     const last = barAsOf(bars, asOf);
