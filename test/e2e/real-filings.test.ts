@@ -645,8 +645,10 @@ runCase({
     'earningsQuality.ccc': { value: 10.605514316383662, unit: 'days', priceDate: null, ...T20 },
   },
   perShare: {
-    // TTM EPS = 556,000,000 / 947,900,733 = 0.5865593101086883 USD
-    'perShare.eps': { value: 0.5865593101086883, unit: 'USD', priceDate: null, basis: 'net income / shares at the quarter end', ...T20 },
+    // TTM EPS = 556,000,000 / (947,900,733 x 3 = 2,843,702,199) = 0.19551977003622945 USD: the shares are in the
+    // document's latest basis (the recording runs to late 2022, past the 3-for-1 split of 2022), the basis of the
+    // split-adjusted prices; EPS YoY is the same in any one basis.
+    'perShare.eps': { value: 0.19551977003622945, unit: 'USD', priceDate: null, basis: 'net income / shares at the quarter end', ...T20 },
     'perShare.dividendPerShare': { value: null, reason: /dividend/, unit: 'USD' },
     'perShare.dividendPerShareFy': { value: null, reason: /dividend/, unit: 'USD' },
     'perShare.dividendYield': { value: null, reason: /dividend/, unit: '%' },
