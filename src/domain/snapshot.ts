@@ -221,7 +221,9 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
     const shares = basis === EPS_BASIS.listedShares ? (price?.shares as number) : positive(balance('shares', t?.end ?? null), 'shares are not positive');
     return item('netIncome') / shares;
   };
+  // The basis a null figure would have taken; none where a TTM it compares is missing.
   const basisOrNone = (ttms: readonly (Ttm | null)[]) => (): string | undefined => {
+    if (ttms.some((t) => t === null)) return undefined;
     try {
       return epsBasis(ttms);
     } catch (e) {

@@ -148,9 +148,11 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     // 80 / 10 = 8 against 50 / 10 = 5 (the price's 10 listed shares for both): (8 - 5) x 100 / 5 = 60
     assert.equal(m.epsYoy.value, 60);
     assert.equal(m.epsYoy.basis, 'net income / listed shares at the price date');
-    // TTM EPS has the quarter's own shares: 80 / 10.
+    // TTM EPS has the quarter's own shares: 80 / 10 (a KR stock's quarter shares are the price feed's listed shares).
     assert.equal(m.eps.value, 8);
-    assert.equal(m.eps.basis, 'net income / shares at the quarter end');
+    assert.equal(m.eps.basis, 'net income / listed shares at the quarter end');
+    // A US stock's are the filing's own (split-consistent) shares.
+    assert.equal(stockMetrics(discreteQuarters(rs, asOf), price, 'USD').eps.basis, 'net income / shares at the quarter end');
     const none = stockMetrics(discreteQuarters(rs, asOf), null, 'KRW');
     assert.equal(none.epsYoy.value, null);
     assert.equal(none.epsYoy.reason, 'shares not reported for 2023Q4 and no listed shares');
@@ -171,7 +173,7 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     const onlyNow = [...year(2023, FY2023, { shares: 8 }), ...year(2024, { ...FY2024, basicEps: 8 }, BALANCES)];
     const mixed = stockMetrics(discreteQuarters(onlyNow, asOf), price, 'KRW');
     assert.equal(mixed.epsYoy.value, 28);
-    assert.equal(mixed.epsYoy.basis, 'net income / shares at the quarter end');
+    assert.equal(mixed.epsYoy.basis, 'net income / listed shares at the quarter end');
     assert.equal(mixed.eps.basis, 'reported basic EPS');
   });
 

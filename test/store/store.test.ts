@@ -369,6 +369,20 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await store.market.writeDataset({ securities: [known] });
   });
 
+  it('a filing written again without a per-share figure keeps the one written before; a figure replaces it', async () => {
+    const code = '123460';
+    await store.market.writeDataset({ securities: [{ ...dataset.securities[0]!, code, name: 'Per-share Test' }] });
+    const filing = report({ code });
+    await store.market.writeDataset({ reports: [filing] });
+    // The bulk release's copy of the same filing: basic EPS as filed, no dividend section.
+    await store.market.writeDataset({ reports: [{ ...filing, basicEps: -40, dividendPerShare: null, revenue: 1 }] });
+    const id = (await store.market.securities()).find((s) => s.code === code)?.id as number;
+    const [kept] = await store.market.reports(id);
+    assert.deepEqual([kept?.revenue, kept?.basicEps, kept?.dividendPerShare], [1, -40, 361.5]);
+    await store.market.writeDataset({ reports: [{ ...filing, dividendPerShare: 0 }] });
+    assert.equal((await store.market.reports(id))[0]?.dividendPerShare, 0);
+  });
+
   it('upserts: a corrected value replaces the stored one', async () => {
     await store.market.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
     assert.deepEqual((await store.market.trade())[0]?.exports, 57_600_000_000);
