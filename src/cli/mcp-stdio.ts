@@ -9,6 +9,7 @@ import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTrans
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Result } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { VERSION } from '../compose.js';
+import { appsMetaOf } from '../http/mcp-apps.js';
 
 export interface BridgeOptions {
   baseUrl: string;
@@ -47,11 +48,18 @@ export function createStdioBridge(options: BridgeOptions): Server {
   };
   server.onclose = () => void client.close().catch(() => undefined);
 
-  /** One request to the service: its result, or its JSON-RPC error rethrown as is. */
-  async function forward({ method, params }: Forward): Promise<Result> {
+  /**
+   * One request to the service: its result, or its JSON-RPC error rethrown as is. A stdio client
+   * that renders MCP Apps (its initialize's capabilities, or its 2026 envelope's) is named in
+   * the `_meta` of what is forwarded, so the service declares its view to it (src/http/mcp-apps.ts).
+   */
+  async function forward({ method, params }: Forward, envelope?: Record<string, unknown>): Promise<Result> {
     try {
       await (connected ??= connect());
-      return await client.request({ method, ...(params === undefined ? {} : { params: withoutEnvelope(params) }) } as never, AS_SENT, { timeout: timeoutOf(options) });
+      const apps = method === 'tools/call' ? null : appsMetaOf(envelope?.['io.modelcontextprotocol/clientCapabilities'] ?? server.getClientCapabilities());
+      const sent = params === undefined ? undefined : withoutEnvelope(params);
+      const forwarded = apps === null ? sent : { ...(sent as Record<string, unknown> | undefined), _meta: { ...(sent as { _meta?: Record<string, unknown> } | undefined)?._meta, ...apps } };
+      return await client.request({ method, ...(forwarded === undefined ? {} : { params: forwarded }) } as never, AS_SENT, { timeout: timeoutOf(options) });
     } catch (err) {
       throw serviceError(err, options.baseUrl);
     }
@@ -66,7 +74,8 @@ export function createStdioBridge(options: BridgeOptions): Server {
       return { content: [{ type: 'text', text: (err as Error).message }], isError: true };
     }
   });
-  for (const method of FORWARDED) server.setRequestHandler(method, (request: Forward) => forward(request) as never);
+  // The SDK lifts a 2026 request's envelope out of its `_meta` (ctx.mcpReq.envelope).
+  for (const method of FORWARDED) server.setRequestHandler(method, (request: Forward, ctx) => forward(request, ctx.mcpReq.envelope as Record<string, unknown> | undefined) as never);
   return server;
 }
 

@@ -3,6 +3,7 @@
 // themselves are computed in snapshot.ts; test/http/mcp.test.ts checks that the units here are
 // the ones a get_sector_percentile answer carries.
 
+import { NOT_APPLICABLE_TO_FINANCIAL_METRICS, NOT_APPLICABLE_TO_FINANCIALS } from './financials.js';
 import type { PercentileMetricKey } from './results.js';
 
 export interface MetricDefinition {
@@ -33,7 +34,7 @@ export const PER_SHARE_DEFINITIONS: Readonly<Record<'eps' | 'dividendPerShare' |
   dividendYield: { name: 'Dividend yield', unit: '%', definition: 'TTM dividend per share / last close x 100 (both on the share basis of the price date)' },
 };
 
-export const PERCENTILE_METRIC_DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = {
+const DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = {
   per: { name: 'PER', unit: 'x', definition: 'market cap / TTM net income (controlling); null when net income <= 0' },
   pbr: { name: 'PBR', unit: 'x', definition: 'market cap / equity of the latest filed quarter; null when equity <= 0' },
   psr: { name: 'PSR', unit: 'x', definition: 'market cap / TTM revenue; null when revenue <= 0' },
@@ -63,3 +64,11 @@ export const PERCENTILE_METRIC_DEFINITIONS: Readonly<Record<PercentileMetricKey,
     definition: 'DSO + DIO - DPO: receivables / TTM revenue x 365 + inventory / TTM cost of sales x 365 - payables / TTM cost of sales x 365',
   },
 };
+
+/** The definitions, each metric that financial companies do not have saying so (src/domain/financials.ts). */
+export const PERCENTILE_METRIC_DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = Object.fromEntries(
+  Object.entries(DEFINITIONS).map(([key, d]) => [
+    key,
+    (NOT_APPLICABLE_TO_FINANCIAL_METRICS as readonly string[]).includes(key) ? { ...d, definition: `${d.definition}; null (${NOT_APPLICABLE_TO_FINANCIALS}) for banks, insurers, securities firms and other financials` } : d,
+  ]),
+) as Record<PercentileMetricKey, MetricDefinition>;

@@ -30,6 +30,26 @@ export interface Security {
   /** Month (1..12) in which the fiscal year ends; 12 for calendar-year reporters. */
   fiscalYearEndMonth: number;
   source: SourceName;
+  /** US foreign private issuers only (20-F/40-F filers): how their filings were read. Absent or null otherwise. */
+  filerBasis?: FilerBasis | null;
+}
+
+/**
+ * How a foreign private issuer's filings become its reports (docs/calculations.md, "Foreign
+ * private issuers"): the annual form it files, the currency its statements are in and, when that
+ * is not the security's currency, the rate each filing's figures were converted at.
+ */
+export interface FilerBasis {
+  /** `20-F` or `40-F`. */
+  annualForm: string;
+  /** ISO 4217 code of the currency of its statements (`TWD`, `EUR`, `USD`...). */
+  reportingCurrency: string;
+  /**
+   * Per filing, by disclosure date (ascending): USD per unit of `reportingCurrency` its figures
+   * (and the year before it gives) were converted at, from the filing's own USD convenience
+   * translation. Empty when it reports in USD.
+   */
+  usdRates: { disclosedOn: string; usdPerUnit: number }[];
 }
 
 /** A company's English name: the one a source gave, else (US) its listed name; null when unknown. */

@@ -12,6 +12,7 @@ import type { Market } from './model.js';
 import { PER_SHARE_DEFINITIONS, PERCENTILE_METRIC_DEFINITIONS } from './metrics.js';
 import { PERCENTILE_METRICS, type BandKey, type Grade } from './results.js';
 import { GRADE_BOUNDS } from './score.js';
+import { sectorKo } from './sectors.js';
 
 /** The numeric fields a screen can bound, sort by and show, in column order. */
 export const SCREEN_NUMBER_FIELDS = [
@@ -33,7 +34,7 @@ export const SCREEN_NUMBER_FIELDS = [
 export type ScreenNumberField = (typeof SCREEN_NUMBER_FIELDS)[number];
 
 /** Text fields every row carries; they filter by market, sectors, bands and exchanges, never by bounds. */
-export const SCREEN_TEXT_FIELDS = ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency'] as const;
+export const SCREEN_TEXT_FIELDS = ['code', 'market', 'name', 'nameEn', 'sector', 'sectorKo', 'band', 'currency'] as const;
 export type ScreenTextField = (typeof SCREEN_TEXT_FIELDS)[number];
 
 /** Fields a row can be asked to carry beyond its identity. */
@@ -444,7 +445,7 @@ export type ScreenCell = string | number | null;
 
 /** Stock `s`'s row: its identity (SCREEN_TEXT_FIELDS), then `fields`, as an object or as an array in that order. */
 export function screenRowOf(s: ScreenStock, fields: readonly ScreenField[], shape: 'objects' | 'arrays'): Record<string, ScreenCell> | ScreenCell[] {
-  const cells: ScreenCell[] = [s.code, s.market, s.name, s.nameEn, s.sector, s.band, s.currency];
+  const cells: ScreenCell[] = [s.code, s.market, s.name, s.nameEn, s.sector, sectorKo(s.sector), s.band, s.currency];
   for (const f of fields) cells.push(f === 'grade' ? s.grade : screenValue(s, f));
   if (shape === 'arrays') return cells;
   const row: Record<string, ScreenCell> = {};

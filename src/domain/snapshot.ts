@@ -3,6 +3,7 @@
 // ratio is null with a reason, never Infinity, NaN or 0.
 
 import { changePct } from './change.js';
+import { NOT_APPLICABLE_TO_FINANCIAL_METRICS, NOT_APPLICABLE_TO_FINANCIALS } from './financials.js';
 import type { BalanceItem, Currency, FinancialReport, FlowItem } from './model.js';
 import type { SplitEvent } from './price-change.js';
 import { PERCENTILE_METRICS } from './results.js';
@@ -155,16 +156,35 @@ function positive(value: number, reason: string): number {
 
 const later = (a: string, b: string): string => (a > b ? a : b);
 
+/** What the security's placement says about its metrics. */
+export interface MetricOptions {
+  /**
+   * A financial company (its sector, `isFinancialSector`): the metrics of
+   * NOT_APPLICABLE_TO_FINANCIAL_METRICS are null with NOT_APPLICABLE_TO_FINANCIALS.
+   */
+  financial?: boolean;
+}
+
 /**
  * Every snapshot and percentile metric of one stock, from its point-in-time discrete quarters
  * (`discreteQuarters(reports, asOf)`) and its price as of the same date.
  */
-export function stockMetrics(quarters: readonly DiscreteQuarter[], price: PricePoint | null, currency: Currency): StockMetrics {
-  return stockMetricsOfView(ttmOfQuarters(quarters), price, currency);
+export function stockMetrics(quarters: readonly DiscreteQuarter[], price: PricePoint | null, currency: Currency, options: MetricOptions = {}): StockMetrics {
+  return stockMetricsOfView(ttmOfQuarters(quarters), price, currency, options);
 }
 
 /** `stockMetrics` from the TTM view already taken of the quarters (`ttmOfQuarters`). */
-export function stockMetricsOfView(view: TtmView, price: PricePoint | null, currency: Currency): StockMetrics {
+export function stockMetricsOfView(view: TtmView, price: PricePoint | null, currency: Currency, options: MetricOptions = {}): StockMetrics {
+  const metrics = industrialMetrics(view, price, currency);
+  if (options.financial !== true) return metrics;
+  for (const key of NOT_APPLICABLE_TO_FINANCIAL_METRICS) {
+    const { unit, referenceQuarter, disclosedOn, priceDate } = metrics[key];
+    metrics[key] = { value: null, reason: NOT_APPLICABLE_TO_FINANCIALS, unit, referenceQuarter, disclosedOn, priceDate };
+  }
+  return metrics;
+}
+
+function industrialMetrics(view: TtmView, price: PricePoint | null, currency: Currency): StockMetrics {
   const latest = view.latest;
   const ttm = view.current.ttm;
   const base = view.yearEarlier.ttm;

@@ -102,7 +102,7 @@ function screenPrompt(): McpPrompt {
       [
         `Find stocks for this request with the stock-data tools: "${request ?? ''}"`,
         '',
-        '1. Read the resource stock-data://screen-fields for the fields and their units, and stock-data://sectors for the sector names (they are English: 반도체 = Semiconductors, 은행 = Banks, 자동차 = Automobiles, 2차전지 = Secondary Batteries, 바이오 = Biotech).',
+        '1. Read the resource stock-data://screen-fields for the fields and their units, and stock-data://sectors for the sector names (English, each with its Korean name: Semiconductors 반도체, Banks 은행; screen_stocks takes either).',
         '2. Turn the request into one screen_stocks call: market (KR for 한국/국내/코스피/코스닥, US for 미국; KR,US when unsaid); sectors; bands for size words (대형주/large caps = mega,xlarge,large; 중소형주/small caps = mid,small);' +
           ' filters as {field, min, max} in the field unit (ROE 15% 이상 = {field: roe, min: 15}; PER 10 이하 = {field: per, max: 10}; 영업이익률 = operatingMargin, 매출 성장률 = revenueYoy, 부채비율 = netDebtRatio, 배당 is not served);' +
           ' sort by what the request ranks on (높은 순/highest = desc, 낮은 순/cheapest = asc); fields = the bounded and sorted fields plus marketCap; limit 20 unless a number is asked.',

@@ -7,6 +7,7 @@ import { PERCENTILE_METRIC_DEFINITIONS } from '../domain/metrics.js';
 import { BAND_KEYS, PERCENTILE_METRICS } from '../domain/results.js';
 import { DEFAULT_SCREEN_FIELDS, SCREEN_FIELD_DEFINITIONS, SCREEN_TEXT_FIELDS } from '../domain/screen.js';
 import { GRADE_BOUNDS } from '../domain/score.js';
+import { sectorKo } from '../domain/sectors.js';
 import { MARKET_CAP_BANDS, V3_FORMULA } from '../domain/v3.js';
 import type { ServedDataset } from '../serving/dataset.js';
 
@@ -110,13 +111,13 @@ export const RESOURCES: readonly McpResource[] = [
     uri: 'stock-data://sectors',
     name: 'sectors',
     title: 'Sectors per market',
-    description: 'Every sector of the served stocks per market with its number of stocks: the cohorts of get_sector_percentile (cohort=sector).',
+    description: 'Every sector of the served stocks per market with its Korean name (null for SEC industry titles) and number of stocks: the cohorts of get_sector_percentile (cohort=sector). screen_stocks takes either name.',
     mimeType: 'application/json',
     fromData: true,
     read: (dataset) => {
       const data = dataset();
-      const markets: Record<string, { sector: string; stocks: number }[]> = {};
-      for (const { market, sector, stocks } of data.sectors()) (markets[market] ??= []).push({ sector, stocks });
+      const markets: Record<string, { sector: string; sectorKo: string | null; stocks: number }[]> = {};
+      for (const { market, sector, stocks } of data.sectors()) (markets[market] ??= []).push({ sector, sectorKo: sectorKo(sector), stocks });
       return json({ updatedAt: data.updatedAt, source: data.source, markets });
     },
   },

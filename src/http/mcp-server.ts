@@ -1,5 +1,5 @@
 // The MCP server of the JSON-RPC door: the official SDK v2's McpServer over the one tool registry,
-// with resources and prompts. The SDK serves each request with an instance of its own
+// with resources and prompts, and the MCP Apps view for a client that renders it (mcp-apps.ts). The SDK serves each request with an instance of its own
 // (`factory`, its per-request model), for both protocol eras: initialize and version negotiation
 // (2025-06-18, 2025-11-25), server/discover and the per-request envelope (2026-07-28), ping,
 // tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*, unknown
@@ -38,6 +38,7 @@ import type { ToolRunner } from './invoke.js';
 import { MCP_ERRORS, RpcError, rpcErrorOf, unknownToolMessage } from './mcp-errors.js';
 import { buildPrompts } from './mcp-prompts.js';
 import { RESOURCES } from './mcp-resources.js';
+import { APPS_SERVER_EXTENSION, builtView, registerView, rendersApps, viewMeta } from './mcp-apps.js';
 import { jsonSchema } from './openapi.js';
 
 /** One JSON-RPC message as the door admitted it: handed to the SDK as `authInfo.extra.call`, read by `callTool`. */
@@ -52,6 +53,8 @@ export interface McpCall {
    * as an unknown parameter (as REST does); the SDK's own parse of the request drops it.
    */
   arguments: unknown;
+  /** The message as the client sent it: its `_meta` may declare that its client renders MCP Apps (mcp-apps.ts), read only when a server is built for it. */
+  message: unknown;
 }
 
 /** What a tools/call comes to. */
@@ -172,12 +175,19 @@ export function createMcpService(deps: McpServerDeps): McpService {
   }
 
   function factory(ctx: McpRequestContext): McpServer {
+    // The MCP Apps view, for a client that renders it (mcp-apps.ts); null for any other client.
+    const view = ctx.authInfo !== undefined && rendersApps(callOf(ctx.authInfo)?.message) ? builtView() : null;
     const server = new McpServer(
       { ...SERVER_INFO, version: deps.version },
       {
         instructions: INSTRUCTIONS,
         // Stateless: no client is ever told that a list changed.
-        capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { listChanged: false },
+          prompts: { listChanged: false },
+          ...(view === null ? {} : { extensions: APPS_SERVER_EXTENSION }),
+        },
         cacheHints: { 'tools/list': LIST_HINT, 'prompts/list': LIST_HINT, 'resources/list': LIST_HINT, 'resources/templates/list': LIST_HINT, 'server/discover': LIST_HINT },
       },
     );
@@ -191,11 +201,13 @@ export function createMcpService(deps: McpServerDeps): McpService {
           inputSchema: schema.input,
           outputSchema: schema.output,
           annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          ...(view === null ? {} : { _meta: viewMeta(tool.name) }),
         },
         (_args, extra) => sdkToolCall(tool.name, extra.http?.authInfo),
       );
     }
     registerResources(server, ctx);
+    if (view !== null) registerView(server, view, LIST_HINT);
     for (const { prompt, argsSchema } of prompts) {
       server.registerPrompt(prompt.name, { title: prompt.title, description: `${prompt.description} Uses ${prompt.tools.join(', ')}.`, argsSchema }, (args: Record<string, string | undefined>) => ({
         description: prompt.description,

@@ -3,6 +3,7 @@
 // cohort percentiles), so that serving is a lookup. Pure: data in, snapshot out.
 
 import { barAsOf } from '../domain/bars.js';
+import { isFinancialSector } from '../domain/financials.js';
 import type { FinancialReport, FlowDay, FxRate, Market, SnapshotBar, SectorExportMonth, TradeMonth } from '../domain/model.js';
 import type { PercentileEntry, RankingRow } from '../domain/results.js';
 import { englishNameOf } from '../domain/model.js';
@@ -10,6 +11,7 @@ import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetricsOfView, withListedShares, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { filerNoteOf } from '../domain/filer-basis.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { NO_PRICE_CHANGES, type PriceChanges, type SplitEvent } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -149,7 +151,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       v3 = { ok: false, reason: ranked.reason };
     }
 
-    const metrics = stockMetricsOfView(ttm, price, security.currency);
+    const metrics = stockMetricsOfView(ttm, price, security.currency, { financial: isFinancialSector(security.sector) });
     const values = percentileValuesOf(metrics);
     metricValues.set(key, values);
     const sectorKey = `${security.market}:${security.sector}`;
@@ -173,10 +175,12 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
         marketCap: price?.marketCap ?? null,
       }),
     );
+    const filer = filerNoteOf(security, ttm);
     views.set(key, {
       security,
       price,
       band,
+      ...(filer ? { filer } : {}),
       v3,
       scorePercentile: null,
       scoreCohortSize: 0,

@@ -3,6 +3,7 @@
 // filings do not carry, ...), so "complete" is a number. Pure: computed once from what a
 // published dataset holds (its stock views and the securities the store lists), never per call.
 
+import { NOT_APPLICABLE_TO_FINANCIALS } from '../domain/financials.js';
 import type { Market, Security } from '../domain/model.js';
 import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
 
@@ -12,15 +13,17 @@ import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
  * - `noPrice`: no price bar yet (or none in the last 60 days);
  * - `noFilingsYet`: no quarterly report disclosed for the company yet;
  * - `filingsIncomplete`: some quarters are there, one the TTM needs is missing;
- * - `notCovered`: the filings do not carry the item (financial-sector layouts without current
- *   assets or revenue, a company that does not report net income every quarter);
+ * - `notCovered`: the filings do not carry the item (a company that does not report net income
+ *   every quarter, an industrial filer without a current/non-current split);
  * - `undefinedForCompany`: the inputs are there but the metric is undefined (a loss for PER,
  *   a zero or negative denominator, a factor that does not exist);
+ * - `notApplicable`: the metric does not exist for the kind of company (a bank's current ratio,
+ *   src/domain/financials.ts): not a gap in the data;
  * - `noFlows`: no investor-type flows or traded value for the score's supply input;
  * - `noFxRate`: no USD/KRW rate, which a US stock's score needs;
  * - `other`: a reason none of the above describes.
  */
-export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'noFlows', 'noFxRate', 'other'] as const;
+export const NULL_REASONS = ['noPrice', 'noFilingsYet', 'filingsIncomplete', 'notCovered', 'undefinedForCompany', 'notApplicable', 'noFlows', 'noFxRate', 'other'] as const;
 export type NullReason = (typeof NULL_REASONS)[number];
 export type NullCounts = Record<NullReason, number>;
 
@@ -64,7 +67,7 @@ export interface CoverageReport {
   asOf: string;
   markets: MarketCoverage[];
   tools: ToolCoverage[];
-  /** Each snapshot metric per market: where financial-sector layouts or losses leave it undefined. */
+  /** Each snapshot metric per market: where filings, losses or the kind of company leave it null. */
   metrics: MetricCoverage[];
 }
 
@@ -72,6 +75,7 @@ const MARKETS: readonly Market[] = ['KR', 'US'];
 
 /** Sorts one of the domain's null reasons into its category (`NULL_REASONS`). */
 export function nullReasonOf(reason: string): NullReason {
+  if (reason === NOT_APPLICABLE_TO_FINANCIALS) return 'notApplicable';
   if (/no price on or before/.test(reason)) return 'noPrice';
   if (/no quarterly report disclosed/.test(reason)) return 'noFilingsYet';
   if (/no filing for|filed only|fewer than four quarters/.test(reason)) return 'filingsIncomplete';
@@ -86,7 +90,7 @@ export function nullReasonOf(reason: string): NullReason {
  * Where a stock has no value at all, the category that explains it first: missing filings
  * before a missing price, before what the filings do not carry.
  */
-const PRIORITY: readonly NullReason[] = ['noFilingsYet', 'filingsIncomplete', 'noPrice', 'notCovered', 'noFxRate', 'noFlows', 'undefinedForCompany', 'other'];
+const PRIORITY: readonly NullReason[] = ['noFilingsYet', 'filingsIncomplete', 'noPrice', 'notCovered', 'noFxRate', 'noFlows', 'undefinedForCompany', 'notApplicable', 'other'];
 
 export const emptyNullCounts = (): NullCounts => Object.fromEntries(NULL_REASONS.map((r) => [r, 0])) as NullCounts;
 

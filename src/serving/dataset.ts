@@ -7,6 +7,7 @@ import type { DayBars, SeriesWindow } from '../domain/series.js';
 import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
 import type { PriceChanges } from '../domain/price-change.js';
+import type { FilerNote } from '../domain/filer-basis.js';
 import type { PercentileValues } from '../domain/snapshot.js';
 import type { CoverageReport } from './coverage.js';
 
@@ -58,6 +59,8 @@ export interface StockView {
   metricValues: PercentileValues;
   /** Split-consistent price change over 1, 3 and 12 months, percent (src/domain/price-change.ts). */
   priceChanges: PriceChanges;
+  /** A foreign private issuer's note on how its figures were made (src/domain/filer-basis.ts); absent for every other stock. */
+  filer?: FilerNote;
 }
 
 /** How the last refresh went for one source. */

@@ -2,6 +2,7 @@
 // (price bars and filings) from the store, kept in a cache sized in bytes (./history.ts).
 
 import { addDays } from '../domain/calendar.js';
+import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../domain/financials.js';
 import type { FinancialReport, FlowDay, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
 import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } from '../domain/results.js';
 import type { DayBars, SeriesWindow } from '../domain/series.js';
@@ -137,6 +138,11 @@ export class SnapshotDataset implements ServedDataset {
   }
 
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {
+    if (type === 'psr' && isFinancialSector(view.security.sector)) {
+      // PSR does not exist for financial companies (src/domain/financials.ts): no band of it either.
+      const none: ValuationBandResult = { type, from, to: this.asOf, daysUsed: 0, daysExcluded: 0, p5: null, median: null, p95: null, min: null, max: null, current: null, years: [] };
+      return Promise.resolve({ ...none, reason: NOT_APPLICABLE_TO_FINANCIALS });
+    }
     return this.histories.band(view.security.id, type, from);
   }
 }
@@ -144,14 +150,14 @@ export class SnapshotDataset implements ServedDataset {
 /**
  * Why a code finds no stock, in terms true for what is served: the demo's companies and codes
  * are invented (a real company's code is not there by design); real data covers what its
- * sources list (US: companies filing 10-K/10-Q with the SEC).
+ * sources list (US: companies filing 10-K/10-Q or 20-F/40-F with the SEC).
  */
 export function notFoundDetail(market: Market, code: string, source: string): string {
   const what = market === 'KR' ? `no KR stock has the code ${code}` : `no US stock has the ticker ${code}`;
   if (source === 'demo') return `${what}: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)`;
   return market === 'KR'
     ? `${what} among the served stocks; find one by name with search_stocks (GET /stocks?q=)`
-    : `${what} among the served stocks (covered: companies filing 10-K/10-Q with the SEC); find one by name with search_stocks (GET /stocks?q=)`;
+    : `${what} among the served stocks (covered: companies filing 10-K/10-Q or 20-F/40-F with the SEC); find one by name with search_stocks (GET /stocks?q=)`;
 }
 
 /**

@@ -2,7 +2,7 @@
 // each part of a write (./market-data.ts), read as the universe's list.
 
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Market, Security } from '../domain/model.js';
+import type { FilerBasis, Market, Security } from '../domain/model.js';
 import type { StoredSecurity } from './market-types.js';
 import { upsert, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
@@ -26,6 +26,7 @@ export async function writeSecurities(trx: Transaction<DB>, rowRunner: RowRunner
       currency: s.currency,
       fiscal_year_end_month: s.fiscalYearEndMonth,
       source: s.source,
+      filer_basis: s.filerBasis ? JSON.stringify(s.filerBasis) : null,
     })),
     // A source that does not know a company's sector (FSC's price feed) must not erase the one
     // another source found (OpenDART's industry code).
@@ -61,7 +62,30 @@ export async function securities(db: Kysely<DB>): Promise<StoredSecurity[]> {
     currency: r.currency === 'KRW' ? 'KRW' : 'USD',
     fiscalYearEndMonth: r.fiscal_year_end_month,
     source: r.source,
+    ...(r.filer_basis !== null ? { filerBasis: filerBasisOf(r.filer_basis) } : {}),
   }));
+}
+
+/** A stored FilerBasis (JSON the store wrote); null when it does not read as one. */
+export function filerBasisOf(text: string): FilerBasis | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  const rates = Array.isArray(o['usdRates']) ? o['usdRates'] : null;
+  if (typeof o['annualForm'] !== 'string' || typeof o['reportingCurrency'] !== 'string' || rates === null) return null;
+  const usdRates: FilerBasis['usdRates'] = [];
+  for (const r of rates as unknown[]) {
+    if (typeof r !== 'object' || r === null) return null;
+    const { disclosedOn, usdPerUnit } = r as Record<string, unknown>;
+    if (typeof disclosedOn !== 'string' || typeof usdPerUnit !== 'number' || !(usdPerUnit > 0)) return null;
+    usdRates.push({ disclosedOn, usdPerUnit });
+  }
+  return { annualForm: o['annualForm'], reportingCurrency: o['reportingCurrency'], usdRates };
 }
 
 /** Securities by id, made once per list: the recompute passes one list with every slice of its reads. */

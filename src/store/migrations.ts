@@ -358,6 +358,14 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable('reports').addColumn('dividend_per_share', money).execute();
       },
     },
+    '0013_security_filer_basis': {
+      async up(db: Kysely<unknown>) {
+        // How a foreign private issuer's (20-F/40-F) filings were read: its annual form, the
+        // currency of its statements and each filing's USD conversion rate, as JSON. Null for
+        // every other security.
+        await db.schema.alterTable('securities').addColumn('filer_basis', 'text').execute();
+      },
+    },
   };
 }
 

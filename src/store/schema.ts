@@ -15,6 +15,8 @@ export interface SecuritiesTable {
   currency: string;
   fiscal_year_end_month: number;
   source: string;
+  /** A foreign private issuer's FilerBasis as JSON; null for every other security (migration 0013). */
+  filer_basis: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BarsTable {

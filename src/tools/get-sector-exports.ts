@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { exportSectorKo } from '../domain/sectors.js';
 import { latestMonthOf, sectorExports } from '../domain/trade.js';
 import { monthParam } from './params.js';
 import { monthWindow } from './month-window.js';
-import { meta } from './shapes.js';
+import { meta, sectorKoField } from './shapes.js';
 import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields } from './series.js';
 import { metaOf } from './answer.js';
 import { defineTool } from './tool.js';
@@ -19,6 +20,7 @@ const output = z.object({
     z.object({
       rank: z.number().int(),
       sector: z.string(),
+      sectorKo: sectorKoField.describe('The sector in Korean (선박 for Shipbuilding), as Korea\'s trade statistics name it'),
       cumulative24m: z.number().describe('Exports over the 24 months ending at `to`'),
       series: z
         .union([z.array(z.object({ month: z.string(), exports: z.number(), yoyPct: z.number().nullable() })), columnsOf(SECTOR_COLUMNS)])
@@ -58,7 +60,7 @@ export const getSectorExports = defineTool({
       top: args.top,
       unit: 'USD' as const,
       basis: `exports summed over the 24 months ending ${to}`,
-      sectors: sectorExports(rows, from, to, args.top).map((s) => ({ ...s, series: inFormat(args.format, s.series, SECTOR_COLUMNS) })),
+      sectors: sectorExports(rows, from, to, args.top).map((s) => ({ rank: s.rank, sector: s.sector, sectorKo: exportSectorKo(s.sector), cumulative24m: s.cumulative24m, series: inFormat(args.format, s.series, SECTOR_COLUMNS) })),
       ...metaOf(data),
     };
   },

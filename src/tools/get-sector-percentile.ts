@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { stockAnswer } from './answer.js';
 import { codeParam } from './params.js';
-import { meta, percentileEntry, stockIdentity } from './shapes.js';
+import { sectorKo } from '../domain/sectors.js';
+import { meta, percentileEntry, sectorKoField, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
 
 const output = z.object({
   ...stockIdentity,
   cohort: z.enum(['sector', 'market']),
   cohortName: z.string().describe('The sector name, or the market'),
+  cohortNameKo: sectorKoField.describe('The sector\'s Korean name; null for the market cohort and for a sector without one (SEC industry titles)'),
   cohortMembers: z.number().int().describe('Stocks in the cohort'),
   metrics: z.array(percentileEntry).length(17),
   ...meta,
@@ -34,6 +36,7 @@ export const getSectorPercentile = defineTool({
     return stockAnswer(view.security, data, {
       cohort: args.cohort,
       cohortName: cohort.name,
+      cohortNameKo: args.cohort === 'sector' ? sectorKo(cohort.name) : null,
       cohortMembers: cohort.members,
       metrics: cohort.metrics,
     });

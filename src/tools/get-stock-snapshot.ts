@@ -17,6 +17,26 @@ const output = z.object({
   perShare: z
     .object({ eps: m, dividendPerShare: m, dividendPerShareFy: m, dividendYield: m })
     .describe('TTM EPS (basis says how), dividend per share declared over the TTM and in the last fiscal year (stock currency per share), dividend yield (TTM dividend per share / last close, %)'),
+  filer: z
+    .object({
+      annualForm: z.string().describe('20-F or 40-F: a foreign private issuer'),
+      reportingCurrency: z.string().describe('ISO 4217 code of the currency its statements are in'),
+      conversion: z
+        .object({
+          usdPerUnit: z.number().describe('USD per unit of the reporting currency the TTM figures were converted at'),
+          disclosedOn: z.string().describe('Disclosure date of the filing whose rate it is'),
+          source: z.string().describe('Where the rate comes from'),
+        })
+        .nullable()
+        .describe('Null when it reports in USD'),
+      ttmBasis: z.string().describe('What the TTM is made of (a yearly reporter: its latest fiscal year)'),
+      ads: z
+        .object({ ordinaryPerAds: z.number().describe('Ordinary shares one ADS represents'), source: z.string() })
+        .nullable()
+        .describe('The ADS ratio applied to per-share and market-cap figures; null when it trades its ordinary shares'),
+    })
+    .optional()
+    .describe('Foreign private issuers (20-F/40-F) only: how their figures were made'),
   ...meta,
 });
 
@@ -39,6 +59,7 @@ export const getStockSnapshot = defineTool({
     return stockAnswer(view.security, data, {
       price: price ? { date: price.date, close: price.close, marketCap: price.marketCap } : null,
       ...view.snapshot,
+      ...(view.filer ? { filer: view.filer } : {}),
     });
   },
 });

@@ -28,7 +28,7 @@ export const coverageReport = z
         market,
         listed: z.number().int(),
         withValues: z.number().int().describe('Stocks the tool answers with values'),
-        nulls: nullCounts.describe('The other stocks by why their values are null: noPrice, noFilingsYet, filingsIncomplete, notCovered (the filings do not carry the item, e.g. financial-sector layouts), undefinedForCompany (e.g. a loss for PER), noFlows, noFxRate, other'),
+        nulls: nullCounts.describe('The other stocks by why their values are null: noPrice, noFilingsYet, filingsIncomplete, notCovered (the filings do not carry the item), undefinedForCompany (e.g. a loss for PER), notApplicable (the metric does not exist for the kind of company, e.g. a bank\'s current ratio), noFlows, noFxRate, other'),
         complete: z.number().describe('withValues / listed, 0..1'),
       }),
     ),

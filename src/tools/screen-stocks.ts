@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Market } from '../domain/model.js';
 import { BAND_KEYS, type BandKey } from '../domain/results.js';
 import type { Grade } from '../domain/results.js';
+import { sectorFromEither } from '../domain/sectors.js';
 import {
   DEFAULT_SCREEN_FIELDS,
   GRADE_RANK,
@@ -26,7 +27,7 @@ import type { ServedDataset } from '../serving/dataset.js';
 import { servedScreenOf, type ServedScreen } from '../serving/screen.js';
 import { ApiError } from '../kernel/errors.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
-import { bandKey, englishName, meta } from './shapes.js';
+import { bandKey, englishName, meta, sectorKoField } from './shapes.js';
 import { defineTool } from './tool.js';
 
 const FIELD_LIST = SCREEN_FIELDS.join(', ');
@@ -67,7 +68,7 @@ const FILTERS_DESCRIPTION =
 /** The MCP door's arguments (REST's are parsed into the same). */
 const input = z.strictObject({
   market: marketParam,
-  sectors: z.array(z.string().max(100)).max(100).default([]).describe('Sector names (stock-data://sectors); empty: every sector'),
+  sectors: z.array(z.string().max(100)).max(100).default([]).describe('Sector names (stock-data://sectors), in English or Korean (Semiconductors or 반도체); empty: every sector'),
   exchanges: z.array(z.string().max(20)).max(20).default([]).describe(`Exchanges (${EXCHANGE_EXAMPLES}); empty: every exchange`),
   bands: z.array(z.enum(BAND_KEYS as [BandKey, ...BandKey[]])).max(5).default([]).describe(`Market-cap bands from ${BAND_KEYS.join(', ')}; empty: every stock, with a price or not`),
   filters: z.array(bound).max(MAX_FILTERS).default([]).describe(FILTERS_DESCRIPTION),
@@ -119,7 +120,7 @@ const restInput = z.strictObject({
     .max(2000)
     .prefault('')
     .transform((t) => (t === '' ? [] : t.split('|').map((x) => x.trim())))
-    .describe('Sector names separated by | (a name may hold commas: SEC industries such as "SERVICES-COMPUTER PROGRAMMING, DATA PROCESSING, ETC."), from stock-data://sectors; empty: every sector'),
+    .describe('Sector names separated by | (a name may hold commas: SEC industries such as "SERVICES-COMPUTER PROGRAMMING, DATA PROCESSING, ETC."), from stock-data://sectors, in English or Korean (Semiconductors|반도체); empty: every sector'),
   exchanges: z
     .string()
     .max(200)
@@ -220,6 +221,7 @@ const row = z
     name: z.string().describe('As the exchange lists it: Korean for KR companies, English for US ones'),
     nameEn: englishName,
     sector: z.string(),
+    sectorKo: sectorKoField,
     band: bandKey.nullable().describe('Market-cap band; null without a price'),
     currency: z.enum(['KRW', 'USD']).describe('Currency of marketCap and currentPrice'),
   })
@@ -280,12 +282,14 @@ export const screenStocks = defineTool({
         throw invalid('fields', `names ${(IDENTITY as readonly string[]).includes(f) ? `'${f}', which every row carries already` : `an unknown field '${f.slice(0, 40)}'`}; allowed: ${FIELD_LIST}`);
       }
     }
-    checkSectors(data, markets, args.sectors);
+    // A sector may be named in Korean (반도체); the data keys on the English name.
+    const sectors = [...new Set(args.sectors.map(sectorFromEither))];
+    checkSectors(data, markets, sectors);
     const served = await servedScreenOf(data);
     checkExchanges(served, markets, args.exchanges);
     const result = screen(served.index, {
       markets,
-      sectors: args.sectors,
+      sectors,
       bands: args.bands,
       exchanges: args.exchanges,
       bounds,
@@ -300,7 +304,7 @@ export const screenStocks = defineTool({
     const rows = columns ? { columns: [...IDENTITY, ...asked], rows: page as unknown as ScreenCell[][] } : (page as unknown as z.output<typeof row>[]);
     return {
       market: args.market,
-      sectors: args.sectors,
+      sectors,
       bands: args.bands,
       exchanges: args.exchanges,
       filters: args.filters.map((b) => ({ field: b.field, ...(b.min !== undefined ? { min: b.min } : {}), ...(b.max !== undefined ? { max: b.max } : {}) })),

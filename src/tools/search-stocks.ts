@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { searchKey } from '../domain/search.js';
-import { bandKey, englishName, meta } from './shapes.js';
+import { sectorKo } from '../domain/sectors.js';
+import { bandKey, englishName, meta, sectorKoField } from './shapes.js';
 import { metaOf } from './answer.js';
 import { defineTool } from './tool.js';
 
@@ -28,6 +29,7 @@ const match = z.object({
   nameEn: englishName,
   exchange: z.string().describe('KOSPI or KOSDAQ; NYSE, NASDAQ, ...'),
   sector: z.string(),
+  sectorKo: sectorKoField,
   band: bandKey.nullable().describe('Market-cap band of the latest close; null without a price'),
   currency: z.enum(['KRW', 'USD']),
   matchedOn: z.enum(['code', 'name', 'nameEn', 'initials']).describe('What the query matched: the code, the name, the English name, or the Korean initial consonants'),
@@ -71,6 +73,7 @@ export const searchStocks = defineTool({
         nameEn: e.nameEn,
         exchange: e.exchange,
         sector: e.sector,
+        sectorKo: sectorKo(e.sector),
         band: e.band,
         currency: e.currency,
         matchedOn: field,

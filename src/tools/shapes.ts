@@ -11,6 +11,9 @@ export const meta = {
 };
 
 /** Optional so that the seed's result shapes stay valid; every result carries it. */
+/** The Korean name of a `sector` beside it (src/domain/sectors.ts); null for SEC industry titles, which have none. */
+export const sectorKoField = z.string().nullable().describe('The sector in Korean (반도체 for Semiconductors); null where the service has no Korean name (SEC industry titles). Sector filters take either name');
+
 export const englishName = z
   .string()
   .nullable()

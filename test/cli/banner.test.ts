@@ -59,13 +59,13 @@ describe('start banner', () => {
 });
 
 describe('a code with no stock: why, in terms of the data served', () => {
-  it('demo: the universe is invented; real: the served stocks and US coverage; never the 20-F hint for the demo', () => {
+  it('demo: the universe is invented; real: the served stocks and US coverage (foreign filers included); never the coverage hint for the demo', () => {
     assert.equal(notFoundDetail('US', 'AAPL', 'demo'), 'no US stock has the ticker AAPL: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)');
     assert.equal(notFoundDetail('KR', '005930', 'demo'), 'no KR stock has the code 005930: the demo universe is invented (its companies and codes are not real ones); find one by name with search_stocks (GET /stocks?q=)');
     assert.equal(notFoundDetail('KR', '005930', 'opendart,fsc'), 'no KR stock has the code 005930 among the served stocks; find one by name with search_stocks (GET /stocks?q=)');
     assert.equal(
-      notFoundDetail('US', 'TSM', 'sec,polygon'),
-      'no US stock has the ticker TSM among the served stocks (covered: companies filing 10-K/10-Q with the SEC); find one by name with search_stocks (GET /stocks?q=)',
+      notFoundDetail('US', 'ZZZZ', 'sec,polygon'),
+      'no US stock has the ticker ZZZZ among the served stocks (covered: companies filing 10-K/10-Q or 20-F/40-F with the SEC); find one by name with search_stocks (GET /stocks?q=)',
     );
   });
 });

@@ -12,7 +12,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { PREFIX_LENGTH } from '../../src/access/keys.js';
+import { builtView, VIEW_URI } from '../../src/http/mcp-apps.js';
 import { TOOLS } from '../../src/tools/registry.js';
+import { ensureViewBuilt } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
 
 const LAUNCHER = resolve(import.meta.dirname, '..', '..', 'bin', 'mcp-stdio.mjs');
@@ -39,6 +41,8 @@ describe('stdio MCP bridge', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), TOOLS.map((x) => x.name).sort());
     assert.ok(tools.every((x) => x.annotations?.readOnlyHint === true && x.outputSchema?.type === 'object'));
+    // A client that does not render MCP Apps is shown no view.
+    assert.ok(tools.every((x) => x._meta === undefined));
     const result = await client.callTool({ name: 'get_trade_total', arguments: { from: '2025-01', to: '2025-03' } });
     // MCP gets long series in the compact form (the tool's MCP default); REST on request.
     const rest = (await get(`${t.url}/api/public/v2/exports/total?from=2025-01&to=2025-03&format=columns`, key)).body;
@@ -76,6 +80,28 @@ describe('stdio MCP bridge', () => {
       assert.match((formula.contents[0] as { text: string }).text, /^# V3 formula/);
     } finally {
       await modern.close();
+    }
+  });
+
+  it('a stdio client that renders MCP Apps (initialize, or the 2026 envelope) is shown the view and reads it through the bridge', async () => {
+    await ensureViewBuilt();
+    const capabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', SERVICE_URL: t.url, SERVICE_API_KEY: key };
+    for (const negotiation of [{ supportedProtocolVersions: ['2025-11-25'] }, { versionNegotiation: { mode: { pin: '2026-07-28' as const } } }]) {
+      const host = new ClientV2({ name: 'stdio-apps', version: '1.0.0' }, { capabilities, ...negotiation });
+      await host.connect(new StdioClientTransportV2({ command: process.execPath, args: [LAUNCHER], env, cwd: tmpdir() }));
+      try {
+        const { tools } = await host.listTools();
+        assert.deepEqual(tools.find((x) => x.name === 'get_price_history')?._meta, { ui: { resourceUri: VIEW_URI }, 'ui/resourceUri': VIEW_URI });
+        assert.equal(tools.find((x) => x.name === 'health')?._meta, undefined);
+        const view = await host.readResource({ uri: VIEW_URI });
+        assert.deepEqual(
+          view.contents.map((c) => [c.uri, c.mimeType, 'text' in c ? c.text : null]),
+          [[VIEW_URI, 'text/html;profile=mcp-app', builtView()]],
+        );
+      } finally {
+        await host.close();
+      }
     }
   });
 

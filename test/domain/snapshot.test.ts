@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../../src/domain/financials.js';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import type { PercentileMetricKey } from '../../src/domain/results.js';
@@ -228,6 +229,36 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.pbr.value, null);
   });
 });
+
+void describe('stockMetrics of a financial company (docs/calculations.md, "Financial companies")', () => {
+  const fin = stockMetrics(discreteQuarters(reports, asOf), price, 'KRW', { financial: true });
+
+  void it('PER, PBR, ROE, EPS YoY, operating income YoY and operating cash flow are computed as for any company', () => {
+    assert.equal(fin.per.value, 15); // 1,200 / 80
+    assert.equal(fin.pbr.value, 3); // 1,200 / 400
+    assert.equal(fin.roe.value, 20); // 80 x 100 / 400
+    assert.equal(fin.operatingIncomeYoy.value, 25); // (100 - 80) / 80
+    assert.equal(fin.operatingCashFlow.value, 120);
+    // EPS 80 / 10 = 8 against 50 / 8 = 6.25: +28 %
+    close(fin.epsYoy.value, 28);
+  });
+
+  void it('the other twelve are null as not applicable, with their unit and reference kept', () => {
+    const na = Object.entries(fin).filter(([, v]) => v.reason === NOT_APPLICABLE_TO_FINANCIALS).map(([k]) => k).sort();
+    assert.deepEqual(na, ['ccc', 'cfToNi', 'currentRatio', 'evEbit', 'fcfYield', 'interestCoverage', 'netDebtRatio', 'netMargin', 'operatingMargin', 'psr', 'revenueYoy', 'roic']);
+    assert.equal(NOT_APPLICABLE_TO_FINANCIALS, 'not applicable to financial companies');
+    assert.deepEqual(fin.currentRatio, { value: null, reason: NOT_APPLICABLE_TO_FINANCIALS, unit: '%', referenceQuarter: '2024Q4', disclosedOn: '2025-03-15', priceDate: null });
+    // Where the industrial definition would give a value, the financial company's is still null.
+    assert.equal(m0.currentRatio.value, 200); // 300 x 100 / 150
+    assert.equal(fin.evEbit.value, null);
+  });
+
+  void it('sectors: banks, insurers, securities firms, asset managers and other financials are financial companies', () => {
+    assert.deepEqual(['Banks', 'Insurance', 'Securities', 'Asset Management', 'Other Financials', 'REITs', 'Unclassified', 'Semiconductors'].map(isFinancialSector), [true, true, true, true, true, false, false, false]);
+  });
+});
+
+const m0 = stockMetrics(discreteQuarters(reports, asOf), price, 'KRW');
 
 void describe('snapshotGroups', () => {
   void it('groups the metrics as the spec lists them', () => {

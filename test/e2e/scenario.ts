@@ -14,6 +14,8 @@ export interface Scenario {
   app: App;
   upstream: Upstream;
   clock: { now: Date };
+  /** The paid API key the scenario made (for a second door). */
+  key: string;
   get(path: string): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function startScenario(options: ScenarioOptions): Promise<Scenario>
       app: started,
       upstream,
       clock,
+      key,
       async get(path: string) {
         const res = await fetch(`${started.url}/api/public/v2${path}`, { headers: { authorization: `Bearer ${key}` } });
         const text = await res.text();

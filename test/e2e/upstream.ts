@@ -25,11 +25,16 @@ export function realJson<T = unknown>(path: string): T {
   return JSON.parse(real(path).toString('utf8')) as T;
 }
 
-/** Recorded SEC companyfacts and submissions by CIK (submissions exist for Apple and Marvell only). */
-const SEC_COMPANIES: Record<number, { facts: string; submissions?: string }> = {
+/**
+ * Recorded SEC companyfacts and submissions by CIK (submissions exist for Apple and Marvell only;
+ * `null`: none recorded, answered 404 as SEC answers a CIK it has no submissions for).
+ */
+const SEC_COMPANIES: Record<number, { facts: string; submissions?: string | null }> = {
   320193: { facts: 'sec/companyfacts_CIK0000320193_AAPL.json.gz', submissions: 'sec/submissions_CIK0000320193_AAPL.json.gz' },
   1318605: { facts: 'sec/companyfacts_CIK0001318605_TSLA.json.gz' },
   1835632: { facts: 'sec/companyfacts_CIK0001835632_MRVL.json.gz', submissions: 'sec/submissions_CIK0001835632_MRVL.json.gz' },
+  // TSMC, a 20-F filer (an excerpt of its recorded companyfacts).
+  1046179: { facts: 'sec/companyfacts_CIK0001046179_TSM.EXCERPT.json', submissions: null },
 };
 
 /** Recorded Polygon grouped-daily answers by date. */
@@ -109,6 +114,7 @@ export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstre
       const c = SEC_COMPANIES[cik];
       if (!c) return null;
       if (c.submissions) return { reply: { body: recorded(c.submissions) }, constructed: false };
+      if (c.submissions === null) return { reply: { status: 404, body: 'Not Found' }, constructed: true };
       // CONSTRUCTED (no recording of Tesla's submissions): the documented submissions shape with
       // only what the recordings state: the CIK and name (companyfacts `cik`, `entityName`), the
       // ticker (company_tickers.json) and the fiscal year end, December 31, the `end` of every

@@ -11,6 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { VERSION } from '../../src/app.js';
 import { bareRequest } from '../../src/http/mcp/eras.js';
+import { sectorKo } from '../../src/domain/sectors.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { jsonSchema } from '../../src/http/openapi.js';
 import { TOOLS } from '../../src/tools/registry.js';
@@ -337,10 +338,15 @@ describe('MCP /api/mcp', () => {
       const screen = (await t.get(`${t.url}/api/public/v2/screen?fields=${screenFields.numeric.map((f) => f.field).join(',')}&limit=1`, key)).body as { units: Record<string, string> };
       assert.deepEqual(screen.units, Object.fromEntries(screenFields.numeric.map((f) => [f.field, f.unit])));
       // The sectors of the served stocks: every stock's sector is listed under its market.
-      const sectors = JSON.parse(text['stock-data://sectors']!) as { updatedAt: string; source: string; markets: Record<string, { sector: string; stocks: number }[]> };
+      const sectors = JSON.parse(text['stock-data://sectors']!) as { updatedAt: string; source: string; markets: Record<string, { sector: string; sectorKo: string | null; stocks: number }[]> };
       assert.deepEqual(Object.keys(sectors.markets).sort(), ['KR', 'US']);
-      const peers = (await t.get(`${t.url}/api/public/v2/stocks/${us}/percentile?cohort=sector`, key)).body as { cohortName: string; cohortMembers?: number; updatedAt: string };
+      const peers = (await t.get(`${t.url}/api/public/v2/stocks/${us}/percentile?cohort=sector`, key)).body as { cohortName: string; cohortNameKo: string | null; cohortMembers?: number; updatedAt: string };
       assert.ok(sectors.markets.US!.some((s) => s.sector === peers.cohortName && s.stocks >= 1), peers.cohortName);
+      // Each sector with its Korean name (every demo sector has one), the percentile's cohort too.
+      for (const s of [...sectors.markets.KR!, ...sectors.markets.US!]) assert.equal(s.sectorKo, sectorKo(s.sector), s.sector);
+      assert.ok(peers.cohortNameKo !== null && peers.cohortNameKo === sectorKo(peers.cohortName));
+      const marketPeers = (await t.get(`${t.url}/api/public/v2/stocks/${us}/percentile?cohort=market`, key)).body as { cohortNameKo: string | null };
+      assert.equal(marketPeers.cohortNameKo, null);
       assert.equal(sectors.updatedAt, peers.updatedAt);
       const snapshot = { updatedAt: peers.updatedAt };
       // The sources and refresh times are the served dataset's.

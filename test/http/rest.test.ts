@@ -181,6 +181,28 @@ describe('REST /api/public/v2', () => {
       assert.deepEqual(yields, [...yields].sort((a, b) => b - a));
     });
 
+    it("a demo financial company follows the financial-company rule: PER, PBR, ROE as for any company, the industrial metrics not applicable", async () => {
+      // The demo places companies in Banks, Insurance, Securities and Asset Management (src/sources/demo/sectors.ts).
+      const res = await t.get(`${base}/screen?market=KR,US&fields=marketCap&limit=200`, key);
+      assert.equal(res.status, 200, res.text.slice(0, 300));
+      const financial = (res.body as { rows: { code: string; sector: string }[] }).rows.filter((r) => ['Banks', 'Insurance', 'Securities', 'Asset Management'].includes(r.sector));
+      assert.ok(financial.length > 0);
+      for (const { code } of financial.slice(0, 3)) {
+        const b = (await t.get(`${base}/stocks/${encodeURIComponent(code)}/snapshot`, key)).body as Record<string, Record<string, Json>>;
+        for (const [group, metric] of [['stability', 'currentRatio'], ['earningsQuality', 'ccc'], ['stability', 'netDebtRatio'], ['valuation', 'evEbit'], ['profitability', 'operatingMargin']] as const) {
+          assert.deepEqual([b[group]![metric]!.value, b[group]![metric]!.reason], [null, 'not applicable to financial companies'], `${code} ${metric}`);
+        }
+        for (const [group, metric] of [['valuation', 'pbr'], ['profitability', 'roe']] as const) {
+          assert.notEqual(b[group]![metric]!.reason, 'not applicable to financial companies', `${code} ${metric}`);
+        }
+        // Nor a PSR band; the PBR band is there.
+        const psr = (await t.get(`${base}/stocks/${encodeURIComponent(code)}/valuation-band?type=psr&from=2015-01-01`, key)).body as Json;
+        assert.deepEqual([psr.daysUsed, psr.median, psr.reason], [0, null, 'not applicable to financial companies']);
+        const pbr = (await t.get(`${base}/stocks/${encodeURIComponent(code)}/valuation-band?type=pbr&from=2015-01-01`, key)).body as Json;
+        assert.ok((pbr.daysUsed as number) > 1000);
+      }
+    });
+
     it('valuation band, percentile and prices answer with their parameters', async () => {
       const band = (await t.get(`${base}/stocks/${kr}/valuation-band?type=psr&from=2015-01-01`, key)).body as Json & { daysUsed: number; years: Json[] };
       assert.equal(band.type, 'psr');

@@ -7,10 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { initialsOf, searchKey } from '../../src/domain/search.js';
+import { sectorKo } from '../../src/domain/sectors.js';
 import { startTestApp, type TestServer } from '../support/server.js';
 
 type Json = Record<string, unknown>;
-type Match = { code: string; market: string; name: string; nameEn: string | null; exchange: string; sector: string; band: string | null; currency: string; matchedOn: string; matchType: string };
+type Match = { code: string; market: string; name: string; nameEn: string | null; exchange: string; sector: string; sectorKo: string | null; band: string | null; currency: string; matchedOn: string; matchType: string };
 type Search = { q: string; market: string | null; matches: Match[]; totalCount: number; updatedAt: string; source: string };
 type Row = { ticker: string; market: string; name: string; nameEn?: string | null };
 
@@ -49,7 +50,7 @@ describe('search_stocks and rankings paging', () => {
       const first = byName.body.matches[0]!;
       assert.deepEqual(
         { ...first, band: undefined },
-        { code: kr.code, market: 'KR', name: kr.name, nameEn: kr.nameEn, exchange: kr.exchange, sector: kr.sector, band: undefined, currency: 'KRW', matchedOn: 'name', matchType: 'exact' },
+        { code: kr.code, market: 'KR', name: kr.name, nameEn: kr.nameEn, exchange: kr.exchange, sector: kr.sector, sectorKo: sectorKo(kr.sector), band: undefined, currency: 'KRW', matchedOn: 'name', matchType: 'exact' },
       );
       assert.ok(first.band === null || ['mega', 'xlarge', 'large', 'mid', 'small'].includes(first.band));
       assert.equal(byName.body.source, 'demo');

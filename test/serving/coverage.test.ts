@@ -145,6 +145,8 @@ describe('nullReasonOf sorts the domain\'s reasons', () => {
     ['yoy undefined: TTM net income to 2025Q3 is zero', 'undefinedForCompany'],
     ['momentum undefined: no net income for 2025Q3', 'undefinedForCompany'],
     ['no interest expense', 'undefinedForCompany'],
+    // src/domain/financials.ts: a bank's current ratio, counted apart from what is missing.
+    ['not applicable to financial companies', 'notApplicable'],
     ['something nobody wrote yet', 'other'],
   ];
   for (const [reason, category] of cases) it(`${reason} -> ${category}`, () => assert.equal(nullReasonOf(reason), category));

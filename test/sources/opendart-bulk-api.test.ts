@@ -105,3 +105,44 @@ describe('OpenDART: a bulk file and an API answer for the same company and perio
     assert.deepEqual([...fromApi].sort(), expected);
   });
 });
+
+describe('OpenDART: a financial-layout company, bulk and API alike', () => {
+  // No recorded fnlttSinglAcntAll answer of a financial company was found in public repositories
+  // (searched for KB금융's corp_code 00688996): the API's answer is built, as above, from the real
+  // 2025 Q1 rows of 제주은행 [006220] (은행 연결: BS, CIS, CF), in fnlttSinglAcntAll's shape.
+  it('제주은행 2025 Q1: the same report from both readers (영업손익, no current assets, no revenue line)', async () => {
+    const members = [
+      ['BS', '01', '재무상태표', 'BS'],
+      ['CIS', '03', '포괄손익계산서', 'PL'],
+      ['CF', '04', '현금흐름표', 'CF'],
+    ] as const;
+    const list: unknown[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'dart-bulk-api-fin-'));
+    try {
+      for (const [sjDiv, number, statement, zip] of members) {
+        const member = `2025_1분기보고서_${number}_${statement}_은행_연결_20250606.txt`;
+        const bytes = gunzipSync(readFileSync(new URL(`../fixtures/real/bulk/opendart/${member}.gz`, import.meta.url)));
+        writeFileSync(join(dir, `2025_1Q_${zip}_20250606040000.zip`), zipOf([{ name: iconv.encode(member, 'cp949'), content: bytes }]));
+        // Column 12 (0-based) is 당기 1분기말, the only value the financial files fill.
+        for (const c of companyRows(iconv.decode(bytes, 'cp949'), '006220')) {
+          list.push({ rcept_no: '20250515000123', sj_div: sjDiv, account_id: c[10], account_nm: c[11], thstrm_amount: (c[12] ?? '').replace(/,/g, ''), currency: 'KRW' });
+        }
+      }
+      const fromApi = parseFinancialStatements(parseDartEnvelope({ status: '000', message: '정상', list })!, { code: '006220', fiscalYear: 2025, fiscalQuarter: 1, periodEnd: '2025-03-31', fsDiv: 'CFS' });
+      let fromBulk: FinancialReport | undefined;
+      const reader = new OpenDartBulkReader({ dir, knowledgeDates: () => '2025-05-15' });
+      for await (const batch of reader.read({ asOf: '2026-11-25', log: memoryLog(), progress: () => undefined, skip: () => undefined })) {
+        fromBulk ??= batch.data.reports?.find((r) => r.code === '006220');
+      }
+      assert.deepEqual(fromBulk, fromApi);
+      // ifrs-full_ProfitLossFromOperatingActivities 영업손익 1,267,000,000; 지배기업소유주지분 2,904,000,000;
+      // 지배주주지분 589,195,000,000; 이자비용 -45,109,000,000 (kept as 45,109,000,000); OCF 74,539,000,000.
+      assert.deepEqual(
+        [fromApi?.operatingIncome, fromApi?.netIncome, fromApi?.equity, fromApi?.interestExpense, fromApi?.operatingCashFlow, fromApi?.revenue, fromApi?.currentAssets],
+        [1_267_000_000, 2_904_000_000, 589_195_000_000, 45_109_000_000, 74_539_000_000, null, null],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -32,6 +32,7 @@ import {
 } from '../../src/sources/opendart/bulk.js';
 import type { ProgressPatch } from '../../src/sources/progress.js';
 import { accountLabel, reportFromRows, statementRow } from '../../src/sources/opendart/parse.js';
+import { sectorOfLayout } from '../../src/sources/opendart/sectors.js';
 import { memoryLog, zipOf, type ZipEntry } from './helpers.js';
 
 const SAMPLES = new URL('../fixtures/real/bulk/opendart/', import.meta.url);
@@ -319,6 +320,25 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
     assert.ok(all.reports.every((r) => placed.has(r.code)));
   });
 
+  it('financial companies are placed by the layout they file; a 금융기타 filer funded mostly by deposits is a bank group', () => {
+    const sectorOf = (code: string): string | undefined => all.securities.filter((s) => s.code === code).at(-1)?.sector;
+    // 은행 layout: 제주은행 [006220] (연결), 카카오뱅크 [323410] (별도 only); 보험: 삼성화재 [000810], 삼성생명 [032830];
+    // 증권: 미래에셋증권 [006800] (its 예수부채 12,349,840,000,000 does not matter outside 금융기타).
+    assert.deepEqual(['006220', '323410', '000810', '032830', '006800'].map(sectorOf), ['Banks', 'Banks', 'Insurance', 'Insurance', 'Securities']);
+    // 금융기타 연결, KSIC 649 (holding companies, the code CJ and GS share in the general layout):
+    // KB금융 [105560] 예수부채 434,357,614,000,000 / 부채총계 710,192,373,000,000 = 0.61 -> Banks;
+    // 우리금융지주 [316140] 368,475,940,000,000 / 497,173,262,000,000 = 0.74 -> Banks;
+    // 메리츠금융지주 [138040] 13,613,138,759,934 / 108,902,307,998,151 = 0.13 -> Other Financials;
+    // 한국금융지주 [071050] 15,928,705,024,932 / 101,905,906,842,288 = 0.16 -> Other Financials;
+    // 삼성카드 [029780] (649) and 한국토지신탁 [034830] (642): no 예수부채 -> Other Financials.
+    assert.deepEqual(['105560', '316140', '138040', '071050', '029780', '034830'].map(sectorOf), ['Banks', 'Banks', 'Other Financials', 'Other Financials', 'Other Financials', 'Other Financials']);
+    // 금융기타 별도 only: 푸른저축은행 [007330] (641) 1,011,026,880,966 / 1,100,561,730,638 = 0.92 -> Banks; a SPAC,
+    // 하나33호스팩 [475250] (KSIC 661, Securities by code), files 금융기타: Other Financials.
+    assert.deepEqual(['007330', '475250'].map(sectorOf), ['Banks', 'Other Financials']);
+    // The deposits row decides the sector and changes no figure: KB금융's debt is still its 사채 alone.
+    assert.equal(find(all, '105560', '2025-03-31').debt, 75_289_027_000_000);
+  });
+
   it('unlisted ([null]) and non-KOSPI/KOSDAQ filers are skipped and counted; knowledge dates assumed are counted', () => {
     // Distinct `[null]` filers per member, counted from the raw rows (awk over the 26 BS/CIS/CF members of 2025 Q1):
     // 5+37+30+10+7+1+0+6+5 (BS) + 37+30+10+7+1+0+6+5 (CIS) + 5+37+30+10+7+1+0+6+5 (CF) = 298; none in the 2015-2019 files.
@@ -522,6 +542,12 @@ describe('OpenDART bulk files: periods, deadlines and sectors', () => {
     // 262 holds 2621 (Displays) under 26 (Electronic Components): three digits cannot tell.
     assert.equal(sectorOfBulkKsic('262'), 'Unclassified');
     assert.equal(sectorOfBulkKsic(''), 'Unclassified');
+  });
+
+  it('sectorOfLayout: the layout decides, 금융기타 by its deposit share (at least half: a bank group)', () => {
+    assert.deepEqual([sectorOfLayout('은행', null), sectorOfLayout('보험', 0.9), sectorOfLayout('증권', 0.9)], ['Banks', 'Insurance', 'Securities']);
+    assert.deepEqual([sectorOfLayout('금융기타', 0.5), sectorOfLayout('금융기타', 0.49), sectorOfLayout('금융기타', null)], ['Banks', 'Other Financials', 'Other Financials']);
+    assert.equal(sectorOfLayout('일반', 0.9), null);
   });
 
   it('reportsOfPeriod prefers consolidated rows and falls back to separate ones', () => {

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import iconv from 'iconv-lite';
 import type { FinancialReport, Security } from '../../src/domain/model.js';
 import { SourceHttpError } from '../../src/sources/http.js';
 import {
@@ -10,7 +13,7 @@ import {
   parsePeriodicFiling,
   type DartEnvelope,
 } from '../../src/sources/opendart/parse.js';
-import { KSIC_SECTORS, sectorForKsic } from '../../src/sources/opendart/sectors.js';
+import { KSIC_SECTORS, sectorByDeposits, sectorForKsic } from '../../src/sources/opendart/sectors.js';
 import { OpenDartSource, readCursor } from '../../src/sources/opendart/source.js';
 import { MARKET_SECTORS } from '../../src/sources/demo/sectors.js';
 import { readFirstZipEntry } from '../../src/sources/opendart/zip.js';
@@ -188,7 +191,12 @@ describe('OpenDART parsers', () => {
       ['66121', 'Securities'],
       ['35200', 'Utilities'],
       ['70113', 'Biotech'],
-      ['64992', 'Unclassified'], // holding companies: no prefix
+      ['64992', 'Unclassified'], // holding companies: financial and industrial groups share it
+      ['64201', 'Other Financials'], // trusts and collective investment
+      ['64913', 'Other Financials'], // credit cards and instalment finance
+      ['64999', 'Other Financials'],
+      ['65121', 'Insurance'],
+      ['66201', 'Unclassified'], // insurance agencies and brokers: service companies
       ['2', 'Unclassified'],
       ['', 'Unclassified'],
       ['ab', 'Unclassified'],
@@ -196,8 +204,8 @@ describe('OpenDART parsers', () => {
     for (const [code, sector] of cases) assert.equal(sectorForKsic(code), sector, code);
   });
 
-  it('uses only KR sector names of the demo', () => {
-    const names = new Set(MARKET_SECTORS.KR.map((x) => x.name));
+  it('uses only KR sector names of the demo, and Other Financials (which the demo does not generate)', () => {
+    const names = new Set([...MARKET_SECTORS.KR.map((x) => x.name), 'Other Financials']);
     for (const [prefix, sector] of Object.entries(KSIC_SECTORS)) assert.ok(names.has(sector), `${prefix} -> ${sector}`);
   });
 
@@ -273,6 +281,55 @@ describe('OpenDartSource against recorded responses', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('a bank holding company (KSIC 64992, Unclassified by code) is placed in Banks by the deposits its statements show', async () => {
+    // No recorded fnlttSinglAcntAll answer of a financial company was found in public repositories
+    // (searched for KB금융's corp_code 00688996). The answer here is built from KB금융's real 2025 Q1
+    // bulk rows (금융기타 연결: BS, CIS, CF; test/fixtures/real/bulk/opendart) in the API's shape; the
+    // corpCode.xml entry, the filing-list row and company.json are constructed (induty_code 64992).
+    const list: unknown[] = [];
+    for (const [sjDiv, member] of [['BS', '01_재무상태표'], ['CIS', '03_포괄손익계산서'], ['CF', '04_현금흐름표']] as const) {
+      const text = iconv.decode(gunzipSync(readFileSync(new URL(`../fixtures/real/bulk/opendart/2025_1분기보고서_${member}_금융기타_연결_20250606.txt.gz`, import.meta.url))), 'cp949');
+      for (const c of text.split('\n').map((l) => l.split('\t')).filter((cells) => cells[1] === '[105560]')) {
+        list.push({ rcept_no: '20250515000999', sj_div: sjDiv, account_id: c[10], account_nm: c[11], thstrm_amount: (c[12] ?? '').replace(/,/g, ''), currency: 'KRW' });
+      }
+    }
+    const corpXml = '<?xml version="1.0" encoding="UTF-8"?><result><list><corp_code>00688996</corp_code><corp_name>KB금융지주</corp_name><corp_eng_name>KB Financial Group Inc.</corp_eng_name><stock_code>105560</stock_code><modify_date>20250101</modify_date></list></result>';
+    const server = await loopback((req) => {
+      const p = req.url.searchParams;
+      if (req.url.pathname === '/api/corpCode.xml') return { body: zipOne('CORPCODE.xml', corpXml) };
+      if (req.url.pathname === '/api/list.json') {
+        return { body: JSON.stringify({ status: '000', message: '정상', page_no: 1, total_page: 1, list: [{ corp_code: '00688996', corp_name: 'KB금융지주', stock_code: '105560', corp_cls: 'Y', report_nm: '분기보고서 (2025.03)', rcept_no: '20250515000999', rcept_dt: '20250515' }] }) };
+      }
+      if (req.url.pathname === '/api/company.json') {
+        return { body: JSON.stringify({ status: '000', message: '정상', corp_code: '00688996', corp_name: 'KB금융지주', corp_name_eng: 'KB Financial Group Inc.', stock_name: 'KB금융', stock_code: '105560', corp_cls: 'Y', induty_code: '64992', acc_mt: '12' }) };
+      }
+      // No dividend section recorded for it: OpenDART's "no data".
+      if (req.url.pathname === '/api/alotMatter.json') return { body: JSON.stringify({ status: '013', message: '조회된 데이타가 없습니다.' }) };
+      const key = `${p.get('corp_code')}_${p.get('bsns_year')}_${p.get('reprt_code')}_${p.get('fs_div')}`;
+      return key === '00688996_2025_11013_CFS' ? { body: JSON.stringify({ status: '000', message: '정상', list }) } : { status: 500, body: `unexpected ${key}` };
+    });
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0, retries: 0 });
+      const result = await source.ingest(context({ asOf: '2025-05-20', range: { from: '2025-05-01', to: '2025-05-20' } }));
+      // 예수부채 434,357,614,000,000 / 부채총계 710,192,373,000,000 = 0.61 >= 0.5.
+      assert.deepEqual(result.data.securities, [
+        { market: 'KR', code: '105560', name: 'KB금융', nameEn: 'KB Financial Group Inc.', exchange: 'KOSPI', sector: 'Banks', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' },
+      ]);
+      // The same accounts as the bulk reader's (test/sources/opendart-bulk.test.ts): 지배기업주주지분 and its net income.
+      assert.deepEqual(result.data.reports?.map((r) => [r.code, r.consolidated, r.equity, r.netIncome, r.operatingIncome]), [['105560', true, 58_234_952_000_000, 1_697_271_000_000, 2_293_028_000_000]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sectorByDeposits: only an Unclassified company mostly funded by deposits becomes Banks', () => {
+    // 메리츠금융지주 2025 Q1: 13,613,138,759,934 / 108,902,307,998,151 = 0.13; an industrial filer files no deposits (null).
+    assert.deepEqual(
+      [sectorByDeposits('Unclassified', 0.61), sectorByDeposits('Unclassified', 0.13), sectorByDeposits('Unclassified', null), sectorByDeposits('Securities', 0.9)],
+      ['Banks', 'Unclassified', 'Unclassified', 'Securities'],
+    );
   });
 
   it('an incremental run picks up a correction as a new report', async () => {

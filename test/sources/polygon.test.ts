@@ -135,6 +135,31 @@ describe('PolygonSource against recorded responses', () => {
     }
   });
 
+  it("an ADS ticker's shares are its ordinary shares over the ADS ratio: TSM's market cap is per ADS", async () => {
+    // Made here: a grouped day with one TSM row and a frame holding TSMC's cover count as its 20-F of 2021-04-16
+    // files it (dei:EntityCommonStockSharesOutstanding 25,930,380,458 common shares; one ADS = 5 of them).
+    const server = await loopback((req) => {
+      const p = req.url.pathname;
+      // SEC's recorded ticker list (test/fixtures/real/PROVENANCE.md): TSM is CIK 1046179.
+      if (p === '/files/company_tickers.json') return { body: gunzipSync(readFileSync(new URL('../fixtures/real/sec/company_tickers.json.gz', import.meta.url))).toString('utf8') };
+      if (p.endsWith('/CY2021Q1I.json')) {
+        return { body: JSON.stringify({ taxonomy: 'dei', tag: 'EntityCommonStockSharesOutstanding', ccp: 'CY2021Q1I', uom: 'shares', data: [{ accn: '0001193125-21-118512', cik: 1046179, entityName: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', loc: 'TW', end: '2020-12-31', val: 25_930_380_458 }] }) };
+      }
+      if (p === '/v2/aggs/grouped/locale/us/market/stocks/2021-06-29') {
+        return { body: JSON.stringify({ queryCount: 1, resultsCount: 1, adjusted: true, results: [{ T: 'TSM', v: 1_000_000, vw: 120, o: 119, c: 120, h: 121, l: 118, t: 1624996800000, n: 10_000 }], status: 'OK' }) };
+      }
+      return { status: 404, body: '{"status":"NOT_FOUND"}' };
+    });
+    try {
+      const source = new PolygonSource({ apiKey: KEY, baseUrl: server.base, secUserAgent: 'Example admin@example.com', secDataBaseUrl: server.base, secWwwBaseUrl: server.base, requestsPerMinute: 0 });
+      const result = await source.ingest(context({ asOf: '2021-06-30', cursor: '2021-06-28' }));
+      // 25,930,380,458 / 5 = 5,186,076,091.6 ADS equivalents; market cap = 120 x 5,186,076,091.6 = US$622,329,130,992.
+      assert.deepEqual(result.data.bars?.map((b) => [b.code, b.shares, b.marketCap]), [['TSM', 5_186_076_091.6, 120 * 5_186_076_091.6]]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('one grouped request per weekday after the cursor; bars carry SEC shares; the key never leaks', async () => {
     const server = await loopback((req) => {
       const p = req.url.pathname;

@@ -28,6 +28,7 @@ const TESLA = 'sec/companyfacts_CIK0001318605_TSLA.json.gz';
 const MARVELL = 'sec/companyfacts_CIK0001835632_MRVL.json.gz';
 const APPLE_SUB = 'sec/submissions_CIK0000320193_AAPL.json.gz';
 const MARVELL_SUB = 'sec/submissions_CIK0001835632_MRVL.json.gz';
+const TSMC = 'sec/companyfacts_CIK0001046179_TSM.EXCERPT.json';
 
 const tickers: TickerEntry[] = parseCompanyTickers(JSON.parse(real('sec/company_tickers.json.gz').toString('utf8')))!;
 
@@ -98,8 +99,8 @@ describe('SecBulkReader on archives built from the real recordings', () => {
       { name: cikName(1045810), content: '<html><body>Request Rate Threshold Exceeded</body></html>' },
       // Made here: a damaged member (its data is no deflate stream).
       { name: cikName(1018724), content: '{"cik":1018724,"facts":{}}', data: damagedAmazon },
-      // Made here: Marvell's facts re-keyed to TSMC and every fact re-tagged as filed on a 20-F.
-      { name: cikName(1046179), content: foreign() },
+      // TSMC's recorded companyfacts (an excerpt of its concepts): a foreign private issuer, 20-F only, in TWD.
+      { name: cikName(1046179), content: real(TSMC).toString('utf8') },
       // Made here: Marvell's facts re-keyed to Alphabet (GOOGL and GOOG share its CIK).
       { name: cikName(1652044), content: rekeyed(MARVELL, 1652044, 'Alphabet Inc.') },
       // IBM (listed) has no member.
@@ -116,12 +117,6 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     writeFileSync(join(dir, 'submissions.zip'), zipOf(submissions));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
-
-  function foreign(): string {
-    const body = doc(MARVELL);
-    for (const taxonomy of Object.values(body.facts)) for (const c of Object.values(taxonomy)) for (const l of Object.values(c.units)) for (const f of l) f.form = '20-F';
-    return JSON.stringify({ ...body, cik: 1046179, entityName: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD' });
-  }
 
   it('gives exactly the reports and Security the API adapter gives for Apple, Tesla and Marvell', async () => {
     const upstream = await startUpstream();
@@ -171,13 +166,24 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     // Alphabet lists GOOGL then GOOG; limited to GOOG, GOOG is its ticker (the API adapter's rule). Marvell's
     // facts under it: January year end, no submissions member.
     assert.equal(securities.get('GOOG')?.fiscalYearEndMonth, 1);
-    assert.deepEqual([...securities.keys()].sort(), ['AAPL', 'GOOG', 'MRVL', 'TSLA']);
+    // TSMC, a foreign private issuer (20-F only, TWD): served like the others, its figures in USD at each filing's
+    // own convenience rate. 20-F 0001193125-21-118512 filed 2021-04-16: ifrs-full:Revenue 2020 = TWD 1,339,254,800,000
+    // and USD 47,694,300,000, so its revenue in USD is the filer's own figure (docs/calculations.md).
+    assert.deepEqual(
+      { ...securities.get('TSM'), filerBasis: { ...securities.get('TSM')?.filerBasis, usdRates: securities.get('TSM')?.filerBasis?.usdRates.map((r) => r.disclosedOn) } },
+      {
+        ...{ market: 'US', code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' },
+        filerBasis: { annualForm: '20-F', reportingCurrency: 'TWD', usdRates: ['2018-04-19', '2019-04-17', '2020-04-15', '2021-04-16'] },
+      },
+    );
+    assert.deepEqual(find('TSM', 2020, 4).map((r) => [r.periodEnd, r.disclosedOn, Math.round(r.revenue ?? 0)]), [['2020-12-31', '2021-04-16', 47_694.3 * M]]);
+    assert.deepEqual([...securities.keys()].sort(), ['AAPL', 'GOOG', 'MRVL', 'TSLA', 'TSM']);
   });
 
   it('share classes: the first listed ticker of a CIK, as the API adapter takes it', async () => {
     const bulk = await run(new SecBulkReader({ dir, tickers }));
     // Without a limit every CIK of the list is listed: Alphabet as GOOGL (listed before GOOG).
-    assert.deepEqual(securitiesOf(bulk).map((s) => s.code).sort(), ['AAPL', 'GOOGL', 'MRVL', 'TSLA']);
+    assert.deepEqual(securitiesOf(bulk).map((s) => s.code).sort(), ['AAPL', 'GOOGL', 'MRVL', 'TSLA', 'TSM']);
     // 7,919 CIKs in the recorded list; 8 of them have a member (AAPL, TSLA, MRVL, MSFT, NVDA, AMZN, TSM, Alphabet).
     assert.equal(bulk.skips[SEC_BULK_SKIP.noMember], 7_919 - 8);
   });
@@ -190,13 +196,11 @@ describe('SecBulkReader on archives built from the real recordings', () => {
       [SEC_SKIP.emptyFacts]: 1, // Microsoft
       [SEC_BULK_SKIP.notJson]: 1, // NVIDIA's HTML page
       [SEC_BULK_SKIP.corrupt]: 1, // Amazon's damaged member
-      [SEC_SKIP.foreignPrivateIssuer]: 1, // TSMC (the API adapter's reason text)
       [SEC_BULK_SKIP.noMember]: 1, // IBM
     });
     assert.equal(bulk.examples[SEC_BULK_SKIP.unknownName], 'README.txt');
     assert.equal(bulk.examples[SEC_BULK_SKIP.notJson], 'CIK0001045810.json');
     assert.equal(bulk.examples[SEC_BULK_SKIP.corrupt], 'CIK0001018724.json');
-    assert.equal(bulk.examples[SEC_SKIP.foreignPrivateIssuer], 'TSM (CIK 1046179)');
     // Passed over by design, by name: notes, not failures.
     assert.deepEqual(bulk.notes, {
       [SEC_BULK_NOTE.unlistedFacts]: 1, // CIK9999999999

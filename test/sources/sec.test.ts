@@ -38,6 +38,29 @@ const nulls = {
 };
 
 describe('SEC parsers', () => {
+  it('submissions: a financial SIC code gives a financial sector, any other keeps the SIC description', () => {
+    // Bodies shaped as EDGAR's submissions JSON (sic and sicDescription as EDGAR spells them), constructed here.
+    const placed = (sic: string, sicDescription: string) => parseSubmissions({ sic, sicDescription, exchanges: ['NYSE'], fiscalYearEnd: '1231' })?.sector;
+    assert.deepEqual(
+      [
+        placed('6021', 'National Commercial Banks'),
+        placed('6035', 'Savings Institution, Federally Chartered'),
+        placed('6141', 'Personal Credit Institutions'),
+        placed('6211', 'Security Brokers, Dealers & Flotation Companies'),
+        placed('6282', 'Investment Advice'),
+        placed('6331', 'Fire, Marine & Casualty Insurance'),
+        placed('6311', 'Life Insurance'),
+        placed('6726', 'Unit Inv Trust, Closed-End Mgmt Inv Offices'),
+      ],
+      ['Banks', 'Banks', 'Other Financials', 'Securities', 'Asset Management', 'Insurance', 'Insurance', 'Asset Management'],
+    );
+    // Not financial companies by their statements: health plans, insurance brokers, real estate, REITs, blank checks.
+    assert.deepEqual(
+      [placed('6324', 'Hospital & Medical Service Plans'), placed('6411', 'Insurance Agents, Brokers & Service'), placed('6798', 'Real Estate Investment Trusts'), placed('6770', 'Blank Checks'), placed('', '')],
+      ['Hospital & Medical Service Plans', 'Insurance Agents, Brokers & Service', 'Real Estate Investment Trusts', 'Blank Checks', 'Unclassified'],
+    );
+  });
+
   it('company_tickers.json: class tickers use a dot', () => {
     assert.deepEqual(parseCompanyTickers(fixtureJson('sec/company_tickers.json'))?.map((t) => [t.cik, t.ticker]), [
       [320193, 'AAPL'], [789019, 'MSFT'], [1067983, 'BRK.B'], [1751788, 'DOW'],
@@ -104,8 +127,9 @@ describe('SecSource against recorded responses', () => {
     }
   });
 
-  it('a foreign private issuer (20-F only) is skipped with its reason, not mistaken for a company without reports', async () => {
+  it('a foreign private issuer filing us-gaap facts in USD on 20-F reads exactly as a 10-K filer does', async () => {
     // Edge case made from the hand-written DOW document: every fact re-tagged as filed on a 20-F.
+    const domestic = fixtureJson('sec/companyfacts_CIK0001751788.json');
     const foreign = fixtureJson('sec/companyfacts_CIK0001751788.json') as { facts: Record<string, Record<string, { units: Record<string, { form: string }[]> }>> };
     for (const taxonomy of Object.values(foreign.facts)) for (const c of Object.values(taxonomy)) for (const l of Object.values(c.units)) for (const f of l) f.form = '20-F';
     const server = await loopback((req) => {
@@ -117,10 +141,26 @@ describe('SecSource against recorded responses', () => {
     try {
       const source = new SecSource({ userAgent: 'Example Research admin@example.com', dataBaseUrl: server.base, wwwBaseUrl: server.base, requestsPerSecond: 10, tickers: ['DOW'] });
       const result = await source.ingest(context({ asOf: '2024-11-01', cursor: null }));
-      assert.deepEqual([result.data.securities, result.data.reports], [[], []]);
-      assert.deepEqual(result.skipped, { 'foreign private issuer (20-F/40-F filings only): not covered': 1 });
+      assert.deepEqual(result.data.securities?.map((s) => [s.code, s.currency]), [['DOW', 'USD']]);
+      const expected = parseCompanyFacts(domestic, 'DOW');
+      assert.ok(expected && expected.reports.length > 0 && !expected.foreignPrivateIssuer);
+      assert.deepEqual(result.data.reports, expected.reports);
+      assert.equal(parseCompanyFacts(foreign, 'DOW')?.foreignPrivateIssuer, true);
     } finally {
       await server.close();
     }
+  });
+
+  it('daily form index: foreign private issuers\' periodic forms (20-F, 40-F, 6-K) are periodic filings too', () => {
+    // Made here: the index layout of form.20241101.idx with a 20-F, a 40-F, a 6-K and a form that is not periodic.
+    const text = [
+      'Form Type   Company Name                                                  CIK         Date Filed  File Name',
+      '-'.repeat(141),
+      '20-F        TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD                     1046179     20210416    edgar/data/1046179/0001193125-21-118512.txt',
+      '40-F        SOME CANADIAN CO                                              2000001     20210416    edgar/data/2000001/0002000001-21-000001.txt',
+      '6-K         GLOBUS MARITIME LTD                                           1499780     20210416    edgar/data/1499780/0001104659-21-000002.txt',
+      'F-6         SOME DEPOSITARY                                               2000002     20210416    edgar/data/2000002/0002000002-21-000003.txt',
+    ].join('\n');
+    assert.deepEqual(parseDailyFormIndex(text), [1046179, 1499780, 2000001]);
   });
 });

@@ -109,7 +109,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -383,6 +383,23 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.equal((await store.market.reports(id))[0]?.dividendPerShare, 0);
   });
 
+  it("keeps a foreign private issuer's filer basis (its form, currency and each filing's USD rate) and drops it when a write has none", async () => {
+    // Made here: TSMC as the SEC adapter writes it (rates: its 20-Fs' Revenue in USD over the same in TWD).
+    const tsm = { market: 'US' as const, code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'NYSE', sector: 'Unclassified', currency: 'USD' as const, fiscalYearEndMonth: 12, source: 'sec' };
+    const filerBasis = {
+      annualForm: '20-F',
+      reportingCurrency: 'TWD',
+      usdRates: [
+        { disclosedOn: '2020-04-15', usdPerUnit: 35_773.5 / 1_069_985.4 },
+        { disclosedOn: '2021-04-16', usdPerUnit: 47_694.3 / 1_339_254.8 },
+      ],
+    };
+    await store.market.writeDataset({ securities: [{ ...tsm, filerBasis }] });
+    assert.deepEqual((await store.market.securities()).find((s) => s.code === 'TSM'), { ...tsm, id: (await store.market.securities()).find((s) => s.code === 'TSM')?.id, filerBasis });
+    await store.market.writeDataset({ securities: [tsm] });
+    assert.equal((await store.market.securities()).find((s) => s.code === 'TSM')?.filerBasis, undefined);
+  });
+
   it('upserts: a corrected value replaces the stored one', async () => {
     await store.market.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
     assert.deepEqual((await store.market.trade())[0]?.exports, 57_600_000_000);
@@ -482,7 +499,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 12); // 0001 to 0012, each once
+      assert.equal(applied.rows.length, 13); // 0001 to 0013, each once
       await store.close();
     } finally {
       await other.drop();

@@ -13,16 +13,32 @@ export const skipBrowser: false | string = existsSync(CHROMIUM) ? false : `${CHR
 const WEB = join(import.meta.dirname, '..', '..', 'web');
 
 /**
- * Builds web/dist when it is missing or older than a file of web/src (`npm test` builds it
- * first; a single-file run after an edit of the page gets the page as edited).
+ * Builds web/dist and the MCP Apps view when missing or older than a file of web/src (`npm test`
+ * builds them first; a single-file run after an edit of the page gets the page as edited).
  */
 export async function ensureWebBuilt(): Promise<void> {
-  const index = join(WEB, 'dist', 'index.html');
-  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
-  const sources = readdirSync(join(WEB, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  if (built > 0 && sources.every((e) => statSync(join(e.parentPath, e.name)).mtimeMs < built)) return;
+  if (!builtSince(join(WEB, 'dist', 'index.html'))) {
+    const { build } = await import('vite');
+    await build({ root: WEB, logLevel: 'warn', build: { emptyOutDir: true } });
+  }
+  await ensureViewBuilt();
+}
+
+/** Builds the MCP Apps view (web/views/dist/index.html, from web/src as well) the same way. */
+export async function ensureViewBuilt(): Promise<void> {
+  if (builtSince(join(WEB, 'views', 'dist', 'index.html'))) return;
   const { build } = await import('vite');
-  await build({ root: WEB, logLevel: 'warn', build: { emptyOutDir: true } });
+  await build({ configFile: join(WEB, 'views', 'vite.config.mjs') });
+}
+
+/** Whether `file` exists and is newer than every file of web/src and web/views (its build's sources). */
+function builtSince(file: string): boolean {
+  const built = existsSync(file) ? statSync(file).mtimeMs : 0;
+  if (built === 0) return false;
+  const sources = ['src', 'views'].flatMap((dir) =>
+    readdirSync(join(WEB, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && !join(e.parentPath, e.name).includes(`${join(WEB, 'views', 'dist')}`)),
+  );
+  return sources.every((e) => statSync(join(e.parentPath, e.name)).mtimeMs < built);
 }
 
 export interface OpenPage {

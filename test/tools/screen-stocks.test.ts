@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { closeShareSeries, priceChanges } from '../domain/oracles.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import { SCREEN_FIELDS } from '../../src/domain/screen.js';
+import { sectorKo } from '../../src/domain/sectors.js';
 import { screenStocks } from '../../src/tools/screen-stocks.js';
 import { startTestApp, type TestServer } from '../support/server.js';
 
@@ -114,6 +115,18 @@ describe('screen_stocks', () => {
     const comma = await t.get(`${base}/screen?market=KR&sectors=${encodeURIComponent(`${sector},${other}`)}`, key);
     assert.equal(comma.status, 400);
     assert.match(String((comma.body as Json).detail), /\(separate sectors with \| on REST\)/);
+    // Every row names its sector in Korean too (src/domain/sectors.ts), and a filter takes either
+    // name: 반도체 is Semiconductors, on both doors; the answer echoes the English name screened.
+    assert.ok(kr.rows.every((r) => r.sectorKo === sectorKo(r.sector) && r.sectorKo !== null), 'every demo sector has its Korean name');
+    const chips = await rest('market=KR&sectors=Semiconductors&limit=200&fields=marketCap');
+    assert.ok(chips.rows.length > 0 && chips.rows.every((r) => r.sector === 'Semiconductors' && r.sectorKo === '반도체'));
+    const byKo = (await rest(`market=KR&sectors=${encodeURIComponent('반도체')}&limit=200&fields=marketCap`)) as Screen & { sectors: string[] };
+    assert.deepEqual(byKo.rows, chips.rows);
+    assert.deepEqual(byKo.sectors, ['Semiconductors']);
+    const mixed = await rest(`market=KR&sectors=${encodeURIComponent(`반도체|${sectorKo(other) ?? ''}|Semiconductors`)}&limit=200&fields=marketCap`);
+    assert.deepEqual(mixed.rows, kr.rows.filter((r) => r.sector === 'Semiconductors' || r.sector === other));
+    const mcpKo = await client.callTool({ name: 'screen_stocks', arguments: { market: 'KR', sectors: ['반도체'], fields: ['marketCap'], limit: 200, format: 'rows' } });
+    assert.deepEqual((mcpKo.structuredContent as { rows: Row[] }).rows, chips.rows);
     const big = await rest('market=KR&bands=mega,xlarge&limit=200&fields=marketCap');
     assert.deepEqual(big.rows, kr.rows.filter((r) => r.band === 'mega' || r.band === 'xlarge'));
     // marketCap descending is the default order.
@@ -126,7 +139,7 @@ describe('screen_stocks', () => {
     const mcp = await client.callTool({ name: 'screen_stocks', arguments: { market: 'KR', bands: ['mega', 'xlarge'], fields: ['marketCap'], limit: 200 } });
     assert.notEqual(mcp.isError, true);
     const compact = mcp.structuredContent as { rows: { columns: string[]; rows: unknown[][] } };
-    assert.deepEqual(compact.rows.columns, ['code', 'market', 'name', 'nameEn', 'sector', 'band', 'currency', 'marketCap']);
+    assert.deepEqual(compact.rows.columns, ['code', 'market', 'name', 'nameEn', 'sector', 'sectorKo', 'band', 'currency', 'marketCap']);
     assert.deepEqual(compact.rows.rows, big.rows.map((r) => compact.rows.columns.map((c) => r[c])));
   });
 

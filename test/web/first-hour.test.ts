@@ -1,15 +1,20 @@
 // The dashboard as a newcomer first sees it, in headless Chromium against the real service:
-// the sign-in link `serve` prints for the loopback demo, English units and English names, the
-// pages at 1,400 and 800 px in both languages (nothing wider than the window: tables fit or
-// scroll in their own box), and the note naming a Korean font where the system has none.
+// the sign-in link `serve` prints for the loopback demo, English units and English names, every
+// page at 1,400, 800 and 390 px in both languages (nothing wider than the window, nothing out of
+// its card: tables fit or scroll in their own box; a screenshot of each), and the note naming a
+// Korean font where the system has none.
 // Skips when /usr/bin/chromium is absent (CI installs it, see .ci/run).
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ensureWebBuilt, openPage, skipBrowser } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
+
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 interface Row {
   ticker: string;
@@ -106,8 +111,8 @@ describe('dashboard: the first hour', { skip: skipBrowser }, () => {
   });
 
   for (const lang of ['ko', 'en'] as const) {
-    for (const width of [1400, 800]) {
-      it(`${lang} at ${width} px: no page is wider than the window; every table fits or scrolls in its own box; English pages hold no Korean but a stock's own name`, async () => {
+    for (const width of [1400, 800, 390]) {
+      it(`${lang} at ${width} px: no page is wider than the window; nothing spills out of its card; every table fits or scrolls in its own box; English pages hold no Korean but a stock's own name`, async () => {
         await page.setViewportSize({ width, height: 900 });
         await page.evaluate(`localStorage.setItem('krus-dashboard.lang', '${lang}')`);
         const res = await get(`${t.url}/api/public/v2/rankings?market=KR&bands=mega&limit=1`, key);
@@ -115,12 +120,38 @@ describe('dashboard: the first hour', { skip: skipBrowser }, () => {
         const code = top.ticker;
         for (const [hash, ready] of [
           ['#/rankings?market=KR,US&bands=mega,xlarge,large,mid,small&limit=200', '#rankings-table tbody tr'],
+          ['#/screener?market=KR,US&limit=200', '#screen-table tbody tr'],
           [`#/stock/${code}`, '#price-chart[data-ready=true]'],
-          ['#/exports', '.table-wrap table tbody tr'],
+          ['#/exports', '#sectors-table tbody tr'],
         ] as const) {
           await page.goto(`${t.url}/${hash}`);
           await page.reload(); // the language is read at load
           await page.locator(ready).first().waitFor();
+          if (hash.startsWith('#/stock')) await page.locator('#percentile-rows .prow').first().waitFor();
+          if (hash.startsWith('#/exports')) await page.locator('#trade-chart canvas').first().waitFor();
+          mkdirSync(ARTIFACTS, { recursive: true });
+          await page.screenshot({ path: join(ARTIFACTS, `layout-${hash.slice(2).split(/[/?]/)[0]}-${lang}-${width}.png`), fullPage: true });
+          // Every element inside a card ends within the card, unless a box between them scrolls
+          // (a wide table in its .table-wrap) or clips: what a reader sees cut off or sticking out.
+          const spills = (await page.evaluate(`(() => {
+            const out = [];
+            for (const card of document.querySelectorAll('.card')) {
+              const edge = card.getBoundingClientRect();
+              for (const el of card.querySelectorAll('*')) {
+                const r = el.getBoundingClientRect();
+                if (r.width === 0 || r.height === 0) continue;
+                let clipped = false;
+                for (let p = el.parentElement; p !== null && p !== card; p = p.parentElement) {
+                  const o = getComputedStyle(p).overflowX;
+                  if (o !== 'visible') { clipped = true; break; }
+                }
+                if (clipped) continue;
+                if (r.right > edge.right + 1 || r.left < edge.left - 1) out.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : '') + ' ' + Math.round(r.left) + '..' + Math.round(r.right) + ' in ' + (card.id || 'card') + ' ' + Math.round(edge.left) + '..' + Math.round(edge.right));
+              }
+            }
+            return out.slice(0, 5);
+          })()`)) as string[];
+          assert.deepEqual(spills, [], `${hash}: elements out of their card at ${width} px`);
           const layout = (await page.evaluate(`({
             page: document.documentElement.scrollWidth,
             window: window.innerWidth,

@@ -136,7 +136,7 @@ describe('web dashboard: the screener page in headless Chromium', { skip: skipBr
   });
 
   it('a bound that is not a number is refused in the form; an unknown sector shows the API error', async () => {
-    await page.goto(`${t.url}/#/screener`);
+    await page.goto(`${t.url}/#/screener?market=KR,US`);
     await page.locator('#screen-table tbody tr').first().waitFor();
     await page.selectOption('[data-control=bound-field-0]', 'roe');
     await page.fill('[data-control=bound-min-0]', 'ten');

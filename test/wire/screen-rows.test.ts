@@ -16,18 +16,18 @@ const stocks: ScreenStock[] = [
 describe('RowTexts', () => {
   it('writes each row as JSON.stringify writes it, as objects and arrays, kept or not', () => {
     // By hand: per 12.5, roe -0 (written 0), marketCap 4.2e14 (420000000000000); BRK.B per 0.30000000000000004, marketCap 1e+21.
-    const texts = new RowTexts(new ScreenIndex(stocks), { sets: 2, bytesPerSet: 400 });
+    const texts = new RowTexts(new ScreenIndex(stocks), { sets: 2, bytesPerSet: 460 });
     const fields: ScreenField[] = ['per', 'roe', 'marketCap', 'grade'];
-    const first = '{"code":"005930","market":"KR","name":"삼성전자","nameEn":"Samsung Electronics","sector":"Semiconductors","band":"mega","currency":"KRW","per":12.5,"roe":0,"marketCap":420000000000000,"grade":"A+"}';
-    const second = '{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","per":0.30000000000000004,"roe":null,"marketCap":1e+21,"grade":null}';
-    // Twice: made and kept or not, then read again. Budget 400 bytes, each row counted 96 more:
-    // object rows 201 + 96 and 187 + 96 bytes (the second is not kept); array rows 110 + 96 and
-    // 96 + 96 (both kept).
+    const first = '{"code":"005930","market":"KR","name":"삼성전자","nameEn":"Samsung Electronics","sector":"Semiconductors","sectorKo":"반도체","band":"mega","currency":"KRW","per":12.5,"roe":0,"marketCap":420000000000000,"grade":"A+"}';
+    const second = '{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","sectorKo":"보험","band":null,"currency":"USD","per":0.30000000000000004,"roe":null,"marketCap":1e+21,"grade":null}';
+    // Twice: made and kept or not, then read again. Budget 460 bytes, each row counted 96 more:
+    // object rows 224 + 96 and 207 + 96 bytes (the second is not kept); array rows 133 + 96 and
+    // 116 + 96 (both kept).
     for (let round = 0; round < 2; round++) {
       assert.equal(jsonBytes({ rows: texts.rows([0, 1], fields, 'objects') }).toString('utf8'), `{"rows":[${first},${second}]}`, `round ${round}`);
       assert.equal(jsonBytes(texts.rows([1, 0], fields, 'arrays')).toString('utf8'), JSON.stringify([JSON.parse(second), JSON.parse(first)].map((r: Record<string, unknown>) => Object.values(r))));
     }
-    assert.deepEqual([Buffer.byteLength(first), Buffer.byteLength(second)], [201, 187]);
+    assert.deepEqual([Buffer.byteLength(first), Buffer.byteLength(second)], [224, 207]);
     assert.deepEqual(texts.kept(), { 'objects:per,roe,marketCap,grade': 1, 'arrays:per,roe,marketCap,grade': 2 });
     // JSON.stringify reads the same rows back.
     assert.deepEqual(JSON.parse(JSON.stringify(texts.rows([0, 1], fields, 'objects'))), [JSON.parse(first), JSON.parse(second)]);
@@ -42,7 +42,7 @@ describe('RowTexts', () => {
     texts.rows([0], ['grade'], 'objects');
     assert.deepEqual(texts.kept(), { 'objects:per': 2, 'objects:grade': 1 });
     // roe's list was dropped: made again, the same text.
-    assert.equal(jsonBytes(texts.rows([1], ['roe'], 'objects')).toString('utf8'), '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","roe":null}]');
+    assert.equal(jsonBytes(texts.rows([1], ['roe'], 'objects')).toString('utf8'), '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","sectorKo":"보험","band":null,"currency":"USD","roe":null}]');
     assert.deepEqual(texts.kept(), { 'objects:grade': 1, 'objects:roe': 1 });
   });
 
@@ -50,8 +50,8 @@ describe('RowTexts', () => {
     const index = new ScreenIndex(stocks);
     const fields: ScreenField[] = ['marketCap', 'grade'];
     // By hand: BRK.B then 삼성전자, identity then marketCap and grade.
-    const objects = '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","band":null,"currency":"USD","marketCap":1e+21,"grade":null},{"code":"005930","market":"KR","name":"삼성전자","nameEn":"Samsung Electronics","sector":"Semiconductors","band":"mega","currency":"KRW","marketCap":420000000000000,"grade":"A+"}]';
-    const arrays = '[["005930","KR","삼성전자","Samsung Electronics","Semiconductors","mega","KRW",420000000000000,"A+"]]';
+    const objects = '[{"code":"BRK.B","market":"US","name":"Berkshire \\"B\\"","nameEn":null,"sector":"Insurance","sectorKo":"보험","band":null,"currency":"USD","marketCap":1e+21,"grade":null},{"code":"005930","market":"KR","name":"삼성전자","nameEn":"Samsung Electronics","sector":"Semiconductors","sectorKo":"반도체","band":"mega","currency":"KRW","marketCap":420000000000000,"grade":"A+"}]';
+    const arrays = '[["005930","KR","삼성전자","Samsung Electronics","Semiconductors","반도체","mega","KRW",420000000000000,"A+"]]';
     for (let round = 0; round < 2; round++) {
       const page = new ScreenRows(index, [1, 0], fields, 'objects');
       assert.equal(JSON.stringify({ rows: page }), `{"rows":${objects}}`);

@@ -12,6 +12,8 @@ export class ApiProblem extends Error {
     readonly status: number,
     readonly code: string,
     readonly detail: string,
+    /** The parameter an invalid_parameter answer names. */
+    readonly parameter: string | null = null,
   ) {
     super(detail);
   }
@@ -65,8 +67,16 @@ export function api<T>(path: string, query: Query = {}): Promise<T> {
   return pending as Promise<T>;
 }
 
-async function fetchJson(url: string, retried = false): Promise<unknown> {
-  const key = storedKey();
+/**
+ * The account of `key` (GET /health with it), or the ApiProblem the service answers: a key is
+ * tried before it is kept, so a mistyped one never replaces the field it was typed in.
+ */
+export function checkKey<T>(key: string): Promise<T> {
+  return fetchJson(apiUrl('/health'), false, key.trim()) as Promise<T>;
+}
+
+async function fetchJson(url: string, retried = false, given: string | null = null): Promise<unknown> {
+  const key = given ?? storedKey();
   if (key === null) throw new ApiProblem(401, 'no_key', 'no API key');
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
   // The burst limit is per second: wait as told, once, rather than show an error for a
@@ -75,7 +85,7 @@ async function fetchJson(url: string, retried = false): Promise<unknown> {
     const wait = Number(res.headers.get('retry-after') ?? '1');
     if (Number.isFinite(wait) && wait <= 5) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 0.2) * 1000));
-      return fetchJson(url, true);
+      return fetchJson(url, true, given);
     }
   }
   const text = await res.text();
@@ -86,11 +96,12 @@ async function fetchJson(url: string, retried = false): Promise<unknown> {
     body = null;
   }
   if (!res.ok) {
-    const problem = (body ?? {}) as { code?: unknown; detail?: unknown };
+    const problem = (body ?? {}) as { code?: unknown; detail?: unknown; parameter?: unknown };
     throw new ApiProblem(
       res.status,
       typeof problem.code === 'string' ? problem.code : 'http_error',
       typeof problem.detail === 'string' ? problem.detail : `HTTP ${res.status}`,
+      typeof problem.parameter === 'string' ? problem.parameter : null,
     );
   }
   return body;

@@ -1,8 +1,9 @@
 // Charts. Prices and trade totals use lightweight-charts (canvas, loaded on demand so the
 // rankings page does not download it); the valuation band is a small SVG drawing because
-// it is not a time series (see docs/web.md).
+// it is not a time series (see docs/web.md). The dashboard and the MCP Apps view (web/views)
+// draw with these same functions; the view sets the dark palette when its host is dark.
 
-import type { IChartApi, ISeriesApi } from 'lightweight-charts';
+import type { ChartOptions, DeepPartial, IChartApi, ISeriesApi, Time } from 'lightweight-charts';
 import { svg } from './dom.js';
 import { num } from './format.js';
 import { currentLang } from './i18n.js';
@@ -10,11 +11,100 @@ import type { Currency, Market, PriceBar, TradeTotal, ValuationBand } from './ty
 
 const loadLibrary = () => import('lightweight-charts');
 
-const GRID = '#eef0f3';
-const TEXT = '#374151';
+/** The colours of a chart's frame: the dashboard's light page, or a dark host (the MCP Apps view). */
+interface Palette {
+  background: string;
+  grid: string;
+  text: string;
+  border: string;
+}
+const LIGHT: Palette = { background: '#ffffff', grid: '#eef0f3', text: '#374151', border: '#d1d5db' };
+const DARK: Palette = { background: '#111827', grid: '#1f2937', text: '#d1d5db', border: '#374151' };
+let palette: Palette = LIGHT;
+
+/** The palette of the charts drawn after this call (the dashboard is always light). */
+export function setChartTheme(theme: 'light' | 'dark'): void {
+  palette = theme === 'dark' ? DARK : LIGHT;
+}
 
 function chartLocale(): string {
   return currentLang() === 'ko' ? 'ko-KR' : 'en-US';
+}
+
+const MONTHS_EN = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The year, month and day of a bar's time as the charts give it (a 'YYYY-MM-DD' string here). */
+function dateOf(time: Time): { y: number; m: number; d: number } {
+  if (typeof time === 'string') {
+    const [y = 0, m = 1, d = 1] = time.split('-').map(Number);
+    return { y, m, d };
+  }
+  if (typeof time === 'number') {
+    const date = new Date(time * 1000);
+    return { y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate() };
+  }
+  return { y: time.year, m: time.month, d: time.day };
+}
+
+/**
+ * Time-axis labels that name what they mark in the page's language: a year (2026년 / 2026), a
+ * month with its year (2026.03 / Mar '26), a day with its month (3월 15일 / Mar 15); never a
+ * bare month whose year is off screen. The tick types are lightweight-charts' TickMarkType
+ * (0 year, 1 month, 2 day of month); times of day are not drawn here (daily bars at most).
+ */
+function tickLabel(time: Time, type: number): string | null {
+  const { y, m, d } = dateOf(time);
+  const ko = currentLang() === 'ko';
+  const mon = MONTHS_EN[m - 1] ?? String(m);
+  switch (type) {
+    case 0:
+      return ko ? `${y}년` : String(y);
+    case 1:
+      return ko ? `${y}.${String(m).padStart(2, '0')}` : `${mon} '${String(y % 100).padStart(2, '0')}`;
+    case 2:
+      return ko ? `${m}월 ${d}일` : `${mon} ${d}`;
+    default:
+      return null;
+  }
+}
+
+/** Room at each end of the time axis for half of its widest label, so none is cut at an edge. */
+const EDGE_PX = 30;
+
+/**
+ * A fit that shows all `count()` bars with EDGE_PX of room at both ends (the library centres a
+ * label on its bar, so a label on the first or last bar would be cut); it runs again whenever
+ * the chart is resized. Call the returned function after new data.
+ */
+function edgeFit(chart: IChartApi, count: () => number): () => void {
+  const fit = () => {
+    const n = count();
+    const width = chart.timeScale().width();
+    if (n === 0 || width <= 2 * EDGE_PX) return;
+    const pad = (EDGE_PX * Math.max(n - 1, 1)) / (width - 2 * EDGE_PX);
+    chart.timeScale().setVisibleLogicalRange({ from: -pad, to: n - 1 + pad });
+  };
+  let last = 0;
+  chart.timeScale().subscribeSizeChange((width) => {
+    if (Math.abs(width - last) < 1) return;
+    last = width;
+    fit();
+  });
+  return fit;
+}
+
+/** The frame every time-series chart shares: palette, grid, scale borders (or the library's), the page's language. */
+function frameOptions(localization: DeepPartial<ChartOptions['localization']> = {}, scaleBorders = true): DeepPartial<ChartOptions> {
+  return {
+    autoSize: true,
+    // No logo in the chart (it sat on the volume bars): the page links the attribution instead.
+    layout: { textColor: palette.text, background: { color: palette.background }, panes: { separatorColor: palette.border }, attributionLogo: false },
+    grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
+    timeScale: { tickMarkFormatter: tickLabel, ...(scaleBorders || palette !== LIGHT ? { borderColor: palette.border } : {}) },
+    ...(scaleBorders || palette !== LIGHT ? { rightPriceScale: { borderColor: palette.border } } : {}),
+    // Month names on the time axis follow the page language, not the browser's.
+    localization: { locale: chartLocale(), ...localization },
+  };
 }
 
 /** Korean charts draw rises in red and falls in blue; US charts green and red. */
@@ -22,8 +112,17 @@ function upDownColors(market: Market): { up: string; down: string } {
   return market === 'KR' ? { up: '#d93d3d', down: '#2f6fd6' } : { up: '#1a9c5b', down: '#d93d3d' };
 }
 
+/** A horizontal price level drawn across the candles (the valuation band's levels in the MCP Apps view). */
+export interface PriceLevel {
+  price: number;
+  title: string;
+  color: string;
+}
+
 export interface PriceChart {
   setBars(bars: PriceBar[]): void;
+  /** Replaces the horizontal levels drawn across the candles (none at first). */
+  setLevels(levels: PriceLevel[]): void;
   dispose(): void;
 }
 
@@ -31,15 +130,7 @@ export interface PriceChart {
 export async function priceChart(container: HTMLElement, market: Market, currency: Currency): Promise<PriceChart> {
   const { createChart, CandlestickSeries, HistogramSeries } = await loadLibrary();
   const colors = upDownColors(market);
-  const chart: IChartApi = createChart(container, {
-    autoSize: true,
-    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
-    grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
-    timeScale: { borderColor: '#d1d5db' },
-    rightPriceScale: { borderColor: '#d1d5db' },
-    // Month names on the time axis follow the page language, not the browser's.
-    localization: { locale: chartLocale() },
-  });
+  const chart: IChartApi = createChart(container, frameOptions());
   const candles: ISeriesApi<'Candlestick'> = chart.addSeries(CandlestickSeries, {
     upColor: colors.up,
     downColor: colors.down,
@@ -56,11 +147,19 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
   const volumes: ISeriesApi<'Histogram'> = chart.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceLineVisible: false }, 1);
   chart.panes()[0]?.setStretchFactor(3);
   chart.panes()[1]?.setStretchFactor(1);
+  let levels: ReturnType<typeof candles.createPriceLine>[] = [];
+  let count = 0;
+  const fit = edgeFit(chart, () => count);
   return {
+    setLevels(next) {
+      for (const line of levels) candles.removePriceLine(line);
+      levels = next.map((l) => candles.createPriceLine({ price: l.price, title: l.title, color: l.color, lineWidth: 1, lineStyle: 2, axisLabelVisible: true }));
+    },
     setBars(bars) {
       candles.setData(bars.map((b) => ({ time: b.date, open: b.open, high: b.high, low: b.low, close: b.close })));
       volumes.setData(bars.map((b) => ({ time: b.date, value: b.volume, color: b.close >= b.open ? `${colors.up}99` : `${colors.down}99` })));
-      chart.timeScale().fitContent();
+      count = bars.length;
+      fit();
     },
     dispose: () => chart.remove(),
   };
@@ -70,14 +169,10 @@ export async function priceChart(container: HTMLElement, market: Market, currenc
 export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows']): Promise<() => void> {
   const { createChart, LineSeries, HistogramSeries } = await loadLibrary();
   const billions = (v: number) => `$${num(v / 1e9, 1)}B`;
-  const chart = createChart(container, {
-    autoSize: true,
-    layout: { textColor: TEXT, background: { color: '#ffffff' }, panes: { separatorColor: '#d1d5db' } },
-    grid: { vertLines: { color: GRID }, horzLines: { color: GRID } },
-    localization: { locale: chartLocale(), priceFormatter: billions },
-  });
-  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: 'EX' });
-  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: 'IM' });
+  const chart = createChart(container, frameOptions({ priceFormatter: billions }, false));
+  const ko = currentLang() === 'ko';
+  const exports = chart.addSeries(LineSeries, { color: '#2f6fd6', lineWidth: 2, title: ko ? '수출' : 'EX' });
+  const imports = chart.addSeries(LineSeries, { color: '#e0892b', lineWidth: 2, title: ko ? '수입' : 'IM' });
   const balance = chart.addSeries(HistogramSeries, { priceLineVisible: false }, 1);
   chart.panes()[0]?.setStretchFactor(3);
   chart.panes()[1]?.setStretchFactor(1);
@@ -85,9 +180,25 @@ export async function tradeChart(container: HTMLElement, rows: TradeTotal['rows'
   exports.setData(rows.map((r) => ({ time: time(r.month), value: r.exports })));
   imports.setData(rows.map((r) => ({ time: time(r.month), value: r.imports })));
   balance.setData(rows.map((r) => ({ time: time(r.month), value: r.balance, color: r.balance >= 0 ? '#1a9c5b' : '#d93d3d' })));
+  edgeFit(chart, () => rows.length)();
+  return () => chart.remove();
+}
+
+/** One line per sector's monthly exports (the MCP Apps view of get_sector_exports). */
+export async function sectorLinesChart(container: HTMLElement, sectors: { sector: string; series: { month: string; exports: number }[] }[]): Promise<() => void> {
+  const { createChart, LineSeries } = await loadLibrary();
+  const billions = (v: number) => `$${num(v / 1e9, 1)}B`;
+  const chart = createChart(container, frameOptions({ priceFormatter: billions }));
+  sectors.forEach((s, i) => {
+    const line = chart.addSeries(LineSeries, { color: SERIES_COLORS[i % SERIES_COLORS.length], lineWidth: 2, title: s.sector, lastValueVisible: false, priceLineVisible: false });
+    line.setData(s.series.map((p) => ({ time: `${p.month}-01`, value: p.exports })));
+  });
   chart.timeScale().fitContent();
   return () => chart.remove();
 }
+
+/** Distinct line colours, readable on the light and the dark palette. */
+export const SERIES_COLORS = ['#2f6fd6', '#e0892b', '#1a9c5b', '#c026d3', '#d93d3d', '#0891b2', '#a16207', '#6d28d9', '#db2777', '#4d7c0f'];
 
 export interface BandLabels {
   p5: string;
@@ -129,7 +240,7 @@ export function bandChart(band: ValuationBand, labels: BandLabels): SVGElement {
   }
   for (const v of ticks) {
     root.append(
-      svg('line', { x1: left, x2: plotRight, y1: y(v), y2: y(v), stroke: GRID }),
+      svg('line', { x1: left, x2: plotRight, y1: y(v), y2: y(v), stroke: palette.grid }),
       svg('text', { x: left - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' }, num(v, v < 1 ? 2 : 0)),
     );
   }

@@ -36,3 +36,22 @@ export function svg(tag: string, attrs: Record<string, string | number> = {}, ..
 export function note(text: string, kind: 'info' | 'error' = 'info'): HTMLElement {
   return h('p', { class: `note ${kind}`, role: kind === 'error' ? 'alert' : null }, text);
 }
+
+/** A "Loading…" line: an error that comes instead takes its place (main.ts, showError). */
+export function loadingNote(text: string): HTMLElement {
+  const el = note(text);
+  el.classList.add('loading');
+  return el;
+}
+
+/**
+ * Shows `message` where the page was loading: in place of the first "Loading…" line in `box`,
+ * the others removed (a failed page leaves none), or at the end of `box` when none is left.
+ */
+export function showError(box: HTMLElement, message: HTMLElement): void {
+  const waiting = [...box.querySelectorAll('.loading')];
+  const first = waiting.shift();
+  for (const el of waiting) el.remove();
+  if (first === undefined) box.append(message);
+  else first.replaceWith(message);
+}

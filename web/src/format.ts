@@ -7,8 +7,15 @@ import type { Currency } from './types.js';
 
 const DASH = '—';
 
+/** The value as written with `digits` decimals (-0.04 at one decimal is 0, not -0). */
+function roundedTo(value: number, digits: number): number {
+  const r = Number(value.toFixed(digits));
+  return r === 0 ? 0 : r;
+}
+
+/** Grouped with `digits` decimals; a value that rounds to zero has no sign (0.0, never -0.0). */
 function grouped(value: number, digits: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return (roundedTo(value, digits) === 0 ? 0 : value).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** Digits that keep about three significant figures for a value already scaled to its unit. */
@@ -32,7 +39,7 @@ export function money(value: number | null | undefined, currency: Currency): str
     if (abs >= 1e8) return `${grouped(Math.round(value / 1e8), 0)}억`;
     return `${grouped(Math.round(value), 0)}원`;
   }
-  const sign = value < 0 ? '-' : '';
+  const sign = value < 0 && Math.round(abs) > 0 ? '-' : '';
   if (abs >= 1e12) return `${sign}$${grouped(abs / 1e12, 2)}T`;
   if (abs >= 1e9) return `${sign}$${grouped(abs / 1e9, digitsFor(abs / 1e9))}B`;
   if (abs >= 1e6) return `${sign}$${grouped(abs / 1e6, digitsFor(abs / 1e6))}M`;
@@ -48,13 +55,13 @@ export function eok(value: number | null | undefined): string {
 export function price(value: number | null | undefined, currency: Currency): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
   if (currency === 'KRW') return currentLang() === 'ko' ? `${grouped(value, 0)}원` : `KRW ${grouped(value, 0)}`;
-  return `${value < 0 ? '-' : ''}$${grouped(Math.abs(value), 2)}`;
+  return `${roundedTo(value, 2) < 0 ? '-' : ''}$${grouped(Math.abs(value), 2)}`;
 }
 
 /** A percentage with its sign: +13.3%. */
 export function pct(value: number | null | undefined, digits = 1): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
-  return `${value > 0 ? '+' : ''}${grouped(value, digits)}%`;
+  return `${roundedTo(value, digits) > 0 ? '+' : ''}${grouped(value, digits)}%`;
 }
 
 export function num(value: number | null | undefined, digits = 1): string {

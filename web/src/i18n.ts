@@ -1,6 +1,8 @@
 // Korean and English labels. Every visible word goes through t(); the language is kept in
 // localStorage and defaults to Korean unless the browser asks for something else.
 
+import { exportSectorKo, sectorKo } from '../../src/domain/sectors.js';
+
 export type Lang = 'ko' | 'en';
 
 const LANG_STORAGE = 'krus-dashboard.lang';
@@ -39,6 +41,31 @@ const LABELS = {
   forgetKey: ['키 삭제', 'Forget key'],
   keyNeeded: ['API 키를 입력하세요. 키는 이 브라우저(localStorage)에만 저장됩니다.', 'Enter your API key. It is kept in this browser only (localStorage).'],
   keyOk: ['키 확인됨', 'Key valid'],
+  keyChecking: ['키 확인 중…', 'Checking the key…'],
+  keyRejected: ['API 키가 올바르지 않습니다. 키를 확인해 다시 입력하세요.', 'This API key is not valid. Check it and enter it again.'],
+  plan_free: ['무료', 'free'],
+  plan_paid: ['유료', 'paid'],
+  // Errors by the service's documented codes (docs/architecture.md, src/kernel/errors.ts). The
+  // Korean page says these; the English page shows the service's own detail, which is English.
+  err_unauthorized: ['API 키가 올바르지 않습니다. 키를 확인해 다시 입력하세요.', 'This API key is not valid. Check it and enter it again.'],
+  err_forbidden: ['이 키로는 할 수 없는 요청입니다.', 'This key may not make this request.'],
+  err_not_found: ['찾는 항목이 없습니다.', 'Not found.'],
+  err_invalid_parameter: ['요청 조건이 올바르지 않습니다 ({parameter}).', 'A parameter is not valid ({parameter}).'],
+  err_invalid_sectors: [
+    '알 수 없는 업종입니다. 업종명은 한글(반도체)이나 영문(Semiconductors)으로 쓰고, 여러 개는 | 로 구분하세요.',
+    'An unknown sector. Name sectors in English (Semiconductors) or Korean (반도체), separated by |.',
+  ],
+  err_quota_exceeded: ['오늘 호출 한도를 모두 썼습니다. 한도가 초기화된 뒤 다시 시도하세요.', 'Today\'s call quota is used up; try again after it resets.'],
+  err_rate_limited: ['요청이 너무 잦습니다. 잠시 후 다시 시도하세요.', 'Too many requests; try again in a moment.'],
+  err_data_unavailable: ['데이터가 아직 준비되지 않았습니다. 위의 서비스 상태를 확인하세요.', 'The data is not ready yet; see the service state above.'],
+  err_service_unavailable: ['서비스에 잠시 연결할 수 없습니다. 잠시 후 다시 시도하세요.', 'The service cannot be reached for now; try again in a moment.'],
+  err_internal_error: ['서버에서 오류가 났습니다. 잠시 후 다시 시도하세요.', 'The server failed; try again in a moment.'],
+  err_other: ['요청을 처리하지 못했습니다 (HTTP {status}).', 'The request failed (HTTP {status}).'],
+  err_network: ['서버에 연결하지 못했습니다.', 'The server could not be reached.'],
+  stockNotFound: [
+    '코드 {code}인 종목이 없습니다. 위 검색창에 종목명, 초성, 코드 또는 티커를 입력해 찾아 보세요.',
+    'No stock has the code {code}. Find it by name, code or ticker in the search box above.',
+  ],
   fontNote: [
     '이 시스템에 한글 글꼴이 없어 한글 종목명이 네모로 보입니다. Noto Sans KR을 설치하세요 (Debian/Ubuntu: apt install fonts-noto-cjk).',
     'No Korean font on this system: Korean names show as boxes. Install Noto Sans KR (Debian/Ubuntu: apt install fonts-noto-cjk; macOS and Windows have one).',
@@ -58,6 +85,11 @@ const LABELS = {
   sortHint: ['열 제목을 누르면 정렬됩니다 (기본: 괴리율 내림차순).', 'Click a column title to sort (default: gap, highest first).'],
   formula: ['공식 (V3)', 'Formula (V3)'],
   disclaimer: ['고지', 'Disclaimer'],
+  formula_score: ['점수', 'score'],
+  formula_expectedReturn: ['기대수익률', 'expectedReturn'],
+  formula_targetPrice: ['목표가', 'targetPrice'],
+  formula_gap: ['괴리율', 'gap'],
+  formula_backtest: ['백테스트', 'backtest'],
   bandThresholds: [
     '구간 — 한국: 메가 20조 이상, 초대형 5–20조, 대형 1–5조, 중형 3천억–1조, 소형 3천억 미만; 미국: 메가 $200B 이상, 초대형 $50–200B, 대형 $10–50B, 중형 $3–10B, 소형 $3B 미만.',
     'Bands — KR: mega ≥ KRW 20 tn, x-large KRW 5–20 tn, large KRW 1–5 tn, mid KRW 300 bn–1 tn, small < KRW 300 bn; US: mega ≥ $200B, x-large $50–200B, large $10–50B, mid $3–10B, small < $3B.',
@@ -163,6 +195,7 @@ const LABELS = {
   latestYoy: ['YoY', 'YoY'],
   top: ['상위', 'Top'],
   unitUsd: ['단위: 미국 달러', 'Unit: US dollars'],
+  exportsBasis: ['{to}까지 24개월 수출 합계 순', 'Ranked by exports over the 24 months ending {to}'],
   // screener
   bound: ['조건', 'Bound'],
   exchange: ['거래소', 'Exchange'],
@@ -173,19 +206,58 @@ const LABELS = {
   boundNotNumber: ['{field}: 최솟값·최댓값은 숫자여야 합니다 (등급은 A+~D).', '{field}: min and max must be numbers (grades A+ to D for grade).'],
   droppedForNull: ['값이 없어 제외된 종목', 'Left out for having no value'],
   screenHint: [
-    '조건은 모두 만족해야 하며(AND) 양 끝을 포함합니다. 단위는 지표의 단위입니다 (ROE 최소 10 = 10%). 업종은 | 로 구분합니다 (영문 업종명).',
-    'Every bound must hold (AND), both ends inclusive, in the metric unit (ROE min 10 = 10 %). Separate sectors with | (English sector names).',
+    '조건은 모두 만족해야 하며(AND) 양 끝을 포함합니다. 단위는 지표의 단위입니다 (ROE 최소 10 = 10%). 업종은 한글(반도체)이나 영문(Semiconductors)으로 쓰고 | 로 구분합니다.',
+    'Every bound must hold (AND), both ends inclusive, in the metric unit (ROE min 10 = 10 %). Name sectors in English or Korean, separated by |.',
   ],
+  sectorPlaceholder: ['반도체|은행', 'Semiconductors|Banks'],
+  mixedCurrency: [
+    '한국+미국을 금액(시가총액, 현재가)으로 정렬하면 원과 달러 숫자를 그대로 비교합니다. 금액 순위는 한 시장씩 보세요.',
+    'KR+US sorted by an amount (market cap, price) compares won and dollar figures as they are: rank amounts one market at a time.',
+  ],
+  chartAttribution: ['차트: TradingView Lightweight Charts™', 'Charts: TradingView Lightweight Charts™'],
   screenSortHint: ['열 제목을 누르면 전체 종목을 그 순서로 다시 조회합니다.', 'Click a column title to screen the whole universe in that order.'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type LabelKey = keyof typeof LABELS;
 
+/**
+ * The V3 formula and the disclaimer in Korean: translations of V3_FORMULA (src/domain/v3.ts) and
+ * DISCLAIMER (src/tools/get-rankings.ts), which the API answers in English. The Korean page
+ * shows these, with the API's text on hover.
+ */
+export const FORMULA_KO: Readonly<Record<'score' | 'expectedReturn' | 'targetPrice' | 'gap' | 'backtest', string>> = {
+  score:
+    'score = max(0, min(yoy, 300) / 100) x sqrt(ttmNiEok) x (1 + supplyPct / 30) x (1 + momentum); 어느 인자든 음수가 되면(제곱근 아래 ttmNiEok <= 0 포함) 점수는 0입니다. ' +
+    'yoy = (TTM 순이익 - 4분기 전 TTM 순이익) / |4분기 전 TTM 순이익| x 100, 순이익은 지배주주 귀속, TTM = 그날까지 공시된 최근 4개 분기. ' +
+    'ttmNiEok = TTM 순이익(억 원; 미국 종목은 그날의 원/달러 환율로 환산). ' +
+    'supplyPct: 한국 = (최근 20거래일 외국인 + 기관 순매수) / (같은 기간 거래대금) x 100; ' +
+    '미국 = (최근 20거래일 동안 거래대금 x sign(종가 - 전일 종가)의 합) / (같은 기간 거래대금) x 100. ' +
+    'momentum = (최근 분기 순이익 - 전년 같은 분기 순이익) / |전년 같은 분기 순이익|, 비율.',
+  expectedReturn: 'expectedReturn = -2.25 + 1.05 x sqrt(score), 약 1년 기준 퍼센트.',
+  targetPrice: 'targetPrice = currentPrice x (1 + gapPct / 100), 원 단위(한국) 또는 센트 단위(미국)로 반올림.',
+  gap: 'gapPct = expectedReturn = -2.25 + 1.05 x sqrt(score): 현재가 대비 상승 여력(%); 표는 gapPct가 높은 순입니다.',
+  backtest: '괴리율 인자(-2.25와 1.05)는 고정된 과거 기간에 한국 모든 시가총액 구간의 1년 수익률을 백테스트해 얻었습니다. 상승 여력은 약 1년 기준입니다.',
+};
+
+export const DISCLAIMER_KO =
+  '정보 제공용이며 투자 권유가 아닙니다. 점수, 목표가, 괴리율은 공개된 공식(V3)을 공시 수치에 적용한 결과이며 예측이나 추천이 아닙니다. 과거 백테스트 결과가 미래 수익을 보장하지 않습니다.';
+
+const storage = stored();
+
 let lang: Lang = initialLang();
 
+/** Storage the page may lack: a sandboxed frame (the MCP Apps view) has no localStorage and throws on reaching it. */
+function stored(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
 function initialLang(): Lang {
-  const stored = localStorage.getItem(LANG_STORAGE);
-  if (stored === 'ko' || stored === 'en') return stored;
+  const saved = storage?.getItem(LANG_STORAGE);
+  if (saved === 'ko' || saved === 'en') return saved;
   return navigator.language.toLowerCase().startsWith('en') ? 'en' : 'ko';
 }
 
@@ -195,7 +267,7 @@ export function currentLang(): Lang {
 
 export function setLang(next: Lang): void {
   lang = next;
-  localStorage.setItem(LANG_STORAGE, next);
+  storage?.setItem(LANG_STORAGE, next);
   document.documentElement.lang = next;
 }
 
@@ -240,6 +312,16 @@ const METRIC_LABELS: Record<string, readonly [string, string]> = {
   priceChange3m: ['3개월 등락률', '3-month change'],
   priceChange12m: ['12개월 등락률', '12-month change'],
 };
+
+/** A stock sector in the page's language: the Korean name the API gives (sectorKo), else the table's, else the English one. */
+export function sectorName(sector: string, ko?: string | null): string {
+  return lang === 'ko' ? (ko ?? sectorKo(sector) ?? sector) : sector;
+}
+
+/** An export sector in the page's language. */
+export function exportSectorName(sector: string, ko?: string | null): string {
+  return lang === 'ko' ? (ko ?? exportSectorKo(sector) ?? sector) : sector;
+}
 
 export function metricLabel(metric: string): string {
   const labels = METRIC_LABELS[metric];

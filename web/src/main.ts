@@ -2,10 +2,11 @@
 // pages. Each page renders from the public REST API only.
 
 import './style.css';
-import { ApiProblem, adoptKeyFromFragment, api, storeKey, storedKey } from './api.js';
+import { ApiProblem, adoptKeyFromFragment, api, checkKey, storeKey, storedKey } from './api.js';
+import { errorText } from './errors.js';
 import { koreanFontNote } from './fonts.js';
-import { h, note } from './dom.js';
-import { currentLang, setLang, t } from './i18n.js';
+import { h, note, showError } from './dom.js';
+import { currentLang, setLang, t, tDynamic } from './i18n.js';
 import type { PageContext } from './page.js';
 import { renderExports } from './pages/exports.js';
 import { renderRankings } from './pages/rankings.js';
@@ -38,10 +39,20 @@ function parseHash(): { page: Page; path: string[]; params: URLSearchParams } {
   return { page, path, params: new URLSearchParams(query) };
 }
 
+/** Why the key field is back: the stored key the service refused (shown once, by the next render). */
+let keyRefusal: string | null = null;
+
+function keyRefused(err: unknown): string {
+  return err instanceof ApiProblem && (err.status === 401 || err.status === 403) ? t('keyRejected') : errorText(err);
+}
+
 function renderHeader(active: Page): void {
   const key = storedKey();
+  const refusal = keyRefusal;
+  keyRefusal = null;
   const keyInput = h('input', { type: 'password', id: 'api-key', autocomplete: 'off', placeholder: 'sk_…', 'aria-label': t('apiKey') });
-  const keyStatus = h('span', { class: 'key-status', id: 'key-status' });
+  const keyStatus = h('span', { class: refusal === null ? 'key-status' : 'key-status error', id: 'key-status', role: refusal === null ? null : 'alert' }, refusal ?? '');
+  const submit = h('button', { type: 'submit' }, t('saveKey'));
   const keyForm = h(
     'form',
     {
@@ -49,15 +60,35 @@ function renderHeader(active: Page): void {
       onsubmit: ((event: Event) => {
         event.preventDefault();
         const value = keyInput.value.trim();
-        if (value) {
+        if (!value) return;
+        // The key is tried first and kept only when the service knows it: a mistyped key
+        // leaves the field as it was, with the reason beside it.
+        submit.disabled = true;
+        keyStatus.classList.remove('error');
+        keyStatus.textContent = t('keyChecking');
+        const keep = () => {
           storeKey(value);
           route();
-        }
+        };
+        checkKey<Health>(value)
+          .then(keep)
+          .catch((err: unknown) => {
+            // Only a refusal of the key itself (401, 403) or no answer keeps it out: a service
+            // still loading (503) or a spent quota (429) has judged the key and found it good.
+            if (err instanceof ApiProblem && err.status !== 401 && err.status !== 403) {
+              keep();
+              return;
+            }
+            submit.disabled = false;
+            keyStatus.textContent = keyRefused(err);
+            keyStatus.classList.add('error');
+            keyStatus.setAttribute('role', 'alert');
+          });
       }) as EventListener,
     },
     key === null ? h('label', { for: 'api-key' }, t('apiKey')) : null,
     key === null ? keyInput : null,
-    key === null ? h('button', { type: 'submit' }, t('saveKey')) : null,
+    key === null ? submit : null,
     keyStatus,
     key !== null
       ? h(
@@ -100,10 +131,18 @@ function renderHeader(active: Page): void {
   if (key !== null) {
     api<Health>('/health')
       .then((health) => {
-        keyStatus.textContent = `${t('keyOk')} · ${health.keyPrefix} · ${t('plan')} ${health.plan} · ${t('callsToday')} ${health.callsToday}/${health.dailyQuota}`;
+        keyStatus.textContent = `${t('keyOk')} · ${health.keyPrefix} · ${t('plan')} ${tDynamic(`plan_${health.plan}`)} · ${t('callsToday')} ${health.callsToday}/${health.dailyQuota}`;
       })
       .catch((err: unknown) => {
-        keyStatus.textContent = err instanceof ApiProblem ? `${t('error')}: ${err.detail}` : t('error');
+        // A stored key the service does not know (revoked, or a link with a wrong one): it is
+        // dropped and the field comes back, with the reason.
+        if (err instanceof ApiProblem && err.status === 401 && storedKey() === key) {
+          storeKey(null);
+          keyRefusal = t('keyRejected');
+          route();
+          return;
+        }
+        keyStatus.textContent = errorText(err);
         keyStatus.classList.add('error');
       });
   }
@@ -137,7 +176,7 @@ function route(): void {
   };
   PAGES[page](ctx).catch((err: unknown) => {
     if (!ctx.isCurrent()) return;
-    view.append(note(err instanceof ApiProblem ? `${t('error')} ${err.status}: ${err.detail}` : `${t('error')}: ${String(err)}`, 'error'));
+    showError(view, note(errorText(err), 'error'));
   });
 }
 

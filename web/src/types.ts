@@ -32,6 +32,7 @@ export interface StockMatch {
   nameEn?: string | null;
   exchange: string;
   sector: string;
+  sectorKo?: string | null;
   band: BandKey | null;
   currency: Currency;
   matchedOn: 'code' | 'name' | 'nameEn' | 'initials';
@@ -106,6 +107,8 @@ export type Cohort = 'sector' | 'market';
 export interface SectorPercentile extends StockIdentity, Meta {
   cohort: Cohort;
   cohortName: string;
+  /** The sector's Korean name; null for the market cohort and SEC industry titles. */
+  cohortNameKo?: string | null;
   cohortMembers: number;
   metrics: PercentileEntry[];
 }
@@ -129,7 +132,7 @@ export interface SectorExports extends Meta {
   top: number;
   unit: 'USD';
   basis: string;
-  sectors: { rank: number; sector: string; cumulative24m: number; series: { month: string; exports: number; yoyPct: number | null }[] }[];
+  sectors: { rank: number; sector: string; sectorKo?: string | null; cumulative24m: number; series: { month: string; exports: number; yoyPct: number | null }[] }[];
 }
 
 export interface Health {
@@ -150,6 +153,7 @@ export interface ScreenRow {
   name: string;
   nameEn?: string | null;
   sector: string;
+  sectorKo?: string | null;
   band: BandKey | null;
   currency: Currency;
   [field: string]: string | number | null | undefined;

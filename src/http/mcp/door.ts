@@ -88,7 +88,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       // Metering needs the database or Redis: without it nothing is answered.
       if (!gate.ok && gate.error.status === 503) return refuse(reply, gate.error);
       if (gate.ok) {
-        const handled = await answerLegacy(message, { auth, account: gate.account, request, arguments: argumentsOf(message) });
+        const handled = await answerLegacy(message, { auth, account: gate.account, request, arguments: argumentsOf(message), message });
         answers.push(handled.answer);
         refusal ??= handled.refusal;
       } else {
@@ -120,7 +120,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
       const name = (message.params as { name?: unknown } | undefined)?.name;
       if (typeof name !== 'string' || !TOOL_NAMES.has(name)) return reply.send(errorAnswer(route.message.id, ProtocolErrorCode.InvalidParams, unknownToolMessage(name, TOOL_LIST)));
     }
-    const call: McpCall = { auth, account: gate.account, request, arguments: argumentsOf(message) };
+    const call: McpCall = { auth, account: gate.account, request, arguments: argumentsOf(message), message };
     const answer = await modern.exchange(request.headers, request.body as string, message, call);
     reply.code(answer.status).type(answer.contentType);
     return answer.text === '' ? reply.send() : reply.send(answer.text);

@@ -15,8 +15,8 @@ import { addDays } from '../shared/parse.js';
 import { byteLines } from '../shared/lines.js';
 import { type ZipLimits, ZipReadError, zipMembers } from '../shared/zip-stream.js';
 import { newestPerPeriod, parseDartBulkName, type DartBulkFile } from './bulk-list.js';
-import { isMappedRow, reportFromRows, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
-import { KSIC_SECTORS, sectorForKsic, UNCLASSIFIED } from './sectors.js';
+import { depositShareOf, isDepositsRow, isMappedRow, reportFromRows, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
+import { KSIC_SECTORS, LAYOUT_SECTORS, sectorForKsic, sectorOfLayout, UNCLASSIFIED } from './sectors.js';
 
 /** What a knowledge date is looked up by: the company's stock code and the report's period. */
 export interface KnowledgeKey {
@@ -144,6 +144,11 @@ export interface CompanyPeriod {
   fiscalYear: number;
   fiscalQuarter: FiscalQuarter;
   periodEnd: string;
+  /**
+   * The financial statement layout the company files (the member name's 은행, 보험, 증권 or
+   * 금융기타); absent for the general layout.
+   */
+  layout?: string;
   /** Whether any row (mapped or not) was filed consolidated / separate. */
   hasConsolidated: boolean;
   hasSeparate: boolean;
@@ -338,7 +343,9 @@ export class BulkMemberReader {
     });
     if (member.consolidated) company.hasConsolidated = true;
     else company.hasSeparate = true;
-    if (isMappedRow(row)) {
+    if (LAYOUT_SECTORS[member.sector] !== undefined) company.layout = member.sector;
+    // A 금융기타 filer's customer deposits decide its sector (`sectorOfCompany`).
+    if (isMappedRow(row) || (member.sector === '금융기타' && isDepositsRow(row))) {
       this.onRow();
       (member.consolidated ? company.consolidated : company.separate).push(row);
     }
@@ -348,6 +355,15 @@ export class BulkMemberReader {
   finish(): void {
     for (const [reason, c] of this.counts) this.tally.skip(reason, c.example, c.keys.size);
   }
+}
+
+/**
+ * A company's sector from its rows: the layout it files decides for financial companies (a
+ * 금융기타 filer funded mostly by customer deposits is a bank group, `sectorOfLayout`), else the
+ * three-digit KSIC code (`sectorOfBulkKsic`).
+ */
+export function sectorOfCompany(c: Pick<CompanyPeriod, 'layout' | 'ksic'>, rows: readonly StatementRow[]): string {
+  return (c.layout !== undefined ? sectorOfLayout(c.layout, depositShareOf(rows)) : null) ?? sectorOfBulkKsic(c.ksic);
 }
 
 /** A whole member's text read through BulkMemberReader. */
@@ -405,6 +421,8 @@ export function reportsOfPeriod(
   let unmapped = 0;
   for (const c of companies) {
     periodsOf.set(c.code, (periodsOf.get(c.code) ?? 0) + 1);
+    const fsDiv = c.hasConsolidated ? 'CFS' : 'OFS';
+    const rows = fsDiv === 'CFS' ? c.consolidated : c.separate;
     if ((latest.get(c.code) ?? '') < c.periodEnd) {
       latest.set(c.code, c.periodEnd);
       securities.set(c.code, {
@@ -413,14 +431,12 @@ export function reportsOfPeriod(
         name: c.name || c.code,
         nameEn: null,
         exchange: c.exchange,
-        sector: sectorOfBulkKsic(c.ksic),
+        sector: sectorOfCompany(c, rows),
         currency: 'KRW',
         fiscalYearEndMonth: c.fiscalYearEndMonth,
         source: SOURCE_NAME,
       });
     }
-    const fsDiv = c.hasConsolidated ? 'CFS' : 'OFS';
-    const rows = fsDiv === 'CFS' ? c.consolidated : c.separate;
     if (rows.length === 0) {
       unmapped += 1;
       continue;
@@ -599,6 +615,7 @@ function mergeInto(period: Map<string, CompanyPeriod>, file: Map<string, Company
       period.set(key, c);
       continue;
     }
+    held.layout ??= c.layout;
     held.hasConsolidated ||= c.hasConsolidated;
     held.hasSeparate ||= c.hasSeparate;
     held.consolidated.push(...c.consolidated);

@@ -260,7 +260,9 @@ const RULES: readonly Rule[] = [
   // Not 영업비용: that is total operating expenses (financial and service companies file it
   // instead of a cost of sales), and taking it made CCC and margins of such companies wrong.
   { item: 'costOfSales', sj: INCOME, ids: ['ifrs-full_CostOfSales'], names: ['매출원가'] },
-  { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss'], names: ['영업이익', '영업이익(손실)'] },
+  // The financial layouts (은행, 보험, 증권, 금융기타) file operating profit as
+  // ifrs-full_ProfitLossFromOperatingActivities, some labelled 영업손익 (제주은행).
+  { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss', 'ifrs-full_ProfitLossFromOperatingActivities'], names: ['영업이익', '영업이익(손실)', '영업손익'] },
   { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
   { item: 'interestExpense', sj: INCOME, ids: ['ifrs-full_InterestExpense', 'dart_InterestExpenseFinanceExpense'], names: ['이자비용'], abs: true },
   // Basic EPS in won per share; the label set covers rows filed without the standard id and
@@ -484,6 +486,21 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     source: SOURCE_NAME,
   };
 }
+
+const DEPOSITS_ID = 'ifrs-full_DepositsFromCustomers';
+
+/** Customer deposits on the balance sheet (the financial layouts' 예수부채). */
+export const isDepositsRow = (r: StatementRow): boolean => r.sjDiv === 'BS' && r.accountId === DEPOSITS_ID;
+
+/** Customer deposits over total liabilities in the rows; null when either is not filed or liabilities are not positive. */
+export function depositShareOf(rows: readonly StatementRow[]): number | null {
+  const deposits = rows.find(isDepositsRow)?.thstrmAmount ?? null;
+  const liabilities = rows.find((r) => r.sjDiv === 'BS' && r.accountId === 'ifrs-full_Liabilities')?.thstrmAmount ?? null;
+  return deposits === null || liabilities === null || liabilities <= 0 ? null : deposits / liabilities;
+}
+
+/** `depositShareOf` one fnlttSinglAcntAll.json response's rows. */
+export const depositShareOfAnswer = (envelope: DartEnvelope): number | null => depositShareOf(statementRows(envelope.list));
 
 /**
  * Maps one fnlttSinglAcntAll.json response to a FinancialReport, or null when it holds no

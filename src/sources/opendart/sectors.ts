@@ -76,6 +76,13 @@ export const KSIC_SECTORS: Readonly<Record<string, string>> = {
   '631': 'Internet',
   // Banks and savings institutions
   '641': 'Banks',
+  // Trusts and collective investment (asset managers, real-estate trusts)
+  '642': 'Other Financials',
+  // Credit: leasing, development finance, credit cards and instalment finance, other credit
+  '6491': 'Other Financials',
+  // Fund management and other finance n.e.c. (not 64992, holding companies)
+  '64991': 'Other Financials',
+  '64999': 'Other Financials',
   // Insurance and pensions
   '65': 'Insurance',
   // Financial support services (brokers), securities and futures brokerage
@@ -94,4 +101,40 @@ export function sectorForKsic(code: string): string {
     if (sector !== undefined) return sector;
   }
   return UNCLASSIFIED;
+}
+
+/**
+ * The statement layouts of the bulk files (the member name's sector: 은행, 보험, 증권, 금융기타;
+ * none for the general layout) and the sector each gives its filers.
+ */
+export const LAYOUT_SECTORS: Readonly<Record<string, string>> = { 은행: 'Banks', 보험: 'Insurance', 증권: 'Securities', 금융기타: 'Other Financials' };
+
+/**
+ * A 금융기타 filer whose liabilities are at least this share customer deposits
+ * (`ifrs-full_DepositsFromCustomers`) is a bank group: the financial holding companies of the
+ * bank groups (KB금융, 신한지주, 하나금융지주, 우리금융지주, BNK, iM, JB: 61 to 76 % in 2025 Q1) and
+ * savings banks filing that layout; other holding companies (메리츠금융지주 13 %, 한국금융지주 16 %),
+ * card, capital and venture firms hold none or few.
+ */
+export const BANK_GROUP_DEPOSIT_SHARE = 0.5;
+
+/**
+ * The sector of a company by the statement layout it files; null for the general layout (the
+ * KSIC code decides). `depositShare`: customer deposits over total liabilities on the basis the
+ * company's report is taken from, null when either is not filed.
+ */
+export function sectorOfLayout(layout: string, depositShare: number | null): string | null {
+  const sector = LAYOUT_SECTORS[layout];
+  if (sector === undefined) return null;
+  if (layout === '금융기타' && depositShare !== null && depositShare >= BANK_GROUP_DEPOSIT_SHARE) return 'Banks';
+  return sector;
+}
+
+/**
+ * The API path's rule, which knows no layout: a company its KSIC code leaves Unclassified (a
+ * holding company, 64992) whose statements show customer deposits of at least
+ * BANK_GROUP_DEPOSIT_SHARE of its liabilities is a bank group (Banks); any other keeps its sector.
+ */
+export function sectorByDeposits(sector: string, depositShare: number | null): string {
+  return sector === UNCLASSIFIED && depositShare !== null && depositShare >= BANK_GROUP_DEPOSIT_SHARE ? 'Banks' : sector;
 }

@@ -17,6 +17,7 @@ import {
   parseCompany,
   parseAlotMatter,
   parseFinancialStatements,
+  depositShareOfAnswer,
   parsePeriodicFiling,
   parseFilingPeriod,
   filingDateIndex,
@@ -29,6 +30,7 @@ import {
   type FilingPeriod,
   type PeriodicFiling,
 } from './parse.js';
+import { sectorByDeposits } from './sectors.js';
 import { readFirstZipEntry } from './zip.js';
 
 export interface OpenDartConfig extends HttpTuning {
@@ -215,8 +217,11 @@ export class OpenDartSource implements Source {
     return filingDateIndex(periods);
   }
 
-  /** Full statements for one filing: CFS, then OFS when CFS has no data (status 013 / empty list). */
-  async statements(http: HttpClient, filing: PeriodicFiling, code: string): Promise<FinancialReport | null> {
+  /**
+   * Full statements for one filing: CFS, then OFS when CFS has no data (status 013 / empty list),
+   * with the customer deposits' share of liabilities they show (`depositShareOf`).
+   */
+  async statements(http: HttpClient, filing: PeriodicFiling, code: string): Promise<{ report: FinancialReport; depositShare: number | null } | null> {
     for (const fsDiv of ['CFS', 'OFS'] as const) {
       const url = this.url('fnlttSinglAcntAll.json', {
         corp_code: filing.corpCode,
@@ -232,7 +237,7 @@ export class OpenDartSource implements Source {
         periodEnd: filing.periodEnd,
         fsDiv,
       });
-      if (report) return report;
+      if (report) return { report, depositShare: depositShareOfAnswer(env) };
     }
     return null;
   }
@@ -298,16 +303,18 @@ export class OpenDartSource implements Source {
     // the filing list and corpCode.xml, so their statements are kept: one company the store
     // cannot place must not make it refuse the whole run, every hour.
     const placed = new Map<string, Security>();
+    const depositShares = new Map<string, number | null>();
     for (const filing of unique.values()) {
       const company = listed.get(filing.corpCode);
       const code = company?.stockCode ?? filing.stockCode;
-      const report = await this.statements(http, filing, code);
-      if (!report) {
+      const fetched = await this.statements(http, filing, code);
+      if (!fetched) {
         skip('filing without statements (status 013 for CFS and OFS)');
         ctx.log.warn('opendart: no statements for filing', { corpCode: filing.corpCode, rceptNo: filing.rceptNo });
         continue;
       }
-      reports.push({ ...report, dividendPerShare: await this.dividendPerShare(http, filing) });
+      reports.push({ ...fetched.report, dividendPerShare: await this.dividendPerShare(http, filing) });
+      depositShares.set(code, fetched.depositShare);
       if (!known.has(filing.corpCode)) {
         const security = placedFiler(filing, company);
         if (security) placed.set(security.code, security);
@@ -317,7 +324,11 @@ export class OpenDartSource implements Source {
     const fresh = await this.newCompanies(http, ctx, listed, known, filed, skip, startedMs);
     // company.json, where it answered, wins over the placement (same code, one row per write).
     for (const s of fresh.securities) placed.set(s.code, s);
-    const securities = [...placed.values()];
+    // A bank holding company (KSIC 64992, Unclassified by code) is told by its deposits (`sectorByDeposits`).
+    const securities = [...placed.values()].map((s) => {
+      const sector = sectorByDeposits(s.sector, depositShares.get(s.code) ?? null);
+      return sector === s.sector ? s : { ...s, sector };
+    });
     ctx.log.info('opendart: ingested', { filings: filings.length, reports: reports.length, securities: securities.length, from, to });
     return { data: { reports, securities }, cursor: writeCursor({ date: to, known: fresh.known }), skipped, calls: this.meter.state() };
   }

@@ -12,6 +12,7 @@ import type { Source, SourceContext, SourceResult } from '../source.js';
 import { planWalk, readWalkCursor, writeWalkCursor, type WalkCursor } from '../shared/date-walk.js';
 import { addDays, weekdaysBetween } from '../shared/parse.js';
 import { closedSessionsThrough } from '../shared/session.js';
+import { listedShares } from '../../domain/ads.js';
 import { parseCompanyTickers, SEC_UPSTREAM } from '../sec/parse.js';
 import { parseGrouped, parseSharesFrame, SOURCE_NAME, toDailyBars } from './parse.js';
 
@@ -110,7 +111,7 @@ export class PolygonSource implements Source {
     });
   }
 
-  /** Ticker -> shares outstanding from the two latest calendar-quarter frames. */
+  /** Ticker -> shares outstanding (in ADSs for an ADS ticker) from the two latest calendar-quarter frames. */
   async shares(ctx: SourceContext, asOf: string): Promise<Map<string, number>> {
     const http = clientForRun(this.name, ctx, this.config, { limiter: this.secLimiter, headers: { 'user-agent': this.config.secUserAgent } });
     const www = (this.config.secWwwBaseUrl ?? 'https://www.sec.gov').replace(/\/+$/, '');
@@ -136,7 +137,8 @@ export class PolygonSource implements Source {
     const out = new Map<string, number>();
     for (const t of tickers) {
       const v = latest.get(t.cik);
-      if (v && !out.has(t.ticker)) out.set(t.ticker, v.val);
+      // The frame's count is ordinary shares; an ADS ticker's price is per ADS (src/domain/ads.ts).
+      if (v && !out.has(t.ticker)) out.set(t.ticker, listedShares(t.ticker, v.val));
     }
     return out;
   }

@@ -8,9 +8,11 @@
 // of the filing and, for flows, the fact ending there whose duration matches the fiscal
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
-import type { FinancialReport, FiscalQuarter, Security } from '../../domain/model.js';
+import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } from '../../domain/model.js';
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
+import { adsRatioOf, listedShares } from '../../domain/ads.js';
+import { financialSectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
 /** The key of SEC's one rate limiter in a process (`RateLimiter.shared`): its 10 a second is per client, across sec.gov and data.sec.gov. */
@@ -49,9 +51,21 @@ export interface Fact {
   filed: string;
 }
 
-const FORMS = new Set(['10-Q', '10-K', '10-Q/A', '10-K/A']);
+/** Periodic forms of domestic filers (quarterly and annual). */
+const DOMESTIC_FORMS = new Set(['10-Q', '10-K', '10-Q/A', '10-K/A']);
+/**
+ * Periodic forms of foreign private issuers: the annual 20-F (or 40-F, Canadian filers under the
+ * multijurisdictional system) and the 6-K that carries interim statements where the filer tags them.
+ */
+const FOREIGN_FORMS = new Set(['20-F', '20-F/A', '40-F', '40-F/A', '6-K', '6-K/A']);
+const FORMS = new Set([...DOMESTIC_FORMS, ...FOREIGN_FORMS]);
 
-function facts(body: Record<string, unknown>, taxonomy: string, concept: string, unit: string): Fact[] {
+/**
+ * A concept's facts in one unit. `concept` names a us-gaap concept, or another taxonomy's with its
+ * prefix (`ifrs-full:Revenue`).
+ */
+function facts(body: Record<string, unknown>, name: string, unit: string): Fact[] {
+  const [taxonomy, concept] = splitConcept(name);
   const tax = body['facts'];
   if (!isRecord(tax) || !isRecord(tax[taxonomy])) return [];
   const c = (tax[taxonomy] as Record<string, unknown>)[concept];
@@ -77,34 +91,43 @@ function facts(body: Record<string, unknown>, taxonomy: string, concept: string,
   return out;
 }
 
+/** `ifrs-full:Revenue` -> [`ifrs-full`, `Revenue`]; a name without a prefix is us-gaap's. */
+function splitConcept(name: string): [string, string] {
+  const at = name.indexOf(':');
+  return at < 0 ? ['us-gaap', name] : [name.slice(0, at), name.slice(at + 1)];
+}
+
 type Item = Exclude<keyof FinancialReport, 'market' | 'code' | 'fiscalYear' | 'fiscalQuarter' | 'periodEnd' | 'disclosedOn' | 'consolidated' | 'source'>;
 
 /**
- * us-gaap concepts per item, first present IN THE FILING wins: companies move items between
+ * Concepts per item, first present IN THE FILING wins: companies move items between
  * concepts over the years (Apple's revenue: SalesRevenueNet to 2018, then
  * RevenueFromContractWithCustomerExcludingAssessedTax; capex: PaymentsToAcquireProductiveAssets
- * to 2014), so a concept that stops being filed must not blank the item from then on.
+ * to 2014), so a concept that stops being filed must not blank the item from then on. us-gaap
+ * concepts first, then the IFRS ones (`ifrs-full:`) that foreign private issuers file on 20-F/40-F.
  */
 const FLOW_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
-  revenue: ['Revenues', 'RevenueFromContractWithCustomerExcludingAssessedTax', 'SalesRevenueNet', 'RevenueFromContractWithCustomerIncludingAssessedTax'],
-  costOfSales: ['CostOfRevenue', 'CostOfGoodsAndServicesSold', 'CostOfGoodsSold'],
-  operatingIncome: ['OperatingIncomeLoss'],
-  netIncome: ['NetIncomeLoss'],
-  operatingCashFlow: ['NetCashProvidedByUsedInOperatingActivities', 'NetCashProvidedByUsedInOperatingActivitiesContinuingOperations'],
-  capex: ['PaymentsToAcquirePropertyPlantAndEquipment', 'PaymentsToAcquireProductiveAssets'],
-  interestExpense: ['InterestExpense', 'InterestExpenseNonoperating', 'InterestExpenseDebt'],
+  revenue: ['Revenues', 'RevenueFromContractWithCustomerExcludingAssessedTax', 'SalesRevenueNet', 'RevenueFromContractWithCustomerIncludingAssessedTax', 'ifrs-full:Revenue', 'ifrs-full:RevenueFromContractsWithCustomers'],
+  costOfSales: ['CostOfRevenue', 'CostOfGoodsAndServicesSold', 'CostOfGoodsSold', 'ifrs-full:CostOfSales'],
+  operatingIncome: ['OperatingIncomeLoss', 'ifrs-full:ProfitLossFromOperatingActivities'],
+  // IFRS: to the owners of the parent; else to its ordinary equity holders (the EPS numerator); else the
+  // profit of the whole group, which is the owners' where there is no non-controlling interest.
+  netIncome: ['NetIncomeLoss', 'ifrs-full:ProfitLossAttributableToOwnersOfParent', 'ifrs-full:ProfitLossAttributableToOrdinaryEquityHoldersOfParentEntity', 'ifrs-full:ProfitLoss'],
+  operatingCashFlow: ['NetCashProvidedByUsedInOperatingActivities', 'NetCashProvidedByUsedInOperatingActivitiesContinuingOperations', 'ifrs-full:CashFlowsFromUsedInOperatingActivities'],
+  capex: ['PaymentsToAcquirePropertyPlantAndEquipment', 'PaymentsToAcquireProductiveAssets', 'ifrs-full:PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities', 'ifrs-full:PurchaseOfPropertyPlantAndEquipment'],
+  interestExpense: ['InterestExpense', 'InterestExpenseNonoperating', 'InterestExpenseDebt', 'ifrs-full:InterestExpense', 'ifrs-full:FinanceCosts'],
 };
 
 const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
-  totalAssets: ['Assets'],
-  currentAssets: ['AssetsCurrent'],
-  totalLiabilities: ['Liabilities'],
-  currentLiabilities: ['LiabilitiesCurrent'],
-  equity: ['StockholdersEquity'],
-  cash: ['CashAndCashEquivalentsAtCarryingValue'],
-  receivables: ['AccountsReceivableNetCurrent'],
-  inventory: ['InventoryNet'],
-  payables: ['AccountsPayableCurrent'],
+  totalAssets: ['Assets', 'ifrs-full:Assets'],
+  currentAssets: ['AssetsCurrent', 'ifrs-full:CurrentAssets'],
+  totalLiabilities: ['Liabilities', 'ifrs-full:Liabilities'],
+  currentLiabilities: ['LiabilitiesCurrent', 'ifrs-full:CurrentLiabilities'],
+  equity: ['StockholdersEquity', 'ifrs-full:EquityAttributableToOwnersOfParent', 'ifrs-full:Equity'],
+  cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
+  receivables: ['AccountsReceivableNetCurrent', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
+  inventory: ['InventoryNet', 'ifrs-full:Inventories'],
+  payables: ['AccountsPayableCurrent', 'ifrs-full:TradeAndOtherCurrentPayables', 'ifrs-full:TradeAndOtherCurrentPayablesToTradeSuppliers'],
 };
 
 /**
@@ -118,6 +141,14 @@ const DEBT_CONCEPTS = [
   'ConvertibleDebtCurrent', 'ConvertibleNotesPayableCurrent',
   'ConvertibleDebtNoncurrent', 'ConvertibleLongTermNotesPayable', 'LongTermNotesPayable', 'SeniorLongTermNotes', 'OtherLongTermDebtNoncurrent', 'LongTermLineOfCredit',
   'LongTermDebtAndCapitalLeaseObligationsCurrent', 'LongTermDebtAndCapitalLeaseObligations',
+] as const;
+/**
+ * IFRS borrowings (see `ifrsDebtOf`): the total where filed, else its current and non-current
+ * parts, with bonds issued where the filer shows them apart from its borrowings.
+ */
+const IFRS_DEBT_CONCEPTS = [
+  'ifrs-full:Borrowings', 'ifrs-full:CurrentBorrowingsAndCurrentPortionOfNoncurrentBorrowings', 'ifrs-full:ShorttermBorrowings', 'ifrs-full:CurrentPortionOfLongtermBorrowings',
+  'ifrs-full:NoncurrentPortionOfNoncurrentBorrowings', 'ifrs-full:LongtermBorrowings', 'ifrs-full:BondsIssued', 'ifrs-full:CurrentPortionOfNoncurrentBondsIssued', 'ifrs-full:NoncurrentPortionOfNoncurrentBondsIssued',
 ] as const;
 /** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
@@ -166,51 +197,99 @@ export interface CompanyFactsResult {
   skipped: Record<string, number>;
   /** Stock splits found between filings: the first filing in the new basis and the factor. */
   splits: { filed: string; factor: number }[];
-  /** Files 20-F/40-F (a foreign private issuer) and no 10-K/10-Q: not covered. */
+  /** The currency the filer reports in (the unit of most of its statement facts): `USD`, `TWD`, `EUR`... */
+  reportingCurrency: string;
+  /** Files 20-F/40-F (a foreign private issuer). */
   foreignPrivateIssuer: boolean;
+  /** The annual form of its latest annual filing when that is a 20-F or 40-F (amendments named as the form); null otherwise. */
+  annualForm: string | null;
+  /**
+   * Where the filer reports in another currency than USD: the rate each filing's figures were
+   * converted at (USD per unit of the reporting currency, from the filing's own USD convenience
+   * translation, `convenienceRate`), by filing. Empty for USD reporters.
+   */
+  rates: { accn: string; filed: string; usdPerUnit: number }[];
 }
 
-const FOREIGN_FORMS = new Set(['20-F', '20-F/A', '40-F', '40-F/A']);
+/** Why a foreign filer's interim filing is not taken (its TTM stays the latest annual one). */
+export const INTERIM_WITHOUT_FLOWS = 'interim filing of a foreign filer without flow figures';
 
-/** Whether the document's facts come from 20-F/40-F filings only (any taxonomy, any unit). */
-function isForeignPrivateIssuer(body: Record<string, unknown>): boolean {
-  let foreign = false;
+/** Why a filing of a foreign-currency reporter is not taken: its figures cannot be put in USD. */
+export const NO_CONVENIENCE_TRANSLATION = 'filing in a foreign currency without a USD convenience translation';
+
+/**
+ * The currency a filer reports in: the unit that holds most of the statement facts of its latest
+ * periodic filing. A foreign filer's USD convenience translation covers the filing's own year, its
+ * own currency that year and every comparative, so its own currency holds more; a company that
+ * moved from a 20-F in its currency to a 10-K in USD reports in USD from then on.
+ */
+function reportingCurrencyOf(body: Record<string, unknown>, concepts: readonly string[]): string {
   const taxonomies = body['facts'];
-  if (!isRecord(taxonomies)) return false;
-  for (const taxonomy of Object.values(taxonomies)) {
-    if (!isRecord(taxonomy)) continue;
-    for (const concept of Object.values(taxonomy)) {
-      if (!isRecord(concept) || !isRecord(concept['units'])) continue;
-      for (const list of Object.values(concept['units'])) {
-        if (!Array.isArray(list)) continue;
-        for (const f of list) {
-          const form = isRecord(f) ? str(f, 'form') : '';
-          if (FORMS.has(form)) return false;
-          if (FOREIGN_FORMS.has(form)) foreign = true;
-        }
-      }
+  if (!isRecord(taxonomies)) return 'USD';
+  const lists: [string, Record<string, unknown>[]][] = [];
+  for (const name of concepts) {
+    const [taxonomy, concept] = splitConcept(name);
+    const c = isRecord(taxonomies[taxonomy]) ? (taxonomies[taxonomy] as Record<string, unknown>)[concept] : undefined;
+    if (!isRecord(c) || !isRecord(c['units'])) continue;
+    for (const [unit, list] of Object.entries(c['units'])) {
+      if (/^[A-Z]{3}$/.test(unit) && Array.isArray(list)) lists.push([unit, list.filter((f): f is Record<string, unknown> => isRecord(f) && FORMS.has(str(f, 'form')))]);
     }
   }
-  return foreign;
+  let latest = '';
+  for (const [, list] of lists) for (const f of list) if (`${str(f, 'filed')}|${str(f, 'accn')}` > latest) latest = `${str(f, 'filed')}|${str(f, 'accn')}`;
+  const counts = new Map<string, number>();
+  for (const [unit, list] of lists) {
+    const n = list.filter((f) => `${str(f, 'filed')}|${str(f, 'accn')}` === latest).length;
+    if (n > 0) counts.set(unit, (counts.get(unit) ?? 0) + n);
+  }
+  let best = 'USD';
+  let most = 0;
+  for (const [unit, n] of counts) if (n > most || (n === most && unit === 'USD')) [best, most] = [unit, n];
+  return best;
 }
 
 /**
- * Maps a companyfacts document to one FinancialReport per 10-Q/10-K (and amendment) carrying
- * financials. The period of a filing comes from its facts' own dates, never from the fy/fp
- * tags (they belong to the filing and are sometimes wrong: a 10-Q tagged FY, an old filing
- * with the next year's fy): the period end is the latest end among its facts, the fiscal
- * quarter the length of the year-to-date duration ending there, the fiscal year the calendar
- * year in which that fiscal year ends.
+ * The rate a filing translates its own currency into USD at (USD per unit), as the filing itself
+ * gives it: its USD convenience translation of a figure it also files in its currency, for the same
+ * concept and period. The pair with the largest figure is taken: the USD figures are rounded (TSMC
+ * files them to US$0.1 million), so the largest carries the rate most exactly. Null when the
+ * filing gives no USD figure beside its own.
+ */
+export function convenienceRate(pairs: Iterable<{ own: number; usd: number }>): number | null {
+  let best: { own: number; usd: number } | null = null;
+  for (const p of pairs) if (p.own !== 0 && p.usd !== 0 && Math.sign(p.own) === Math.sign(p.usd) && (!best || Math.abs(p.own) > Math.abs(best.own))) best = p;
+  return best ? best.usd / best.own : null;
+}
+
+/**
+ * Maps a companyfacts document to one FinancialReport per periodic filing carrying financials:
+ * 10-Q/10-K of domestic filers, 20-F/40-F (and 6-K where it is tagged) of foreign private issuers,
+ * us-gaap or IFRS (`ifrs-full`) concepts. The period of a filing comes from its facts' own dates,
+ * never from the fy/fp tags (they belong to the filing and are sometimes wrong: a 10-Q tagged FY,
+ * an old filing with the next year's fy): the period end is the latest end among its facts, the
+ * fiscal quarter the length of the year-to-date duration ending there, the fiscal year the
+ * calendar year in which that fiscal year ends.
+ *
+ * A filer reporting in another currency than USD has its figures converted into USD at the rate of
+ * the filing's own USD convenience translation (`convenienceRate`), and each of its filings gives,
+ * besides its own period, the same period a year earlier as a second report disclosed on the same
+ * day, converted at the same rate: from that day on the TTM and the TTM a year earlier are at one
+ * rate, so growth is the growth in the reporting currency (a year translated at its own year's
+ * rate would move growth by the currency's move). Share counts are in the listed security's units:
+ * an ADS ticker's ordinary shares divided by its ADS ratio (src/domain/ads.ts).
  */
 export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
   const entityName = str(body, 'entityName');
+  const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
+  const periodConcepts = [...flowConcepts, ...Object.values(BALANCE_CONCEPTS).flat(), ...DEBT_CONCEPTS, ...IFRS_DEBT_CONCEPTS];
+  const currency = reportingCurrencyOf(body, periodConcepts);
   const byConcept = new Map<string, Fact[]>();
-  const gaap = (concept: string, unit = 'USD'): Fact[] => {
+  const gaap = (concept: string, unit = currency): Fact[] => {
     const key = `${concept}|${unit}`;
     let f = byConcept.get(key);
     if (!f) {
-      f = facts(body, 'us-gaap', concept, unit);
+      f = facts(body, concept, unit);
       byConcept.set(key, f);
     }
     return f;
@@ -218,7 +297,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   // A concept's facts by filing, indexed once: every lookup below is for one filing, and
   // scanning a concept's whole history per filing made a long filer's document quadratic.
   const byFiling = new Map<string, Map<string, Fact[]>>();
-  const inFiling = (concept: string, accn: string, unit = 'USD'): readonly Fact[] => {
+  const inFiling = (concept: string, accn: string, unit = currency): readonly Fact[] => {
     const key = `${concept}|${unit}`;
     let index = byFiling.get(key);
     if (!index) {
@@ -232,9 +311,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     }
     return index.get(accn) ?? [];
   };
-  const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
-  const periodConcepts = [...flowConcepts, ...Object.values(BALANCE_CONCEPTS).flat(), ...DEBT_CONCEPTS];
   const skipped: Record<string, number> = {};
+  const skip = (reason: string): void => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -281,14 +359,14 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       fy = month <= fye ? year : year + 1;
     }
     if (quarter === null) {
-      skipped['filing whose period is not a fiscal quarter'] = (skipped['filing whose period is not a fiscal quarter'] ?? 0) + 1;
+      skip('filing whose period is not a fiscal quarter');
       continue;
     }
     filings.push({ accn, form, filed, fy, quarter, periodEnd: end });
   }
   filings.sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn));
 
-  const flow = (filing: Filing, concepts: readonly string[] | undefined, unit = 'USD'): number | null => {
+  const flow = (filing: Filing, concepts: readonly string[] | undefined, unit = currency): number | null => {
     const [lo, hi] = YTD_DAYS[filing.quarter];
     for (const concept of concepts ?? []) {
       let best: Fact | undefined;
@@ -301,14 +379,14 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     }
     return null;
   };
-  const balance = (filing: Filing, concepts: readonly string[], unit = 'USD'): number | null => {
+  const balance = (filing: Filing, concepts: readonly string[], unit = currency): number | null => {
     for (const concept of concepts) {
       const f = inFiling(concept, filing.accn, unit).find((x) => x.end === filing.periodEnd && x.start === undefined);
       if (f) return f.val;
     }
     return null;
   };
-  const sharesFacts = facts(body, 'dei', 'EntityCommonStockSharesOutstanding', 'shares');
+  const sharesFacts = facts(body, 'dei:EntityCommonStockSharesOutstanding', 'shares');
   const sharesOf = (filing: Filing): number | null => {
     // Cover-page shares are dated after the period; several classes are summed. Multi-class
     // companies file them per class with a dimension, which companyfacts leaves out: then the
@@ -324,10 +402,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     }
     return best?.val ?? null;
   };
-
-  const reports: FinancialReport[] = [];
-  const rawShares: (number | null)[] = [];
-  for (const filing of filings) {
+  /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
+  const reportOf = (filing: Filing): FinancialReport | null => {
     const item = (i: Item): number | null => {
       const fc = FLOW_CONCEPTS[i];
       if (fc) return flow(filing, fc);
@@ -360,7 +436,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       currentLiabilities: item('currentLiabilities'),
       equity: item('equity'),
       cash: item('cash'),
-      debt: debtOf((concepts) => balance(filing, concepts)),
+      debt: debtOf((concepts) => balance(filing, concepts)) ?? ifrsDebtOf((concepts) => balance(filing, concepts)),
       receivables: item('receivables'),
       inventory: item('inventory'),
       payables: item('payables'),
@@ -369,22 +445,121 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     };
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
     const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
-    if (!hasData) continue;
+    return hasData ? report : null;
+  };
+
+  const reports: FinancialReport[] = [];
+  const rawShares: (number | null)[] = [];
+  const taken: Filing[] = [];
+  for (const filing of filings) {
+    const report = reportOf(filing);
+    if (report === null) continue;
+    // A foreign filer's interim filing (6-K) with a balance sheet but no flow figures would end the
+    // TTM at a period it has no flows for: its TTM stays the latest annual one.
+    if (FOREIGN_FORMS.has(filing.form) && filing.quarter !== 4 && FLOW_ITEMS.every((k) => report[k] === null)) {
+      skip(INTERIM_WITHOUT_FLOWS);
+      continue;
+    }
     reports.push(report);
     rawShares.push(sharesOf(filing));
+    taken.push(filing);
   }
-  const splits = detectSplits(reports.map((r, i) => ({ filed: r.disclosedOn, shares: rawShares[i] ?? null })), gaap('EarningsPerShareBasic', 'USD/shares'));
+  const eps = currency === 'USD' ? gaap('EarningsPerShareBasic', 'USD/shares') : [];
+  const splits = detectSplits(
+    reports.map((r, i) => ({ filed: r.disclosedOn, shares: rawShares[i] ?? null })),
+    [...eps, ...gaap('ifrs-full:BasicEarningsLossPerShare', `${currency}/shares`)],
+  );
+
+  const rates: CompanyFactsResult['rates'] = [];
+  const out: FinancialReport[] = [];
+  /** Each report's share count as filed and the date of the filing it is from (its split basis). */
+  const outShares: { raw: number | null; filed: string }[] = [];
+  if (currency === 'USD') {
+    out.push(...reports);
+    outShares.push(...reports.map((r, i) => ({ raw: rawShares[i] ?? null, filed: r.disclosedOn })));
+  } else {
+    reports.forEach((report, i) => {
+      const filing = taken[i] as Filing;
+      const pairs: { own: number; usd: number }[] = [];
+      for (const concept of periodConcepts) {
+        const usd = inFiling(concept, filing.accn, 'USD');
+        if (usd.length === 0) continue;
+        for (const f of inFiling(concept, filing.accn)) {
+          const u = usd.find((x) => x.end === f.end && x.start === f.start);
+          if (u) pairs.push({ own: f.val, usd: u.val });
+        }
+      }
+      const rate = convenienceRate(pairs);
+      if (rate === null) {
+        skip(NO_CONVENIENCE_TRANSLATION);
+        return;
+      }
+      rates.push({ accn: filing.accn, filed: filing.filed, usdPerUnit: rate });
+      out.push(inUsd(report, rate));
+      outShares.push({ raw: rawShares[i] ?? null, filed: report.disclosedOn });
+      // The same period a year earlier, from this filing, at this filing's rate.
+      const priorEnd = comparativeEnd(filing, (concept) => inFiling(concept, filing.accn), flowConcepts);
+      if (priorEnd === null) return;
+      const prior = reportOf({ ...filing, fy: filing.fy - 1, periodEnd: priorEnd });
+      if (prior === null) return;
+      // Its shares: the count of the latest filing of that period before this one, in that filing's basis.
+      let original = -1;
+      reports.forEach((r, k) => {
+        if (r.fiscalYear === prior.fiscalYear && r.fiscalQuarter === prior.fiscalQuarter && r.disclosedOn <= filing.filed) original = k;
+      });
+      out.push(inUsd(prior, rate));
+      outShares.push(original < 0 ? { raw: null, filed: filing.filed } : { raw: rawShares[original] ?? null, filed: (reports[original] as FinancialReport).disclosedOn });
+    });
+  }
   // Every filing's shares in the latest basis (the basis of split-adjusted prices): a count
-  // filed before a split is multiplied by that split's factor, a dividend per share divided by it.
-  reports.forEach((r, i) => {
+  // filed before a split is multiplied by that split's factor, a dividend per share divided by it;
+  // an ADS ticker's count is in ADSs, and its dividend per share that of the ordinary shares one
+  // ADS represents.
+  const ads = adsRatioOf(code);
+  out.forEach((r, i) => {
+    const { raw, filed } = outShares[i] ?? { raw: null, filed: r.disclosedOn };
     let factor = 1;
-    for (const split of splits) if (split.filed > r.disclosedOn) factor *= split.factor;
-    if (r.dividendPerShare !== null && factor !== 1) r.dividendPerShare /= factor;
-    const raw = rawShares[i] ?? null;
+    for (const split of splits) if (split.filed > filed) factor *= split.factor;
+    if (r.dividendPerShare !== null && (factor !== 1 || ads !== null)) r.dividendPerShare = (r.dividendPerShare / factor) * (ads?.ordinaryPerAds ?? 1);
     if (raw === null) return;
-    r.shares = Math.round(raw * factor);
+    r.shares = ads ? listedShares(code, raw * factor) : Math.round(raw * factor);
   });
-  return { reports, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, foreignPrivateIssuer: reports.length === 0 && isForeignPrivateIssuer(body) };
+  const foreignPrivateIssuer = filings.some((f) => FOREIGN_FORMS.has(f.form));
+  const latestAnnual = filings.filter((f) => f.quarter === 4).at(-1)?.form.replace(/\/A$/, '') ?? null;
+  const annualForm = latestAnnual === '20-F' || latestAnnual === '40-F' ? latestAnnual : null;
+  return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, annualForm, rates };
+}
+
+const MONEY_ITEMS = [
+  'revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense',
+  'totalAssets', 'currentAssets', 'totalLiabilities', 'currentLiabilities', 'equity', 'cash', 'debt', 'receivables', 'inventory', 'payables',
+] as const satisfies readonly Item[];
+
+/** A report's money figures times `usdPerUnit` (shares and dates as they are). */
+function inUsd(report: FinancialReport, usdPerUnit: number): FinancialReport {
+  const out = { ...report };
+  for (const k of MONEY_ITEMS) {
+    const v = report[k];
+    out[k] = v === null ? null : v * usdPerUnit;
+  }
+  return out;
+}
+
+/**
+ * The end of the period a year before `filing`'s that the filing also reports (its comparative):
+ * the end of a flow of the filing's year-to-date length, 350 to 380 days before its own end.
+ */
+function comparativeEnd(filing: Filing, inFiling: (concept: string) => readonly Fact[], flowConcepts: readonly string[]): string | null {
+  const [lo, hi] = YTD_DAYS[filing.quarter];
+  for (const concept of flowConcepts) {
+    for (const f of inFiling(concept)) {
+      if (f.start === undefined) continue;
+      const gap = daysBetween(f.end, filing.periodEnd);
+      const days = daysBetween(f.start, f.end);
+      if (gap >= 350 && gap <= 380 && days >= lo && days <= hi) return f.end;
+    }
+  }
+  return null;
 }
 
 /**
@@ -459,6 +634,25 @@ export function detectSplits(observations: readonly { filed: string; shares: num
   return splits;
 }
 
+/**
+ * IFRS borrowings at a balance-sheet date (for filers without us-gaap debt concepts): `Borrowings`
+ * where filed, else current (`CurrentBorrowingsAndCurrentPortionOfNoncurrentBorrowings`, or
+ * short-term borrowings plus the current portion of long-term ones) plus non-current
+ * (`NoncurrentPortionOfNoncurrentBorrowings`, or `LongtermBorrowings`), plus bonds issued where
+ * filed apart (`BondsIssued`, or its current and non-current portions); null when none is filed.
+ */
+export function ifrsDebtOf(balance: (concepts: readonly string[]) => number | null): number | null {
+  const one = (c: string): number | null => balance([`ifrs-full:${c}`]);
+  const borrowings =
+    one('Borrowings') ??
+    sumOrNull([
+      one('CurrentBorrowingsAndCurrentPortionOfNoncurrentBorrowings') ?? sumOrNull([one('ShorttermBorrowings'), one('CurrentPortionOfLongtermBorrowings')]),
+      one('NoncurrentPortionOfNoncurrentBorrowings') ?? one('LongtermBorrowings'),
+    ]);
+  const bonds = one('BondsIssued') ?? sumOrNull([one('CurrentPortionOfNoncurrentBondsIssued'), one('NoncurrentPortionOfNoncurrentBondsIssued')]);
+  return sumOrNull([borrowings, bonds]);
+}
+
 function sumOrNull(values: (number | null)[]): number | null {
   const present = values.filter((v): v is number => v !== null);
   return present.length === 0 ? null : present.reduce((a, b) => a + b, 0);
@@ -478,7 +672,10 @@ export interface SecPlacement {
   fiscalYearEndMonth: number | null;
 }
 
-/** submissions JSON: name, exchanges[], sicDescription, fiscalYearEnd ("0928"). */
+/**
+ * submissions JSON: name, exchanges[], sic, sicDescription, fiscalYearEnd ("0928"). The sector is
+ * a financial sector for the financial SIC codes (`financialSectorOfSic`), else the description.
+ */
 export function parseSubmissions(body: unknown): SecPlacement | null {
   if (!isRecord(body)) return null;
   const exchanges = Array.isArray(body['exchanges']) ? body['exchanges'].filter((e): e is string => typeof e === 'string' && e !== '') : [];
@@ -486,7 +683,7 @@ export function parseSubmissions(body: unknown): SecPlacement | null {
   const month = /^\d{4}$/.test(fye) ? fiscalMonthOf(`2000-${fye.slice(0, 2)}-${fye.slice(2)}`) : null;
   return {
     exchange: (exchanges[0] ?? '').toUpperCase(),
-    sector: str(body, 'sicDescription').trim() || 'Unclassified',
+    sector: financialSectorOfSic(str(body, 'sic')) ?? (str(body, 'sicDescription').trim() || 'Unclassified'),
     fiscalYearEndMonth: month,
   };
 }
@@ -512,8 +709,6 @@ export const SEC_SKIP = {
   noFacts: 'company without XBRL financials (companyfacts 404)',
   /** The bulk archive holds a member for it whose `facts` is empty (the API answers 404 for such a company). */
   emptyFacts: 'company without XBRL financials (empty companyfacts)',
-  /** 20-F/40-F filers report yearly, often in their own currency: not covered (docs/sources.md). */
-  foreignPrivateIssuer: 'foreign private issuer (20-F/40-F filings only): not covered',
   unreadable: 'company whose companyfacts or submissions cannot be read',
 } as const;
 
@@ -532,7 +727,6 @@ export function secCompany(entry: TickerEntry, factsBody: unknown, placement: Se
   if (isRecord(factsBody) && isRecord(factsBody['facts']) && Object.keys(factsBody['facts']).length === 0) {
     return { kind: 'skipped', reason: SEC_SKIP.emptyFacts };
   }
-  if (parsed.foreignPrivateIssuer) return { kind: 'skipped', reason: SEC_SKIP.foreignPrivateIssuer };
   const security = usSecurity(
     entry.ticker,
     entry.title || parsed.entityName,
@@ -540,13 +734,21 @@ export function secCompany(entry: TickerEntry, factsBody: unknown, placement: Se
     placement?.sector ?? 'Unclassified',
     placement?.fiscalYearEndMonth ?? parsed.fiscalYearEndMonth ?? 12,
   );
+  if (parsed.annualForm !== null) {
+    security.filerBasis = {
+      annualForm: parsed.annualForm,
+      reportingCurrency: parsed.reportingCurrency,
+      usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit })),
+    };
+  }
   return { kind: 'covered', reports: parsed.reports, security, skipped: parsed.skipped };
 }
 
 /**
  * EDGAR daily index by form type (`Archives/edgar/daily-index/YYYY/QTRn/form.YYYYMMDD.idx`):
  * a header, a dashed line, then fixed-width rows
- * `Form Type   Company Name   CIK   Date Filed   File Name`. Returns CIKs that filed 10-Q/10-K or their amendments.
+ * `Form Type   Company Name   CIK   Date Filed   File Name`. Returns CIKs that filed a periodic form:
+ * 10-Q/10-K, 20-F/40-F, 6-K (a foreign filer's interim statements come on one) or their amendments.
  */
 export function parseDailyFormIndex(text: string): number[] {
   const lines = text.split(/\r?\n/);

@@ -1,6 +1,6 @@
 // SEC EDGAR adapter. First run: every company in company_tickers.json (or SEC_TICKERS).
-// Later runs: only companies that filed a 10-Q/10-K (or amendment) since the cursor, read from
-// the EDGAR daily form indexes. SEC asks for a descriptive User-Agent and at most 10 requests
+// Later runs: only companies that filed a periodic form (10-Q/10-K, 20-F/40-F, 6-K, or an
+// amendment) since the cursor, read from the EDGAR daily form indexes. SEC asks for a descriptive User-Agent and at most 10 requests
 // a second (https://www.sec.gov/os/accessing-edgar-data).
 
 import type { FinancialReport, Security } from '../../domain/model.js';

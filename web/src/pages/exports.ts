@@ -3,9 +3,9 @@
 
 import { api } from '../api.js';
 import { tradeChart } from '../charts.js';
-import { h, note } from '../dom.js';
+import { h, loadingNote } from '../dom.js';
 import { money, pct } from '../format.js';
-import { t, type LabelKey } from '../i18n.js';
+import { exportSectorName, t, type LabelKey } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import type { SectorExports, TradeTotal } from '../types.js';
 import { metaLine, section, segmented } from '../widgets.js';
@@ -35,8 +35,8 @@ export async function renderExports(ctx: PageContext): Promise<void> {
     ctx.navigate(`#/exports?${f ? `from=${f}&` : ''}${tt ? `to=${tt}&` : ''}top=${next.top ?? top}`);
   };
 
-  const totalsBody = h('div', {}, note(t('loading')));
-  const sectorsBody = h('div', {}, note(t('loading')));
+  const totalsBody = h('div', {}, loadingNote(t('loading')));
+  const sectorsBody = h('div', {}, loadingNote(t('loading')));
   const fromInput = h('input', { type: 'month', id: 'trade-from', min: EARLIEST, value: from ?? '' });
   const toInput = h('input', { type: 'month', id: 'trade-to', min: EARLIEST, value: to ?? '' });
   const windowForm = h(
@@ -79,12 +79,13 @@ export async function renderExports(ctx: PageContext): Promise<void> {
   );
 
   const chartEl = h('div', { class: 'chart', id: 'trade-chart', 'data-from': totals.from, 'data-to': totals.to, 'data-months': totals.rows.length });
-  totalsBody.replaceChildren(tradeSummary(totals), chartEl, h('p', { class: 'hint' }, t('unitUsd')), tradeTable(totals), metaLine(totals));
+  const attribution = h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, t('chartAttribution'));
+  totalsBody.replaceChildren(tradeSummary(totals), chartEl, h('p', { class: 'hint chart-attribution' }, `${t('unitUsd')} · `, attribution), tradeTable(totals), metaLine(totals));
   const dispose = await tradeChart(chartEl, totals.rows);
   if (ctx.isCurrent()) ctx.onDispose(dispose);
   else dispose();
 
-  sectorsBody.replaceChildren(sectorsTable(sectors), h('p', { class: 'hint' }, `${sectors.basis} · ${t('unitUsd')}`), metaLine(sectors));
+  sectorsBody.replaceChildren(sectorsTable(sectors), h('p', { class: 'hint' }, `${t('exportsBasis', { to: sectors.to })} · ${t('unitUsd')}`), metaLine(sectors));
 }
 
 function tradeSummary(totals: TradeTotal): HTMLElement {
@@ -185,7 +186,7 @@ function sectorsTable(sectors: SectorExports): HTMLElement {
             'tr',
             { 'data-sector': s.sector },
             h('td', { class: 'num' }, String(s.rank)),
-            h('td', {}, s.sector),
+            h('td', {}, exportSectorName(s.sector, s.sectorKo)),
             h('td', { class: 'num' }, usd(s.cumulative24m)),
             h('td', { class: 'num' }, last ? `${usd(last.exports)} (${last.month})` : '—'),
             h('td', { class: `num ${(last?.yoyPct ?? 0) >= 0 ? 'up' : 'down'}`, 'data-col': 'yoy' }, pct(last?.yoyPct ?? null)),

@@ -2,9 +2,9 @@
 // formula, the disclaimer, and when and from where the data came.
 
 import { api } from '../api.js';
-import { h, note } from '../dom.js';
+import { h, loadingNote, note } from '../dom.js';
 import { eok, money, num, pct, price, stockName } from '../format.js';
-import { t, tDynamic, type LabelKey } from '../i18n.js';
+import { DISCLAIMER_KO, FORMULA_KO, currentLang, t, tDynamic, type LabelKey } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { BAND_KEYS, type BandKey, type RankingRow, type Rankings } from '../types.js';
 import { bandChecks, metaLine, section, segmented } from '../widgets.js';
@@ -97,7 +97,7 @@ export async function renderRankings(ctx: PageContext): Promise<void> {
     body.append(note(t('noBands')));
     return;
   }
-  body.append(note(t('loading')));
+  body.append(loadingNote(t('loading')));
   const data = await api<Rankings>('/rankings', { market: filters.market, bands: filters.bands.join(','), limit: filters.limit });
   if (!ctx.isCurrent()) return;
   body.replaceChildren(
@@ -107,6 +107,9 @@ export async function renderRankings(ctx: PageContext): Promise<void> {
     rankingsTable(data.rows),
     metaLine(data),
   );
+  // The API answers the formula and the disclaimer in English; the Korean page shows them in
+  // Korean (i18n.ts), the API's text on hover.
+  const ko = currentLang() === 'ko';
   ctx.view.append(
     section(
       t('formula'),
@@ -114,9 +117,12 @@ export async function renderRankings(ctx: PageContext): Promise<void> {
       h(
         'dl',
         { class: 'formula' },
-        ...(['score', 'expectedReturn', 'targetPrice', 'gap', 'backtest'] as const).flatMap((k) => [h('dt', {}, k), h('dd', { 'data-formula': k }, data.formula[k])]),
+        ...(['score', 'expectedReturn', 'targetPrice', 'gap', 'backtest'] as const).flatMap((k) => [
+          h('dt', {}, t(`formula_${k}`)),
+          h('dd', { 'data-formula': k, title: ko ? data.formula[k] : null }, ko ? FORMULA_KO[k] : data.formula[k]),
+        ]),
       ),
-      h('p', { class: 'disclaimer' }, h('strong', {}, `${t('disclaimer')}: `), data.disclaimer),
+      h('p', { class: 'disclaimer', title: ko ? data.disclaimer : null }, h('strong', {}, `${t('disclaimer')}: `), ko ? DISCLAIMER_KO : data.disclaimer),
     ),
   );
 }

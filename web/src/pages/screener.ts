@@ -3,9 +3,9 @@
 // title re-asks the server in that order. The query is the URL hash, so a screen is a bookmark.
 
 import { api } from '../api.js';
-import { h, note } from '../dom.js';
+import { h, loadingNote } from '../dom.js';
 import { inUnit, money, num, price, stockName } from '../format.js';
-import { metricLabel, t, tDynamic } from '../i18n.js';
+import { currentLang, metricLabel, sectorName, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { BAND_KEYS, SCREEN_NUMBER_FIELDS, type BandKey, type Currency, type ScreenAnswer, type ScreenRow } from '../types.js';
 import { bandChecks, metaLine, section, segmented } from '../widgets.js';
@@ -38,9 +38,23 @@ const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)$/;
 /** A grade bound's ends are grades. */
 const GRADE = /^(A\+|A|B\+|B|C\+|C|D)$/;
 
+const MARKET_STORAGE = 'krus-dashboard.screenMarket';
+const isMarket = (m: string | null): m is MarketFilter => m === 'KR' || m === 'US' || m === 'KR,US';
+
+/**
+ * The market a screen without one opens on: the last one chosen here, else the page language's
+ * own (KR in Korean, US in English). One market, because market cap and price are in each
+ * row's currency: KR and US sorted together by amount would set won beside dollars.
+ */
+function defaultMarket(): MarketFilter {
+  const last = localStorage.getItem(MARKET_STORAGE);
+  if (isMarket(last)) return last;
+  return currentLang() === 'ko' ? 'KR' : 'US';
+}
+
 function readQuery(params: URLSearchParams): ScreenQuery {
   const m = params.get('market');
-  const market: MarketFilter = m === 'KR' || m === 'US' ? m : 'KR,US';
+  const market: MarketFilter = isMarket(m) ? m : defaultMarket();
   const given = (params.get('bands') ?? '').split(',');
   const bands = BAND_KEYS.filter((b) => given.includes(b));
   const bounds = (params.get('filters') ?? '')
@@ -97,7 +111,7 @@ function fieldSelect(name: string, selected: string, withGrade: boolean, empty: 
 }
 
 /** A value in its unit, as the answer's `units` says (currency: the row's own). */
-function cell(row: ScreenRow, field: string, unit: string | undefined): string {
+export function cell(row: ScreenRow, field: string, unit: string | undefined): string {
   const value = row[field];
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '—';
@@ -108,7 +122,10 @@ function cell(row: ScreenRow, field: string, unit: string | undefined): string {
 
 export async function renderScreener(ctx: PageContext): Promise<void> {
   const q = readQuery(ctx.params);
-  const go = (next: Partial<ScreenQuery>) => ctx.navigate(hashOf({ ...q, ...next }));
+  const go = (next: Partial<ScreenQuery>) => {
+    if (next.market !== undefined) localStorage.setItem(MARKET_STORAGE, next.market);
+    ctx.navigate(hashOf({ ...q, ...next }));
+  };
 
   const marketControl = segmented<MarketFilter>(
     'market',
@@ -128,7 +145,7 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
     h('option', { value: '', selected: q.exchange === '' }, t('everyExchange')),
     ...exchanges.map((e) => h('option', { value: e, selected: e === q.exchange }, e)),
   );
-  const sectorsInput = h('input', { type: 'text', id: 'screen-sectors', value: q.sectors, placeholder: 'Semiconductors|Banks', size: 28 });
+  const sectorsInput = h('input', { type: 'text', id: 'screen-sectors', value: q.sectors, placeholder: t('sectorPlaceholder'), size: 28 });
   const boundRows = Array.from({ length: BOUND_ROWS }, (_, i) => {
     const b = q.bounds[i] ?? { field: '', min: '', max: '' };
     return {
@@ -189,12 +206,13 @@ export async function renderScreener(ctx: PageContext): Promise<void> {
       h('button', { type: 'submit', id: 'screen-apply' }, t('apply')),
     ),
     h('p', { class: 'hint' }, t('screenHint')),
+    q.market === 'KR,US' && (q.sortField === 'marketCap' || q.sortField === 'currentPrice') ? h('p', { class: 'hint', id: 'screen-mixed-currency' }, t('mixedCurrency')) : null,
     formError,
   );
   const body = h('div', { class: 'screener-body' });
   ctx.view.append(section(t('navScreener'), 'screener', form, body));
 
-  body.append(note(t('loading')));
+  body.append(loadingNote(t('loading')));
   const fields = fieldsOf(q);
   const filters = filtersText(q.bounds);
   const data = await api<ScreenAnswer>('/screen', {
@@ -247,7 +265,7 @@ function screenTable(data: ScreenAnswer, q: ScreenQuery, go: (next: Partial<Scre
       h('td', { 'data-col': 'code' }, h('a', { href: `#/stock/${encodeURIComponent(row.code)}`, class: 'ticker' }, row.code)),
       h('td', { 'data-col': 'name' }, h('span', { class: 'stock-name', title: other, lang: shown === row.name && row.market === 'KR' ? 'ko' : null }, shown)),
       h('td', { 'data-col': 'market' }, row.market),
-      h('td', { 'data-col': 'sector' }, row.sector),
+      h('td', { 'data-col': 'sector', title: sectorName(row.sector, row.sectorKo) === row.sector ? null : row.sector }, sectorName(row.sector, row.sectorKo)),
       h('td', { 'data-col': 'band' }, row.band === null ? '—' : tDynamic(`band_${row.band}`)),
       ...data.fields.map((f) => h('td', { class: f === 'grade' ? null : 'num', 'data-col': f }, cell(row, f, data.units[f]))),
     );

@@ -4,9 +4,10 @@
 
 import { ApiProblem, api } from '../api.js';
 import { bandChart, priceChart, type PriceChart } from '../charts.js';
-import { h, note } from '../dom.js';
+import { h, loadingNote, note } from '../dom.js';
+import { errorText } from '../errors.js';
 import { eok, inUnit, money, num, pct, price, stockName, volume } from '../format.js';
-import { metricLabel, t, tDynamic } from '../i18n.js';
+import { metricLabel, sectorName, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { CODE_PATTERN, findStocks } from '../search.js';
 import {
@@ -30,22 +31,34 @@ const BAND_FROM = '2015-01-01';
 
 export async function renderStock(ctx: PageContext): Promise<void> {
   const code = ctx.path[0] ?? '';
-  ctx.view.append(searchBox(ctx, code));
+  const search = searchBox(ctx, code);
+  ctx.view.append(search);
   if (code === '') {
     ctx.view.append(note(t('stockPrompt')));
     return;
   }
-  const loading = note(t('loading'));
+  const loading = loadingNote(t('loading'));
   ctx.view.append(loading);
-  const score = await api<StockScore>(`/stocks/${encodeURIComponent(code)}/score`);
+  let score: StockScore;
+  try {
+    score = await api<StockScore>(`/stocks/${encodeURIComponent(code)}/score`);
+  } catch (err) {
+    // An unknown code: the way on is the search box above, which gets the focus.
+    if (!(err instanceof ApiProblem) || err.status !== 404 || !ctx.isCurrent()) throw err;
+    loading.replaceWith(note(t('stockNotFound', { code }), 'error'));
+    const input = search.querySelector('input');
+    input?.focus();
+    input?.select();
+    return;
+  }
   if (!ctx.isCurrent()) return;
   loading.remove();
   const path = `/stocks/${encodeURIComponent(score.code)}`;
 
-  const snapshotBox = h('div', {}, note(t('loading')));
+  const snapshotBox = h('div', {}, loadingNote(t('loading')));
   const chartBox = h('div', {});
   const bandBox = h('div', {});
-  const percentileBox = h('div', {}, note(t('loading')));
+  const percentileBox = h('div', {}, loadingNote(t('loading')));
   ctx.view.append(
     stockHeader(score),
     scoreCard(score),
@@ -58,7 +71,7 @@ export async function renderStock(ctx: PageContext): Promise<void> {
   // The sections load independently; one failing shows its error in place.
   const failed = (box: HTMLElement) => (err: unknown) => {
     if (!ctx.isCurrent()) return;
-    box.replaceChildren(note(err instanceof ApiProblem ? `${t('error')} ${err.status}: ${err.detail}` : `${t('error')}: ${String(err)}`, 'error'));
+    box.replaceChildren(note(errorText(err), 'error'));
   };
   await Promise.all([
     api<StockSnapshot>(`${path}/snapshot`)
@@ -193,7 +206,7 @@ function scoreCard(score: StockScore): HTMLElement {
   );
 }
 
-function snapshotView(snapshot: StockSnapshot): HTMLElement {
+export function snapshotView(snapshot: StockSnapshot): HTMLElement {
   const groups = (Object.keys(SNAPSHOT_GROUPS) as SnapshotGroup[]).map((group) => {
     const metrics = snapshot[group] as Record<string, SnapshotMetric>;
     return h(
@@ -268,16 +281,19 @@ async function pricesView(ctx: PageContext, path: string, score: StockScore, box
     interval,
     (next) => {
       load(next).catch((err: unknown) => {
-        caption.textContent = err instanceof ApiProblem ? `${t('error')}: ${err.detail}` : t('error');
+        caption.textContent = errorText(err);
       });
     },
   );
-  box.replaceChildren(switcher, chartEl, caption, meta);
+  // The chart library's licence asks for its attribution: a link here rather than its logo in
+  // the chart, where it covered the volume bars.
+  const attribution = h('p', { class: 'hint chart-attribution' }, h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, t('chartAttribution')));
+  box.replaceChildren(switcher, chartEl, caption, attribution, meta);
   await load('day');
 }
 
 async function bandView(ctx: PageContext, path: string, box: HTMLElement): Promise<void> {
-  const body = h('div', {}, note(t('loading')));
+  const body = h('div', {}, loadingNote(t('loading')));
   let type: BandType = 'per';
   const load = async (next: BandType) => {
     type = next;
@@ -311,7 +327,7 @@ async function bandView(ctx: PageContext, path: string, box: HTMLElement): Promi
     (['per', 'pbr', 'psr'] as const).map((v) => ({ value: v, label: v.toUpperCase() })),
     type,
     (next) => {
-      load(next).catch((err: unknown) => body.replaceChildren(note(err instanceof ApiProblem ? `${t('error')}: ${err.detail}` : t('error'), 'error')));
+      load(next).catch((err: unknown) => body.replaceChildren(note(errorText(err), 'error')));
     },
   );
   box.replaceChildren(switcher, body);
@@ -332,7 +348,7 @@ function percentileView(sector: SectorPercentile, market: SectorPercentile): HTM
     'p',
     { class: 'cohorts', id: 'cohorts' },
     `${t('cohort_sector')}: `,
-    h('strong', {}, sector.cohortName),
+    h('strong', {}, sectorName(sector.cohortName, sector.cohortNameKo)),
     ` (${sector.cohortMembers} ${t('members')}) · ${t('cohort_market')}: `,
     h('strong', {}, market.cohortName),
     ` (${market.cohortMembers} ${t('members')})`,
