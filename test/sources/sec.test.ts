@@ -88,6 +88,26 @@ describe('SEC parsers', () => {
     ]);
   });
 
+  it('dividends per share: year to date, per ADS for an ADS ticker (hand-made facts)', () => {
+    // Constructed: one 20-F in USD for FY2024 (2024-01-01..2024-12-31, filed 2025-04-30) with Revenues 1,000 and
+    // CommonStockDividendsPerShareDeclared 0.5 per ordinary share; the cover page says 80 ordinary shares.
+    const fact = (val: number) => ({ start: '2024-01-01', end: '2024-12-31', val, accn: '0000000001-25-000001', fy: 2024, fp: 'FY', form: '20-F', filed: '2025-04-30' });
+    const doc = {
+      entityName: 'Made Up Holdings',
+      facts: {
+        dei: { EntityCommonStockSharesOutstanding: { units: { shares: [{ end: '2025-03-31', val: 80, accn: '0000000001-25-000001', fy: 2024, fp: 'FY', form: '20-F', filed: '2025-04-30' }] } } },
+        'us-gaap': {
+          Revenues: { units: { USD: [fact(1_000)] } },
+          CommonStockDividendsPerShareDeclared: { units: { 'USD/shares': [fact(0.5)] } },
+        },
+      },
+    };
+    // As an ordinary-share ticker: 0.5 a share, 80 shares.
+    assert.deepEqual(parseCompanyFacts(doc, 'MADE')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[0.5, 80]]);
+    // As BABA, whose ADS represents 8 ordinary shares (src/domain/ads.ts): 0.5 x 8 = 4 an ADS, 80 / 8 = 10 ADSs.
+    assert.deepEqual(parseCompanyFacts(doc, 'BABA')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[4, 10]]);
+  });
+
   it('daily form index: periodic filers only, names with double spaces', () => {
     assert.deepEqual(parseDailyFormIndex(fixture('sec/form.20241101.idx')), [320193, 789019, 1234567]);
   });
