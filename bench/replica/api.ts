@@ -185,6 +185,32 @@ export class DartApi {
     return json({ status: '000', message: '정상', list });
   }
 
+  /**
+   * alotMatter.json of a copy: Samsung Electronics' recorded dividend section of its 2020 Q1
+   * report (test/fixtures/real/opendart), re-keyed to the copy's corp_code and receipt number.
+   * DERIVED for the other reports: the common and preferred share's cash dividend per share is
+   * the recorded quarter's 354 won times the fiscal quarter (year to date, as the recorded
+   * half-year answer's 708 shows); the other rows as recorded.
+   */
+  dividendsOf(q: URLSearchParams): Answer {
+    const noData = json({ status: '013', message: '조회된 데이타가 없습니다.' });
+    const corp = this.universe.krByCorp.get(q.get('corp_code') ?? '');
+    const filing = corp ? this.filings().byKey.get(`${corp.corpCode}:${Number(q.get('bsns_year'))}:${q.get('reprt_code') ?? ''}`) : undefined;
+    if (!corp || !filing) return noData;
+    const quarter = { '11013': 1, '11012': 2, '11014': 3, '11011': 4 }[filing.reprtCode];
+    this.dividendRows ??= realJson<{ list: Record<string, string>[] }>('opendart/alotMatter_00126380_2020_11013.json').list;
+    const list = this.dividendRows.map((r) => ({
+      ...r,
+      rcept_no: filing.rceptNo,
+      corp_code: corp.corpCode,
+      corp_name: corp.name,
+      ...(r['se'] === '주당 현금배당금(원)' ? { thstrm: String(354 * quarter) } : {}),
+    }));
+    return json({ status: '000', message: '정상', list });
+  }
+
+  private dividendRows: Record<string, string>[] | null = null;
+
   company(q: URLSearchParams): Answer {
     const corp = this.universe.krByCorp.get(q.get('corp_code') ?? '');
     if (!corp) return json({ status: '013', message: '조회된 데이타가 없습니다.' });

@@ -87,6 +87,8 @@ export interface MarketDataStore {
    * before the date; null when it has none. In the order asked.
    */
   closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
+  /** As `closesOnOrBefore`, the listed shares of that bar (as the feed gives them: not adjusted for later splits). */
+  listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
   /** Per stock, its split events (found in its bars, kept beside them: ./bar-splits.ts) dated in (`after`, `through`], ascending. */
   splitEvents(after: string, through: string): Promise<Map<number, SplitEvent[]>>;
   /** One stock's split events dated on or before `through`, ascending: what a split-adjusted price history divides out. */
@@ -210,6 +212,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
     return this.barsData.closesOnOrBefore(wanted);
+  }
+
+  listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
+    return this.barsData.listedSharesOnOrBefore(wanted);
   }
 
   splitEvents(after: string, through: string): Promise<Map<number, SplitEvent[]>> {

@@ -37,6 +37,7 @@ export const snapshotMetric = z.object({
   referenceQuarter: z.string().nullable().describe('Latest fiscal quarter used, e.g. 2025Q3'),
   disclosedOn: z.string().nullable().describe('Disclosure date of that quarter as used (point in time)'),
   priceDate: z.string().nullable().describe('Date of the closing price used; null when no price enters'),
+  basis: z.string().optional().describe('How a per-share figure was taken (EPS: reported basic EPS, or net income over a share count); absent elsewhere'),
 });
 
 export const percentileEntry = z.object({

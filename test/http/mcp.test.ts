@@ -105,6 +105,13 @@ describe('MCP /api/mcp', () => {
           { market: 'KR,US', filters: [{ field: 'roe', min: 5 }, { field: 'per', max: 40 }], sort: { field: 'operatingMargin', order: 'asc' }, fields: ['roe', 'per', 'grade'], limit: 20 },
           '/screen?market=KR,US&filters=roe:5:,per::40&sort=operatingMargin:asc&fields=roe,per,grade&limit=20&format=columns',
         ],
+        // The per-share fields screen over MCP as over REST.
+        [
+          'screen_stocks',
+          { market: 'KR,US', filters: [{ field: 'dividendYield', min: 1 }], sort: { field: 'dividendYield', order: 'desc' }, fields: ['eps', 'dividendPerShare', 'dividendPerShareFy', 'dividendYield'], limit: 10 },
+          '/screen?market=KR,US&filters=dividendYield:1:&sort=dividendYield:desc&fields=eps,dividendPerShare,dividendPerShareFy,dividendYield&limit=10&format=columns',
+        ],
+        ['get_stock_snapshot', { code: kr }, `/stocks/${kr}/snapshot`],
       ];
       for (const [name, args, restPath] of calls) {
         const result = await client.callTool({ name, arguments: args });

@@ -9,7 +9,7 @@ import type { SnapshotGroups, SnapshotMetric } from '../../src/domain/results.js
 import { coverageLines, coverageOf, emptyNullCounts, nullReasonOf, readCoverage, type NullCounts } from '../../src/serving/coverage.js';
 import type { StockView, V3Outcome } from '../../src/serving/dataset.js';
 
-type MetricName = 'per' | 'pbr' | 'evEbit' | 'roe' | 'roic' | 'operatingMargin' | 'revenueYoy' | 'epsYoy' | 'netDebtRatio' | 'interestCoverage' | 'currentRatio' | 'operatingCashFlow' | 'fcfYield' | 'cfToNi' | 'ccc';
+type MetricName = 'per' | 'pbr' | 'evEbit' | 'roe' | 'roic' | 'operatingMargin' | 'revenueYoy' | 'epsYoy' | 'netDebtRatio' | 'interestCoverage' | 'currentRatio' | 'operatingCashFlow' | 'fcfYield' | 'cfToNi' | 'ccc' | 'eps' | 'dividendPerShare' | 'dividendPerShareFy' | 'dividendYield';
 
 const metric = (reason?: string): SnapshotMetric =>
   reason === undefined ? { value: 1, unit: 'x', referenceQuarter: '2026Q3', disclosedOn: '2026-11-14', priceDate: null } : { value: null, reason, unit: 'x', referenceQuarter: null, disclosedOn: null, priceDate: null };
@@ -24,6 +24,7 @@ function groups(nulls: Partial<Record<MetricName, string>>, rest?: string): Snap
     stability: { netDebtRatio: m('netDebtRatio'), interestCoverage: m('interestCoverage'), currentRatio: m('currentRatio') },
     cashGeneration: { operatingCashFlow: m('operatingCashFlow'), fcfYield: m('fcfYield') },
     earningsQuality: { cfToNi: m('cfToNi'), ccc: m('ccc') },
+    perShare: { eps: m('eps'), dividendPerShare: m('dividendPerShare'), dividendPerShareFy: m('dividendPerShareFy'), dividendYield: m('dividendYield') },
   };
 }
 
@@ -104,7 +105,7 @@ describe('coverageOf', () => {
   });
 
   it('per snapshot metric and market, over the served stocks', () => {
-    assert.equal(report.metrics.length, 30, '15 metrics x 2 markets');
+    assert.equal(report.metrics.length, 38, '19 metrics x 2 markets');
     const line = (metric: string, market: Market) => report.metrics.find((m) => m.metric === metric && m.market === market);
     // KR PER: 000010 a value; 000020 a loss (undefinedForCompany), 000030 noFilingsYet, 000040 noPrice.
     assert.deepEqual(line('per', 'KR'), { metric: 'per', market: 'KR', withValues: 1, nulls: counts({ undefinedForCompany: 1, noFilingsYet: 1, noPrice: 1 }) });

@@ -121,6 +121,25 @@ describe('SEC companyfacts on real filings', () => {
     const retagged = parseCompanyFacts(body, 'AAPL')!;
     assert.deepEqual(retagged.reports, apple.reports);
   });
+
+  it('Apple dividends per share declared: year to date, restated to the latest share basis, and their TTM', () => {
+    // us-gaap:CommonStockDividendsPerShareDeclared (USD/shares), the fact of each filing whose duration is its year to date:
+    // 10-K 0000320193-25-000079 (filed 2025-10-31) 2024-09-29..2025-09-27 = 1.02;
+    // 10-Q 0000320193-25-000008 (filed 2025-01-31) 2024-09-29..2024-12-28 = 0.25;
+    // 10-Q 0000320193-26-000006 (filed 2026-01-30) 2025-09-28..2025-12-27 = 0.26 (the 10-Qs also carry the three months
+    // alone; for Q1 they are the same period).
+    const dps = (fy: number, q: number) => at(apple.reports, fy, q).map((r) => r.dividendPerShare);
+    assert.deepEqual([dps(2025, 4), dps(2025, 1), dps(2026, 1)], [[1.02], [0.25], [0.26]]);
+    // 10-K 0000320193-19-000119 (filed 2019-10-31) 2018-09-30..2019-09-28 = 3 (before the 4-for-1 split first filed on
+    // 2020-10-30, `splits`): 3 / 4 = 0.75 on the latest basis, as the shares are multiplied.
+    assert.deepEqual(dps(2019, 4), [0.75]);
+    // TTM at 2026Q1 = Q1 FY2026 + FY2025 - Q1 FY2025 = 0.26 + 1.02 - 0.25 = 1.03.
+    const ttm = ttmAsOf(apple.reports, '2026-02-01').current.ttm;
+    assert.equal(ttm?.referenceQuarter, '2026Q1');
+    assert.equal(ttm?.dividendPerShare, 0.26 + 1.02 - 0.25);
+    // Tesla tags no dividends: unknown (null), never 0. US filings carry no basic EPS in the model (the US EPS divides by shares).
+    assert.ok(tesla.reports.every((r) => r.dividendPerShare === null && r.basicEps === null));
+  });
 });
 
 describe('SEC debt components (edge cases, hand-made balances)', () => {

@@ -10,7 +10,7 @@ import { MARKET_SECTORS } from '../../src/sources/demo/sectors.js';
 import { context, fixture, fixtureJson, loopback } from './helpers.js';
 
 const M = 1_000_000;
-const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null };
+const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null, basicEps: null, dividendPerShare: null };
 // Apple's fiscal year ends on the last Saturday of September: FY2024 = 2023-10-01 .. 2024-09-28.
 const AAPL_9M_FY2024: FinancialReport = {
   ...base, code: 'AAPL', fiscalYear: 2024, fiscalQuarter: 3, periodEnd: '2024-06-29', disclosedOn: '2024-08-02',
@@ -191,6 +191,26 @@ describe('SEC parsers', () => {
       { ...common, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-02-20', revenue: 8_600 * M, netIncome: 910 * M, totalAssets: 15_000 * M, debt: 3_250 * M, shares: 412_000_000 },
       { ...common, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-05-10', revenue: 8_600 * M, netIncome: 880 * M, totalAssets: 15_000 * M, debt: 3_250 * M, shares: null },
     ]);
+  });
+
+  it('dividends per share: year to date, per ADS for an ADS ticker (hand-made facts)', () => {
+    // Constructed: one 20-F in USD for FY2024 (2024-01-01..2024-12-31, filed 2025-04-30) with Revenues 1,000 and
+    // CommonStockDividendsPerShareDeclared 0.5 per ordinary share; the cover page says 80 ordinary shares.
+    const fact = (val: number) => ({ start: '2024-01-01', end: '2024-12-31', val, accn: '0000000001-25-000001', fy: 2024, fp: 'FY', form: '20-F', filed: '2025-04-30' });
+    const doc = {
+      entityName: 'Made Up Holdings',
+      facts: {
+        dei: { EntityCommonStockSharesOutstanding: { units: { shares: [{ end: '2025-03-31', val: 80, accn: '0000000001-25-000001', fy: 2024, fp: 'FY', form: '20-F', filed: '2025-04-30' }] } } },
+        'us-gaap': {
+          Revenues: { units: { USD: [fact(1_000)] } },
+          CommonStockDividendsPerShareDeclared: { units: { 'USD/shares': [fact(0.5)] } },
+        },
+      },
+    };
+    // As an ordinary-share ticker: 0.5 a share, 80 shares.
+    assert.deepEqual(parseCompanyFacts(doc, 'MADE')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[0.5, 80]]);
+    // As BABA, whose ADS represents 8 ordinary shares (src/domain/ads.ts): 0.5 x 8 = 4 an ADS, 80 / 8 = 10 ADSs.
+    assert.deepEqual(parseCompanyFacts(doc, 'BABA')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[4, 10]]);
   });
 
   it('daily form index: periodic filers only, names with double spaces', () => {

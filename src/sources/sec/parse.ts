@@ -153,6 +153,12 @@ const IFRS_DEBT_CONCEPTS = [
 /** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
 
+/**
+ * Dividends per common share, year to date, in USD per share: declared first (the figure that
+ * belongs to the period), paid where a filer tags only that.
+ */
+const DIVIDEND_CONCEPTS = ['CommonStockDividendsPerShareDeclared', 'CommonStockDividendsPerShareCashPaid'] as const;
+
 const SHARE_CONCEPTS = ['CommonStockSharesOutstanding', 'WeightedAverageNumberOfSharesOutstandingBasic'] as const;
 
 /** Expected year-to-date length in days per fiscal period, with room for 52/53-week years. */
@@ -360,11 +366,11 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   }
   filings.sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn));
 
-  const flow = (filing: Filing, concepts: readonly string[] | undefined): number | null => {
+  const flow = (filing: Filing, concepts: readonly string[] | undefined, unit = currency): number | null => {
     const [lo, hi] = YTD_DAYS[filing.quarter];
     for (const concept of concepts ?? []) {
       let best: Fact | undefined;
-      for (const f of inFiling(concept, filing.accn)) {
+      for (const f of inFiling(concept, filing.accn, unit)) {
         if (f.end !== filing.periodEnd || f.start === undefined) continue;
         const days = daysBetween(f.start, f.end);
         if (days >= lo && days <= hi && (!best || days > daysBetween(best.start ?? best.end, best.end))) best = f;
@@ -421,6 +427,9 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
       interestExpense: interest === null ? null : Math.abs(interest),
+      // The US EPS divides net income by the split-consistent shares (src/domain/snapshot.ts).
+      basicEps: null,
+      dividendPerShare: flow(filing, DIVIDEND_CONCEPTS, 'USD/shares'),
       totalAssets: item('totalAssets'),
       currentAssets: item('currentAssets'),
       totalLiabilities: item('totalLiabilities'),
@@ -503,13 +512,16 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     });
   }
   // Every filing's shares in the latest basis (the basis of split-adjusted prices): a count
-  // filed before a split is multiplied by that split's factor; an ADS ticker's count is in ADSs.
-  const ads = adsRatioOf(code) !== null;
+  // filed before a split is multiplied by that split's factor, a dividend per share divided by it;
+  // an ADS ticker's count is in ADSs, and its dividend per share that of the ordinary shares one
+  // ADS represents.
+  const ads = adsRatioOf(code);
   out.forEach((r, i) => {
     const { raw, filed } = outShares[i] ?? { raw: null, filed: r.disclosedOn };
-    if (raw === null) return;
     let factor = 1;
     for (const split of splits) if (split.filed > filed) factor *= split.factor;
+    if (r.dividendPerShare !== null && (factor !== 1 || ads !== null)) r.dividendPerShare = (r.dividendPerShare / factor) * (ads?.ordinaryPerAds ?? 1);
+    if (raw === null) return;
     r.shares = ads ? listedShares(code, raw * factor) : Math.round(raw * factor);
   });
   const foreignPrivateIssuer = filings.some((f) => FOREIGN_FORMS.has(f.form));
