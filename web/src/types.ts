@@ -91,6 +91,7 @@ export const SNAPSHOT_GROUPS = {
   stability: ['netDebtRatio', 'interestCoverage', 'currentRatio'],
   cashGeneration: ['operatingCashFlow', 'fcfYield'],
   earningsQuality: ['cfToNi', 'ccc'],
+  perShare: ['eps', 'dividendPerShare', 'dividendPerShareFy', 'dividendYield'],
 } as const;
 export type SnapshotGroup = keyof typeof SNAPSHOT_GROUPS;
 export type SnapshotMetricKey = (typeof SNAPSHOT_GROUPS)[SnapshotGroup][number];
