@@ -188,6 +188,8 @@ export class DartApi {
     return json({ status: '000', message: '정상', list });
   }
 
+  private dividendRows: Record<string, string>[] | null = null;
+
   company(q: URLSearchParams): Answer {
     const corp = this.universe.krByCorp.get(q.get('corp_code') ?? '');
     if (!corp) return json({ status: '013', message: '조회된 데이타가 없습니다.' });
@@ -204,13 +206,13 @@ export class DartApi {
   }
 
   /**
-   * alotMatter.json (배당에 관한 사항) of a copy's periodic report, CONSTRUCTED in the format of
-   * the recorded answers (one row per item, `se` its Korean label, `stock_knd` on the per-share
-   * rows, `thstrm` this year to date, `frmtrm` and `lwfr` the two fiscal years before, numbers
-   * with thousands commas, `-` for none, `stlm_dt` the period end). Seven copies in ten pay a
-   * cash dividend of 0.5-5 % of their base price a year (one in five of them quarterly, the rest
-   * once, with the annual report); the rest answer the rows with `-`. 013 when the report is not
-   * filed.
+   * alotMatter.json (배당에 관한 사항) of a copy's periodic report: Samsung Electronics' recorded
+   * answer of its 2020 Q1 report (test/fixtures/real/opendart; every row and field as recorded:
+   * `se`, `stock_knd` on the per-share rows, `thstrm` this year to date, `frmtrm` and `lwfr` the
+   * two fiscal years before), re-keyed to the copy's corp_code, name and receipt number, with the
+   * cash-dividend rows DERIVED per copy: seven copies in ten pay 0.5-5 % of their base price a
+   * year (one in five of them quarterly, the rest once, with the annual report), the common and
+   * preferred share alike; the rest answer `-`. 013 when the report is not filed.
    */
   alotMatter(q: URLSearchParams): Answer {
     const corp = this.universe.krByCorp.get(q.get('corp_code') ?? '');
@@ -221,30 +223,21 @@ export class DartApi {
     const pays = unit(corp.index + 31_000) < 0.7;
     const quarterly = pays && unit(corp.index + 32_000) < 0.2;
     const annual = pays ? Math.max(10, Math.round((corp.basePrice * (0.005 + 0.045 * unit(corp.index + 33_000))) / 10) * 10) : 0;
-    const dps = (toDate: number): string => {
-      const paid = quarterly ? (annual * toDate) / 4 : toDate === 4 ? annual : 0;
-      return paid > 0 ? comma(paid) : '-';
-    };
+    const paidTo = (quarters: number): number => (quarterly ? (annual * quarters) / 4 : quarters === 4 ? annual : 0);
+    const text = (n: number, digits = 0): string => (n > 0 ? (digits === 0 ? comma(n) : n.toFixed(digits)) : '-');
     const shares = SHARES_KR(corp);
-    const total = (perShare: string): string => (perShare === '-' ? '-' : comma((Number(perShare.replace(/,/g, '')) * shares) / 1_000_000));
-    const stlmDt = `${year}-${['03-31', '06-30', '09-30', '12-31'][quarter - 1] ?? ''}`;
-    const base = { rcept_no: filing.rceptNo, corp_cls: corp.corpCls, corp_code: corp.corpCode, corp_name: corp.name };
-    const row = (se: string, thstrm: string, frmtrm: string, lwfr: string, stockKnd?: string) => ({ ...base, se, ...(stockKnd === undefined ? {} : { stock_knd: stockKnd }), thstrm, frmtrm, lwfr, stlm_dt: stlmDt });
-    const now = dps(quarter);
-    const before = dps(4);
-    return json({
-      status: '000',
-      message: '정상',
-      list: [
-        row('주당액면가액(원)', '500', '500', '500'),
-        row('현금배당금총액(백만원)', total(now), total(before), total(before)),
-        row('주식배당금총액(백만원)', '-', '-', '-'),
-        row('현금배당수익률(%)', now === '-' ? '-' : ((Number(now.replace(/,/g, '')) * 100) / corp.basePrice).toFixed(2), before === '-' ? '-' : ((annual * 100) / corp.basePrice).toFixed(2), before === '-' ? '-' : ((annual * 100) / corp.basePrice).toFixed(2), '보통주'),
-        row('주식배당수익률(%)', '-', '-', '-', '보통주'),
-        row('주당 현금배당금(원)', now, before, before, '보통주'),
-        row('주당 주식배당(주)', '-', '-', '-', '보통주'),
-      ],
+    const now = paidTo(quarter);
+    const before = paidTo(4);
+    this.dividendRows ??= realJson<{ list: Record<string, string>[] }>('opendart/alotMatter_00126380_2020_11013.json').list;
+    const list = this.dividendRows.map((r) => {
+      const row: Record<string, string> = { ...r, rcept_no: filing.rceptNo, corp_cls: corp.corpCls, corp_code: corp.corpCode, corp_name: corp.name };
+      const set = (thisYear: string, earlier: string): Record<string, string> => ({ ...row, thstrm: thisYear, frmtrm: earlier, lwfr: earlier });
+      if (r['se'] === '주당 현금배당금(원)') return set(text(now), text(before));
+      if (r['se'] === '현금배당수익률(%)') return set(text((now * 100) / corp.basePrice, 2), text((before * 100) / corp.basePrice, 2));
+      if (r['se'] === '현금배당금총액(백만원)') return set(text((now * shares) / 1_000_000), text((before * shares) / 1_000_000));
+      return row;
     });
+    return json({ status: '000', message: '정상', list });
   }
 }
 

@@ -1,5 +1,5 @@
 // A stdio MCP server for desktop assistants that only speak stdio. It forwards tools, resources
-// and prompts to a running service's POST /api/mcp with the configured key, so the tools, their
+// (and their templates), prompts and completions to a running service's POST /api/mcp with the configured key, so the tools, their
 // schemas and annotations, keys, quotas and answers are the service's own.
 //
 //   SERVICE_URL=http://127.0.0.1:8080 SERVICE_API_KEY=sk_live_... npm run mcp
@@ -21,7 +21,7 @@ export interface BridgeOptions {
 type Forward = { method: string; params?: unknown };
 
 /** The methods other than tools/call passed to the service as they are. */
-const FORWARDED = ['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get'] as const;
+const FORWARDED = ['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete'] as const;
 
 /** The service's results are handed on as they came: the stdio client judges them, not the bridge. */
 const AS_SENT: StandardSchemaV1<unknown, Result> = { '~standard': { version: 1, vendor: 'stock-data-service', validate: (value) => ({ value: value as Result }) } };
@@ -29,7 +29,7 @@ const AS_SENT: StandardSchemaV1<unknown, Result> = { '~standard': { version: 1, 
 export function createStdioBridge(options: BridgeOptions): Server {
   const server = new Server(
     { name: 'stock-data-service-stdio', version: VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: 'Forwards to the stock data service at ' + options.baseUrl },
+    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, instructions: 'Forwards to the stock data service at ' + options.baseUrl },
   );
   // The service, through the SDK's client over its Streamable HTTP transport: a 2025-era client
   // (initialize on the first forwarded request), the key on every POST.

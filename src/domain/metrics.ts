@@ -13,6 +13,27 @@ export interface MetricDefinition {
   definition: string;
 }
 
+/** The snapshot's per-share figures (its `perShare` group), also screenable. */
+export const PER_SHARE_DEFINITIONS: Readonly<Record<'eps' | 'dividendPerShare' | 'dividendPerShareFy' | 'dividendYield', { name: string; unit: string; definition: string }>> = {
+  eps: {
+    name: 'EPS (TTM)',
+    unit: 'currency',
+    definition:
+      'trailing-twelve-month earnings per share in the stock currency: the filings\' basic EPS summed like any TTM flow (KR), else TTM net income / shares at the TTM\'s last quarter (US), else / listed shares at the price date; `basis` says which',
+  },
+  dividendPerShare: {
+    name: 'Dividend per share (TTM)',
+    unit: 'currency',
+    definition: 'cash dividends per common share declared over the trailing twelve months (year-to-date figures of the filings, as any TTM flow), in the stock currency; 0 when the filings declare none',
+  },
+  dividendPerShareFy: {
+    name: 'Dividend per share (last fiscal year)',
+    unit: 'currency',
+    definition: 'cash dividends per common share declared for the last fiscal year with an annual report disclosed by the date, in the stock currency',
+  },
+  dividendYield: { name: 'Dividend yield', unit: '%', definition: 'TTM dividend per share / last close x 100 (both on the share basis of the price date)' },
+};
+
 const DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = {
   per: { name: 'PER', unit: 'x', definition: 'market cap / TTM net income (controlling); null when net income <= 0' },
   pbr: { name: 'PBR', unit: 'x', definition: 'market cap / equity of the latest filed quarter; null when equity <= 0' },
@@ -27,7 +48,10 @@ const DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = {
   epsYoy: {
     name: 'EPS YoY',
     unit: '%',
-    definition: 'EPS (TTM net income / split-consistent shares at the TTM\'s last quarter) vs EPS four quarters earlier; null for KR stocks (no share count in the statements)',
+    definition:
+      'TTM EPS vs TTM EPS four quarters earlier, both on one basis (`basis` says which): the filings\' own basic EPS where both TTMs carry it (KR statements), ' +
+      'else TTM net income / split-consistent shares at each TTM\'s last quarter (US), else TTM net income / the listed shares at the price date for both (KR without reported EPS); ' +
+      'KR per-share figures put on today\'s share basis across splits; null when the base is 0 or missing',
   },
   netDebtRatio: { name: 'Net-debt ratio', unit: '%', definition: '(debt - cash) / equity; null when equity <= 0 or debt is not reported' },
   interestCoverage: { name: 'Interest coverage', unit: 'x', definition: 'TTM operating income / TTM interest expense; null when there is no interest expense' },

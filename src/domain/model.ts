@@ -104,6 +104,19 @@ export interface FinancialReport {
   /** Purchases of property, plant and equipment, as a positive number. */
   capex: number | null;
   interestExpense: number | null;
+  /**
+   * Basic earnings per share as filed (기본주당이익, `ifrs-full_BasicEarningsLossPerShare`), year
+   * to date, in the reporting currency per share, on the share basis of the filing's own date.
+   * Null when the filing does not carry it (US filings: the US path divides net income by shares).
+   */
+  basicEps: number | null;
+  /**
+   * Cash dividends per common share declared for the fiscal year to date, in the reporting
+   * currency, on the share basis of the filing's own date (KR: the periodic report's 배당에 관한
+   * 사항, `-` read as 0, a declared none; US: `CommonStockDividendsPerShareDeclared`, else
+   * `...CashPaid`, restated to the latest share basis). Null when not reported.
+   */
+  dividendPerShare: number | null;
   // Balances at period end.
   totalAssets: number | null;
   currentAssets: number | null;
@@ -130,6 +143,8 @@ export const FLOW_ITEMS = [
   'operatingCashFlow',
   'capex',
   'interestExpense',
+  'basicEps',
+  'dividendPerShare',
 ] as const;
 export type FlowItem = (typeof FLOW_ITEMS)[number];
 

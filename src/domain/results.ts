@@ -82,6 +82,11 @@ export interface SnapshotMetric extends Measured {
   disclosedOn: string | null;
   /** Date of the closing price used; null when no price enters the metric. */
   priceDate: string | null;
+  /**
+   * How a per-share figure was taken where there is more than one way (EPS: `reported basic EPS`
+   * or `net income / shares ...`, docs/calculations.md); absent elsewhere.
+   */
+  basis?: string;
 }
 
 export type SnapshotMetricKey =
@@ -99,7 +104,11 @@ export type SnapshotMetricKey =
   | 'operatingCashFlow'
   | 'fcfYield'
   | 'cfToNi'
-  | 'ccc';
+  | 'ccc'
+  | 'eps'
+  | 'dividendPerShare'
+  | 'dividendPerShareFy'
+  | 'dividendYield';
 
 /** Snapshot metrics in their six published groups. */
 export interface SnapshotGroups {
@@ -109,6 +118,8 @@ export interface SnapshotGroups {
   stability: { netDebtRatio: SnapshotMetric; interestCoverage: SnapshotMetric; currentRatio: SnapshotMetric };
   cashGeneration: { operatingCashFlow: SnapshotMetric; fcfYield: SnapshotMetric };
   earningsQuality: { cfToNi: SnapshotMetric; ccc: SnapshotMetric };
+  /** Per-share figures: TTM EPS, dividends per share (TTM and the last fiscal year) and the dividend yield. */
+  perShare: { eps: SnapshotMetric; dividendPerShare: SnapshotMetric; dividendPerShareFy: SnapshotMetric; dividendYield: SnapshotMetric };
 }
 
 export const PERCENTILE_METRICS = [

@@ -9,7 +9,7 @@
 // sets, and its page is read along the held order.
 
 import type { Market } from './model.js';
-import { PERCENTILE_METRIC_DEFINITIONS } from './metrics.js';
+import { PER_SHARE_DEFINITIONS, PERCENTILE_METRIC_DEFINITIONS } from './metrics.js';
 import { PERCENTILE_METRICS, type BandKey, type Grade } from './results.js';
 import { GRADE_BOUNDS } from './score.js';
 import { sectorKo } from './sectors.js';
@@ -26,6 +26,10 @@ export const SCREEN_NUMBER_FIELDS = [
   'priceChange1m',
   'priceChange3m',
   'priceChange12m',
+  'eps',
+  'dividendPerShare',
+  'dividendPerShareFy',
+  'dividendYield',
 ] as const;
 export type ScreenNumberField = (typeof SCREEN_NUMBER_FIELDS)[number];
 
@@ -72,6 +76,9 @@ export const SCREEN_FIELD_DEFINITIONS: readonly ScreenFieldDefinition[] = [
   { field: 'priceChange1m', unit: '%', definition: priceChange(1), sameAs: 'get_price_history closes, split-adjusted' },
   { field: 'priceChange3m', unit: '%', definition: priceChange(3), sameAs: 'get_price_history closes, split-adjusted' },
   { field: 'priceChange12m', unit: '%', definition: priceChange(12), sameAs: 'get_price_history closes, split-adjusted' },
+  ...(['eps', 'dividendPerShare', 'dividendPerShareFy', 'dividendYield'] as const).map(
+    (field): ScreenFieldDefinition => ({ field, unit: PER_SHARE_DEFINITIONS[field].unit, definition: PER_SHARE_DEFINITIONS[field].definition, sameAs: `get_stock_snapshot perShare.${field}.value` }),
+  ),
 ];
 
 /** One stock as the screener holds it. */

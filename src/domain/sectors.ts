@@ -1,8 +1,8 @@
 // Korean names of the stock sectors the service serves: the one table both doors (`sectorKo`
 // beside `sector`) and the dashboard read. The English name stays the key everywhere (cohorts,
-// filters, the store); a Korean name given to a sector filter resolves to it. SEC industry
-// titles (SIC descriptions such as "Electronic Computers") have no entry: their `sectorKo` is
-// null (docs/web.md, "Sector names").
+// filters, the store); a Korean name given to a sector filter resolves to it. Every sector a
+// source produces has an entry (test/sources/sector-names.test.ts); a name without one (a
+// sector stored under another name) has a null `sectorKo` (docs/web.md, "Sector names").
 
 export const SECTOR_NAMES_KO: Readonly<Record<string, string>> = {
   'Aerospace & Defense': '항공우주·방산',
@@ -13,6 +13,8 @@ export const SECTOR_NAMES_KO: Readonly<Record<string, string>> = {
   Biotech: '바이오',
   Chemicals: '화학',
   Construction: '건설',
+  'Consumer Products': '소비재',
+  'Consumer Services': '소비자 서비스',
   Cosmetics: '화장품',
   Defense: '방위산업',
   Displays: '디스플레이',
@@ -23,14 +25,17 @@ export const SECTOR_NAMES_KO: Readonly<Record<string, string>> = {
   Hardware: '하드웨어',
   'Health Care Services': '헬스케어 서비스',
   'Household Products': '생활용품',
+  Industrials: '산업재',
   Insurance: '보험',
   Internet: '인터넷',
   Machinery: '기계',
+  Materials: '소재',
   'Media & Entertainment': '미디어·엔터테인먼트',
   'Medical Devices': '의료기기',
   'Other Financials': '기타금융',
   Pharmaceuticals: '제약',
   REITs: '리츠',
+  'Real Estate': '부동산',
   Restaurants: '외식',
   Retail: '유통',
   'Secondary Batteries': '이차전지',
@@ -44,11 +49,12 @@ export const SECTOR_NAMES_KO: Readonly<Record<string, string>> = {
   Transportation: '운송',
   Unclassified: '미분류',
   Utilities: '유틸리티',
+  Wholesale: '도매',
 };
 
 const ENGLISH_OF_KO: ReadonlyMap<string, string> = new Map(Object.entries(SECTOR_NAMES_KO).map(([en, ko]) => [ko, en]));
 
-/** The Korean name of a sector, or null where the service has none (SEC industry titles). */
+/** The Korean name of a sector, or null for a name outside the table. */
 export function sectorKo(sector: string): string | null {
   return Object.hasOwn(SECTOR_NAMES_KO, sector) ? (SECTOR_NAMES_KO[sector] as string) : null;
 }

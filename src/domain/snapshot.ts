@@ -4,11 +4,12 @@
 
 import { changePct } from './change.js';
 import { NOT_APPLICABLE_TO_FINANCIAL_METRICS, NOT_APPLICABLE_TO_FINANCIALS } from './financials.js';
-import type { BalanceItem, Currency, FlowItem } from './model.js';
+import type { BalanceItem, Currency, FinancialReport, FlowItem } from './model.js';
+import type { SplitEvent } from './price-change.js';
 import { PERCENTILE_METRICS } from './results.js';
 import type { Measured, PercentileEntry, PercentileMetricKey, SnapshotGroups, SnapshotMetric, SnapshotMetricKey } from './results.js';
 import { percentileRanker } from './score.js';
-import { quarterLabel, ttmOfQuarters, type TtmView } from './ttm.js';
+import { ordinalOf, quarterLabel, ttmOfQuarters, type TtmView } from './ttm.js';
 import type { DiscreteQuarter, Ttm } from './ttm.js';
 
 /** The price a snapshot uses: the last close on or before the date. */
@@ -31,6 +32,8 @@ const ITEM_NAMES: Record<FlowItem | BalanceItem, string> = {
   operatingCashFlow: 'operating cash flow',
   capex: 'capital expenditure',
   interestExpense: 'interest expense',
+  basicEps: 'basic EPS',
+  dividendPerShare: 'dividend per share',
   totalAssets: 'total assets',
   currentAssets: 'current assets',
   totalLiabilities: 'total liabilities',
@@ -62,6 +65,88 @@ function measure(unit: string, ref: Ref, priceDate: string | null, compute: () =
     if (e instanceof Missing) return { value: null, reason: e.reason, unit, ...ref, priceDate };
     throw e;
   }
+}
+
+/** `measure` of a figure whose computation also says its basis (`SnapshotMetric.basis`), kept on a null too. */
+function measureWithBasis(unit: string, ref: Ref, priceDate: string | null, compute: () => { value: number; basis: string }, basisOfNull: () => string | undefined): SnapshotMetric {
+  try {
+    const { value, basis } = compute();
+    return { value, unit, ...ref, priceDate, basis };
+  } catch (e) {
+    if (!(e instanceof Missing)) throw e;
+    const basis = basisOfNull();
+    return basis === undefined ? { value: null, reason: e.reason, unit, ...ref, priceDate } : { value: null, reason: e.reason, unit, ...ref, priceDate, basis };
+  }
+}
+
+/** EPS bases (docs/calculations.md, "EPS"). */
+export const EPS_BASIS = {
+  reported: 'reported basic EPS',
+  quarterShares: 'net income / shares at the quarter end',
+  listedQuarterShares: 'net income / listed shares at the quarter end',
+  listedShares: 'net income / listed shares at the price date',
+} as const;
+
+/**
+ * The period ends at which a KR stock's EPS needs the price feed's listed shares: those of its
+ * latest fiscal quarter known at `asOf` and of the quarter four before it (the two TTMs EPS YoY
+ * compares), where no filing of that quarter states a basic EPS or a share count.
+ */
+export function listedSharesWanted(reports: readonly Pick<FinancialReport, 'fiscalYear' | 'fiscalQuarter' | 'periodEnd' | 'disclosedOn' | 'basicEps' | 'shares'>[], asOf: string): string[] {
+  const byOrdinal = new Map<number, { periodEnd: string; covered: boolean }>();
+  for (const r of reports) {
+    if (r.disclosedOn > asOf) continue;
+    const o = ordinalOf(r.fiscalYear, r.fiscalQuarter);
+    const held = byOrdinal.get(o);
+    const covered = r.basicEps !== null || r.shares !== null;
+    if (held) held.covered ||= covered;
+    else byOrdinal.set(o, { periodEnd: r.periodEnd, covered });
+  }
+  if (byOrdinal.size === 0) return [];
+  const latest = Math.max(...byOrdinal.keys());
+  const out: string[] = [];
+  for (const o of [latest, latest - 4]) {
+    const q = byOrdinal.get(o);
+    if (q && !q.covered) out.push(q.periodEnd);
+  }
+  return out;
+}
+
+/**
+ * The filings with the price feed's listed shares (`listed`: the last bar's on or before each
+ * period end) where a filing states no share count, put on the share basis of `asOf` (times the
+ * factor of every split dated after the period end and on or before `asOf`): what the EPS of a KR
+ * stock whose statements carry no basic EPS divides by (docs/calculations.md). Filings with a
+ * count of their own, or without listed shares at their period end, are returned as they are.
+ */
+export function withListedShares<R extends Pick<FinancialReport, 'periodEnd' | 'shares'>>(reports: readonly R[], listed: ReadonlyMap<string, number>, splits: readonly SplitEvent[], asOf: string): R[] {
+  if (listed.size === 0) return reports as R[];
+  return reports.map((r) => {
+    const shares = r.shares === null ? listed.get(r.periodEnd) : undefined;
+    if (shares === undefined || !(shares > 0)) return r;
+    let factor = 1;
+    for (const split of splits) if (split.date > r.periodEnd && split.date <= asOf) factor *= split.factor;
+    return { ...r, shares: Math.round(shares * factor) };
+  });
+}
+
+/**
+ * The filings with their per-share figures (basic EPS, dividend per share) on the share basis of
+ * `asOf`: a figure filed before a split is divided by the factor of every split dated after its
+ * disclosure and on or before `asOf` (a split before the disclosure is already in the filing,
+ * IAS 33.64). For KR stocks, whose statements state per-share figures on the basis of their own
+ * date and whose split events the store finds in the listed shares (`bar_splits`); US filings are
+ * restated to the latest basis when read (src/sources/sec/parse.ts). Filings without a later
+ * split are returned as they are.
+ */
+export function perShareOnBasisOf<R extends Pick<FinancialReport, 'disclosedOn' | 'basicEps' | 'dividendPerShare'>>(reports: readonly R[], splits: readonly SplitEvent[], asOf: string): R[] {
+  if (splits.length === 0) return reports as R[];
+  return reports.map((r) => {
+    let factor = 1;
+    for (const split of splits) if (split.date > r.disclosedOn && split.date <= asOf) factor *= split.factor;
+    if (factor === 1) return r;
+    return { ...r, basicEps: r.basicEps === null ? null : r.basicEps / factor, dividendPerShare: r.dividendPerShare === null ? null : r.dividendPerShare / factor };
+  });
 }
 
 function positive(value: number, reason: string): number {
@@ -137,7 +222,38 @@ function industrialMetrics(view: TtmView, price: PricePoint | null, currency: Cu
     if (g === null) throw new Missing(`${what} four quarters earlier is zero`);
     return g;
   };
-  const eps = (t: Ttm | null, ni: number): number => ni / positive(balance('shares', t?.end ?? null), 'shares are not positive');
+  // EPS: the filings' own basic EPS where every TTM it compares carries it (KR statements do),
+  // else net income over the shares at each TTM's last quarter (US: split-consistent, restated to
+  // the latest basis), else over the listed shares at the price date (KR statements state no
+  // share count: one count for every TTM, so EPS growth is then net income growth). One basis for
+  // the figures compared: `epsBasis` picks it from the TTMs that enter.
+  const epsBasis = (ttms: readonly (Ttm | null)[]): string => {
+    if (ttms.every((t) => t !== null && t.basicEps !== null)) return EPS_BASIS.reported;
+    // KR statements state no share count: a KR quarter's shares are the price feed's listed shares (`withListedShares`).
+    if (ttms.every((t) => t !== null && t.end.shares !== null)) return currency === 'KRW' ? EPS_BASIS.listedQuarterShares : EPS_BASIS.quarterShares;
+    if (price && price.shares > 0) return EPS_BASIS.listedShares;
+    const end = ttms.find((t) => t !== null && t.end.shares === null)?.end;
+    throw new Missing(end ? `shares not reported for ${quarterLabel(end)} and no listed shares` : 'shares not reported and no listed shares');
+  };
+  const epsOf = (t: Ttm | null, basis: string, which: 'current' | 'base'): number => {
+    const item = which === 'current' ? flow : baseFlow;
+    if (basis === EPS_BASIS.reported) return item('basicEps');
+    const shares = basis === EPS_BASIS.listedShares ? (price?.shares as number) : positive(balance('shares', t?.end ?? null), 'shares are not positive');
+    return item('netIncome') / shares;
+  };
+  // The basis a null figure would have taken; none where a TTM it compares is missing.
+  const basisOrNone = (ttms: readonly (Ttm | null)[]) => (): string | undefined => {
+    if (ttms.some((t) => t === null)) return undefined;
+    try {
+      return epsBasis(ttms);
+    } catch (e) {
+      if (e instanceof Missing) return undefined;
+      throw e;
+    }
+  };
+  const dividendFy = view.quarters.findLast((q) => q.fiscalQuarter === 4) ?? null;
+  const fyRef: Ref = dividendFy ? { referenceQuarter: quarterLabel(dividendFy), disclosedOn: dividendFy.filedOn } : { referenceQuarter: null, disclosedOn: null };
+  const perShareUnit = currency;
 
   const ni = (): number => positive(flow('netIncome'), 'TTM net income is not positive');
   const revenue = (): number => positive(flow('revenue'), 'TTM revenue is not positive (no revenue)');
@@ -166,7 +282,16 @@ function industrialMetrics(view: TtmView, price: PricePoint | null, currency: Cu
     // Growth: TTM against the TTM four quarters earlier, (current - base) / |base|.
     revenueYoy: measure(pct, yoyRef, null, () => growth(flow('revenue'), baseFlow('revenue'), 'TTM revenue')),
     operatingIncomeYoy: measure(pct, yoyRef, null, () => growth(flow('operatingIncome'), baseFlow('operatingIncome'), 'TTM operating income')),
-    epsYoy: measure(pct, yoyRef, null, () => growth(eps(ttm, flow('netIncome')), eps(base, baseFlow('netIncome')), 'TTM EPS')),
+    epsYoy: measureWithBasis(
+      pct,
+      yoyRef,
+      null,
+      () => {
+        const basis = epsBasis([ttm, base]);
+        return { value: growth(epsOf(ttm, basis, 'current'), epsOf(base, basis, 'base'), 'TTM EPS'), basis };
+      },
+      basisOrNone([ttm, base]),
+    ),
     // Stability.
     netDebtRatio: measure(pct, latestRef, null, () => ((balance('debt') - balance('cash')) * 100) / equity()),
     interestCoverage: measure(x, ttmRef, null, () => {
@@ -186,6 +311,29 @@ function industrialMetrics(view: TtmView, price: PricePoint | null, currency: Cu
       const dpo = (balance('payables') * 365) / costOfSales();
       return dso + dio - dpo;
     }),
+    // Per share.
+    eps: measureWithBasis(
+      perShareUnit,
+      ttmRef,
+      null,
+      () => {
+        const basis = epsBasis([ttm]);
+        return { value: epsOf(ttm, basis, 'current'), basis };
+      },
+      basisOrNone([ttm]),
+    ),
+    dividendPerShare: measure(perShareUnit, ttmRef, null, () => flow('dividendPerShare')),
+    dividendPerShareFy: measure(perShareUnit, fyRef, null, () => {
+      if (!dividendFy) throw new Missing('no annual report disclosed');
+      const v = dividendFy.ytd.dividendPerShare;
+      if (v === null) throw new Missing(`dividend per share not reported for ${quarterLabel(dividendFy)}`);
+      return v;
+    }),
+    dividendYield: measure(pct, ttmRef, priceDate, () => {
+      const dps = flow('dividendPerShare');
+      if (!price) throw new Missing('no price on or before the date');
+      return (dps * 100) / positive(price.close, 'close is not positive');
+    }),
   };
 }
 
@@ -198,6 +346,7 @@ export function snapshotGroups(m: StockMetrics): SnapshotGroups {
     stability: { netDebtRatio: m.netDebtRatio, interestCoverage: m.interestCoverage, currentRatio: m.currentRatio },
     cashGeneration: { operatingCashFlow: m.operatingCashFlow, fcfYield: m.fcfYield },
     earningsQuality: { cfToNi: m.cfToNi, ccc: m.ccc },
+    perShare: { eps: m.eps, dividendPerShare: m.dividendPerShare, dividendPerShareFy: m.dividendPerShareFy, dividendYield: m.dividendYield },
   };
 }
 

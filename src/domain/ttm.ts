@@ -125,6 +125,8 @@ function derive(index: FilingIndex, ordinal: number): DiscreteQuarter | null {
       operatingCashFlow: own.operatingCashFlow,
       capex: own.capex,
       interestExpense: own.interestExpense,
+      basicEps: own.basicEps,
+      dividendPerShare: own.dividendPerShare,
     },
     filedOn: own.disclosedOn,
     revenue: minus(own.revenue, before?.revenue),
@@ -134,6 +136,8 @@ function derive(index: FilingIndex, ordinal: number): DiscreteQuarter | null {
     operatingCashFlow: minus(own.operatingCashFlow, before?.operatingCashFlow),
     capex: minus(own.capex, before?.capex),
     interestExpense: minus(own.interestExpense, before?.interestExpense),
+    basicEps: minus(own.basicEps, before?.basicEps),
+    dividendPerShare: minus(own.dividendPerShare, before?.dividendPerShare),
     totalAssets: own.totalAssets,
     currentAssets: own.currentAssets,
     totalLiabilities: own.totalLiabilities,
@@ -212,6 +216,8 @@ function ttmEndingAt(lookup: (ordinal: number) => DiscreteQuarter | null, endOrd
     operatingCashFlow: sum('operatingCashFlow'),
     capex: sum('capex'),
     interestExpense: sum('interestExpense'),
+    basicEps: sum('basicEps'),
+    dividendPerShare: sum('dividendPerShare'),
   };
   return { ttm };
 }

@@ -3,13 +3,14 @@
 // is registered; without it the prompt asks for a code instead).
 
 import type { ToolDefinition } from '../tools/tool.js';
+import type { CompletionKind } from './mcp-templates.js';
 
 export interface McpPrompt {
   name: string;
   title: string;
   description: string;
-  /** Prompt arguments are strings (MCP); each is described for the client's form. */
-  args: Record<string, { description: string; optional?: boolean }>;
+  /** Prompt arguments are strings (MCP); each is described for the client's form, and completed as `complete` says (mcp-templates.ts). */
+  args: Record<string, { description: string; optional?: boolean; complete?: CompletionKind }>;
   /** The tools the prompt's text tells the assistant to call, in order. */
   tools: string[];
   text(args: Record<string, string | undefined>): string;
@@ -30,7 +31,7 @@ export function buildPrompts(tools: readonly ToolDefinition[]): McpPrompt[] {
       name: 'explain_stock',
       title: 'Look up and explain one stock',
       description: 'Find a stock by name or code and explain its figures: snapshot, V3 score and grade, and where its valuation sits in its own history.',
-      args: { stock: { description: 'Company name (Korean or English) or code; in the demo universe e.g. 성산전자, Seongsan Electronics, 390510, Fenix Airlines, FENI' } },
+      args: { stock: { description: 'Company name (Korean or English) or code; in the demo universe e.g. 성산전자, Seongsan Electronics, 390510, Fenix Airlines, FENI', complete: 'code' } },
       tools: [...(canSearch ? [FIND] : []), 'get_stock_snapshot', 'get_stock_score', 'get_valuation_band'],
       text: ({ stock }) =>
         [
@@ -49,7 +50,7 @@ export function buildPrompts(tools: readonly ToolDefinition[]): McpPrompt[] {
       name: 'compare_stocks',
       title: 'Compare stocks',
       description: 'Put two or more stocks side by side: V3 score and grade, valuation and profitability, and their percentiles in their sectors.',
-      args: { codes: { description: 'Codes or names separated by commas; in the demo universe e.g. 390510, 화성식품, FENI' } },
+      args: { codes: { description: 'Codes or names separated by commas; in the demo universe e.g. 390510, 화성식품, FENI', complete: 'codes' } },
       tools: [...(canSearch ? [FIND] : []), 'get_stock_score', 'get_stock_snapshot', 'get_sector_percentile'],
       text: ({ codes }) =>
         [

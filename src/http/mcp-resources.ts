@@ -111,7 +111,7 @@ export const RESOURCES: readonly McpResource[] = [
     uri: 'stock-data://sectors',
     name: 'sectors',
     title: 'Sectors per market',
-    description: 'Every sector of the served stocks per market with its Korean name (null for SEC industry titles) and number of stocks: the cohorts of get_sector_percentile (cohort=sector). screen_stocks takes either name.',
+    description: 'Every sector of the served stocks per market with its Korean name (null for a name outside the service\'s table) and number of stocks: the cohorts of get_sector_percentile (cohort=sector). screen_stocks takes either name.',
     mimeType: 'application/json',
     fromData: true,
     read: (dataset) => {

@@ -1,9 +1,9 @@
 // The MCP server of the JSON-RPC door: the official SDK v2's McpServer over the one tool registry,
-// with resources and prompts, and the MCP Apps view for a client that renders it (mcp-apps.ts). The SDK serves each request with an instance of its own
+// with resources, resource templates and completions (mcp-templates.ts) and prompts, and the MCP Apps view for a client that renders it (mcp-apps.ts). The SDK serves each request with an instance of its own
 // (`factory`, its per-request model), for both protocol eras: initialize and version negotiation
 // (2025-06-18, 2025-11-25), server/discover and the per-request envelope (2026-07-28), ping,
-// tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*, unknown
-// methods (-32601), request shapes, and the 2026 result fields (`resultType`, `ttlMs` /
+// tools/list (from each tool's JSON Schema and annotations), resources/*, prompts/*,
+// completion/complete, unknown methods (-32601), request shapes, and the 2026 result fields (`resultType`, `ttlMs` /
 // `cacheScope`).
 //
 // A tool's run is `callTool`, the one implementation both eras use: the call is counted by the
@@ -14,6 +14,7 @@
 // so its tools/list shows the real schema and its tools/call hands the arguments on to `callTool`.
 
 import {
+  completable,
   fromJsonSchema,
   McpServer,
   ProtocolError,
@@ -39,6 +40,7 @@ import { MCP_ERRORS, RpcError, rpcErrorOf, unknownToolMessage } from './mcp-erro
 import { buildPrompts } from './mcp-prompts.js';
 import { RESOURCES } from './mcp-resources.js';
 import { APPS_SERVER_EXTENSION, builtView, registerView, rendersApps, viewMeta } from './mcp-apps.js';
+import { buildTemplates, completer, registerTemplates } from './mcp-templates.js';
 import { jsonSchema } from './openapi.js';
 
 /** One JSON-RPC message as the door admitted it: handed to the SDK as `authInfo.extra.call`, read by `callTool`. */
@@ -122,15 +124,28 @@ export function createMcpService(deps: McpServerDeps): McpService {
       },
     ]),
   );
+  const dataset = () => deps.runner.dataset();
   const prompts = buildPrompts(deps.tools).map((prompt) => ({
     prompt,
     argsSchema: Object.fromEntries(
       Object.entries(prompt.args).map(([name, arg]) => {
-        const field = z.string().max(500).describe(arg.description);
+        const described = z.string().max(500).describe(arg.description);
+        const field = arg.complete === undefined ? described : completable(described, completer(arg.complete, dataset));
         return [name, arg.optional === true ? field.optional() : field];
       }),
     ),
   }));
+  const templates = buildTemplates(deps.tools);
+
+  /** A template read's answer: the tool's JSON for the message's account, through the runner and its response cache. */
+  async function templateAnswer(tool: ToolDefinition, args: Record<string, unknown>, authInfo: AuthInfo | undefined): Promise<string> {
+    // A template read is metered as its tool's call (mcp/admission.ts), so it has an account.
+    const account = callOf(authInfo).account;
+    if (account === null) throw new ProtocolError(-32603, 'Internal error: the read was not admitted');
+    const outcome = deps.runner.run(tool, args, account);
+    const { entry } = outcome instanceof Promise ? await outcome : outcome;
+    return entry.bytes.toString('utf8');
+  }
 
   const internalError = (call: McpCall): ToolOutcome => ({ kind: 'rpc-error', error: new RpcError(-32603, `Internal error; quote request id ${call.request.id}`), refusal: null });
 
@@ -208,6 +223,7 @@ export function createMcpService(deps: McpServerDeps): McpService {
     }
     registerResources(server, ctx);
     if (view !== null) registerView(server, view, LIST_HINT);
+    registerTemplates(server, { tools: deps.tools, templates, dataset, answer: (tool, args, extra) => templateAnswer(tool, args, extra.http?.authInfo), cacheHint: dataHint(ctx) });
     for (const { prompt, argsSchema } of prompts) {
       server.registerPrompt(prompt.name, { title: prompt.title, description: `${prompt.description} Uses ${prompt.tools.join(', ')}.`, argsSchema }, (args: Record<string, string | undefined>) => ({
         description: prompt.description,

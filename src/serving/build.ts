@@ -10,10 +10,10 @@ import { englishNameOf } from '../domain/model.js';
 import { rankingIndex, type RankingIndex } from '../domain/rankings.js';
 import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex } from '../domain/search.js';
 import { percentileRanker } from '../domain/score.js';
-import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetricsOfView, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetricsOfView, withListedShares, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { filerNoteOf } from '../domain/filer-basis.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
-import { NO_PRICE_CHANGES, type PriceChanges } from '../domain/price-change.js';
+import { NO_PRICE_CHANGES, type PriceChanges, type SplitEvent } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 import type { ServedSecurity, StockView, V3Outcome } from './dataset.js';
 
@@ -43,6 +43,16 @@ export interface UniverseData {
   sectorExports: readonly SectorExportMonth[];
   /** Each security's split-consistent price change over 1, 3 and 12 months (serving/price-changes.ts); none: all null. */
   priceChanges?: ReadonlyMap<number, PriceChanges>;
+  /**
+   * Each KR security's split events up to the as-of date (`bar_splits`), ascending: its filings'
+   * per-share figures are put on the as-of date's share basis (`perShareOnBasisOf`). None: as filed.
+   */
+  splits?: ReadonlyMap<number, readonly SplitEvent[]>;
+  /**
+   * Each KR security's listed shares at the period ends its EPS needs them (`listedSharesWanted`):
+   * the last bar's on or before each, as the feed gives them. None: no listed-share counts.
+   */
+  listedShares?: ReadonlyMap<number, ReadonlyMap<string, number>>;
 }
 
 export interface ComputedSnapshot {
@@ -106,7 +116,16 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       yield;
     }
     const key = viewKey(security.market, security.code);
-    const reports = universe.reports.get(security.id) ?? [];
+    const filed = universe.reports.get(security.id) ?? [];
+    // KR filings state per-share figures on their own date's share basis and no share count:
+    // both are put on the as-of date's basis here (US filings are restated when read).
+    let reports = filed;
+    if (security.market === 'KR') {
+      const splits = universe.splits?.get(security.id) ?? [];
+      const listed = universe.listedShares?.get(security.id);
+      if (splits.length > 0) reports = perShareOnBasisOf(reports, splits, asOf);
+      if (listed) reports = withListedShares(reports, listed, splits, asOf);
+    }
     const bars = universe.recentBars.get(security.id) ?? [];
     const flows = universe.recentFlows.get(security.id) ?? [];
     const last = barAsOf(bars, asOf);

@@ -3,8 +3,9 @@
 // the per-stock histories (price bars, filings) are read through it on demand.
 
 import type { Market, SectorExportMonth, Security, TradeMonth } from '../domain/model.js';
-import type { DayBars, SeriesWindow } from '../domain/series.js';
-import type { BandKey, BandType, PercentileEntry, PriceBar, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
+import type { AdjustedBars } from '../domain/adjusted.js';
+import type { SeriesWindow } from '../domain/series.js';
+import type { BandKey, BandType, PercentileEntry, RankingRow, SnapshotGroups, V3Inputs, V3Result, ValuationBandResult } from '../domain/results.js';
 import type { SearchMatch, SearchQuery } from '../domain/search.js';
 import type { PriceChanges } from '../domain/price-change.js';
 import type { FilerNote } from '../domain/filer-basis.js';
@@ -119,9 +120,10 @@ export interface ServedDataset {
   /**
    * The stock's bars by day, week or month in a window (`resampleSeries` on its whole daily
    * history): days as a range of the held columns (the answer writes them from there), weeks and
-   * months as objects.
+   * months as objects; split-adjusted when `adjust` (src/domain/adjusted.ts), with the split
+   * events that fall within them.
    */
-  priceBars(view: StockView, window: SeriesWindow): Promise<DayBars | PriceBar[]>;
+  priceBars(view: StockView, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars>;
   /** The stock's valuation band from `from` to `asOf` (`valuationBandOfSeries` on its bars and TTM steps). */
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult>;
 }

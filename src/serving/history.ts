@@ -12,8 +12,10 @@
 // from memory from their first call: the whole default universe fits.
 
 import { LRUCache } from 'lru-cache';
+import { priceBarsAdjusted, type AdjustedBars } from '../domain/adjusted.js';
+import type { SplitEvent } from '../domain/price-change.js';
 import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
-import { priceBarsOf, resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type DayBars, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
+import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
 import type { MarketDataStore } from '../store/market-data.js';
 
@@ -23,7 +25,13 @@ export const HISTORY_CACHE_BYTES = 192 * 1024 * 1024;
 /** A TTM step as held in memory, for the cache's byte count (two strings, four numbers). */
 const STEP_BYTES = 160;
 
-type Held = { kind: 'bars'; series: BarSeries; bytes: number } | { kind: 'steps'; steps: readonly TtmStep[]; bytes: number };
+/** A split event as held in memory (a string and a number). */
+const SPLIT_BYTES = 80;
+
+type Held =
+  | { kind: 'bars'; series: BarSeries; bytes: number }
+  | { kind: 'steps'; steps: readonly TtmStep[]; bytes: number }
+  | { kind: 'splits'; splits: readonly SplitEvent[]; bytes: number };
 
 export class StockHistories {
   private readonly lru: LRUCache<string, Held>;
@@ -93,14 +101,31 @@ export class StockHistories {
     return steps;
   }
 
-  /** A price history answer's bars (`resampleSeries` on the whole history) as objects. */
+  /** The stock's split events (./bar-splits.ts in the store) up to the as-of date; always kept (none for most stocks). */
+  async splits(securityId: number): Promise<readonly SplitEvent[]> {
+    const held = this.lru.get(`p${securityId}`);
+    if (held?.kind === 'splits') return held.splits;
+    const splits = await this.store.stockSplitEvents(securityId, this.asOf);
+    this.lru.set(`p${securityId}`, { kind: 'splits', splits, bytes: Math.max(1, splits.length) * SPLIT_BYTES });
+    return splits;
+  }
+
+  /** A price history answer's bars (`resampleSeries` on the whole history, as stored) as objects. */
   async priceBars(securityId: number, window: SeriesWindow): Promise<PriceBar[]> {
     return resampleSeries(await this.priceSeries(securityId, window), window);
   }
 
-  /** A price history answer's bars as the answer writes them: days as a range of the columns, else objects (`priceBarsOf`). */
-  async priceBarsOrDays(securityId: number, window: SeriesWindow): Promise<DayBars | PriceBar[]> {
-    return priceBarsOf(await this.priceSeries(securityId, window), window);
+  /**
+   * A price history answer's bars as the answer writes them (days as a range of the columns, else
+   * objects), split-adjusted when `adjust`, and the splits that fall within them (`priceBarsAdjusted`).
+   */
+  async priceBarsOrDays(securityId: number, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars> {
+    // Held events (every stock after its first call, and every warmed one) are taken as they are,
+    // not through a second promise; otherwise they are read beside the bars.
+    const held = this.lru.get(`p${securityId}`);
+    if (held?.kind === 'splits') return priceBarsAdjusted(await this.priceSeries(securityId, window), window, held.splits, adjust);
+    const [series, splits] = await Promise.all([this.priceSeries(securityId, window), this.splits(securityId)]);
+    return priceBarsAdjusted(series, window, splits, adjust);
   }
 
   /** The series a price history reads: the whole history, or (days need no aggregation) the last `limit` in [from, to]. */
@@ -116,8 +141,8 @@ export class StockHistories {
   }
 
   /**
-   * Reads and keeps the whole histories (bars and TTM steps) of `ids`, in order, while the cache
-   * has room: the stocks first in the list then answer from memory from their first call. One
+   * Reads and keeps the whole histories (bars, TTM steps and split events) of `ids`, in order,
+   * while the cache has room: the stocks first in the list then answer from memory from their first call. One
    * stock at a time, so a caller's own read waits behind at most one of these. Stops at the
    * first stock that does not fit, when `signal` aborts (the dataset was replaced), or at the
    * first failed read (that call's own read will report it). Returns how many of `ids` it read,
@@ -137,6 +162,7 @@ export class StockHistories {
       try {
         await this.bars(id);
         await this.steps(id);
+        await this.splits(id);
       } catch {
         break;
       }

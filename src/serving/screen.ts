@@ -45,6 +45,11 @@ export function screenStockOf(view: StockView): ScreenStock {
         return view.priceChanges.m3;
       case 'priceChange12m':
         return view.priceChanges.m12;
+      case 'eps':
+      case 'dividendPerShare':
+      case 'dividendPerShareFy':
+      case 'dividendYield':
+        return view.snapshot.perShare[field].value;
       default:
         return null;
     }

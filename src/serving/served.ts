@@ -4,8 +4,9 @@
 import { addDays } from '../domain/calendar.js';
 import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../domain/financials.js';
 import type { FinancialReport, FlowDay, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
-import type { BandKey, BandType, PriceBar, RankingRow, ValuationBandResult } from '../domain/results.js';
-import type { DayBars, SeriesWindow } from '../domain/series.js';
+import type { BandKey, BandType, RankingRow, ValuationBandResult } from '../domain/results.js';
+import type { AdjustedBars } from '../domain/adjusted.js';
+import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
@@ -15,6 +16,8 @@ import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
 import { readPriceChanges } from './price-changes.js';
+import type { SplitEvent } from '../domain/price-change.js';
+import { listedSharesWanted } from '../domain/snapshot.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 export interface ServedMeta {
@@ -131,8 +134,8 @@ export class SnapshotDataset implements ServedDataset {
     return this.histories.warm(bySize, signal);
   }
 
-  priceBars(view: StockView, window: SeriesWindow): Promise<DayBars | PriceBar[]> {
-    return this.histories.priceBarsOrDays(view.security.id, window);
+  priceBars(view: StockView, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars> {
+    return this.histories.priceBarsOrDays(view.security.id, window, adjust);
   }
 
   valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {
@@ -210,6 +213,23 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   };
   // The price changes start from each stock's latest bar: they follow the recent bars.
   const [, priceChanges] = await Promise.all([readReports(), readRecent().then(() => readPriceChanges(store, recentBars))]);
+  // KR split events for the filings' per-share figures (a few rows for the universe), and the
+  // listed shares at the period ends where a KR stock's EPS needs them (a key probe each, two a
+  // stock at most, none where the filings state basic EPS).
+  const splits = new Map<number, SplitEvent[]>();
+  const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
+  for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
+  const wanted: { securityId: number; date: string }[] = [];
+  for (const id of krIds) for (const date of listedSharesWanted(reports.get(id) ?? [], asOf)) wanted.push({ securityId: id, date });
+  const listedShares = new Map<number, Map<string, number>>();
+  const counts = wanted.length > 0 ? await step(() => store.listedSharesOnOrBefore(wanted)) : [];
+  wanted.forEach(({ securityId, date }, i) => {
+    const count = counts[i];
+    if (count === null || count === undefined) return;
+    let dates = listedShares.get(securityId);
+    if (dates === undefined) listedShares.set(securityId, (dates = new Map()));
+    dates.set(date, count);
+  });
   const fx = await step(() => store.fx());
   const trade = await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.
@@ -226,5 +246,5 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   for (const [id, list] of reports) {
     if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reports.set(id, await store.reports(id));
   }
-  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports, priceChanges };
+  return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports, priceChanges, splits, listedShares };
 }

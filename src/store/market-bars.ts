@@ -47,8 +47,8 @@ export class BarsData {
     private readonly bulk: BulkReads,
   ) {}
 
-  /** `closesOnOrBefore`'s statement, compiled on first use. */
-  private closesStatement: CompiledQuery | null = null;
+  /** `onOrBefore`'s statements, one a column, compiled on first use. */
+  private readonly onOrBeforeStatements: { close?: CompiledQuery; shares?: CompiledQuery } = {};
 
   /** Upserts the bars (of known securities) and brings their packs and split events along, in the write's transaction. */
   async write(trx: Transaction<DB>, bars: readonly DailyBar[], idOf: (row: DailyBar) => number): Promise<void> {
@@ -150,14 +150,23 @@ export class BarsData {
   }
 
   async closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
+    return this.onOrBefore('close', wanted);
+  }
+
+  async listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
+    return this.onOrBefore('shares', wanted);
+  }
+
+  /** A column of the last bar on or before each of `wanted`: `closesOnOrBefore` and `listedSharesOnOrBefore`. */
+  private async onOrBefore(column: 'close' | 'shares', wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
     // One key probe per stock and date, CLOSES_PER_READ to a statement compiled once; the row's
     // place (w.i) is a literal, so the parameters are the stocks and dates. Padding asks for
     // security 0, which no stock has. All reads are asked for at once: a reader thread answers
     // them back to back.
-    const compiled = (this.closesStatement ??= sql`with w(i, security_id, date) as (values ${sql.join(
+    const compiled = (this.onOrBeforeStatements[column] ??= sql`with w(i, security_id, date) as (values ${sql.join(
       Array.from({ length: CLOSES_PER_READ }, (_, i) => sql`(${sql.lit(i)}, cast(${0} as integer), ${''})`),
     )})
-      select w.i, (select p.close from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) as close from w`.compile(this.ctx.db));
+      select w.i, (select p.${sql.ref(column)} from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) as value from w`.compile(this.ctx.db));
     const out: (number | null)[] = new Array<number | null>(wanted.length).fill(null);
     const reads: Promise<void>[] = [];
     for (let k = 0; k < wanted.length; k += CLOSES_PER_READ) {
@@ -167,11 +176,11 @@ export class BarsData {
         parameters.push(w?.securityId ?? 0, w?.date ?? '');
       }
       reads.push(
-        this.bulk.rowColumns({ compile: () => ({ ...compiled, parameters }) }, ['int', 'nullableFloat']).then(({ count, columns: [places, closes] }) => {
+        this.bulk.rowColumns({ compile: () => ({ ...compiled, parameters }) }, ['int', 'nullableFloat']).then(({ count, columns: [places, values] }) => {
           for (let r = 0; r < count; r++) {
             const at = k + (places?.[r] as number);
-            const close = closes?.[r] as number;
-            if (at < wanted.length && !Number.isNaN(close)) out[at] = close;
+            const value = values?.[r] as number;
+            if (at < wanted.length && !Number.isNaN(value)) out[at] = value;
           }
         }),
       );
@@ -185,6 +194,14 @@ export class BarsData {
       this.ctx.db.selectFrom('bar_splits').select(['security_id', 'date', 'factor']).where('date', '>', after).where('date', '<=', through).orderBy('security_id').orderBy('date'),
     );
     return groupById(rows, (row) => ({ date: row[1] as string, factor: Number(row[2]) }));
+  }
+
+  async stockSplitEvents(securityId: number, through: string): Promise<SplitEvent[]> {
+    // A range of the (security_id, date) key.
+    const run = this.ctx.queries.hotArrays('stockSplits', (p) =>
+      this.ctx.db.selectFrom('bar_splits').select(['date', 'factor']).where('security_id', '=', p.number(0)).where('date', '<=', p.text(1)).orderBy('date'),
+    );
+    return (await run([securityId, through])).map((row) => ({ date: row[0] as string, factor: Number(row[1]) }));
   }
 
   async lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>> {

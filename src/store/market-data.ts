@@ -87,8 +87,12 @@ export interface MarketDataStore {
    * before the date; null when it has none. In the order asked.
    */
   closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
+  /** As `closesOnOrBefore`, the listed shares of that bar (as the feed gives them: not adjusted for later splits). */
+  listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
   /** Per stock, its split events (found in its bars, kept beside them: ./bar-splits.ts) dated in (`after`, `through`], ascending. */
   splitEvents(after: string, through: string): Promise<Map<number, SplitEvent[]>>;
+  /** One stock's split events dated on or before `through`, ascending: what a split-adjusted price history divides out. */
+  stockSplitEvents(securityId: number, through: string): Promise<SplitEvent[]>;
   /** Per stock (by security id), its last `count` bars dated in [`from`, `asOf`], ascending. */
   lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>>;
   /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
@@ -210,8 +214,16 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return this.barsData.closesOnOrBefore(wanted);
   }
 
+  listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
+    return this.barsData.listedSharesOnOrBefore(wanted);
+  }
+
   splitEvents(after: string, through: string): Promise<Map<number, SplitEvent[]>> {
     return this.barsData.splitEvents(after, through);
+  }
+
+  stockSplitEvents(securityId: number, through: string): Promise<SplitEvent[]> {
+    return this.barsData.stockSplitEvents(securityId, through);
   }
 
   lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>> {

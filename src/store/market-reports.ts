@@ -3,7 +3,7 @@
 // filings; the reads of the filings, of a stock's steps (the valuation band) and of the recent
 // filings of the whole universe (the recompute, from the packs).
 
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { FinancialReport, Market } from '../domain/model.js';
 import type { TtmStep } from '../domain/ttm.js';
 import type { StoredSecurity, UniverseSlice } from './market-types.js';
@@ -33,6 +33,10 @@ export class ReportsData {
       'reports',
       ['security_id', 'fiscal_year', 'fiscal_quarter', 'consolidated', 'disclosed_on'],
       reports.map((r) => reportRow(idOf(r), r)),
+      // A filing written again without a per-share figure keeps the one an earlier write brought:
+      // the OpenDART bulk release carries no dividend section, so its copy of a filing the API
+      // read (with its alotMatter.json) must not blank the dividend.
+      { basic_eps: sql`coalesce(excluded.basic_eps, reports.basic_eps)`, dividend_per_share: sql`coalesce(excluded.dividend_per_share, reports.dividend_per_share)` },
     );
     // The TTM step function and the report pack of each stock with new filings, from all of its
     // filings as now stored.

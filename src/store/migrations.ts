@@ -348,6 +348,16 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '0012_per_share_figures': {
+      async up(db: Kysely<unknown>) {
+        // A filing's per-share figures (src/domain/model.ts FinancialReport): basic EPS and the
+        // dividend per share declared, both year to date; null where the filing carries none.
+        // The report packs hold them from REPORT_PACK_FORMAT 2 (./report-packs.ts), which the
+        // derived-forms step rebuilds at start.
+        await db.schema.alterTable('reports').addColumn('basic_eps', money).execute();
+        await db.schema.alterTable('reports').addColumn('dividend_per_share', money).execute();
+      },
+    },
     '0013_security_filer_basis': {
       async up(db: Kysely<unknown>) {
         // How a foreign private issuer's (20-F/40-F) filings were read: its annual form, the

@@ -11,7 +11,7 @@
 // basis (separate before consolidated):
 // - 8 bytes: n, then the text's form (0: the strings joined by NUL; 1: a JSON array, used when a
 //   string holds a NUL), as uint32;
-// - the 18 figures (ITEM_KEYS of ./report-rows.ts) as n float64 each, 0 where null;
+// - the 20 figures (ITEM_KEYS of ./report-rows.ts) as n float64 each, 0 where null;
 // - fiscal year, the figures' null bits (bit i: ITEM_KEYS[i] is null) and the source's index
 //   among the pack's distinct sources, as n int32 each;
 // - fiscal quarter and basis (1 consolidated) as n bytes each;
@@ -24,7 +24,7 @@ import type { FinancialReport, FiscalQuarter, Market } from '../domain/model.js'
 import { ITEM_KEYS, reportOf, type ItemKey } from './report-rows.js';
 
 /** The version of the packs' layout, kept beside the packs (./derived.ts). */
-export const REPORT_PACK_FORMAT = 1;
+export const REPORT_PACK_FORMAT = 2;
 
 const ITEMS = ITEM_KEYS.length;
 const HEADER_BYTES = 8;

@@ -24,6 +24,8 @@ const reportColumns = {
   inventory: 'inventory',
   payables: 'payables',
   shares: 'shares',
+  basicEps: 'basic_eps',
+  dividendPerShare: 'dividend_per_share',
 } as const satisfies Record<string, keyof ReportsTable>;
 
 /** A filing's figures, in the order of their columns (and of a report pack's, ./report-packs.ts). */
@@ -91,6 +93,9 @@ export function reportOf(
     operatingCashFlow: figure(4),
     capex: figure(5),
     interestExpense: figure(6),
+    // The per-share figures' columns come last (ITEM_KEYS), their keys in the model's order.
+    basicEps: figure(18),
+    dividendPerShare: figure(19),
     totalAssets: figure(7),
     currentAssets: figure(8),
     totalLiabilities: figure(9),

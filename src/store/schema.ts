@@ -73,6 +73,8 @@ export interface ReportsTable {
   operating_cash_flow: number | null;
   capex: number | null;
   interest_expense: number | null;
+  basic_eps: number | null;
+  dividend_per_share: number | null;
   total_assets: number | null;
   current_assets: number | null;
   total_liabilities: number | null;

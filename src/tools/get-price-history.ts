@@ -17,6 +17,25 @@ const output = z.object({
   from: z.string().nullable(),
   to: z.string().nullable(),
   count: z.number().int(),
+  adjusted: z
+    .boolean()
+    .describe(
+      'Whether the bars are split-adjusted: every bar before a split restated in the shares that trade after it (prices divided by the split factor, volume multiplied; traded value as traded). ' +
+        'KR: as asked; US: always true (the feed delivers adjusted bars)',
+    ),
+  adjustedBy: z
+    .enum(['service', 'source'])
+    .nullable()
+    .describe(
+      "'service': this service divided out the split events in `splits` (KR, found in the stock's own closes and listed shares); " +
+        "'source': the price feed adjusts US bars before they are stored (Polygon adjusted=true), so adjusted=false cannot undo it; null: not adjusted (KR with adjusted=false)",
+    ),
+  splits: z
+    .array(z.object({ date: z.string().describe('First trading day in the new shares'), factor: z.number().describe('n for an n-for-1 split, 1/n for a 1-for-n consolidation') }))
+    .describe(
+      "Split events found in the stock's bars that the answer reflects: adjusted, those divided out (dated after its first trading day, through the as-of date); " +
+        'as traded, those dated within the bars, each a jump in them',
+    ),
   bars: z
     .union([z.array(priceBar), columnsOf(BAR_COLUMNS)])
     .describe('Ascending by date; week = ISO week, month = calendar month, dated by the last trading day'),
@@ -52,6 +71,10 @@ const input = z.strictObject({
   from: dateParam('first').optional(),
   to: dateParam('last').optional(),
   limit: z.number().int().min(1).max(2600).default(260).describe('latest N bars within the window'),
+  adjusted: z
+    .boolean()
+    .default(true)
+    .describe('true or false: split-adjusted bars (default) or KR bars as traded; US bars are adjusted by the feed either way'),
   format: mcpFormatParam,
 });
 
@@ -60,7 +83,8 @@ export const getPriceHistory = defineTool({
   title: 'Price history',
   description:
     'OHLCV bars (open, high, low, close, volume, traded value) of one stock by day, ISO week or calendar month, each dated ' +
-    'by its last trading day. from/to bound the window; limit keeps the latest N bars in it (default 260, about a year of days).',
+    'by its last trading day. from/to bound the window; limit keeps the latest N bars in it (default 260, about a year of days). ' +
+    'Split-adjusted by default (adjusted=false: KR bars as traded); the answer says which splits it applied.',
   input,
   restInput: input.extend({ format: formatParam }),
   output,
@@ -74,13 +98,17 @@ export const getPriceHistory = defineTool({
       });
     }
     const view = data.stock(args.code);
-    const bars = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit });
+    const { bars, splits } = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit }, args.adjusted);
     const count = Array.isArray(bars) ? bars.length : bars.end - bars.start;
+    const bySource = view.security.market === 'US';
     return stockAnswer(view.security, data, {
       interval: args.interval,
       from: args.from ?? null,
       to: args.to ?? null,
       count,
+      adjusted: bySource || args.adjusted,
+      adjustedBy: bySource ? ('source' as const) : args.adjusted ? ('service' as const) : null,
+      splits,
       bars: Array.isArray(bars) ? inFormat(args.format, bars, BAR_COLUMNS) : dayRowsInFormat(args.format, bars),
     });
   },

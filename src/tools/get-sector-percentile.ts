@@ -9,7 +9,7 @@ const output = z.object({
   ...stockIdentity,
   cohort: z.enum(['sector', 'market']),
   cohortName: z.string().describe('The sector name, or the market'),
-  cohortNameKo: sectorKoField.describe('The sector\'s Korean name; null for the market cohort and for a sector without one (SEC industry titles)'),
+  cohortNameKo: sectorKoField.describe('The sector\'s Korean name; null for the market cohort and for a sector without one'),
   cohortMembers: z.number().int().describe('Stocks in the cohort'),
   metrics: z.array(percentileEntry).length(17),
   ...meta,

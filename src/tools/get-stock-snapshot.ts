@@ -14,6 +14,9 @@ const output = z.object({
   stability: z.object({ netDebtRatio: m, interestCoverage: m, currentRatio: m }),
   cashGeneration: z.object({ operatingCashFlow: m, fcfYield: m }),
   earningsQuality: z.object({ cfToNi: m, ccc: m }),
+  perShare: z
+    .object({ eps: m, dividendPerShare: m, dividendPerShareFy: m, dividendYield: m })
+    .describe('TTM EPS (basis says how), dividend per share declared over the TTM and in the last fiscal year (stock currency per share), dividend yield (TTM dividend per share / last close, %)'),
   filer: z
     .object({
       annualForm: z.string().describe('20-F or 40-F: a foreign private issuer'),
@@ -43,7 +46,8 @@ export const getStockSnapshot = defineTool({
   description:
     'Trailing-twelve-month snapshot of one stock as reported (point in time, no look-ahead): valuation (PER, PBR, EV/EBIT), ' +
     'profitability (ROE, ROIC, operating margin), growth (revenue and EPS YoY), stability (net-debt ratio, interest coverage, ' +
-    'current ratio), cash generation (operating cash flow, FCF yield) and earnings quality (CF/NI, CCC). Each value has its ' +
+    'current ratio), cash generation (operating cash flow, FCF yield), earnings quality (CF/NI, CCC) and per-share figures ' +
+    '(TTM EPS, dividend per share TTM and last fiscal year, dividend yield). Each value has its ' +
     'unit, reference quarter, disclosure date and price date; undefined values are null with a reason. Raw material, no verdict.',
   input: z.strictObject({ code: codeParam }),
   output,

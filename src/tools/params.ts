@@ -60,7 +60,8 @@ export function allowedValues(schema: JsonSchema | undefined): string {
     if (schema.minimum !== undefined && schema.maximum !== undefined) parts.push(`${kind} from ${schema.minimum} to ${schema.maximum}`);
     else if (schema.minimum !== undefined) parts.push(`${kind} >= ${schema.minimum}`);
     else parts.push(kind);
-  } else if (schema.description) parts.push(schema.description);
+  } else if (schema.type === 'boolean') parts.push('true or false');
+  else if (schema.description) parts.push(schema.description);
   else if (schema.type) parts.push(`a ${String(schema.type)}`);
   if (schema.default !== undefined) parts.push(`default ${JSON.stringify(schema.default)}`);
   return parts.join('; ');
@@ -121,7 +122,8 @@ export function parseArgs<S extends ObjectSchema>(schema: S, raw: unknown): z.ou
 
 /**
  * REST query strings are text: turn the values of integer parameters that are written as
- * plain decimal integers into numbers, leave everything else for the schema to judge.
+ * plain decimal integers into numbers and the values `true` and `false` of boolean parameters
+ * into booleans, leave everything else for the schema to judge.
  */
 export function coerceQuery(schema: ObjectSchema, query: Record<string, unknown>): Record<string, unknown> {
   const props = inputProperties(schema);
@@ -131,7 +133,9 @@ export function coerceQuery(schema: ObjectSchema, query: Record<string, unknown>
   const out = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(query)) {
     const type = props[name]?.type;
-    out[name] = (type === 'integer' || type === 'number') && typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+    if ((type === 'integer' || type === 'number') && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) out[name] = Number(value);
+    else if (type === 'boolean' && (value === 'true' || value === 'false')) out[name] = value === 'true';
+    else out[name] = value;
   }
   return out;
 }

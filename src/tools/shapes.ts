@@ -11,8 +11,8 @@ export const meta = {
 };
 
 /** Optional so that the seed's result shapes stay valid; every result carries it. */
-/** The Korean name of a `sector` beside it (src/domain/sectors.ts); null for SEC industry titles, which have none. */
-export const sectorKoField = z.string().nullable().describe('The sector in Korean (반도체 for Semiconductors); null where the service has no Korean name (SEC industry titles). Sector filters take either name');
+/** The Korean name of a `sector` beside it (src/domain/sectors.ts); null for a name outside its table. */
+export const sectorKoField = z.string().nullable().describe('The sector in Korean (반도체 for Semiconductors); null where the service has no Korean name. Sector filters take either name');
 
 export const englishName = z
   .string()
@@ -37,6 +37,7 @@ export const snapshotMetric = z.object({
   referenceQuarter: z.string().nullable().describe('Latest fiscal quarter used, e.g. 2025Q3'),
   disclosedOn: z.string().nullable().describe('Disclosure date of that quarter as used (point in time)'),
   priceDate: z.string().nullable().describe('Date of the closing price used; null when no price enters'),
+  basis: z.string().optional().describe('How a per-share figure was taken (EPS: reported basic EPS, or net income over a share count); absent elsewhere'),
 });
 
 export const percentileEntry = z.object({

@@ -323,8 +323,9 @@ describe('the rehearsal', () => {
       assert.deepEqual(result.universe, { kr: 5, krKospi: 2, krKosdaq: 3, us: 12, krUnlistedFilers: 194 });
       const by = new Map(result.perSource.map((s) => [s.source, s]));
       // DART's first run: corpCode.xml, one list.json page, and for the 5 Q3 2026 filings one
-      // CFS call each plus OFS for the separate-only copy (index 2): 6; company.json for all 5.
-      assert.deepEqual(by.get('opendart')?.byKind, { 'corpCode.xml': 1, 'list.json': 1, 'fnlttSinglAcntAll.json': 6, 'company.json': 5 });
+      // CFS call each plus OFS for the separate-only copy (index 2): 6, and one alotMatter.json
+      // each (the dividend section): 5; company.json for all 5.
+      assert.deepEqual(by.get('opendart')?.byKind, { 'corpCode.xml': 1, 'list.json': 1, 'fnlttSinglAcntAll.json': 6, 'alotMatter.json': 5, 'company.json': 5 });
       // SEC: company_tickers twice (the SEC source and Polygon's shares), 12 x (companyfacts + submissions), 2 frames.
       assert.deepEqual(by.get('sec')?.byKind, { 'company_tickers.json': 2, companyfacts: 12, submissions: 12, frames: 2 });
       assert.equal(by.get('sec')?.refusedRate, 0);

@@ -16,6 +16,7 @@ import { builtView, VIEW_URI } from '../../src/http/mcp-apps.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { ensureViewBuilt } from '../support/browser.js';
 import { get, startTestServer, type TestServer } from '../support/server.js';
+import { sdkV1 } from '../support/mcp-clients.js';
 
 const LAUNCHER = resolve(import.meta.dirname, '..', '..', 'bin', 'mcp-stdio.mjs');
 
@@ -63,6 +64,21 @@ describe('stdio MCP bridge', () => {
     assert.match((prompt.messages[0]!.content as { text: string }).text, /get_trade_total[\s\S]*get_sector_exports/);
     // The service's errors come through as they are.
     await assert.rejects(client.readResource({ uri: 'stock-data://nothing' }), (err: Error & { code?: number }) => err.code === -32602);
+    // The resource templates, a read of one, and completions, as the service answers them.
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.ok(resourceTemplates.some((r) => r.uriTemplate === 'stock://{market}/{code}/snapshot'));
+    const direct = await sdkV1(`${t.url}/api/mcp`, key, '2025-11-25');
+    try {
+      const ref = { type: 'ref/resource' as const, uri: 'stock://{market}/{code}/snapshot' };
+      const completed = await client.complete({ ref, argument: { name: 'code', value: 'a' } });
+      assert.ok(completed.completion.values.length > 0);
+      assert.deepEqual(completed, await direct.complete!({ ref, argument: { name: 'code', value: 'a' } }));
+      const code = completed.completion.values[0]!;
+      const uri = `stock://${/^\d{6}$/.test(code) ? 'KR' : 'US'}/${code}/snapshot`;
+      assert.deepEqual(await client.readResource({ uri }), await direct.readResource(uri));
+    } finally {
+      await direct.close();
+    }
   });
 
   it('serves a 2026-07-28 client (SDK v2, server/discover, no initialize) the same tools and answers', async () => {

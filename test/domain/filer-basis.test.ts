@@ -10,7 +10,7 @@ import { ttmAsOf } from '../../src/domain/ttm.js';
 
 const report = (fiscalYear: number, fiscalQuarter: 2 | 4, disclosedOn: string, revenue: number): FinancialReport => ({
   market: 'US', code: 'XYZ', fiscalYear, fiscalQuarter, periodEnd: `${fiscalYear}-${fiscalQuarter === 2 ? '06-30' : '12-31'}`, disclosedOn, consolidated: true,
-  revenue, costOfSales: null, operatingIncome: null, netIncome: null, operatingCashFlow: null, capex: null, interestExpense: null,
+  revenue, costOfSales: null, operatingIncome: null, netIncome: null, operatingCashFlow: null, capex: null, interestExpense: null, basicEps: null, dividendPerShare: null,
   totalAssets: null, currentAssets: null, totalLiabilities: null, currentLiabilities: null, equity: null, cash: null, debt: null,
   receivables: null, inventory: null, payables: null, shares: null, source: 'sec',
 });

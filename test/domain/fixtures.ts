@@ -25,6 +25,8 @@ export function report(fiscalYear: number, fiscalQuarter: FiscalQuarter, disclos
     operatingCashFlow: null,
     capex: null,
     interestExpense: null,
+    basicEps: null,
+    dividendPerShare: null,
     totalAssets: null,
     currentAssets: null,
     totalLiabilities: null,

@@ -52,7 +52,7 @@ describe('screen', () => {
       SCREEN_FIELD_DEFINITIONS.map((d) => d.field).sort(),
       [...SCREEN_FIELDS].sort(),
     );
-    assert.equal(SCREEN_NUMBER_FIELDS.length, 17 + 9);
+    assert.equal(SCREEN_NUMBER_FIELDS.length, 17 + 9 + 4);
     assert.equal(SCREEN_FIELD_DEFINITIONS.find((d) => d.field === 'roe')?.unit, '%');
     assert.equal(SCREEN_FIELD_DEFINITIONS.find((d) => d.field === 'per')?.unit, 'x');
   });

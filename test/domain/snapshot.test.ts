@@ -5,13 +5,13 @@ import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../../src/domai
 import type { FinancialReport } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import type { PercentileMetricKey } from '../../src/domain/results.js';
-import { cohortRanker, percentileValuesOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
+import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
 import type { PercentileValues, PricePoint } from '../../src/domain/snapshot.js';
 import { discreteQuarters } from '../../src/domain/ttm.js';
-import { fiscalYear } from './fixtures.js';
+import { fiscalYear, report } from './fixtures.js';
 
 type Fields = Partial<FinancialReport>;
-const FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const;
+const FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense', 'basicEps', 'dividendPerShare'] as const;
 
 /** A fiscal year whose YTD flows are 1/4, 1/2, 3/4 and all of the full-year figure; the four
  * discrete quarters then sum to the full year, which is the TTM as of the FY disclosure. */
@@ -143,11 +143,61 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.roe.value, 20);
   });
 
-  void it('EPS YoY needs the shares of both quarters; a missing item names itself', () => {
+  void it('EPS YoY without the shares of both quarters: both TTMs over the listed shares at the price date, else null naming the quarter', () => {
     const rs = [...year(2023, FY2023, {}), ...year(2024, FY2024, BALANCES)];
     const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
-    assert.equal(m.epsYoy.value, null);
-    assert.equal(m.epsYoy.reason, 'shares not reported for 2023Q4');
+    // 80 / 10 = 8 against 50 / 10 = 5 (the price's 10 listed shares for both): (8 - 5) x 100 / 5 = 60
+    assert.equal(m.epsYoy.value, 60);
+    assert.equal(m.epsYoy.basis, 'net income / listed shares at the price date');
+    // TTM EPS has the quarter's own shares: 80 / 10 (a KR stock's quarter shares are the price feed's listed shares).
+    assert.equal(m.eps.value, 8);
+    assert.equal(m.eps.basis, 'net income / listed shares at the quarter end');
+    // A US stock's are the filing's own (split-consistent) shares.
+    assert.equal(stockMetrics(discreteQuarters(rs, asOf), price, 'USD').eps.basis, 'net income / shares at the quarter end');
+    const none = stockMetrics(discreteQuarters(rs, asOf), null, 'KRW');
+    assert.equal(none.epsYoy.value, null);
+    assert.equal(none.epsYoy.reason, 'shares not reported for 2023Q4 and no listed shares');
+  });
+
+  void it('EPS from the filings\' basic EPS where both TTMs carry it, summed like any flow', () => {
+    // Basic EPS year to date: FY2023 quarters 1.5, 3, 4.5, 6; FY2024 2, 4, 6, 8 (year() scales the full year).
+    const rs = [...year(2023, { ...FY2023, basicEps: 6 }, { shares: 8 }), ...year(2024, { ...FY2024, basicEps: 8 }, BALANCES)];
+    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
+    // TTM EPS at 2024Q4 = FY2024's 8; four quarters earlier FY2023's 6: (8 - 6) x 100 / 6 = 33.33...
+    assert.equal(m.eps.value, 8);
+    assert.equal(m.eps.basis, 'reported basic EPS');
+    close(m.epsYoy.value, 200 / 6);
+    assert.equal(m.epsYoy.basis, 'reported basic EPS');
+    // As of the 9M report: TTM EPS = 9M 2024 (6) + FY2023 (6) - 9M 2023 (4.5) = 7.5.
+    assert.equal(stockMetrics(discreteQuarters(rs, '2025-03-14'), price, 'KRW').eps.value, 7.5);
+    // Only one TTM carries it: both fall back to net income / the quarters' shares (the 28 % above).
+    const onlyNow = [...year(2023, FY2023, { shares: 8 }), ...year(2024, { ...FY2024, basicEps: 8 }, BALANCES)];
+    const mixed = stockMetrics(discreteQuarters(onlyNow, asOf), price, 'KRW');
+    assert.equal(mixed.epsYoy.value, 28);
+    assert.equal(mixed.epsYoy.basis, 'net income / listed shares at the quarter end');
+    assert.equal(mixed.eps.basis, 'reported basic EPS');
+  });
+
+  void it('dividends: TTM and last fiscal year per share, yield on the close', () => {
+    // Dividend per share year to date: FY2023 0.75, 1.5, 2.25, 3; FY2024 1, 2, 3, 4.
+    const rs = [...year(2023, { ...FY2023, dividendPerShare: 3 }, { shares: 8 }), ...year(2024, { ...FY2024, dividendPerShare: 4 }, BALANCES)];
+    const m = stockMetrics(discreteQuarters(rs, asOf), price, 'KRW');
+    assert.equal(m.dividendPerShare.value, 4);
+    assert.equal(m.dividendPerShareFy.value, 4);
+    assert.equal(m.dividendPerShareFy.referenceQuarter, '2024Q4');
+    // 4 x 100 / 120 = 3.33...
+    close(m.dividendYield.value, 400 / 120);
+    assert.equal(m.dividendYield.priceDate, '2025-03-17');
+    // As of the 9M report: TTM 3 + 3 - 2.25 = 3.75; the last fiscal year's is FY2023's 3.
+    const q3 = stockMetrics(discreteQuarters(rs, '2025-03-14'), price, 'KRW');
+    assert.equal(q3.dividendPerShare.value, 3.75);
+    assert.equal(q3.dividendPerShareFy.value, 3);
+    assert.equal(q3.dividendPerShareFy.referenceQuarter, '2023Q4');
+    // Not reported: null with the reason; no price: the yield only.
+    const none = stockMetrics(discreteQuarters(reports, asOf), null, 'KRW');
+    assert.equal(none.dividendPerShare.reason, 'TTM dividend per share not reported');
+    assert.equal(none.dividendPerShareFy.reason, 'dividend per share not reported for 2024Q4');
+    assert.equal(stockMetrics(discreteQuarters(rs, asOf), null, 'KRW').dividendYield.reason, 'no price on or before the date');
   });
 
   void it('a missing filing: the metrics that need it are null with the reason, the others still there', () => {
@@ -213,7 +263,7 @@ const m0 = stockMetrics(discreteQuarters(reports, asOf), price, 'KRW');
 void describe('snapshotGroups', () => {
   void it('groups the metrics as the spec lists them', () => {
     const s = snapshotGroups(stockMetrics(discreteQuarters(reports, asOf), price, 'KRW'));
-    assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
+    assert.deepEqual(Object.keys(s), ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality', 'perShare']);
     assert.equal(s.valuation.per.value, 15);
     assert.equal(s.earningsQuality.ccc.value, 54.75);
     assert.deepEqual(Object.keys(s.growth), ['revenueYoy', 'epsYoy']);
@@ -256,5 +306,33 @@ void describe('percentileValuesOf and cohortRanker', () => {
     // A metric nobody has: cohort size 0, every percentile null.
     assert.deepEqual(out.get('A')?.find((e) => e.metric === 'ccc'), { metric: 'ccc', unit: 'x', value: null, reason: 'test: none', percentile: null, cohortSize: 0 });
     assert.equal(out.get('A')?.length, 17);
+  });
+});
+
+void describe('perShareOnBasisOf: KR per-share figures across a split', () => {
+  // Samsung Electronics' 50-for-1 split, first traded 2018-05-04 (the store's split event: the later bar's date).
+  // FY2017 as filed (사업보고서 2018-04-02, before the split): basic EPS 299,868 won, dividend per common share 42,500
+  // (the 2018 annual report's dividend section repeats 42,500 as 전기, OpenDART's alotMatter guide example, rcept_no
+  // 20190401004781). FY2018 as filed (2019-04-01, after it): basic EPS 6,461 (the FY2019 report's frmtrm_amount,
+  // test/fixtures/real/opendart), dividend per share 1,416.
+  const splits = [{ date: '2018-05-04', factor: 50 }];
+  const fy2017 = report(2017, 4, '2018-04-02', { netIncome: 41_344_569e6, basicEps: 299_868, dividendPerShare: 42_500 });
+  const fy2018 = report(2018, 4, '2019-04-01', { netIncome: 43_890_877e6, basicEps: 6_461, dividendPerShare: 1_416 });
+
+  void it('divides what was filed before a split by its factor, from the split on', () => {
+    const [a, b] = perShareOnBasisOf([fy2017, fy2018], splits, '2019-04-02');
+    // 299,868 / 50 = 5,997.36; 42,500 / 50 = 850. FY2018 was filed after the split: as filed.
+    assert.deepEqual([a?.basicEps, a?.dividendPerShare, a?.netIncome], [5_997.36, 850, 41_344_569e6]);
+    assert.equal(b, fy2018);
+    // As of a date before the split the filing is on its own basis.
+    assert.equal(perShareOnBasisOf([fy2017], splits, '2018-05-03')[0], fy2017);
+  });
+
+  void it('so EPS YoY compares one basis: (6,461 - 5,997.36) / 5,997.36 x 100 = 7.73062...%', () => {
+    const m = stockMetrics(discreteQuarters(perShareOnBasisOf([fy2017, fy2018], splits, '2019-04-02'), '2019-04-02'), null, 'KRW');
+    close(m.epsYoy.value, ((6_461 - 5_997.36) / 5_997.36) * 100);
+    // Unadjusted it would read -97.8 %: the split, not the business.
+    const raw = stockMetrics(discreteQuarters([fy2017, fy2018], '2019-04-02'), null, 'KRW');
+    close(raw.epsYoy.value, ((6_461 - 299_868) / 299_868) * 100);
   });
 });

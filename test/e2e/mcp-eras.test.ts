@@ -22,6 +22,7 @@ import { StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientMetad
 import { VERSION } from '../../src/app.js';
 import { buildPrompts } from '../../src/http/mcp-prompts.js';
 import { RESOURCES } from '../../src/http/mcp-resources.js';
+import { buildTemplates } from '../../src/http/mcp-templates.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import { loopbackServer, startOAuthServer } from '../oauth/helpers.js';
 import { openPage, skipBrowser } from '../support/browser.js';
@@ -235,7 +236,9 @@ describe(`MCP: one suite through the clients of both protocol eras (${BACKEND})`
     for (const resource of RESOURCES) {
       assert.deepEqual(stepResult(steps, `resources/read ${resource.uri}`), { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: resource.read(() => dataset) }] });
     }
-    assert.deepEqual(stepResult(steps, 'resources/templates/list'), { resourceTemplates: [] });
+    assert.deepEqual(stepResult(steps, 'resources/templates/list'), {
+      resourceTemplates: buildTemplates(TOOLS).map(({ name, title, uriTemplate, description }) => ({ name, title, uriTemplate, description, mimeType: 'application/json' })),
+    });
 
     // Prompts: every prompt of the builder, each answering the builder's text for its arguments.
     const prompts = buildPrompts(TOOLS);

@@ -169,6 +169,8 @@ describe('the README walked against a started service', { skip: existsSync(CURL)
           ['/stocks/390510/', `/stocks/${kr.code}/`],
           ['/stocks/cori-b/', `/stocks/${classB.code.toLowerCase().replace('.', '-')}/`],
           ['"stock":"성산전자"', `"stock":"${kr.name}"`],
+          ['"uri":"stock://KR/390510/snapshot"', `"uri":"stock://KR/${kr.code}/snapshot"`],
+          ['"value":"성산"', `"value":"${kr.name.slice(0, 2)}"`],
         ];
     let script = [block('## A short tour', 'sh'), block('### JSON-RPC / MCP', 'sh', 0), block('### JSON-RPC / MCP', 'sh', 1)].join('\n');
     for (const [from, to] of swaps) {
@@ -202,8 +204,8 @@ describe('the README walked against a started service', { skip: existsSync(CURL)
         const [status, answerUrl, file] = line.split(' ');
         return { status: Number(status), url: decodeURIComponent(answerUrl ?? ''), body: JSON.parse(readFileSync(file ?? '', 'utf8')) as unknown };
       });
-    // The tour: 17 `api` lines (one of them inside CODE=$(...)); MCP: 5 + 2 curl calls.
-    assert.equal(answers.length, 24, run.stderr);
+    // The tour: 17 `api` lines (one of them inside CODE=$(...)); MCP: 5 + 4 curl calls.
+    assert.equal(answers.length, 26, run.stderr);
     for (const a of answers) assert.ok(a.status >= 200 && a.status < 300, `${a.status} ${a.url}`);
 
     const searches = answers.filter((a) => a.url.includes('/stocks?'));
@@ -218,12 +220,17 @@ describe('the README walked against a started service', { skip: existsSync(CURL)
       error?: unknown;
       result?: { isError?: boolean; messages?: { content: { text: string } }[] };
     }[];
-    assert.equal(mcp.length, 8, 'seven calls, one of them a batch of two');
+    assert.equal(mcp.length, 10, 'nine calls, one of them a batch of two');
     for (const m of mcp) {
       assert.equal(m.error, undefined, JSON.stringify(m));
       assert.notEqual(m.result?.isError, true, JSON.stringify(m));
     }
     const prompt = mcp.find((m) => m.result?.messages)!;
     assert.match(prompt.result!.messages![0]!.content.text, new RegExp(`Look up the stock "${SCALE === 1 ? '성산전자' : kr.name}"`));
+    // The template read is the company's snapshot; the completion of its name's first two letters brings its code first.
+    const read = mcp.find((m) => (m.result as { contents?: { uri: string }[] } | undefined)?.contents?.[0]?.uri.startsWith('stock://')) as { result: { contents: { text: string }[] } };
+    assert.equal((JSON.parse(read.result.contents[0]!.text) as { code: string }).code, named.kr);
+    const completion = mcp.find((m) => (m.result as { completion?: unknown } | undefined)?.completion) as { result: { completion: { values: string[] } } };
+    assert.equal(completion.result.completion.values[0], named.kr);
   });
 });

@@ -55,6 +55,8 @@ type MetricPath =
   | 'earningsQuality.cfToNi'
   | 'earningsQuality.ccc';
 
+type PerSharePath = 'perShare.eps' | 'perShare.dividendPerShare' | 'perShare.dividendPerShareFy' | 'perShare.dividendYield';
+
 interface Ref {
   referenceQuarter: string;
   disclosedOn: string;
@@ -107,6 +109,8 @@ interface Case {
   identity: { code: string; market: 'KR' | 'US'; currency: 'KRW' | 'USD'; name: string; source: string };
   price: { date: string; close: number; marketCap: number } | null;
   metrics: Record<MetricPath, Expected>;
+  /** The per-share group (EPS, dividends); `basis` where the answer states one. */
+  perShare: Record<PerSharePath, Expected & { basis?: string }>;
   raw: Record<PercentileKey, ExpectedRaw>;
   /** Extra checks after the metrics, on the running scenario. */
   more?: (s: () => Scenario) => void;
@@ -161,6 +165,14 @@ function runCase(c: Case): void {
     for (const [path, e] of Object.entries(c.metrics) as [MetricPath, Expected][]) {
       it(`${path} ${e.value === null ? 'is null with a reason' : `= ${e.value}`}`, () => {
         checkMetric(at(path, snapshot), e, path);
+      });
+    }
+
+    for (const [path, e] of Object.entries(c.perShare) as [PerSharePath, Expected & { basis?: string }][]) {
+      it(`${path} ${e.value === null ? 'is null with a reason' : `= ${e.value}`}`, () => {
+        const served = at(path, snapshot);
+        checkMetric(served, e, path);
+        if (e.basis !== undefined) assert.equal((served as Served & { basis?: string }).basis, e.basis, `${path} basis`);
       });
     }
 
@@ -249,9 +261,9 @@ runCase({
     'profitability.operatingMargin': { value: 18.466727389754137, unit: '%', priceDate: null, ...S21 },
     // revenue YoY = (279,604,799,000,000 - 236,806,988,000,000) / 236,806,988,000,000 x 100 = 18.072866582805403
     'growth.revenueYoy': { value: 18.072866582805403, unit: '%', priceDate: null, ...S21 },
-    // EPS YoY: the statements carry no share count and FSC's listed shares exist only for
-    // 2022-06-22, not for the FY2020 base: null, the reason naming shares.
-    'growth.epsYoy': { value: null, reason: /share/i, unit: '%' },
+    // EPS YoY from the statements' basic EPS (IS ifrs-full_BasicEarningsLossPerShare 기본주당이익(손실)):
+    // FY2021 5,777 (rcept_no 20220308000798) vs FY2020 3,841 (20210309000744): (5,777 - 3,841) / 3,841 x 100 = 50.40354074459776
+    'growth.epsYoy': { value: 50.40354074459776, unit: '%', priceDate: null, ...S21 },
     // net-debt ratio = (18,392,149,000,000 - 39,031,415,000,000) x 100 / 296,237,697,000,000 = -6.967130182624935
     'stability.netDebtRatio': { value: -6.967130182624935, unit: '%', priceDate: null, ...S21 },
     // interest coverage: no interest-expense line (금융비용 is not interest): null, reason naming interest.
@@ -267,6 +279,14 @@ runCase({
     // CCC = 40,713,415 x 365 / 279,604,799 + 41,384,404 x 365 / 166,411,342 - 13,453,351 x 365 / 166,411,342
     //     = 53.14785915030021 + 90.77090106033758 - 29.508043478190327 = 114.41071673244747 days
     'earningsQuality.ccc': { value: 114.41071673244747, unit: 'days', priceDate: null, ...S21 },
+  },
+  perShare: {
+    // TTM EPS = FY2021's basic EPS as filed, 5,777 won (IS ifrs-full_BasicEarningsLossPerShare).
+    'perShare.eps': { value: 5_777, unit: 'KRW', priceDate: null, basis: 'reported basic EPS', ...S21 },
+    // No dividend section of the FY2019-FY2021 reports is recorded (alotMatter answers 013): not reported.
+    'perShare.dividendPerShare': { value: null, reason: /dividend/, unit: 'KRW' },
+    'perShare.dividendPerShareFy': { value: null, reason: /dividend/, unit: 'KRW' },
+    'perShare.dividendYield': { value: null, reason: /dividend/, unit: '%' },
   },
   raw: {
     // PSR = 343,859,474,880,000 / 279,604,799,000,000 = 1.2298053399290905
@@ -324,8 +344,9 @@ runCase({
     'profitability.operatingMargin': { value: 2.536143615753196, unit: '%', priceDate: null, ...S23 },
     // revenue YoY = (258,935,494,000,000 - 302,231,360,000,000) / 302,231,360,000,000 x 100 = -14.325404881875926
     'growth.revenueYoy': { value: -14.325404881875926, unit: '%', priceDate: null, ...S23 },
-    // EPS YoY: no share count in the data: null, the reason naming shares.
-    'growth.epsYoy': { value: null, reason: /share/i, unit: '%' },
+    // EPS YoY from the statements' basic EPS: FY2023 2,131 (IS ifrs-full_BasicEarningsLossPerShare, rcept_no
+    // 20240312000736) vs FY2022 8,057 (20230307000542): (2,131 - 8,057) / 8,057 x 100 = -73.55094948491995
+    'growth.epsYoy': { value: -73.55094948491995, unit: '%', priceDate: null, ...S23 },
     // net-debt ratio = (12,685,944,000,000 - 69,080,893,000,000) x 100 / 353,233,775,000,000 = -15.965333156491052
     'stability.netDebtRatio': { value: -15.965333156491052, unit: '%', priceDate: null, ...S23 },
     'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x' },
@@ -338,6 +359,13 @@ runCase({
     'earningsQuality.cfToNi': { value: 3.049554627830736, unit: 'x', priceDate: null, ...S23 },
     // CCC = 36,647,393 x 365 / 258,935,494 + 51,625,874 x 365 / 180,388,580 - 11,319,824 x 365 / 180,388,580 = 133.21445794746893 days
     'earningsQuality.ccc': { value: 133.21445794746893, unit: 'days', priceDate: null, ...S23 },
+  },
+  perShare: {
+    // TTM EPS = FY2023's basic EPS as filed, 2,131 won.
+    'perShare.eps': { value: 2_131, unit: 'KRW', priceDate: null, basis: 'reported basic EPS', ...S23 },
+    'perShare.dividendPerShare': { value: null, reason: /dividend/, unit: 'KRW' },
+    'perShare.dividendPerShareFy': { value: null, reason: /dividend/, unit: 'KRW' },
+    'perShare.dividendYield': { value: null, reason: /dividend/, unit: '%' },
   },
   raw: {
     psr: { value: null, reason: /price/i, unit: 'x' },
@@ -435,6 +463,17 @@ runCase({
     // CCC = 39,921 x 365 / 435,617 + 5,875 x 365 / 229,460 - 70,587 x 365 / 229,460 = -69.48732156800008 days
     'earningsQuality.ccc': { value: -69.48732156800008, unit: 'days', priceDate: null, ...A },
   },
+  perShare: {
+    // TTM EPS = 117,777,000,000 / 14,681,140,000 (cover shares of the Q1 FY2026 10-Q) = 8.022333415524953 USD
+    'perShare.eps': { value: 8.022333415524953, unit: 'USD', priceDate: null, basis: 'net income / shares at the quarter end', ...A },
+    // CommonStockDividendsPerShareDeclared, year to date: Q1 FY2026 (0000320193-26-000006, 2025-09-28..2025-12-27) 0.26
+    //   + FY2025 (0000320193-25-000079, 2024-09-29..2025-09-27) 1.02 - Q1 FY2025 (0000320193-25-000008) 0.25 = 1.03 USD
+    'perShare.dividendPerShare': { value: 1.03, unit: 'USD', priceDate: null, ...A },
+    // The last fiscal year's: FY2025's 1.02, from the 10-K filed 2025-10-31.
+    'perShare.dividendPerShareFy': { value: 1.02, unit: 'USD', priceDate: null, referenceQuarter: '2025Q4', disclosedOn: '2025-10-31' },
+    // yield = 1.03 x 100 / 341.07 = 0.301990793678717
+    'perShare.dividendYield': { value: 0.301990793678717, unit: '%', priceDate: A_PRICE, ...A },
+  },
   raw: {
     // PSR = 5,007,296,419,800 / 435,617,000,000 = 11.494722244081384
     psr: { value: 11.494722244081384, unit: 'x' },
@@ -511,6 +550,14 @@ runCase({
     'earningsQuality.cfToNi': { value: 1.4326184092940124, unit: 'x', priceDate: null, ...T22 },
     // CCC = 2,192 x 365 / 74,863 + 10,327 x 365 / 54,940 - 13,897 x 365 / 54,940 = -13.03043664116052 days
     'earningsQuality.ccc': { value: -13.03043664116052, unit: 'days', priceDate: null, ...T22 },
+  },
+  perShare: {
+    // TTM EPS = 11,190,000,000 / 3,157,752,449 = 3.5436596695677203 USD (split-consistent shares, as EPS YoY)
+    'perShare.eps': { value: 3.5436596695677203, unit: 'USD', priceDate: null, basis: 'net income / shares at the quarter end', ...T22 },
+    // Tesla tags no dividends per share: not reported (null), not 0.
+    'perShare.dividendPerShare': { value: null, reason: /dividend/, unit: 'USD' },
+    'perShare.dividendPerShareFy': { value: null, reason: /dividend/, unit: 'USD' },
+    'perShare.dividendYield': { value: null, reason: /dividend/, unit: '%' },
   },
   raw: {
     psr: { value: null, reason: /price/i, unit: 'x' },
@@ -597,6 +644,15 @@ runCase({
     // CCC = 1,757 x 365 / 28,176 + 4,218 x 365 / 22,221 - 4,958 x 365 / 22,221 = 10.605514316383662 days
     'earningsQuality.ccc': { value: 10.605514316383662, unit: 'days', priceDate: null, ...T20 },
   },
+  perShare: {
+    // TTM EPS = 556,000,000 / (947,900,733 x 3 = 2,843,702,199) = 0.19551977003622945 USD: the shares are in the
+    // document's latest basis (the recording runs to late 2022, past the 3-for-1 split of 2022), the basis of the
+    // split-adjusted prices; EPS YoY is the same in any one basis.
+    'perShare.eps': { value: 0.19551977003622945, unit: 'USD', priceDate: null, basis: 'net income / shares at the quarter end', ...T20 },
+    'perShare.dividendPerShare': { value: null, reason: /dividend/, unit: 'USD' },
+    'perShare.dividendPerShareFy': { value: null, reason: /dividend/, unit: 'USD' },
+    'perShare.dividendYield': { value: null, reason: /dividend/, unit: '%' },
+  },
   raw: {
     psr: { value: null, reason: /price/i, unit: 'x' },
     // net margin = 556 x 100 / 28,176 = 1.9733106189664964
@@ -665,6 +721,17 @@ runCase({
     'earningsQuality.cfToNi': { value: 0.8138678909249218, unit: 'x', priceDate: null, ...M },
     // CCC = 1,871.7 x 365 / 8,717.1 + 1,400.9 x 365 / 4,228.0 - 709.7 x 365 / 4,228.0 = 138.0420709967871 days
     'earningsQuality.ccc': { value: 138.0420709967871, unit: 'days', priceDate: null, ...M },
+  },
+  perShare: {
+    // TTM EPS = 2,526,700,000 / 874,800,000 = 2.8883173296753544 USD
+    'perShare.eps': { value: 2.8883173296753544, unit: 'USD', priceDate: null, basis: 'net income / shares at the quarter end', ...M },
+    // CommonStockDividendsPerShareDeclared: Q1 FY2027 (0001835632-26-000019, 2026-02-01..2026-05-02) 0.06
+    //   + FY2026 (0001835632-26-000011, 2025-02-02..2026-01-31) 0.24 - Q1 FY2026 (0001835632-25-000117) 0.06 = 0.24 USD
+    'perShare.dividendPerShare': { value: 0.24, unit: 'USD', priceDate: null, ...M },
+    // FY2026's 0.24, 10-K filed 2026-03-11.
+    'perShare.dividendPerShareFy': { value: 0.24, unit: 'USD', priceDate: null, referenceQuarter: '2026Q4', disclosedOn: '2026-03-11' },
+    // No price recorded for the date.
+    'perShare.dividendYield': { value: null, reason: /price/, unit: '%' },
   },
   raw: {
     psr: { value: null, reason: /price/i, unit: 'x' },

@@ -225,6 +225,10 @@ export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstre
       // CONSTRUCTED: OpenDART's documented "no data" status for anything not recorded.
       return { reply: json({ status: '013', message: '조회된 데이타가 없습니다.' }), constructed: true };
     }
+    if (p === '/api/alotMatter.json') {
+      // CONSTRUCTED: no dividend section of these annual reports is recorded; "no data".
+      return { reply: json({ status: '013', message: '조회된 데이타가 없습니다.' }), constructed: true };
+    }
     if (p === '/api/company.json') {
       const file = DART_COMPANY[q.get('corp_code') ?? ''];
       if (file && !faults.companyJson013) return { reply: { body: recorded(file) }, constructed: false };

@@ -1,5 +1,6 @@
 // The MCP server factory (src/http/mcp-server.ts) under the SDK's own 2026-07-28 entry, without
-// the door: the cache hint of a resource built from the served data runs to the next refresh.
+// the door: the cache hint of a resource built from the served data (a template's read included)
+// runs to the next refresh.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -42,13 +43,14 @@ async function read(runner: ToolRunner, uri: string): Promise<Record<string, unk
 
 describe('MCP server cache hints (2026-07-28)', () => {
   it('a resource built from the served data may be kept until the next refresh; a constant one for the list hint', async () => {
-    // Next refresh 90 s after the clock: ttlMs = 90,000.
-    for (const uri of ['stock-data://sources', 'stock-data://sectors']) {
+    // Next refresh 90 s after the clock: ttlMs = 90,000; a resource template's read (sectors://KR) as well.
+    for (const uri of ['stock-data://sources', 'stock-data://sectors', 'sectors://KR']) {
       const result = await read(runnerWith(90_000), uri);
       assert.deepEqual([result.ttlMs, result.cacheScope], [90_000, 'public'], uri);
     }
     // No refresh scheduled: nothing says how long the data holds, so 0.
     assert.equal((await read(runnerWith(null), 'stock-data://sources')).ttlMs, 0);
+    assert.equal((await read(runnerWith(null), 'sectors://KR')).ttlMs, 0);
     // A refresh already due (the clock past it, the new data not swapped in yet): 0, never negative.
     assert.equal((await read(runnerWith(-5_000), 'stock-data://sources')).ttlMs, 0);
     // The formula is built from the code: the list hint, an hour.

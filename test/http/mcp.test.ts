@@ -105,6 +105,13 @@ describe('MCP /api/mcp', () => {
           { market: 'KR,US', filters: [{ field: 'roe', min: 5 }, { field: 'per', max: 40 }], sort: { field: 'operatingMargin', order: 'asc' }, fields: ['roe', 'per', 'grade'], limit: 20 },
           '/screen?market=KR,US&filters=roe:5:,per::40&sort=operatingMargin:asc&fields=roe,per,grade&limit=20&format=columns',
         ],
+        // The per-share fields screen over MCP as over REST.
+        [
+          'screen_stocks',
+          { market: 'KR,US', filters: [{ field: 'dividendYield', min: 1 }], sort: { field: 'dividendYield', order: 'desc' }, fields: ['eps', 'dividendPerShare', 'dividendPerShareFy', 'dividendYield'], limit: 10 },
+          '/screen?market=KR,US&filters=dividendYield:1:&sort=dividendYield:desc&fields=eps,dividendPerShare,dividendPerShareFy,dividendYield&limit=10&format=columns',
+        ],
+        ['get_stock_snapshot', { code: kr }, `/stocks/${kr}/snapshot`],
       ];
       for (const [name, args, restPath] of calls) {
         const result = await client.callTool({ name, arguments: args });
@@ -157,7 +164,7 @@ describe('MCP /api/mcp', () => {
       const init = await rpc(mcp, { jsonrpc: '2.0', id: 'a', method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'curl', version: '0' } } }, auth);
       const result = (init.body as { result: Json }).result;
       assert.equal(result.protocolVersion, '2025-03-26');
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} });
       const future = await rpc(mcp, { jsonrpc: '2.0', id: 'b', method: 'initialize', params: { protocolVersion: '2099-01-01' } }, auth);
       assert.equal(((future.body as { result: Json }).result as Json).protocolVersion, '2025-11-25');
       const ping = await rpc(mcp, { jsonrpc: '2.0', id: 3, method: 'ping' }, auth);
@@ -496,7 +503,7 @@ describe('MCP /api/mcp', () => {
       assert.equal(res.status, 200);
       const result = (res.body as Rpc).result!;
       assert.deepEqual(result.supportedVersions, [V]);
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} });
       // The server's identity is in the result's _meta (every 2026 result carries it), not a field of its own.
       assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'stock-data-service', title: 'Stock scoring and export data', version: VERSION });
       assert.match(String(result.instructions), /Resources explain the formula/);

@@ -147,7 +147,8 @@ describe('REST /api/public/v2', () => {
 
     it('snapshot groups every metric with unit, reference quarter, disclosure and price dates', async () => {
       const b = (await t.get(`${base}/stocks/${kr}/snapshot`, key)).body as Record<string, Record<string, Json>>;
-      const groups = { valuation: ['per', 'pbr', 'evEbit'], profitability: ['roe', 'roic', 'operatingMargin'], growth: ['revenueYoy', 'epsYoy'], stability: ['netDebtRatio', 'interestCoverage', 'currentRatio'], cashGeneration: ['operatingCashFlow', 'fcfYield'], earningsQuality: ['cfToNi', 'ccc'] };
+      const groups = { valuation: ['per', 'pbr', 'evEbit'], profitability: ['roe', 'roic', 'operatingMargin'], growth: ['revenueYoy', 'epsYoy'], stability: ['netDebtRatio', 'interestCoverage', 'currentRatio'], cashGeneration: ['operatingCashFlow', 'fcfYield'], earningsQuality: ['cfToNi', 'ccc'], perShare: ['eps', 'dividendPerShare', 'dividendPerShareFy', 'dividendYield'] };
+      assert.deepEqual(Object.keys(b).filter((k) => typeof b[k] === 'object' && b[k] !== null && k !== 'price').sort(), Object.keys(groups).sort());
       for (const [group, metrics] of Object.entries(groups)) {
         assert.deepEqual(Object.keys(b[group]!).sort(), [...metrics].sort());
         for (const m of metrics) {
@@ -157,6 +158,27 @@ describe('REST /api/public/v2', () => {
           else assert.ok(Number.isFinite(v.value));
         }
       }
+    });
+
+    it('per-share figures: EPS with its basis, dividends per share and the yield on the close, the same in the screener', async () => {
+      type Metric = { value: number | null; unit: string; basis?: string; priceDate: string | null };
+      const snap = (await t.get(`${base}/stocks/${kr}/snapshot`, key)).body as { price: { close: number; date: string }; growth: { epsYoy: Metric }; perShare: Record<string, Metric> };
+      const { eps, dividendPerShare, dividendPerShareFy, dividendYield } = snap.perShare as Record<'eps' | 'dividendPerShare' | 'dividendPerShareFy' | 'dividendYield', Metric>;
+      // Demo KR filings state basic EPS, as Korean statements do (docs/demo-data.md): the reported path on both figures.
+      assert.equal(eps.basis, 'reported basic EPS');
+      assert.equal(snap.growth.epsYoy.basis, 'reported basic EPS');
+      assert.equal(eps.unit, 'KRW');
+      assert.ok(dividendPerShare.value !== null && dividendPerShareFy.value !== null && dividendYield.value !== null);
+      // The yield is the TTM dividend per share over the close the snapshot shows.
+      assert.equal(dividendYield.value, (dividendPerShare.value * 100) / snap.price.close);
+      assert.equal(dividendYield.priceDate, snap.price.date);
+      // The screener serves the same values for the stock, and bounds by them.
+      const screen = (await t.get(`${base}/screen?market=KR&filters=dividendYield:0:&fields=eps,dividendPerShare,dividendPerShareFy,dividendYield&sort=dividendYield:desc&limit=200`, key)).body as { rows: Record<string, unknown>[]; totalCount: number };
+      const row = screen.rows.find((r) => r.code === kr);
+      assert.ok(row, 'the stock passes dividendYield >= 0');
+      assert.deepEqual([row.eps, row.dividendPerShare, row.dividendPerShareFy, row.dividendYield], [eps.value, dividendPerShare.value, dividendPerShareFy.value, dividendYield.value]);
+      const yields = screen.rows.map((r) => r.dividendYield as number);
+      assert.deepEqual(yields, [...yields].sort((a, b) => b - a));
     });
 
     it("a demo financial company follows the financial-company rule: PER, PBR, ROE as for any company, the industrial metrics not applicable", async () => {

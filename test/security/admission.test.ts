@@ -82,7 +82,7 @@ describe('admission limits', () => {
     }
   });
 
-  it('every MCP method takes the burst: BURST answered, the next 429 -32029; only tools/call is counted', async () => {
+  it('every MCP method takes the burst: BURST answered, the next 429 -32029; only tools/call and a read of a tool\'s template are counted', async () => {
     const methods: [string, Record<string, unknown> | undefined][] = [
       ['initialize', {}],
       ['ping', undefined],
@@ -92,6 +92,8 @@ describe('admission limits', () => {
       ['resources/read', { uri: 'stock-data://formula/v3' }],
       ['prompts/list', undefined],
       ['prompts/get', { name: 'korea_export_brief' }],
+      ['completion/complete', { ref: { type: 'ref/resource', uri: 'stock://{market}/{code}/snapshot' }, argument: { name: 'code', value: 'a' } }],
+      ['resources/read', { uri: 'sectors://KR' }],
       ['no/such/method', undefined],
       ...TOOLS.map((tool): [string, Record<string, unknown>] => ['tools/call', { name: tool.name, arguments: argsOf(tool.name) }]),
     ];
@@ -112,6 +114,16 @@ describe('admission limits', () => {
       assert.deepEqual([body.id, body.error?.code, body.error?.data?.code], [99, MCP_ERRORS.quota, 'rate_limited'], label);
       assert.equal(await callsOf(key), method === 'tools/call' ? BURST : 0, label);
     }
+    // A read of a template that answers with a tool's answer is that tool's call: counted, each once.
+    const key = await t.newKey('free');
+    const uri = `stock://${/^\d{6}$/.test(code) ? 'KR' : 'US'}/${code}/snapshot`;
+    for (let i = 0; i < BURST; i++) {
+      const res = await rpc({ jsonrpc: '2.0', id: i, method: 'resources/read', params: { uri } }, key);
+      const body = JSON.parse(res.text) as { result?: { contents: { uri: string }[] } };
+      assert.deepEqual([res.status, body.result?.contents[0]?.uri], [200, uri], res.text.slice(0, 200));
+    }
+    assertRateLimited(await rpc({ jsonrpc: '2.0', id: 99, method: 'resources/read', params: { uri } }, key), uri);
+    assert.equal(await callsOf(key), BURST, uri);
   });
 
   it('notifications and client responses take the burst too (they get no answer; the next request is refused)', async () => {

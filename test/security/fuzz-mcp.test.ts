@@ -73,7 +73,7 @@ function validArgs(codes: { kr: string[]; us: string[] }): Record<string, fc.Arb
     get_valuation_band: fc.record({ code, type: fc.constantFrom('per', 'pbr', 'psr'), from: date('2015-01-01', '2026-11-20') }, { requiredKeys: ['code'] }),
     get_sector_percentile: fc.record({ code, cohort: fc.constantFrom('sector', 'market') }, { requiredKeys: ['code'] }),
     get_price_history: fc.record(
-      { code, interval: fc.constantFrom('day', 'week', 'month'), from: date('2015-01-01', '2024-12-31'), to: date('2025-01-01', '2026-12-31'), limit: fc.integer({ min: 1, max: 2600 }) },
+      { code, interval: fc.constantFrom('day', 'week', 'month'), from: date('2015-01-01', '2024-12-31'), to: date('2025-01-01', '2026-12-31'), limit: fc.integer({ min: 1, max: 2600 }), adjusted: fc.boolean() },
       { requiredKeys: ['code'] },
     ),
     health: fc.constant({}),
@@ -81,7 +81,7 @@ function validArgs(codes: { kr: string[]; us: string[] }): Record<string, fc.Arb
   };
 }
 
-const PARAM_NAMES = ['code', 'market', 'bands', 'limit', 'from', 'to', 'top', 'type', 'cohort', 'interval'];
+const PARAM_NAMES = ['code', 'market', 'bands', 'limit', 'from', 'to', 'top', 'type', 'cohort', 'interval', 'adjusted'];
 
 /** Starts from valid arguments, then breaks some: wrong values, unknown names, removals. */
 function adversarialArgs(valid: fc.Arbitrary<Json>): fc.Arbitrary<unknown> {

@@ -140,8 +140,9 @@ describe('coverageOf', () => {
     assert.ok(table.includes('| `currentRatio` | 2 / 4 (50.0 %) * | noPrice 1, noFilingsYet 1, notApplicable 1 | 2 / 3 (66.7 %) * | undefinedForCompany 1 |'));
     // Snapshot-only metrics are not held to the target (no mark).
     assert.ok(table.includes('| `operatingCashFlow` (snapshot only) | 3 / 5 (60.0 %) | noPrice 1, noFilingsYet 1 | 2 / 3 (66.7 %) | filingsIncomplete 1 |'));
-    // Header, separator, 17 percentile metrics and operating cash flow.
-    assert.equal(table.length, 2 + 17 + 1);
+    // Header, separator, 17 percentile metrics and the snapshot's other five (operating cash flow,
+    // EPS, dividend per share TTM and last fiscal year, dividend yield).
+    assert.equal(table.length, 2 + 17 + 5);
   });
 
   it('an empty dataset: every market listed 0 and complete 0 (no division by zero)', () => {

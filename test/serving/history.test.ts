@@ -74,8 +74,10 @@ describe('per-stock histories as columns answer what the object path answered', 
           assert.equal(now, old, `${security.code} prices ${JSON.stringify(options)}`);
           // As the answer writes them: days from the columns (ColumnRows, through jsonBytes and
           // through JSON.stringify), in both formats.
-          const written = await histories.priceBarsOrDays(security.id, options);
+          const { bars: written, splits } = await histories.priceBarsOrDays(security.id, options, true);
           assert.equal(Array.isArray(written), options.interval !== 'day');
+          // The demo's stocks have no splits: adjusted bars are the bars as stored.
+          assert.deepEqual(splits, []);
           for (const format of ['rows', 'columns'] as const) {
             const expected = JSON.stringify(inFormat(format, resampleBars(bars, options), BAR_COLUMNS));
             const answer = Array.isArray(written) ? inFormat(format, written, BAR_COLUMNS) : dayRowsInFormat(format, written);

@@ -14,6 +14,9 @@ import type { KyselyStore } from '../../src/store/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const AS_OF = '2026-11-20';
+/** A copied KR stock whose filings state neither basic EPS nor shares, and the date of its 2-for-1 split. */
+const LISTED_CODE = '900050';
+const SPLIT_DATE = '2025-11-20';
 
 describe('loadUniverse (the recent window) against every filing and bar', () => {
   const tmp = tempDir();
@@ -50,6 +53,17 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     await copy('900030', { reports: () => true, bars: (_b, i) => i >= bars.length - 12, flows: (_f, i) => i >= flows.length - 12 });
     // Flows only on every other day.
     await copy('900040', { reports: () => true, bars: () => true, flows: (_f, i) => i % 2 === 0 });
+    // Statements without basic EPS or a share count (as OpenDART filings read before the per-share
+    // columns), and a 2-for-1 split a year before the date: the bars from SPLIT_DATE on carry twice
+    // the shares at half the price.
+    await store.market.writeDataset({
+      securities: [{ ...base, code: LISTED_CODE, name: 'Listed shares case' }],
+      reports: reports.map((r) => ({ ...r, code: LISTED_CODE, basicEps: null, shares: null })),
+      bars: bars.map((b) =>
+        b.date < SPLIT_DATE ? { ...b, code: LISTED_CODE } : { ...b, code: LISTED_CODE, open: b.open / 2, high: b.high / 2, low: b.low / 2, close: b.close / 2, shares: b.shares * 2 },
+      ),
+      flows: flows.map((f) => ({ ...f, code: LISTED_CODE })),
+    });
   });
   after(async () => {
     await store.close();
@@ -82,6 +96,43 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     assert.match(gap.v3.reason, /^no TTM net income: no filing for \d{4}Q4$/);
     assert.equal(a.views.get(viewKey('KR', '900020'))?.price, null);
     assert.ok(a.counts.scored > 50, `${a.counts.scored} scored`);
+  });
+
+  it('KR EPS without reported EPS: TTM net income over the listed shares at each quarter end, split-consistent', async () => {
+    const universe = await loadUniverse(store.market, AS_OF);
+    const id = universe.securities.find((s) => s.code === LISTED_CODE)?.id;
+    assert.ok(id !== undefined);
+    const filings = (await store.market.reports(id)).filter((r) => r.disclosedOn <= AS_OF);
+    const ordinal = (r: FinancialReport) => r.fiscalYear * 4 + r.fiscalQuarter;
+    const latest = Math.max(...filings.map(ordinal));
+    const at = (o: number) => filings.find((r) => ordinal(r) === o) as FinancialReport;
+    const [end, baseEnd] = [at(latest), at(latest - 4)];
+    // The store's split event is the first bar of the new count; the two period ends' listed shares are read.
+    const splits = await store.market.splitEvents('', AS_OF);
+    assert.deepStrictEqual(splits.get(id), [{ date: (await store.market.bars(id)).find((b) => b.date >= SPLIT_DATE)?.date, factor: 2 }]);
+    const listed = universe.listedShares?.get(id);
+    assert.ok(listed);
+    assert.deepStrictEqual([...listed.keys()].sort(), [baseEnd.periodEnd, end.periodEnd].sort());
+    const lastBarShares = async (date: string) => (await store.market.bars(id)).filter((b) => b.date <= date).at(-1)?.shares as number;
+    assert.equal(listed.get(end.periodEnd), await lastBarShares(end.periodEnd));
+    // The base quarter ends before the split: its count is doubled onto the date's basis.
+    assert.ok(baseEnd.periodEnd < SPLIT_DATE && end.periodEnd >= SPLIT_DATE, `${baseEnd.periodEnd} .. ${end.periodEnd}`);
+    const sharesNow = await lastBarShares(end.periodEnd);
+    const sharesBase = 2 * (await lastBarShares(baseEnd.periodEnd));
+    // TTM net income, as the demo's year-to-date filings give it: YTD(Qn) + FY(Y-1) - YTD(Qn of Y-1) (or the FY itself).
+    const ttmNi = (o: number) => {
+      const q = at(o);
+      return q.fiscalQuarter === 4 ? (q.netIncome as number) : (q.netIncome as number) + (at(o - q.fiscalQuarter).netIncome as number) - (at(o - 4).netIncome as number);
+    };
+    const view = computeSnapshot(universe, AS_OF).views.get(viewKey('KR', LISTED_CODE));
+    assert.ok(view);
+    const { eps } = view.snapshot.perShare;
+    const { epsYoy } = view.snapshot.growth;
+    assert.equal(eps.basis, 'net income / listed shares at the quarter end');
+    assert.equal(eps.value, ttmNi(latest) / sharesNow);
+    assert.equal(epsYoy.basis, 'net income / listed shares at the quarter end');
+    const [now, before] = [ttmNi(latest) / sharesNow, ttmNi(latest - 4) / sharesBase];
+    assert.equal(epsYoy.value, ((now - before) * 100) / Math.abs(before));
   });
 
   it('reads the same universe a slice of stocks at a time, and the sector exports a decade at a time', async () => {

@@ -98,8 +98,9 @@ describe('OpenDART: a bulk file and an API answer for the same company and perio
         .map((r) => r.accountId),
     );
     // The bulk file writes ifrs_Revenue, ifrs_CostOfSales, ifrs_ProfitLoss, ifrs_ProfitLossAttributableToOwnersOfParent
-    // (and dart_OperatingIncomeLoss); the answer writes the ifrs-full_ forms. Normalised, they are the same five.
-    const expected = ['dart_OperatingIncomeLoss', 'ifrs-full_CostOfSales', 'ifrs-full_ProfitLoss', 'ifrs-full_ProfitLossAttributableToOwnersOfParent', 'ifrs-full_Revenue'];
+    // (and dart_OperatingIncomeLoss, ifrs_BasicEarningsLossPerShare); the answer writes the ifrs-full_ forms.
+    // Normalised, they are the same six.
+    const expected = ['dart_OperatingIncomeLoss', 'ifrs-full_BasicEarningsLossPerShare', 'ifrs-full_CostOfSales', 'ifrs-full_ProfitLoss', 'ifrs-full_ProfitLossAttributableToOwnersOfParent', 'ifrs-full_Revenue'];
     assert.deepEqual([...fromBulk].sort(), expected);
     assert.deepEqual([...fromApi].sort(), expected);
   });

@@ -89,6 +89,7 @@ const NULL_ITEMS = {
   revenue: null, costOfSales: null, operatingIncome: null, netIncome: null, operatingCashFlow: null, capex: null,
   interestExpense: null, totalAssets: null, currentAssets: null, totalLiabilities: null, currentLiabilities: null,
   equity: null, cash: null, debt: null, receivables: null, inventory: null, payables: null, shares: null,
+  basicEps: null, dividendPerShare: null,
 } as const;
 
 let dir = '';
@@ -158,13 +159,15 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
   it('2015 annual IS (header 당기 after an empty column), Samsung Electronics consolidated', () => {
     // 2015_사업보고서_02_손익계산서_연결: [005930] ifrs_Revenue 수익(매출액) 당기 200,653,482,000,000;
     // ifrs_CostOfSales 123,482,118,000,000; dart_OperatingIncomeLoss 26,413,442,000,000;
-    // ifrs_ProfitLossAttributableToOwnersOfParent 18,694,628,000,000 (ifrs_ prefixes read as ifrs-full_).
+    // ifrs_ProfitLossAttributableToOwnersOfParent 18,694,628,000,000 (ifrs_ prefixes read as ifrs-full_);
+    // ifrs_BasicEarningsLossPerShare `기본주당이익(손실) (단위:원)` 당기 126,305 (won, before the 2018 50-for-1 split).
     // No filing-list date given: the annual deadline, 2015-12-31 + 90 days = 2016-03-30 (2016 is a leap year: 31 + 29 + 30).
     assert.deepEqual(find(all, '005930', '2015-12-31'), {
       ...NULL_ITEMS,
       market: 'KR', code: '005930', fiscalYear: 2015, fiscalQuarter: 4, periodEnd: '2015-12-31', disclosedOn: '2016-03-30',
       consolidated: true, source: 'opendart',
       revenue: 200_653_482_000_000, costOfSales: 123_482_118_000_000, operatingIncome: 26_413_442_000_000, netIncome: 18_694_628_000_000,
+      basicEps: 126_305,
     });
   });
 
@@ -221,11 +224,13 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
     // [005930] 당기 3분기 누적: ifrs-full_Revenue 170,516,121,000,000 (3 months 62,003,471,000,000);
     // ifrs-full_CostOfSales 108,685,026,000,000; dart_OperatingIncomeLoss 20,608,239,000,000;
     // ifrs-full_ProfitLossAttributableToOwnersOfParent 16,277,059,000,000. 금융비용 carries an entity id: no interest expense.
+    // ifrs-full_BasicEarningsLossPerShare 기본주당이익(손실): 3 months 899, 누적 2,396 (the year to date is taken).
     assert.deepEqual(find(all, '005930', '2019-09-30'), {
       ...NULL_ITEMS,
       market: 'KR', code: '005930', fiscalYear: 2019, fiscalQuarter: 3, periodEnd: '2019-09-30', disclosedOn: '2019-11-14',
       consolidated: true, source: 'opendart',
       revenue: 170_516_121_000_000, costOfSales: 108_685_026_000_000, operatingIncome: 20_608_239_000_000, netIncome: 16_277_059_000_000,
+      basicEps: 2_396,
     });
   });
 

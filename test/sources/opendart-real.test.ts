@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { discreteQuarters, quarterLabel } from '../../src/domain/ttm.js';
-import { parseDartEnvelope, parseFinancialStatements, parsePeriodicFiling } from '../../src/sources/opendart/parse.js';
+import { stockMetrics } from '../../src/domain/snapshot.js';
+import { parseAlotMatter, parseDartEnvelope, parseFinancialStatements, parsePeriodicFiling } from '../../src/sources/opendart/parse.js';
 
 const read = (name: string): unknown => {
   const bytes = readFileSync(new URL(`../fixtures/real/opendart/${name}`, import.meta.url));
@@ -41,6 +42,50 @@ describe('OpenDART full statements on real filings (Samsung Electronics, annual 
     );
     // Finance costs (금융비용) are not interest expense: unknown, not 0.
     assert.equal(fy2023.interestExpense, null);
+  });
+});
+
+describe('Samsung Electronics EPS and dividends from real answers', () => {
+  it('basic EPS is the income statement\'s 기본주당이익 (won per share)', () => {
+    // IS ifrs-full_BasicEarningsLossPerShare 기본주당이익(손실) thstrm_amount: FY2019 3166, FY2020 3841, FY2021 5777,
+    // FY2022 8057, FY2023 2131 (each report's frmtrm_amount repeats the year before: 6461, 3166, 3841, 5777, 8057).
+    assert.deepEqual([2019, 2020, 2021, 2022, 2023].map((y) => samsung(y).basicEps), [3_166, 3_841, 5_777, 8_057, 2_131]);
+  });
+
+  it('EPS YoY from the reported EPS of the annual reports', () => {
+    // Only annual reports are recorded: the TTM at 2023Q4 is FY2023 (2,131), four quarters earlier FY2022 (8,057).
+    // (2,131 - 8,057) / 8,057 x 100 = -592,600 / 8,057 = -73.550949484919945...% (the double of that order of
+    // operations: -73.55094948491994). As of 2022-06-23 (FY2021 vs FY2020):
+    // (5,777 - 3,841) x 100 / 3,841 = 193,600 / 3,841 = 50.40354074459776 %.
+    const reports = [2019, 2020, 2021, 2022, 2023].map((y) => samsung(y));
+    const fy2023 = stockMetrics(discreteQuarters(reports, '2024-03-13'), null, 'KRW');
+    assert.equal(fy2023.epsYoy.value, -73.55094948491994);
+    assert.equal(fy2023.epsYoy.basis, 'reported basic EPS');
+    assert.equal(fy2023.eps.value, 2_131);
+    assert.equal(stockMetrics(discreteQuarters(reports, '2022-06-23'), null, 'KRW').epsYoy.value, 50.40354074459776);
+  });
+
+  it('the dividend section (alotMatter) gives the common share\'s cash dividend per share, year to date', () => {
+    // 2020 Q1 report (rcept_no 20200515001451): se 주당 현금배당금(원), stock_knd 보통주, thstrm "354" (우선주 also 354;
+    // frmtrm "1,416" is FY2019). 2020 half-year report (20200814001766): thstrm "708" = 354 x 2, year to date.
+    assert.equal(parseAlotMatter(parseDartEnvelope(read('alotMatter_00126380_2020_11013.json'))!), 354);
+    assert.equal(parseAlotMatter(parseDartEnvelope(read('alotMatter_00126380_2020_11012.json'))!), 708);
+    // Status 013 (no dividend section): unknown.
+    assert.equal(parseAlotMatter({ status: '013', message: '조회된 데이타가 없습니다.', list: [], pageNo: 1, totalPage: 1 }), null);
+  });
+
+  it('dividend yield: TTM dividend per share over the close', () => {
+    // FY2021 annual report (real statements, rcept_no 20220308000798) with the dividend per common share its dividend
+    // section states, 1,444 won (361 a quarter; no recording of that answer was found, so the figure as filed), and
+    // the FSC close of 2022-06-22 (real recording): 57,600 won, 5,969,782,550 listed shares.
+    // Yield = 1,444 x 100 / 57,600 = 2.5069444...% (as a double 2.5069444444444446); TTM and last fiscal year both
+    // FY2021's 1,444 (FY2020's 2,994, regular 1,416 and the special 1,578, is the year before).
+    const reports = [2020, 2021].map((y) => ({ ...samsung(y), dividendPerShare: y === 2021 ? 1_444 : 2_994 }));
+    const m = stockMetrics(discreteQuarters(reports, '2022-06-23'), { date: '2022-06-22', close: 57_600, shares: 5_969_782_550, marketCap: 343_859_474_880_000 }, 'KRW');
+    assert.equal(m.dividendPerShare.value, 1_444);
+    assert.equal(m.dividendPerShareFy.value, 1_444);
+    assert.equal(m.dividendYield.value, 2.5069444444444446);
+    assert.equal(m.dividendYield.priceDate, '2022-06-22');
   });
 });
 

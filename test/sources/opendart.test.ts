@@ -37,7 +37,7 @@ const SAMSUNG_9M_2023: FinancialReport = {
   totalAssets: 454_338_349_000_000, currentAssets: 202_109_458_000_000, totalLiabilities: 91_950_009_000_000,
   currentLiabilities: 76_153_263_000_000, equity: 352_160_063_000_000, cash: 81_363_839_000_000,
   debt: 7_695_395_000_000, receivables: 41_008_234_000_000, inventory: 55_255_619_000_000, payables: 12_143_012_000_000,
-  shares: null, source: 'opendart',
+  shares: null, basicEps: null, dividendPerShare: null, source: 'opendart',
 };
 
 const SAMSUNG_FY_2023: FinancialReport = {
@@ -50,7 +50,7 @@ const SAMSUNG_FY_2023: FinancialReport = {
   // 단기차입금 7,114,601 + 유동성장기부채 1,308,875 + 사채 537,618 + 장기차입금 3,724,850 (KRW million)
   debt: 12_685_944_000_000,
   receivables: 36_647_393_000_000, inventory: 51_625_874_000_000, payables: 11_319_824_000_000,
-  shares: null, source: 'opendart',
+  shares: null, basicEps: null, dividendPerShare: null, source: 'opendart',
 };
 
 const KOGAS_H1_2024_OFS: FinancialReport = {
@@ -65,7 +65,7 @@ const KOGAS_H1_2024_OFS: FinancialReport = {
   totalAssets: 250_987_654_321, currentAssets: 98_123_456_789, totalLiabilities: 61_222_333_444,
   currentLiabilities: 40_111_222_333, equity: 189_765_320_877, cash: null, debt: null, receivables: null,
   // '-' is "not reported": null, never 0.
-  inventory: null, payables: null, shares: null, source: 'opendart',
+  inventory: null, payables: null, shares: null, basicEps: null, dividendPerShare: null, source: 'opendart',
 };
 
 // company.json for 삼성전자: induty_code 264 (통신 및 방송 장비 제조업) falls under 26.
@@ -228,6 +228,8 @@ describe('OpenDartSource against recorded responses', () => {
       if (req.url.pathname === '/api/corpCode.xml') return { headers: { 'content-type': 'application/x-msdownload' }, body: zip };
       if (req.url.pathname === '/api/list.json') return { body: fixture(`opendart/list_page${p.get('page_no')}.json`) };
       if (req.url.pathname === '/api/company.json') return companyReply(p.get('corp_code'));
+      // No dividend section recorded for these filings: OpenDART's "no data".
+      if (req.url.pathname === '/api/alotMatter.json') return { body: fixture('opendart/fnltt_status_013.json') };
       const key = `${p.get('corp_code')}_${p.get('bsns_year')}_${p.get('reprt_code')}_${p.get('fs_div')}`;
       const files: Record<string, string> = {
         '00126380_2023_11014_CFS': 'opendart/fnltt_00126380_2023_11014_CFS.json',
@@ -261,6 +263,26 @@ describe('OpenDartSource against recorded responses', () => {
     }
   });
 
+  it('asks each filing\'s dividend section (alotMatter.json) once, metered with the other calls', async () => {
+    // The real answer for Samsung Electronics' 2020 Q1 report (test/fixtures/real/opendart): 보통주 thstrm "354".
+    const recorded = fixture('../real/opendart/alotMatter_00126380_2020_11013.json');
+    const server = await loopback((req) => (req.url.pathname === '/api/alotMatter.json' ? { body: recorded } : { status: 500, body: 'unexpected' }));
+    try {
+      const source = new OpenDartSource({ apiKey: KEY, baseUrl: server.base, requestsPerSecond: 0, retries: 0 });
+      const http = source.client(context({ asOf: '2020-05-16' }));
+      const filing = {
+        corpCode: '00126380', stockCode: '005930', corpName: '삼성전자', corpCls: 'Y', rceptNo: '20200515001451', disclosedOn: '2020-05-15',
+        fiscalYear: 2020, fiscalQuarter: 1, periodEnd: '2020-03-31', reprtCode: '11013', correction: false,
+      } as const;
+      assert.equal(await source.dividendPerShare(http, filing), 354);
+      const [call] = server.requests;
+      assert.deepEqual([call?.url.searchParams.get('corp_code'), call?.url.searchParams.get('bsns_year'), call?.url.searchParams.get('reprt_code')], ['00126380', '2020', '11013']);
+      assert.equal(source.meter.callsToday, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a bank holding company (KSIC 64992, Unclassified by code) is placed in Banks by the deposits its statements show', async () => {
     // No recorded fnlttSinglAcntAll answer of a financial company was found in public repositories
     // (searched for KB금융's corp_code 00688996). The answer here is built from KB금융's real 2025 Q1
@@ -283,6 +305,8 @@ describe('OpenDartSource against recorded responses', () => {
       if (req.url.pathname === '/api/company.json') {
         return { body: JSON.stringify({ status: '000', message: '정상', corp_code: '00688996', corp_name: 'KB금융지주', corp_name_eng: 'KB Financial Group Inc.', stock_name: 'KB금융', stock_code: '105560', corp_cls: 'Y', induty_code: '64992', acc_mt: '12' }) };
       }
+      // No dividend section recorded for it: OpenDART's "no data".
+      if (req.url.pathname === '/api/alotMatter.json') return { body: JSON.stringify({ status: '013', message: '조회된 데이타가 없습니다.' }) };
       const key = `${p.get('corp_code')}_${p.get('bsns_year')}_${p.get('reprt_code')}_${p.get('fs_div')}`;
       return key === '00688996_2025_11013_CFS' ? { body: JSON.stringify({ status: '000', message: '정상', list }) } : { status: 500, body: `unexpected ${key}` };
     });

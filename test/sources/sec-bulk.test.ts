@@ -157,10 +157,10 @@ describe('SecBulkReader on archives built from the real recordings', () => {
     // {start 2024-02-04, end 2025-02-01, val 5767300000}, NetIncomeLoss -885000000.
     assert.deepEqual(find('MRVL', 2025, 4).map((r) => [r.periodEnd, r.revenue, r.netIncome]), [['2025-02-01', 5_767.3 * M, -885 * M]]);
     const securities = new Map(securitiesOf(bulk).map((s) => [s.code, s]));
-    // Apple's submissions: exchanges ["Nasdaq"], sicDescription "Electronic Computers", fiscalYearEnd "0926" (September).
-    assert.deepEqual(securities.get('AAPL'), { market: 'US', code: 'AAPL', name: 'Apple Inc.', exchange: 'NASDAQ', sector: 'Electronic Computers', currency: 'USD', fiscalYearEndMonth: 9, source: 'sec' });
-    // Marvell's: "Semiconductors & Related Devices", fiscalYearEnd "0130" (January).
-    assert.deepEqual(securities.get('MRVL'), { market: 'US', code: 'MRVL', name: 'Marvell Technology, Inc.', exchange: 'NASDAQ', sector: 'Semiconductors & Related Devices', currency: 'USD', fiscalYearEndMonth: 1, source: 'sec' });
+    // Apple's submissions: exchanges ["Nasdaq"], sic "3571" (Electronic Computers: Hardware), fiscalYearEnd "0926" (September).
+    assert.deepEqual(securities.get('AAPL'), { market: 'US', code: 'AAPL', name: 'Apple Inc.', exchange: 'NASDAQ', sector: 'Hardware', currency: 'USD', fiscalYearEndMonth: 9, source: 'sec' });
+    // Marvell's: sic "3674" (Semiconductors & Related Devices: Semiconductors), fiscalYearEnd "0130" (January).
+    assert.deepEqual(securities.get('MRVL'), { market: 'US', code: 'MRVL', name: 'Marvell Technology, Inc.', exchange: 'NASDAQ', sector: 'Semiconductors', currency: 'USD', fiscalYearEndMonth: 1, source: 'sec' });
     // No submissions member for Tesla: exchange US, sector Unclassified, the year end of its 10-Ks (December 31).
     assert.deepEqual(securities.get('TSLA'), { market: 'US', code: 'TSLA', name: 'Tesla, Inc.', exchange: 'US', sector: 'Unclassified', currency: 'USD', fiscalYearEndMonth: 12, source: 'sec' });
     // Alphabet lists GOOGL then GOOG; limited to GOOG, GOOG is its ticker (the API adapter's rule). Marvell's

@@ -8,6 +8,8 @@ import { gunzipSync } from 'node:zlib';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { ttmAsOf } from '../../src/domain/ttm.js';
 import { debtOf, parseCompanyFacts, parseSubmissions } from '../../src/sources/sec/parse.js';
+import { sectorOfSic } from '../../src/sources/sec/sectors.js';
+import { zipMembers } from '../../src/sources/shared/zip-stream.js';
 
 const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
 const M = 1_000_000;
@@ -119,6 +121,25 @@ describe('SEC companyfacts on real filings', () => {
     const retagged = parseCompanyFacts(body, 'AAPL')!;
     assert.deepEqual(retagged.reports, apple.reports);
   });
+
+  it('Apple dividends per share declared: year to date, restated to the latest share basis, and their TTM', () => {
+    // us-gaap:CommonStockDividendsPerShareDeclared (USD/shares), the fact of each filing whose duration is its year to date:
+    // 10-K 0000320193-25-000079 (filed 2025-10-31) 2024-09-29..2025-09-27 = 1.02;
+    // 10-Q 0000320193-25-000008 (filed 2025-01-31) 2024-09-29..2024-12-28 = 0.25;
+    // 10-Q 0000320193-26-000006 (filed 2026-01-30) 2025-09-28..2025-12-27 = 0.26 (the 10-Qs also carry the three months
+    // alone; for Q1 they are the same period).
+    const dps = (fy: number, q: number) => at(apple.reports, fy, q).map((r) => r.dividendPerShare);
+    assert.deepEqual([dps(2025, 4), dps(2025, 1), dps(2026, 1)], [[1.02], [0.25], [0.26]]);
+    // 10-K 0000320193-19-000119 (filed 2019-10-31) 2018-09-30..2019-09-28 = 3 (before the 4-for-1 split first filed on
+    // 2020-10-30, `splits`): 3 / 4 = 0.75 on the latest basis, as the shares are multiplied.
+    assert.deepEqual(dps(2019, 4), [0.75]);
+    // TTM at 2026Q1 = Q1 FY2026 + FY2025 - Q1 FY2025 = 0.26 + 1.02 - 0.25 = 1.03.
+    const ttm = ttmAsOf(apple.reports, '2026-02-01').current.ttm;
+    assert.equal(ttm?.referenceQuarter, '2026Q1');
+    assert.equal(ttm?.dividendPerShare, 0.26 + 1.02 - 0.25);
+    // Tesla tags no dividends: unknown (null), never 0. US filings carry no basic EPS in the model (the US EPS divides by shares).
+    assert.ok(tesla.reports.every((r) => r.dividendPerShare === null && r.basicEps === null));
+  });
 });
 
 describe('SEC debt components (edge cases, hand-made balances)', () => {
@@ -146,12 +167,64 @@ describe('SEC debt components (edge cases, hand-made balances)', () => {
 describe('SEC submissions on real answers', () => {
   const plain = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/real/sec/${name}`, import.meta.url), 'utf8'));
 
-  it('reads exchange, SIC description and year end, and an empty SIC as Unclassified', () => {
-    // Siemens Energy AG/ADR: exchanges ["OTC"], sicDescription "", fiscalYearEnd "1231"
+  it('reads exchange, the SIC code\'s sector and year end, and an empty or non-industry SIC as Unclassified', () => {
+    // Siemens Energy AG/ADR: exchanges ["OTC"], sic "", fiscalYearEnd "1231"
     assert.deepEqual(parseSubmissions(plain('submissions_CIK0001830056_SiemensEnergyADR.json')), { exchange: 'OTC', sector: 'Unclassified', fiscalYearEndMonth: 12 });
-    // SIEMENS AG (an investor filer): no exchange at all, sicDescription "American Depositary Receipts"
-    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'American Depositary Receipts', fiscalYearEndMonth: 12 });
-    // Apple: exchanges ["Nasdaq"], fiscalYearEnd "0927"
-    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz'))?.fiscalYearEndMonth, 9);
+    // SIEMENS AG (an investor filer): no exchange at all, sic "8880" (American Depositary Receipts: no industry)
+    assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'Unclassified', fiscalYearEndMonth: 12 });
+    // Apple: exchanges ["Nasdaq"], sic "3571" (Electronic Computers), fiscalYearEnd "0927"
+    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz')), { exchange: 'NASDAQ', sector: 'Hardware', fiscalYearEndMonth: 9 });
+    // Marvell: exchanges ["Nasdaq"], sic "3674" (Semiconductors & Related Devices)
+    assert.equal(parseSubmissions(real('submissions_CIK0001835632_MRVL.json.gz'))?.sector, 'Semiconductors');
+  });
+});
+
+describe('SEC sectors of a real quarter of filers', () => {
+  // sub.txt of the Financial Statement Data Sets 2009 Q3 (test/fixtures/real/bulk/sec_fsds, PROVENANCE.md):
+  // one row per filing with the filer's `cik`, `name` and `sic` as EDGAR held them.
+  const filers = async (): Promise<Map<string, { name: string; sic: string }>> => {
+    const zip = new URL('../fixtures/real/bulk/sec_fsds/sec_fsds_2009q3_build20241122_segments-format.zip', import.meta.url).pathname;
+    for await (const member of zipMembers(zip)) {
+      if (member.name !== 'sub.txt') continue;
+      const [head, ...rows] = (await member.bytes()).toString('utf8').trim().split('\n').map((line) => line.split('\t'));
+      const col = (name: string): number => (head ?? []).indexOf(name);
+      return new Map(rows.map((r) => [r[col('cik')] ?? '', { name: r[col('name')] ?? '', sic: r[col('sic')] ?? '' }]));
+    }
+    throw new Error('no sub.txt');
+  };
+
+  it('places known companies by the SIC code EDGAR gives them', async () => {
+    const sicOf = new Map([...(await filers()).values()].map((f) => [f.name, f.sic]));
+    const cases: [string, string, string][] = [
+      ['APPLE INC', '3571', 'Hardware'],
+      ['NVIDIA CORP', '3674', 'Semiconductors'],
+      ['PFIZER INC', '2834', 'Pharmaceuticals'],
+      ['AMGEN INC', '2836', 'Biotech'],
+      ['EXXON MOBIL CORP', '2911', 'Energy'],
+      ['WAL MART STORES INC', '5331', 'Retail'],
+      ['MCDONALDS CORP', '5812', 'Restaurants'],
+      ['BOEING CO', '3721', 'Aerospace & Defense'],
+      ['MEDTRONIC INC', '3845', 'Medical Devices'],
+      ['AT&T INC.', '4813', 'Telecom'],
+      ['FPL GROUP INC', '4911', 'Utilities'], // NextEra Energy's name in 2009
+      ['GOOGLE INC.', '7370', 'Internet'], // Alphabet's
+    ];
+    for (const [name, sic, sector] of cases) {
+      assert.equal(sicOf.get(name), sic, name);
+      assert.equal(sectorOfSic(sic), sector, name);
+    }
+  });
+
+  it('turns the quarter\'s 166 SIC codes into 40 sectors, leaving only insurance brokers unplaced', async () => {
+    const all = [...(await filers()).values()];
+    const count = new Map<string, number>();
+    for (const f of all) count.set(sectorOfSic(f.sic), (count.get(sectorOfSic(f.sic)) ?? 0) + 1);
+    assert.equal(all.length, 430);
+    assert.equal(new Set(all.map((f) => f.sic)).size, 166);
+    assert.equal(count.size, 40);
+    // The three Unclassified filers are insurance agents and brokers (6411).
+    assert.deepEqual(all.filter((f) => sectorOfSic(f.sic) === 'Unclassified').map((f) => f.sic), ['6411', '6411', '6411']);
+    // The largest cohorts.
+    assert.deepEqual([...count].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 4), [['Energy', 54], ['Utilities', 38], ['Retail', 23], ['Banks', 19]]);
   });
 });

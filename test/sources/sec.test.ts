@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { FINANCIAL_SECTORS } from '../../src/domain/financials.js';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { parseCompanyFacts, parseCompanyTickers, parseDailyFormIndex, parseSubmissions } from '../../src/sources/sec/parse.js';
 import { SecSource } from '../../src/sources/sec/source.js';
+import { SIC_SECTORS, sectorOfSic } from '../../src/sources/sec/sectors.js';
+import { MARKET_SECTORS } from '../../src/sources/demo/sectors.js';
 import { context, fixture, fixtureJson, loopback } from './helpers.js';
 
 const M = 1_000_000;
-const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null };
+const base = { market: 'US' as const, consolidated: true, source: 'sec', interestExpense: null, basicEps: null, dividendPerShare: null };
 // Apple's fiscal year ends on the last Saturday of September: FY2024 = 2023-10-01 .. 2024-09-28.
 const AAPL_9M_FY2024: FinancialReport = {
   ...base, code: 'AAPL', fiscalYear: 2024, fiscalQuarter: 3, periodEnd: '2024-06-29', disclosedOn: '2024-08-02',
@@ -38,7 +42,7 @@ const nulls = {
 };
 
 describe('SEC parsers', () => {
-  it('submissions: a financial SIC code gives a financial sector, any other keeps the SIC description', () => {
+  it('submissions: the SIC code gives the sector, by longest prefix', () => {
     // Bodies shaped as EDGAR's submissions JSON (sic and sicDescription as EDGAR spells them), constructed here.
     const placed = (sic: string, sicDescription: string) => parseSubmissions({ sic, sicDescription, exchanges: ['NYSE'], fiscalYearEnd: '1231' })?.sector;
     assert.deepEqual(
@@ -54,11 +58,112 @@ describe('SEC parsers', () => {
       ],
       ['Banks', 'Banks', 'Other Financials', 'Securities', 'Asset Management', 'Insurance', 'Insurance', 'Asset Management'],
     );
-    // Not financial companies by their statements: health plans, insurance brokers, real estate, REITs, blank checks.
+    // Not financial companies by their statements: health plans (Health Care Services), real estate,
+    // REITs; insurance brokers and blank checks have no sector of their own (as KSIC 662 brokers).
     assert.deepEqual(
-      [placed('6324', 'Hospital & Medical Service Plans'), placed('6411', 'Insurance Agents, Brokers & Service'), placed('6798', 'Real Estate Investment Trusts'), placed('6770', 'Blank Checks'), placed('', '')],
-      ['Hospital & Medical Service Plans', 'Insurance Agents, Brokers & Service', 'Real Estate Investment Trusts', 'Blank Checks', 'Unclassified'],
+      [placed('6324', 'Hospital & Medical Service Plans'), placed('6510', 'Real Estate Operators (No Developers) & Lessors'), placed('6798', 'Real Estate Investment Trusts'), placed('6411', 'Insurance Agents, Brokers & Service'), placed('6770', 'Blank Checks'), placed('', '')],
+      ['Health Care Services', 'Real Estate', 'REITs', 'Unclassified', 'Unclassified', 'Unclassified'],
     );
+  });
+
+  it('SIC codes of known companies give the sectors a reader expects', () => {
+    // SIC codes as EDGAR gives them: Apple 3571, Nvidia 3674, Pfizer 2834, Amgen 2836, Exxon 2911,
+    // Walmart 5331, McDonald's 5812, Boeing 3721, Medtronic Inc 3845, AT&T 4813, NextEra (FPL Group)
+    // 4911, Alphabet (Google Inc.) 7370 are checked against the recorded 2009 Q3 sub.txt in
+    // sec-real.test.ts; Microsoft 7372, Tesla 3711, JPMorgan 6021 and Medtronic plc 3841 (not in
+    // the recorded data) are those EDGAR's company pages list.
+    const cases: [string, string, string][] = [
+      ['Apple', '3571', 'Hardware'],
+      ['Microsoft', '7372', 'Software'],
+      ['Nvidia', '3674', 'Semiconductors'],
+      ['Tesla', '3711', 'Automobiles'],
+      ['Pfizer', '2834', 'Pharmaceuticals'],
+      ['Amgen', '2836', 'Biotech'],
+      ['JPMorgan', '6021', 'Banks'],
+      ['Exxon', '2911', 'Energy'],
+      ['Walmart', '5331', 'Retail'],
+      ["McDonald's", '5812', 'Restaurants'],
+      ['Boeing', '3721', 'Aerospace & Defense'],
+      ['Medtronic plc', '3841', 'Medical Devices'],
+      ['Medtronic Inc', '3845', 'Medical Devices'],
+      ['AT&T', '4813', 'Telecom'],
+      ['NextEra', '4911', 'Utilities'],
+      ['Alphabet', '7370', 'Internet'],
+    ];
+    for (const [company, sic, sector] of cases) assert.equal(sectorOfSic(sic), sector, `${company} ${sic}`);
+  });
+
+  it('SIC codes: the longest prefix wins, anything else is Unclassified', () => {
+    const cases: [string, string][] = [
+      ['3672', 'Electronic Components'], // printed circuit boards: 367
+      ['3621', 'Machinery'], // motors and generators: 36
+      ['3663', 'Hardware'], // communications equipment: 366
+      ['3714', 'Auto Parts'], // 3714 beats 371 (Automobiles)
+      ['3713', 'Automobiles'], // truck and bus bodies: 371
+      ['3760', 'Aerospace & Defense'], // guided missiles: 376
+      ['3826', 'Medical Devices'], // laboratory analytical instruments: 3826 beats 382
+      ['3823', 'Electronic Components'], // industrial instruments: 382
+      ['2844', 'Cosmetics'], // 2844 beats 284 (Household Products)
+      ['2840', 'Household Products'],
+      ['2835', 'Pharmaceuticals'], // diagnostics: 283
+      ['2821', 'Chemicals'], // 28
+      ['3011', 'Auto Parts'], // tyres: 301 beats 30 (Chemicals)
+      ['3021', 'Textiles & Apparel'], // rubber and plastics footwear: 302
+      ['1311', 'Energy'],
+      ['1040', 'Materials'], // gold and silver ores
+      ['3533', 'Energy'], // oil and gas field machinery beats 35
+      ['3531', 'Machinery'],
+      ['4841', 'Media & Entertainment'], // cable and pay TV: 484 beats 48 (Telecom)
+      ['4812', 'Telecom'],
+      ['4953', 'Industrials'], // refuse systems: 495 beats 49 (Utilities)
+      ['5122', 'Health Care Services'], // drug wholesalers beat 51 (Wholesale)
+      ['5045', 'Wholesale'],
+      ['5961', 'Retail'], // catalog and mail-order houses
+      ['7374', 'Software'], // computer processing and data preparation: 737
+      ['7389', 'Industrials'], // business services n.e.c.: 73
+      ['7311', 'Media & Entertainment'], // advertising agencies: 731
+      ['7841', 'Media & Entertainment'], // video tape rental: 78
+      ['8731', 'Biotech'], // commercial physical and biological research beats 87 (Industrials)
+      ['8062', 'Health Care Services'],
+      ['6792', 'Energy'], // oil royalty traders
+      ['100', 'Food & Beverage'], // 0100 without its leading zero
+      ['0100', 'Food & Beverage'],
+      ['8880', 'Unclassified'], // American Depositary Receipts
+      ['9995', 'Unclassified'], // non-operating establishments
+      ['6799', 'Unclassified'], // investors n.e.c.
+      [' 3571 ', 'Hardware'],
+      ['35', 'Unclassified'],
+      ['35711', 'Unclassified'],
+      ['abcd', 'Unclassified'],
+      ['', 'Unclassified'],
+    ];
+    for (const [sic, sector] of cases) assert.equal(sectorOfSic(sic), sector, sic);
+  });
+
+  it('SIC codes give the demo\'s US sector names, the financial sectors and a few sectors of their own', () => {
+    const names = new Set([
+      ...MARKET_SECTORS.US.map((x) => x.name),
+      ...FINANCIAL_SECTORS,
+      // KR sector names where the US list has none (tyres and parts, components, cosmetics, apparel, ships)
+      'Auto Parts', 'Electronic Components', 'Cosmetics', 'Textiles & Apparel', 'Shipbuilding',
+      // Sectors the demo does not generate
+      'Materials', 'Consumer Products', 'Consumer Services', 'Wholesale', 'Real Estate', 'Industrials',
+    ]);
+    for (const [prefix, sector] of Object.entries(SIC_SECTORS)) assert.ok(names.has(sector), `${prefix} -> ${sector}`);
+  });
+
+  it('docs/sources.md prints the SIC table the code holds, row for row', () => {
+    const docs = readFileSync(new URL('../../docs/sources.md', import.meta.url), 'utf8');
+    const start = docs.indexOf('| SIC prefix | Industry | Sector |');
+    assert.ok(start >= 0, 'the SIC table in docs/sources.md');
+    const lines = docs.slice(start).split('\n').slice(2).map((line) => line.trim());
+    const rows = lines.slice(0, lines.findIndex((line) => !line.startsWith('|')));
+    const documented: [string, string][] = rows.flatMap((row) => {
+      const cells = row.split('|').map((c) => c.trim());
+      const sector = cells[3] ?? '';
+      return (cells[1] ?? '').split(',').map((p): [string, string] => [p.trim(), sector]);
+    });
+    assert.deepEqual(documented.sort(), Object.entries(SIC_SECTORS).sort());
   });
 
   it('company_tickers.json: class tickers use a dot', () => {
@@ -88,13 +193,34 @@ describe('SEC parsers', () => {
     ]);
   });
 
+  it('dividends per share: year to date, per ADS for an ADS ticker (hand-made facts)', () => {
+    // Constructed: one 20-F in USD for FY2024 (2024-01-01..2024-12-31, filed 2025-04-30) with Revenues 1,000 and
+    // CommonStockDividendsPerShareDeclared 0.5 per ordinary share; the cover page says 80 ordinary shares.
+    const fact = (val: number) => ({ start: '2024-01-01', end: '2024-12-31', val, accn: '0000000001-25-000001', fy: 2024, fp: 'FY', form: '20-F', filed: '2025-04-30' });
+    const doc = {
+      entityName: 'Made Up Holdings',
+      facts: {
+        dei: { EntityCommonStockSharesOutstanding: { units: { shares: [{ end: '2025-03-31', val: 80, accn: '0000000001-25-000001', fy: 2024, fp: 'FY', form: '20-F', filed: '2025-04-30' }] } } },
+        'us-gaap': {
+          Revenues: { units: { USD: [fact(1_000)] } },
+          CommonStockDividendsPerShareDeclared: { units: { 'USD/shares': [fact(0.5)] } },
+        },
+      },
+    };
+    // As an ordinary-share ticker: 0.5 a share, 80 shares.
+    assert.deepEqual(parseCompanyFacts(doc, 'MADE')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[0.5, 80]]);
+    // As BABA, whose ADS represents 8 ordinary shares (src/domain/ads.ts): 0.5 x 8 = 4 an ADS, 80 / 8 = 10 ADSs.
+    assert.deepEqual(parseCompanyFacts(doc, 'BABA')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[4, 10]]);
+  });
+
   it('daily form index: periodic filers only, names with double spaces', () => {
     assert.deepEqual(parseDailyFormIndex(fixture('sec/form.20241101.idx')), [320193, 789019, 1234567]);
   });
 
-  it('submissions: exchange, SIC description, fiscal year end', () => {
+  it('submissions: exchange, sector of the SIC code, fiscal year end', () => {
+    // sic "3571" (Electronic Computers): Hardware.
     assert.deepEqual(parseSubmissions(fixtureJson('sec/submissions_CIK0000320193.json')), {
-      exchange: 'NASDAQ', sector: 'Electronic Computers', fiscalYearEndMonth: 9,
+      exchange: 'NASDAQ', sector: 'Hardware', fiscalYearEndMonth: 9,
     });
   });
 });
@@ -115,7 +241,7 @@ describe('SecSource against recorded responses', () => {
       const result = await source.ingest(context({ asOf: '2024-11-01', cursor: '2024-10-31' }));
       assert.deepEqual(result.data.reports, [AAPL_9M_FY2024, AAPL_FY2024]);
       assert.deepEqual(result.data.securities, [
-        { market: 'US', code: 'AAPL', name: 'Apple Inc.', exchange: 'NASDAQ', sector: 'Electronic Computers', currency: 'USD', fiscalYearEndMonth: 9, source: 'sec' },
+        { market: 'US', code: 'AAPL', name: 'Apple Inc.', exchange: 'NASDAQ', sector: 'Hardware', currency: 'USD', fiscalYearEndMonth: 9, source: 'sec' },
       ]);
       assert.equal(result.cursor, '2024-11-01');
       assert.deepEqual(result.skipped, { 'company without XBRL financials (companyfacts 404)': 1 });

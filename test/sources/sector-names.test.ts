@@ -1,7 +1,6 @@
 // Every sector a source can place a stock in has a Korean name in src/domain/sectors.ts (the
 // `sectorKo` of both doors and the dashboard), and a Korean name resolves back to its English
-// one. SEC industry titles (the SIC description a non-financial US company keeps) are the
-// sources' only open set: they keep a null sectorKo.
+// one. A name outside the table (none a source produces) has a null sectorKo.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,13 +8,14 @@ import { EXPORT_SECTOR_NAMES_KO, SECTOR_NAMES_KO, exportSectorKo, sectorFromEith
 import { EXPORT_SECTORS } from '../../src/sources/shared/export-sectors.js';
 import { MARKET_SECTORS, SECTOR_ECONOMICS } from '../../src/sources/demo/sectors.js';
 import { KSIC_SECTORS, LAYOUT_SECTORS, UNCLASSIFIED } from '../../src/sources/opendart/sectors.js';
-import { financialSectorOfSic } from '../../src/sources/sec/sectors.js';
+import { SIC_SECTORS, sectorOfSic } from '../../src/sources/sec/sectors.js';
 
 describe('sector names in Korean', () => {
-  it('names every sector the demo, OpenDART (KSIC, statement layouts), SEC (financial SIC codes) and the unplaced fallback produce', () => {
-    // Every SIC code the SEC adapter could meet: the ones it places in a sector of the service's.
-    const sic = Array.from({ length: 10_000 }, (_, code) => financialSectorOfSic(String(code).padStart(4, '0'))).filter((s): s is string => s !== null);
-    assert.ok(sic.includes('Other Financials') && sic.includes('Banks'));
+  it('names every sector the demo, OpenDART (KSIC, statement layouts), SEC (SIC codes) and the unplaced fallback produce', () => {
+    // Every four-digit SIC code the SEC adapter could meet, through the function it places companies with.
+    const sic = Array.from({ length: 10_000 }, (_, code) => sectorOfSic(String(code).padStart(4, '0')));
+    assert.ok(sic.includes('Other Financials') && sic.includes('Hardware') && sic.includes('Wholesale'));
+    assert.deepEqual([...new Set(sic)].sort(), [...new Set([...Object.values(SIC_SECTORS), UNCLASSIFIED])].sort());
     const produced = new Set<string>([
       ...MARKET_SECTORS.KR.map((s) => s.name),
       ...MARKET_SECTORS.US.map((s) => s.name),
@@ -46,6 +46,7 @@ describe('sector names in Korean', () => {
     assert.equal(sectorFromEither('Semiconductors'), 'Semiconductors');
     assert.equal(sectorFromEither('Electronic Computers'), 'Electronic Computers');
     assert.equal(sectorKo('Electronic Computers'), null);
+    assert.deepEqual(['Materials', 'Industrials', 'Wholesale', 'Real Estate'].map(sectorKo), ['소재', '산업재', '도매', '부동산']);
   });
 
   it('names every export sector get_sector_exports ranks, each its own way', () => {

@@ -1,7 +1,8 @@
 // The split events kept beside the bars (src/store/bar-splits.ts) on both engines: every write of
 // bars (in order, out of order, a correction, a backfill before the first bar, a bar inserted
 // between two) leaves them `splitEvents` of the stock's bars as stored; and the two reads the
-// recompute's price changes make (`splitEvents`, `closesOnOrBefore`) answer what the bars hold.
+// recompute's price changes make (`splitEvents`, `closesOnOrBefore`) and a price history's
+// (`stockSplitEvents`) answer what the bars hold.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,6 +20,10 @@ const x = (date: string, close: number, shares: number) => bar(date, close, { co
 async function storedEvents(store: KyselyStore, id: number): Promise<SplitEvent[]> {
   const stored = (await store.market.splitEvents('0000-01-01', '9999-12-31')).get(id) ?? [];
   assert.deepStrictEqual(stored, splitEvents(await store.market.bars(id)), 'the stored events are those of the stored bars');
+  // The one stock's read (a split-adjusted price history's) answers the same, and cuts at `through`.
+  assert.deepStrictEqual(await store.market.stockSplitEvents(id, '9999-12-31'), stored);
+  const cut = stored[0]?.date ?? '2024-01-01';
+  assert.deepStrictEqual(await store.market.stockSplitEvents(id, cut), stored.filter((e) => e.date <= cut));
   return stored;
 }
 

@@ -15,7 +15,7 @@ const filing = (over: Partial<FinancialReport>): FinancialReport => ({ ...report
 describe('report packs', () => {
   it('fill each figure from its index in the columns (ITEM_KEYS), the same for rows and packs', () => {
     const r = reportOf('KR', '005930', 2024, 1, '2024-03-31', '2024-05-14', true, 'opendart', (i) => 100 + i);
-    assert.equal(ITEM_KEYS.length, 18);
+    assert.equal(ITEM_KEYS.length, 20);
     ITEM_KEYS.forEach((key, i) => assert.equal(r[key], 100 + i, key));
     assert.deepEqual(Object.keys(r), Object.keys(filing({})));
   });
@@ -26,7 +26,7 @@ describe('report packs', () => {
       filing({ fiscalYear: 2024, fiscalQuarter: 1, consolidated: true, revenue: 79_140_000_000_000, equity: 0, cash: -0 }),
       filing({ fiscalYear: 2024, fiscalQuarter: 1, consolidated: false, revenue: 1e300, source: 'OpenDART 한국' }),
       filing({ fiscalYear: 2023, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-03-14', payables: 5e-324, source: 'sec' }),
-      filing({ fiscalYear: 2024, fiscalQuarter: 1, disclosedOn: '2024-06-01', revenue: 79_150_000_000_000 }),
+      filing({ fiscalYear: 2024, fiscalQuarter: 1, disclosedOn: '2024-06-01', revenue: 79_150_000_000_000, basicEps: 2_131, dividendPerShare: 0.26 }),
     ];
     const back = decodeReports(encodeReports(filings), 'KR', '005930');
     // 2023Q4; 2024Q1 separate then consolidated on 2024-05-14, then the correction; 2024Q2.

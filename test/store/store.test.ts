@@ -9,7 +9,7 @@ import type { DailyBar, Dataset, FinancialReport } from '../../src/domain/model.
 import { ttmTimeline } from '../../src/domain/ttm.js';
 import { migrationProvider } from '../../src/store/migrations.js';
 import { reportRow } from '../../src/store/report-rows.js';
-import type { DB } from '../../src/store/schema.js';
+import type { DB, ReportsTable } from '../../src/store/schema.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
@@ -32,6 +32,8 @@ const report = (over: Partial<FinancialReport> = {}): FinancialReport => ({
   operatingCashFlow: 90_000_000_000,
   capex: 30_000_000_000,
   interestExpense: 0,
+  basicEps: -41,
+  dividendPerShare: 361.5,
   totalAssets: 5_000_000_000_000,
   currentAssets: 2_000_000_000_000,
   totalLiabilities: 3_000_000_000_000,
@@ -107,7 +109,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0013_security_filer_basis']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -367,6 +369,20 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     await store.market.writeDataset({ securities: [known] });
   });
 
+  it('a filing written again without a per-share figure keeps the one written before; a figure replaces it', async () => {
+    const code = '123460';
+    await store.market.writeDataset({ securities: [{ ...dataset.securities[0]!, code, name: 'Per-share Test' }] });
+    const filing = report({ code });
+    await store.market.writeDataset({ reports: [filing] });
+    // The bulk release's copy of the same filing: basic EPS as filed, no dividend section.
+    await store.market.writeDataset({ reports: [{ ...filing, basicEps: -40, dividendPerShare: null, revenue: 1 }] });
+    const id = (await store.market.securities()).find((s) => s.code === code)?.id as number;
+    const [kept] = await store.market.reports(id);
+    assert.deepEqual([kept?.revenue, kept?.basicEps, kept?.dividendPerShare], [1, -40, 361.5]);
+    await store.market.writeDataset({ reports: [{ ...filing, dividendPerShare: 0 }] });
+    assert.equal((await store.market.reports(id))[0]?.dividendPerShare, 0);
+  });
+
   it("keeps a foreign private issuer's filer basis (its form, currency and each filing's USD rate) and drops it when a write has none", async () => {
     // Made here: TSMC as the SEC adapter writes it (rates: its 20-Fs' Revenue in USD over the same in TWD).
     const tsm = { market: 'US' as const, code: 'TSM', name: 'TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD', exchange: 'NYSE', sector: 'Unclassified', currency: 'USD' as const, fiscalYearEndMonth: 12, source: 'sec' };
@@ -483,7 +499,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 12); // 0001 to 0011 and 0013, each once
+      assert.equal(applied.rows.length, 13); // 0001 to 0013, each once
       await store.close();
     } finally {
       await other.drop();
@@ -491,6 +507,12 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     }
   });
 });
+
+/** A filing's row as the reports table held it before migration 0012 (no per-share columns). */
+function beforePerShare(row: ReportsTable): Omit<ReportsTable, 'basic_eps' | 'dividend_per_share'> {
+  const { basic_eps: _eps, dividend_per_share: _dps, ...rest } = row;
+  return rest;
+}
 
 /**
  * A store opened on a database that the migrations up to `migration` made and `fill` filled:
@@ -552,7 +574,7 @@ for (const engine of engines) describe(`${engine.name} migrations 0006 to 0008 o
       for (const b of bars)
         await sql`insert into bars (security_id, date, open, high, low, close, volume, traded_value, shares, market_cap, source)
           values (1, ${b.date}, ${b.open}, ${b.high}, ${b.low}, ${b.close}, ${b.volume}, ${b.tradedValue}, ${b.shares}, ${b.marketCap}, ${b.source})`.execute(db);
-      await (db as unknown as Kysely<DB>).insertInto('reports').values(filings.map((r) => reportRow(1, r))).execute();
+      await (db as unknown as Kysely<DB>).insertInto('reports').values(filings.map((r) => beforePerShare(reportRow(1, r)))).execute();
     });
     try {
       const packs = await store.db.selectFrom('bar_packs').select(['security_id', 'year']).orderBy('year').execute();
@@ -568,6 +590,32 @@ for (const engine of engines) describe(`${engine.name} migrations 0006 to 0008 o
       await assertFormsAreTheRecords(store, 1);
       const steps = await store.market.ttmSteps(1);
       assert.deepEqual([steps.at(-1)?.referenceQuarter, steps.at(-1)?.netIncome], ['2024Q4', 28], 'the FY figure is the TTM at Q4');
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+});
+
+// Migration 0012 on a database that 0001-0011 made and filled with filings: they gain null
+// per-share figures (not filed as far as the store knows), the report packs are made again in
+// their format 2 at open, and a write then keeps the figures.
+for (const engine of engines) describe(`${engine.name} migration 0012 on a filled database`, { skip: engine.skip }, () => {
+  it('adds basic EPS and the dividend per share to the filings already stored, null until written', async () => {
+    const filings = [1, 2].map((q) => report({ market: 'US', code: 'ABCD.B', fiscalQuarter: q as 1 | 2, periodEnd: `2024-0${q * 3}-30`, disclosedOn: `2024-0${q * 3 + 1}-30`, netIncome: 7 * q }));
+    const { store, cleanup } = await openMigratedFrom(engine, '0011_oauth_grants', async (db) => {
+      const s = dataset.securities[1]!;
+      await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
+        values (${s.market}, ${s.code}, ${s.name}, ${s.exchange}, ${s.sector}, ${s.currency}, ${s.fiscalYearEndMonth}, ${s.source})`.execute(db);
+      await (db as unknown as Kysely<DB>).insertInto('reports').values(filings.map((r) => beforePerShare(reportRow(1, r)))).execute();
+    });
+    try {
+      const stored = await store.market.reports(1);
+      assert.deepEqual(stored, filings.map((r) => ({ ...r, basicEps: null, dividendPerShare: null })));
+      await assertFormsAreTheRecords(store, 1);
+      await store.market.writeDataset({ reports: [filings[1]!] });
+      assert.deepEqual((await store.market.reports(1)).map((r) => [r.basicEps, r.dividendPerShare]), [[null, null], [-41, 361.5]]);
+      await assertFormsAreTheRecords(store, 1);
     } finally {
       await store.close();
       await cleanup();

@@ -26,7 +26,16 @@ export interface McpClientDriver {
   listResourceTemplates(): Promise<Json>;
   listPrompts(): Promise<Json>;
   getPrompt(name: string, args: Record<string, string>): Promise<Json>;
+  /** completion/complete (the SDK clients; the Inspector CLI has no such method). */
+  complete?(params: CompleteParams): Promise<Json>;
   close(): Promise<void>;
+}
+
+/** completion/complete's params: a prompt's or a resource template's argument, with the arguments already filled. */
+export interface CompleteParams {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  context?: { arguments: Record<string, string> };
 }
 
 /** One POST (or GET/DELETE) a client sent: the protocol headers and the JSON-RPC method of its body. */
@@ -88,6 +97,7 @@ interface SdkClient {
   listResourceTemplates(): Promise<object>;
   listPrompts(): Promise<object>;
   getPrompt(params: { name: string; arguments: Record<string, string> }): Promise<object>;
+  complete(params: CompleteParams): Promise<object>;
   close(): Promise<void>;
   getServerVersion(): object | undefined;
 }
@@ -103,6 +113,7 @@ function sdkDriver(label: string, client: SdkClient): McpClientDriver {
     listResourceTemplates: () => json(client.listResourceTemplates()),
     listPrompts: () => json(client.listPrompts()),
     getPrompt: (name, args) => json(client.getPrompt({ name, arguments: args })),
+    complete: (params) => json(client.complete(params)),
     close: () => client.close(),
   };
 }

@@ -183,14 +183,20 @@ describe('web dashboard in headless Chromium', { skip: skipBrowser }, () => {
     assert.equal(await page.textContent('#target-price'), `${score.targetPrice.toLocaleString('en-US', { maximumFractionDigits: 0 })}원`);
     assert.match((await page.textContent('#gap-pct')) ?? '', new RegExp(`${Math.abs(score.gapPct).toFixed(2).replace('.', '\\.')}%$`));
 
-    const snapshot = await api<{ valuation: { per: { value: number | null; referenceQuarter: string } } }>(`/stocks/${kr.ticker}/snapshot`);
+    const snapshot = await api<{ valuation: { per: { value: number | null; referenceQuarter: string } }; perShare: { eps: { value: number | null }; dividendYield: { value: number | null } } }>(`/stocks/${kr.ticker}/snapshot`);
     const perRow = page.locator('[data-group=valuation] tr[data-metric=per]');
     await perRow.waitFor();
     const perCells = await perRow.locator('td').allTextContents();
     if (snapshot.valuation.per.value !== null) assert.equal(perCells[1], `${snapshot.valuation.per.value.toFixed(2)}x`);
     assert.equal(perCells[2], snapshot.valuation.per.referenceQuarter);
     const groups = await attrs('.snapshot-group', 'data-group');
-    assert.deepEqual(groups, ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality']);
+    assert.deepEqual(groups, ['valuation', 'profitability', 'growth', 'stability', 'cashGeneration', 'earningsQuality', 'perShare']);
+    // Per-share amounts in whole won (not 억 or 조), the yield in percent to one decimal.
+    const eps = snapshot.perShare.eps.value;
+    assert.notEqual(eps, null, 'a demo KR stock has a TTM EPS');
+    assert.equal((await page.locator('[data-group=perShare] tr[data-metric=eps] td').allTextContents())[1], `${Math.round(eps!).toLocaleString('en-US')}원`);
+    const dividendYield = snapshot.perShare.dividendYield.value;
+    if (dividendYield !== null) assert.equal((await page.locator('[data-group=perShare] tr[data-metric=dividendYield] td').allTextContents())[1], `${dividendYield.toFixed(1)}%`);
 
     for (const [interval, limit] of [['day', 260], ['week', 260], ['month', 120]] as const) {
       if (interval !== 'day') await page.click(`[data-control=interval] button[data-value=${interval}]`);

@@ -91,6 +91,7 @@ export const SNAPSHOT_GROUPS = {
   stability: ['netDebtRatio', 'interestCoverage', 'currentRatio'],
   cashGeneration: ['operatingCashFlow', 'fcfYield'],
   earningsQuality: ['cfToNi', 'ccc'],
+  perShare: ['eps', 'dividendPerShare', 'dividendPerShareFy', 'dividendYield'],
 } as const;
 export type SnapshotGroup = keyof typeof SNAPSHOT_GROUPS;
 export type SnapshotMetricKey = (typeof SNAPSHOT_GROUPS)[SnapshotGroup][number];
@@ -116,6 +117,10 @@ export interface SectorPercentile extends StockIdentity, Meta {
 export interface PriceHistory extends StockIdentity, Meta {
   interval: Interval;
   count: number;
+  adjusted: boolean;
+  adjustedBy: 'service' | 'source' | null;
+  /** Split events within the bars: divided out when `adjusted`. */
+  splits: { date: string; factor: number }[];
   bars: PriceBar[];
 }
 

@@ -17,6 +17,8 @@ import type { OAuthService } from '../../oauth/service.js';
 import type { ApiError } from '../../kernel/errors.js';
 import { admit, identify, rateLimitHeaders, settle, type CallOf, type Identity, type RefusalDelay } from '../gate.js';
 import { MCP_ERRORS, rpcErrorOf } from '../mcp-errors.js';
+import { buildTemplates, templateToolOf } from '../mcp-templates.js';
+import { TOOLS } from '../../tools/registry.js';
 import { TOOL_NAMES } from './cached-call.js';
 import { errorAnswer, validId, type Answer, type Id, type Incoming } from './framing.js';
 
@@ -130,13 +132,27 @@ export function answerRefused(message: unknown, error: ApiError): Answer {
   return refusalAnswer(validId(msg.id) ? msg.id : null, error);
 }
 
-/** How a message is metered: a tools/call of a registered tool as that tool, anything else as a protocol message. */
+/** The resource templates whose reads are tool answers (mcp-templates.ts). */
+const TEMPLATES = buildTemplates(TOOLS);
+
+/**
+ * How a message is metered: a tools/call of a registered tool as that tool, a resources/read of
+ * a template that answers with a tool's answer (stock://...) as that tool, anything else
+ * (completions included) as a protocol message.
+ */
 function meteredAs(message: unknown): CallOf {
   if (message === null || typeof message !== 'object') return null;
   const msg = message as Incoming;
-  if (msg.method !== 'tools/call' || typeof msg.params !== 'object' || msg.params === null) return null;
-  const name = (msg.params as { name?: unknown }).name;
-  return typeof name === 'string' && TOOL_NAMES.has(name) ? name : null;
+  if (typeof msg.params !== 'object' || msg.params === null) return null;
+  if (msg.method === 'tools/call') {
+    const name = (msg.params as { name?: unknown }).name;
+    return typeof name === 'string' && TOOL_NAMES.has(name) ? name : null;
+  }
+  if (msg.method === 'resources/read') {
+    const uri = (msg.params as { uri?: unknown }).uri;
+    return typeof uri === 'string' ? templateToolOf(TEMPLATES, uri) : null;
+  }
+  return null;
 }
 
 /** Bodies up to this size are drained and thrown away after an early answer, keeping the connection. */

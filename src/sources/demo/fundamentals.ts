@@ -458,10 +458,12 @@ function toMoney(q: RelativeQuarter, scale: number): QuarterRecord {
 export function reportsFromModel(profile: CompanyProfile, model: CompanyModel, asOf: string): FinancialReport[] {
   const { market, code } = profile.security;
   const reports: FinancialReport[] = [];
+  const payout = demoPayoutRatio(code);
   let ytd: Discrete | null = null;
   for (const q of model.quarters) {
     ytd = q.fiscalQuarter === 1 || ytd === null ? { ...q.flows } : addFlows(ytd, q.flows);
     if (q.disclosedOn > asOf) continue;
+    const shares = sharesOn(model, q.periodEndDay);
     const original: FinancialReport = {
       market,
       code,
@@ -471,14 +473,45 @@ export function reportsFromModel(profile: CompanyProfile, model: CompanyModel, a
       disclosedOn: q.disclosedOn,
       consolidated: profile.consolidated,
       ...ytd,
+      basicEps: demoBasicEps(market, ytd.netIncome, shares),
+      dividendPerShare: demoDividendPerShare(market, q.fiscalQuarter, ytd.netIncome, shares, payout),
       ...q.balances,
-      shares: sharesOn(model, q.periodEndDay),
+      shares,
       source: 'demo',
     };
     reports.push(original);
     if (q.correction !== null && q.correction.disclosedOn <= asOf) reports.push(restate(original, q.correction));
   }
   return reports;
+}
+
+/**
+ * The share of net income a demo company pays out: 0, 15, 25 or 35 % by the sum of its code's
+ * character codes (no draw from the company's random stream, which would move every other figure).
+ */
+export function demoPayoutRatio(code: string): number {
+  let sum = 0;
+  for (const ch of code) sum += ch.charCodeAt(0);
+  return [0, 0.15, 0.25, 0.35][sum % 4] as number;
+}
+
+/**
+ * Basic EPS as a KR filing states it: year-to-date net income over the period-end shares, in
+ * whole won. US filings carry none (the US path divides by the shares, as for SEC filers).
+ */
+function demoBasicEps(market: Market, ytdNetIncome: number, shares: number): number | null {
+  return market === 'KR' && shares > 0 ? Math.round(ytdNetIncome / shares) : null;
+}
+
+/**
+ * Dividends declared per share, year to date: KR companies declare once, with the annual report
+ * (0 in the quarterly reports, as their dividend sections say `-`), in whole won; US companies
+ * every quarter, in cents. `payout` of the year-to-date net income when it is positive, else 0.
+ */
+function demoDividendPerShare(market: Market, quarter: FiscalQuarter, ytdNetIncome: number, shares: number, payout: number): number {
+  if (shares <= 0 || ytdNetIncome <= 0) return 0;
+  if (market === 'KR') return quarter === 4 ? Math.round((payout * ytdNetIncome) / shares) : 0;
+  return Math.round((100 * payout * ytdNetIncome) / shares) / 100;
 }
 
 function addFlows(a: Discrete, b: Discrete): Discrete {
@@ -503,6 +536,7 @@ function restate(original: FinancialReport, correction: { disclosedOn: string; n
   const magnitude = Math.max(1, Math.round(Math.abs(netIncome * correction.netIncomePct)));
   const change = correction.netIncomePct >= 0 ? magnitude : -magnitude;
   const revised: FinancialReport = { ...original, disclosedOn: correction.disclosedOn, netIncome: netIncome + change };
+  if (original.basicEps !== null && original.shares !== null) revised.basicEps = demoBasicEps(original.market, netIncome + change, original.shares);
   const equity = original.equity ?? 0;
   const cash = original.cash ?? 0;
   revised.equity = equity + change;

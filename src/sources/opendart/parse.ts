@@ -265,6 +265,14 @@ const RULES: readonly Rule[] = [
   { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss', 'ifrs-full_ProfitLossFromOperatingActivities'], names: ['영업이익', '영업이익(손실)', '영업손익'] },
   { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
   { item: 'interestExpense', sj: INCOME, ids: ['ifrs-full_InterestExpense', 'dart_InterestExpenseFinanceExpense'], names: ['이자비용'], abs: true },
+  // Basic EPS in won per share; the label set covers rows filed without the standard id and
+  // filers that state one figure for basic and diluted.
+  {
+    item: 'basicEps',
+    sj: INCOME,
+    ids: ['ifrs-full_BasicEarningsLossPerShare', 'ifrs-full_BasicAndDilutedEarningsLossPerShare'],
+    names: ['기본주당이익(손실)', '기본주당이익', '기본주당순이익(손실)', '기본주당순이익', '기본및희석주당이익(손실)', '기본및희석주당이익', '기본및희석주당순이익(손실)', '기본및희석주당순이익'].flatMap((n) => [n, `${n}(단위:원)`]),
+  },
   { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
   { item: 'capex', sj: ['CF'], ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment'], names: ['유형자산의취득'], abs: true },
   { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets'], names: ['자산총계'] },
@@ -460,6 +468,9 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     operatingCashFlow: value('operatingCashFlow'),
     capex: value('capex'),
     interestExpense: value('interestExpense'),
+    basicEps: value('basicEps'),
+    // Not in the statements: the periodic report's dividend section (alotMatter.json, `parseAlotMatter`).
+    dividendPerShare: null,
     totalAssets: value('totalAssets'),
     currentAssets: value('currentAssets'),
     totalLiabilities: value('totalLiabilities'),
@@ -503,6 +514,28 @@ export function parseFinancialStatements(envelope: DartEnvelope, ctx: StatementC
   const disclosedOn = toIsoDate(rceptNo.slice(0, 8));
   if (disclosedOn === null) return null;
   return reportFromRows(statementRows(envelope.list), { ...ctx, disclosedOn });
+}
+
+/**
+ * alotMatter.json (배당에 관한 사항, one answer per periodic report): rows `{rcept_no, corp_cls,
+ * corp_code, corp_name, se, [stock_knd], thstrm, frmtrm, lwfr, [stlm_dt]}`, every value a
+ * string. The common share's cash dividend per share of the current period (`se` 주당
+ * 현금배당금(원), `thstrm`): year to date, as the recorded answers show (Samsung Electronics
+ * 2020: 354 won in the Q1 report, 708 in the half-year report). The row of `stock_knd` 보통주,
+ * else of a single share class (`stock_knd` `-`, blank or absent); never 우선주. `-` (no cash
+ * dividend declared in the period) reads as 0: the report states none. Null for a non-000
+ * answer or an answer without such a row.
+ */
+export function parseAlotMatter(envelope: DartEnvelope): number | null {
+  if (envelope.status !== DART_STATUS.OK) return null;
+  const rows = envelope.list.filter((r) => str(r, 'se').replace(/\s+/g, '') === '주당현금배당금(원)');
+  const kind = (r: Record<string, unknown>): string => str(r, 'stock_knd').replace(/\s+/g, '');
+  const row = rows.find((r) => kind(r) === '보통주') ?? rows.find((r) => kind(r) === '' || kind(r) === '-');
+  if (row === undefined) return null;
+  const text = str(row, 'thstrm').trim();
+  if (text === '-') return 0;
+  const value = parseAmount(text);
+  return value !== null && value >= 0 ? value : null;
 }
 
 /** corp_cls of company.json / list.json: Y = KOSPI, K = KOSDAQ, N = KONEX, E = other. */

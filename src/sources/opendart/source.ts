@@ -1,6 +1,7 @@
 // OpenDART adapter: finds periodic reports filed since the last run (list.json, pblntf_ty=A),
 // keeps listed companies (corpCode.xml), and fetches each report's full statements
-// (fnlttSinglAcntAll.json), consolidated first and separate as the fallback. Listed companies
+// (fnlttSinglAcntAll.json), consolidated first and separate as the fallback, and its dividend
+// section (alotMatter.json) for the dividend per share. Listed companies
 // whose sector is not yet known get one company.json call each (KSIC industry -> sector).
 
 import type { FinancialReport, Security } from '../../domain/model.js';
@@ -14,6 +15,7 @@ import {
   parseCorpCodeXml,
   parseDartEnvelope,
   parseCompany,
+  parseAlotMatter,
   parseFinancialStatements,
   depositShareOfAnswer,
   parsePeriodicFiling,
@@ -241,6 +243,16 @@ export class OpenDartSource implements Source {
   }
 
   /**
+   * The common share's cash dividend per share declared for the fiscal year to date, from the
+   * filing's dividend section (alotMatter.json, `parseAlotMatter`): one call per filing, metered
+   * and paced with the statements' calls. Null when OpenDART has none (status 013).
+   */
+  async dividendPerShare(http: HttpClient, filing: PeriodicFiling): Promise<number | null> {
+    const url = this.url('alotMatter.json', { corp_code: filing.corpCode, bsns_year: String(filing.fiscalYear), reprt_code: filing.reprtCode });
+    return parseAlotMatter(await this.envelope(http, url));
+  }
+
+  /**
    * company.json for one company: its Security, `null` when OpenDART has no data (status 013,
    * retried next run), or `'skip'` when it is not on KOSPI/KOSDAQ (known, never retried).
    */
@@ -301,7 +313,7 @@ export class OpenDartSource implements Source {
         ctx.log.warn('opendart: no statements for filing', { corpCode: filing.corpCode, rceptNo: filing.rceptNo });
         continue;
       }
-      reports.push(fetched.report);
+      reports.push({ ...fetched.report, dividendPerShare: await this.dividendPerShare(http, filing) });
       depositShares.set(code, fetched.depositShare);
       if (!known.has(filing.corpCode)) {
         const security = placedFiler(filing, company);

@@ -1,5 +1,5 @@
 // SEC's nightly bulk archives read member by member: submissions.zip for each listed company's
-// placement (exchange, SIC description, fiscal year end), then companyfacts.zip for its
+// placement (exchange, SIC code, fiscal year end), then companyfacts.zip for its
 // statements. Each `CIK##########.json` member is byte for byte the data.sec.gov answer for that
 // company, so it goes through the same combination as the API adapter (`secCompany`): a company
 // read from the archive and from the API gives the same reports and the same Security.

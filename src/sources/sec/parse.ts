@@ -12,7 +12,7 @@ import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } f
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
-import { financialSectorOfSic } from './sectors.js';
+import { sectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
 /** The key of SEC's one rate limiter in a process (`RateLimiter.shared`): its 10 a second is per client, across sec.gov and data.sec.gov. */
@@ -152,6 +152,12 @@ const IFRS_DEBT_CONCEPTS = [
 ] as const;
 /** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
+
+/**
+ * Dividends per common share, year to date, in USD per share: declared first (the figure that
+ * belongs to the period), paid where a filer tags only that.
+ */
+const DIVIDEND_CONCEPTS = ['CommonStockDividendsPerShareDeclared', 'CommonStockDividendsPerShareCashPaid'] as const;
 
 const SHARE_CONCEPTS = ['CommonStockSharesOutstanding', 'WeightedAverageNumberOfSharesOutstandingBasic'] as const;
 
@@ -360,11 +366,11 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   }
   filings.sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn));
 
-  const flow = (filing: Filing, concepts: readonly string[] | undefined): number | null => {
+  const flow = (filing: Filing, concepts: readonly string[] | undefined, unit = currency): number | null => {
     const [lo, hi] = YTD_DAYS[filing.quarter];
     for (const concept of concepts ?? []) {
       let best: Fact | undefined;
-      for (const f of inFiling(concept, filing.accn)) {
+      for (const f of inFiling(concept, filing.accn, unit)) {
         if (f.end !== filing.periodEnd || f.start === undefined) continue;
         const days = daysBetween(f.start, f.end);
         if (days >= lo && days <= hi && (!best || days > daysBetween(best.start ?? best.end, best.end))) best = f;
@@ -421,6 +427,9 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
       interestExpense: interest === null ? null : Math.abs(interest),
+      // The US EPS divides net income by the split-consistent shares (src/domain/snapshot.ts).
+      basicEps: null,
+      dividendPerShare: flow(filing, DIVIDEND_CONCEPTS, 'USD/shares'),
       totalAssets: item('totalAssets'),
       currentAssets: item('currentAssets'),
       totalLiabilities: item('totalLiabilities'),
@@ -503,13 +512,16 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     });
   }
   // Every filing's shares in the latest basis (the basis of split-adjusted prices): a count
-  // filed before a split is multiplied by that split's factor; an ADS ticker's count is in ADSs.
-  const ads = adsRatioOf(code) !== null;
+  // filed before a split is multiplied by that split's factor, a dividend per share divided by it;
+  // an ADS ticker's count is in ADSs, and its dividend per share that of the ordinary shares one
+  // ADS represents.
+  const ads = adsRatioOf(code);
   out.forEach((r, i) => {
     const { raw, filed } = outShares[i] ?? { raw: null, filed: r.disclosedOn };
-    if (raw === null) return;
     let factor = 1;
     for (const split of splits) if (split.filed > filed) factor *= split.factor;
+    if (r.dividendPerShare !== null && (factor !== 1 || ads !== null)) r.dividendPerShare = (r.dividendPerShare / factor) * (ads?.ordinaryPerAds ?? 1);
+    if (raw === null) return;
     r.shares = ads ? listedShares(code, raw * factor) : Math.round(raw * factor);
   });
   const foreignPrivateIssuer = filings.some((f) => FOREIGN_FORMS.has(f.form));
@@ -653,7 +665,7 @@ export function fiscalMonthOf(iso: string): number {
   return day <= 7 ? ((month + 10) % 12) + 1 : month;
 }
 
-/** What submissions say of a company's placement: its first exchange, SIC description and fiscal year end. */
+/** What submissions say of a company's placement: its first exchange, sector (from the SIC code) and fiscal year end. */
 export interface SecPlacement {
   exchange: string;
   sector: string;
@@ -662,7 +674,8 @@ export interface SecPlacement {
 
 /**
  * submissions JSON: name, exchanges[], sic, sicDescription, fiscalYearEnd ("0928"). The sector is
- * a financial sector for the financial SIC codes (`financialSectorOfSic`), else the description.
+ * the SIC code's (`sectorOfSic`, src/sources/sec/sectors.ts); the description is not kept (the
+ * Security record has no field for it).
  */
 export function parseSubmissions(body: unknown): SecPlacement | null {
   if (!isRecord(body)) return null;
@@ -671,7 +684,7 @@ export function parseSubmissions(body: unknown): SecPlacement | null {
   const month = /^\d{4}$/.test(fye) ? fiscalMonthOf(`2000-${fye.slice(0, 2)}-${fye.slice(2)}`) : null;
   return {
     exchange: (exchanges[0] ?? '').toUpperCase(),
-    sector: financialSectorOfSic(str(body, 'sic')) ?? (str(body, 'sicDescription').trim() || 'Unclassified'),
+    sector: sectorOfSic(str(body, 'sic')),
     fiscalYearEndMonth: month,
   };
 }

@@ -6,7 +6,7 @@ import { ApiProblem, api } from '../api.js';
 import { bandChart, priceChart, type PriceChart } from '../charts.js';
 import { h, loadingNote, note } from '../dom.js';
 import { errorText } from '../errors.js';
-import { eok, inUnit, money, num, pct, price, stockName, volume } from '../format.js';
+import { eok, inUnit, money, num, pct, perShareMoney, price, stockName, volume } from '../format.js';
 import { metricLabel, sectorName, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { CODE_PATTERN, findStocks } from '../search.js';
@@ -227,7 +227,7 @@ export function snapshotView(snapshot: StockSnapshot): HTMLElement {
               'tr',
               { 'data-metric': key },
               h('td', {}, metricLabel(key)),
-              h('td', { class: 'num', title: m.reason ?? null }, inUnit(m.value, m.unit), m.value === null && m.reason ? h('div', { class: 'reason' }, m.reason) : null),
+              h('td', { class: 'num', title: m.reason ?? null }, group === 'perShare' && (m.unit === 'KRW' || m.unit === 'USD') ? perShareMoney(m.value, m.unit) : inUnit(m.value, m.unit), m.value === null && m.reason ? h('div', { class: 'reason' }, m.reason) : null),
               h('td', {}, m.referenceQuarter ?? '—'),
               h('td', {}, m.disclosedOn ?? '—'),
               h('td', {}, m.priceDate ?? '—'),
@@ -266,8 +266,12 @@ async function pricesView(ctx: PageContext, path: string, score: StockScore, box
     const last = history.bars.at(-1);
     chartEl.dataset.count = String(history.count);
     chartEl.dataset.ready = 'true';
+    // The bars are split-adjusted (the API's default): name the splits divided out, if any
+    // (a 50-for-1 split as x50, a 1-for-10 consolidation as x1/10).
+    const splits = history.splits.map((s) => `${s.date} ×${s.factor >= 1 ? s.factor : `1/${Math.round(1 / s.factor)}`}`).join(', ');
     caption.textContent = last
-      ? `${history.count} ${t('bars')} · ${t('lastBar')} ${last.date} · ${t('close')} ${price(last.close, history.currency)} · ${t('volume')} ${volume(last.volume)}`
+      ? `${history.count} ${t('bars')} · ${t('lastBar')} ${last.date} · ${t('close')} ${price(last.close, history.currency)} · ${t('volume')} ${volume(last.volume)}` +
+        (history.adjusted && splits !== '' ? ` · ${t('splitAdjusted', { splits })}` : '')
       : '—';
     if (last) {
       caption.dataset.lastDate = last.date;
