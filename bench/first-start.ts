@@ -6,7 +6,8 @@
 // process (startApp, a fresh DATA_DIR, every adapter's base URL on the replica) and its first
 // start is measured: per source calls, bytes, time on the simulated clock and real time; the
 // process's CPU, peak RSS and disk; the recompute; the coverage at the end (listed stocks of
-// each market with a score). Results in bench/first-start.json.
+// each market with a score, and the service's own report per market and metric: health's
+// `coverage.metrics`, printed as the README's table). Results in bench/first-start.json.
 //
 //   BENCH_SCALE=1          share of the real universe (0.02: ~54 KR, ~120 US; under a minute)
 //   BENCH_FIRST_START=bulk the service's first start from the bulk files, what `serve` does when
@@ -42,6 +43,7 @@ import { bulkPlan } from '../src/refresh/bulk-sources.js';
 import { POLYGON_PLANS } from '../src/sources/polygon/source.js';
 import type { SourceProgress } from '../src/refresh/progress.js';
 import { BAND_KEYS } from '../src/domain/results.js';
+import { coverageMetricTable, METRIC_TARGET, type CoverageReport, type MetricCoverage } from '../src/serving/coverage.js';
 import { log, machineLoad, procStatusBytes, round } from './lib/util.js';
 import { printTable } from './lib/table.js';
 import { WarpClock } from './replica/clock.js';
@@ -185,6 +187,23 @@ export interface FirstStartResult {
   krFirstHour: { atHour: { minutes: number; scored: number; pct: number } | null; reached95AtMinutes: number | null; samples: { minutes: number; scored: number }[] };
   /** The service's own coverage report at the end: health's `coverage.markets` and /readyz `markets` (listed = what the store lists). */
   served: { health: MarketLine[]; readyz: MarketLine[]; readyzStatus: string | null; unscored: Record<string, Record<string, number>> };
+  /**
+   * The service's coverage per market and metric at the end (health's `coverage.metrics`), the
+   * share of each market's listings served with a price, and the percentile metrics below the
+   * target (a value for 90 % of the stocks each applies to).
+   */
+  metricCoverage: {
+    /** Health's `coverage.metrics`, over the securities the store lists. */
+    metrics: MetricCoverage[];
+    /**
+     * The same over the replica's listings: a listing the store does not list (a filer the
+     * import skipped, e.g. a foreign private issuer) counted without a value, as `other`.
+     */
+    overListings: MetricCoverage[];
+    /** Per market: the replica's listings, those the store lists, those served with a price, and priced / listings in percent. */
+    servedShare: { market: 'KR' | 'US'; listings: number; listed: number; priced: number; pct: number }[];
+    belowTarget: string[];
+  };
   /** Every source's progress board entry at the end (`app.progress.snapshot()`). */
   progress: ProgressSummary[];
   /** US price history still to come (Polygon's walk over its history window): from the board. */
@@ -446,7 +465,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const health = await get('/health');
     const coverage = await coverageOf(get, u);
     const readyz = (await (await fetch(`${app.url}/readyz`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status?: string; markets?: MarketLine[] };
-    const healthCoverage = health['coverage'] as { markets?: MarketLine[]; tools?: { tool: string; market: string; nulls: Record<string, number> }[] } | undefined;
+    const healthCoverage = health['coverage'] as { markets?: MarketLine[]; tools?: { tool: string; market: string; nulls: Record<string, number> }[]; metrics?: MetricCoverage[] } | undefined;
     // The last swap before the end: the recompute over everything the first start loaded.
     const swaps = readLog(logFile).filter((l) => l['msg'] === 'dataset swapped');
     const swapped = swaps.at(-1);
@@ -569,6 +588,17 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
         readyzStatus: readyz.status ?? null,
         unscored: Object.fromEntries((healthCoverage?.tools ?? []).filter((t) => t.tool === 'get_stock_score').map((t) => [t.market, Object.fromEntries(Object.entries(t.nulls).filter(([, n]) => n > 0))])),
       },
+      metricCoverage: {
+        metrics: healthCoverage?.metrics ?? [],
+        servedShare: (healthCoverage?.markets ?? []).map((m) => {
+          const listings = m.market === 'KR' ? u.kr.length : u.us.length;
+          return { market: m.market, listings, listed: m.listed, priced: m.priced, pct: round((100 * m.priced) / listings, 1) };
+        }),
+        overListings: overListings(healthCoverage?.metrics ?? [], { KR: u.kr.length, US: u.us.length }),
+        belowTarget: overListings(healthCoverage?.metrics ?? [], { KR: u.kr.length, US: u.us.length })
+          .filter((m) => m.percentile && m.applicable > 0 && m.complete < METRIC_TARGET)
+          .map((m) => `${m.metric} ${m.market} ${round(m.complete * 100, 1)} %`),
+      },
       progress: progress.map((p) => ({ source: p.source, phase: p.phase, unit: p.unit, done: p.done, total: p.total, callsToday: p.callsToday, etaSeconds: p.etaSeconds, nextTryAt: p.nextTryAt, note: p.note })),
       priceHistory: polygon
         ? {
@@ -619,6 +649,19 @@ async function krxSignIn(base: string): Promise<string> {
   const code = ((await res.json()) as { _error_code?: string })._error_code;
   if (code !== 'CD001') throw new Error(`KRX sign-in on the replica answered ${code}`);
   return cookie;
+}
+
+/**
+ * Per-metric lines over the replica's listings: those the store does not list added to `listed`
+ * and to the `other` nulls, `applicable` and `complete` recomputed as the report computes them.
+ */
+export function overListings(metrics: readonly MetricCoverage[], listings: Record<'KR' | 'US', number>): MetricCoverage[] {
+  return metrics.map((m) => {
+    const missing = Math.max(0, listings[m.market] - m.listed);
+    const listed = m.listed + missing;
+    const applicable = listed - m.nulls.notApplicable;
+    return { ...m, listed, applicable, complete: applicable === 0 ? 0 : Math.round((m.withValues / applicable) * 10_000) / 10_000, nulls: { ...m.nulls, other: m.nulls.other + missing } };
+  });
 }
 
 /** Listed stocks of each market with a score: rankings' totalCount over every market-cap band, over the replica's listed companies. */
@@ -672,6 +715,13 @@ export function printResult(r: FirstStartResult): void {
   );
   printTable(['market (health coverage)', 'listed (store)', 'priced', 'scored', 'complete'], r.served.health.map((m) => [m.market, m.listed, m.priced, m.scored, m.complete]));
   process.stdout.write(`/readyz: ${r.served.readyzStatus}, ${r.served.readyz.map((m) => `${m.market} ${m.scored}/${m.listed} scored`).join(', ')}; without a score, by reason: ${JSON.stringify(r.served.unscored)}\n`);
+  const mc = r.metricCoverage;
+  process.stdout.write(
+    `\ncoverage per metric (health coverage.metrics over the replica's listings; a listing the store does not list counted as other); listings served with a price: ` +
+      `${mc.servedShare.map((m) => `${m.market} ${m.priced} of the replica's ${m.listings} = ${m.pct} %${m.listed < m.listings ? ` (${m.listings - m.listed} not listed by the store)` : ''}`).join(', ')}:\n`,
+  );
+  process.stdout.write(`${coverageMetricTable({ asOf: '', markets: [], tools: [], metrics: mc.overListings } satisfies CoverageReport).join('\n')}\n`);
+  process.stdout.write(`percentile metrics below ${METRIC_TARGET * 100} % of the stocks they apply to: ${mc.belowTarget.length === 0 ? 'none' : mc.belowTarget.join(', ')}\n\n`);
   printTable(['source (progress board)', 'phase', 'done', 'total', 'calls today', 'ETA h', 'next try', 'note'], r.progress.map((p) => [p.source, p.phase, `${p.done} ${p.unit}`, p.total ?? '-', p.callsToday, p.etaSeconds === null ? '-' : round(p.etaSeconds / 3600, 2), p.nextTryAt ?? '-', (p.note ?? '').slice(0, 80)]));
   const ph = r.priceHistory;
   if (ph) {

@@ -1,7 +1,8 @@
 // Full recompute of the dataset snapshot, in-process, on a store directory:
 // loadUniverse (read everything the builder needs) and computeSnapshot (pure), timed
 // separately, repeated; and, after each, the screener's price changes read again on their own
-// (`priceChangesMs`: the part of the load they take when nothing runs beside them). Run as a child process by bench/run.ts so its heap is its own:
+// (`priceChangesMs`: the part of the load they take when nothing runs beside them), and the
+// coverage report the dataset computes once (`coverageMs`, src/serving/coverage.ts). Run as a child process by bench/run.ts so its heap is its own:
 //   node --import tsx bench/recompute.ts <dataDir> <repeats> [asOf]
 // Prints one JSON line.
 
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seoulDay, systemClock } from '../src/kernel/clock.js';
 import type * as Build from '../src/serving/build.js';
+import type * as Coverage from '../src/serving/coverage.js';
 import type * as Config from '../src/config.js';
 import type * as PriceChanges from '../src/serving/price-changes.js';
 import type * as Stalls from '../src/runtime/stalls.js';
@@ -29,6 +31,7 @@ const { readPriceChanges } = (await import(from('serving/price-changes'))) as ty
 const { openSqliteStore } = (await import(from('store/sqlite'))) as typeof Sqlite;
 const { stallMonitor } = (await import(from('runtime/stalls'))) as typeof Stalls;
 const { loadConfig } = (await import(from('config'))) as typeof Config;
+const { coverageOf } = (await import(from('serving/coverage'))) as typeof Coverage;
 
 const [dataDir, repeatsArg, asOfArg] = process.argv.slice(2);
 if (dataDir === undefined) throw new Error('usage: recompute.ts <dataDir> <repeats> [asOf]');
@@ -44,6 +47,7 @@ const computeMs: number[] = [];
 /** The longest the event loop was held during each recompute (what a serving instance cannot answer in). */
 const maxStallMs: number[] = [];
 const priceChangesMs: number[] = [];
+const coverageMs: number[] = [];
 let counts: unknown = null;
 try {
   for (let i = 0; i < repeats; i++) {
@@ -59,6 +63,9 @@ try {
     computeMs.push(Math.round(t2 - t1));
     maxStallMs.push(stalls.longestMs());
     counts = computed.counts;
+    const tc = performance.now();
+    coverageOf(asOf, computed.views.values(), computed.listed);
+    coverageMs.push(Math.round((performance.now() - tc) * 10) / 10);
     const t3 = performance.now();
     await readPriceChanges(store.market, universe.recentBars);
     priceChangesMs.push(Math.round(performance.now() - t3));
@@ -66,4 +73,4 @@ try {
 } finally {
   await store.close();
 }
-process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, priceChangesMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), seriesReaders, compiled: existsSync(built) })}\n`);
+process.stdout.write(`${JSON.stringify({ asOf, loadMs, computeMs, maxStallMs, priceChangesMs, coverageMs, counts, peakRssBytes: procStatusBytes('self', 'VmHWM'), seriesReaders, compiled: existsSync(built) })}\n`);

@@ -5,7 +5,8 @@
 // small scale, and said so in the comment above it.
 
 import { zipOne } from '../../test/sources/helpers.js';
-import { epochDay, isoOfDay, isWeekday, priceOn, real, realJson, unit, type KrCompany, type Universe, type UsCompany } from './universe.js';
+import { financialRows } from './financial.js';
+import { epochDay, FINANCIAL_SECTORS, isoOfDay, isWeekday, priceOn, real, realJson, unit, type ForeignFiler, type KrCompany, type Universe, type UsCompany } from './universe.js';
 
 export interface Answer {
   status?: number;
@@ -151,7 +152,8 @@ export class DartApi {
    * three-month figure a quarter of the year, in `thstrm_amount`; the year to date in
    * `thstrm_add_amount` for the half and Q3), balance amounts as recorded; a year outside
    * 2019-2023 scales its nearest recorded year by 6 % a year. Copies marked separate-only answer
-   * 013 for CFS, as such filers do.
+   * 013 for CFS, as such filers do. Financial-sector copies answer their sector's layout
+   * (`financialStatementRows`).
    */
   statementsOf(q: URLSearchParams): Answer {
     const noData = json({ status: '013', message: '조회된 데이타가 없습니다.' });
@@ -163,6 +165,7 @@ export class DartApi {
     if (fsDiv !== 'CFS' && fsDiv !== 'OFS') return json({ status: '100', message: '필드의 부적절한 값입니다.' });
     if (fsDiv === 'CFS' && corp.separateOnly) return noData;
     const quarter = { '11013': 1, '11012': 2, '11014': 3, '11011': 4 }[filing.reprtCode];
+    if (corp.financial !== null) return json({ status: '000', message: '정상', list: financialStatementRows(corp, filing, quarter, fsDiv === 'CFS') });
     const recordedYear = Math.min(2023, Math.max(2019, year));
     const growth = 1.06 ** (year - recordedYear);
     const scaled = (amount: string | undefined, share: number): string | undefined => {
@@ -185,30 +188,6 @@ export class DartApi {
     return json({ status: '000', message: '정상', list });
   }
 
-  /**
-   * alotMatter.json of a copy: Samsung Electronics' recorded dividend section of its 2020 Q1
-   * report (test/fixtures/real/opendart), re-keyed to the copy's corp_code and receipt number.
-   * DERIVED for the other reports: the common and preferred share's cash dividend per share is
-   * the recorded quarter's 354 won times the fiscal quarter (year to date, as the recorded
-   * half-year answer's 708 shows); the other rows as recorded.
-   */
-  dividendsOf(q: URLSearchParams): Answer {
-    const noData = json({ status: '013', message: '조회된 데이타가 없습니다.' });
-    const corp = this.universe.krByCorp.get(q.get('corp_code') ?? '');
-    const filing = corp ? this.filings().byKey.get(`${corp.corpCode}:${Number(q.get('bsns_year'))}:${q.get('reprt_code') ?? ''}`) : undefined;
-    if (!corp || !filing) return noData;
-    const quarter = { '11013': 1, '11012': 2, '11014': 3, '11011': 4 }[filing.reprtCode];
-    this.dividendRows ??= realJson<{ list: Record<string, string>[] }>('opendart/alotMatter_00126380_2020_11013.json').list;
-    const list = this.dividendRows.map((r) => ({
-      ...r,
-      rcept_no: filing.rceptNo,
-      corp_code: corp.corpCode,
-      corp_name: corp.name,
-      ...(r['se'] === '주당 현금배당금(원)' ? { thstrm: String(354 * quarter) } : {}),
-    }));
-    return json({ status: '000', message: '정상', list });
-  }
-
   private dividendRows: Record<string, string>[] | null = null;
 
   company(q: URLSearchParams): Answer {
@@ -222,8 +201,80 @@ export class DartApi {
       stock_name: corp.name,
       stock_code: corp.stockCode,
       corp_cls: corp.corpCls,
+      ...(corp.financial === null ? {} : { induty_code: FINANCIAL_SECTORS.find((f) => f.sector === corp.financial)?.ksic ?? '' }),
     });
   }
+
+  /**
+   * alotMatter.json (배당에 관한 사항) of a copy's periodic report: Samsung Electronics' recorded
+   * answer of its 2020 Q1 report (test/fixtures/real/opendart; every row and field as recorded:
+   * `se`, `stock_knd` on the per-share rows, `thstrm` this year to date, `frmtrm` and `lwfr` the
+   * two fiscal years before), re-keyed to the copy's corp_code, name and receipt number, with the
+   * cash-dividend rows DERIVED per copy: seven copies in ten pay 0.5-5 % of their base price a
+   * year (one in five of them quarterly, the rest once, with the annual report), the common and
+   * preferred share alike; the rest answer `-`. 013 when the report is not filed.
+   */
+  alotMatter(q: URLSearchParams): Answer {
+    const corp = this.universe.krByCorp.get(q.get('corp_code') ?? '');
+    const year = Number(q.get('bsns_year'));
+    const filing = corp ? this.filings().byKey.get(`${corp.corpCode}:${year}:${q.get('reprt_code') ?? ''}`) : undefined;
+    if (!corp || !filing) return json({ status: '013', message: '조회된 데이타가 없습니다.' });
+    const quarter = { '11013': 1, '11012': 2, '11014': 3, '11011': 4 }[filing.reprtCode];
+    const pays = unit(corp.index + 31_000) < 0.7;
+    const quarterly = pays && unit(corp.index + 32_000) < 0.2;
+    const annual = pays ? Math.max(10, Math.round((corp.basePrice * (0.005 + 0.045 * unit(corp.index + 33_000))) / 10) * 10) : 0;
+    const paidTo = (quarters: number): number => (quarterly ? (annual * quarters) / 4 : quarters === 4 ? annual : 0);
+    const text = (n: number, digits = 0): string => (n > 0 ? (digits === 0 ? comma(n) : n.toFixed(digits)) : '-');
+    const shares = SHARES_KR(corp);
+    const now = paidTo(quarter);
+    const before = paidTo(4);
+    this.dividendRows ??= realJson<{ list: Record<string, string>[] }>('opendart/alotMatter_00126380_2020_11013.json').list;
+    const list = this.dividendRows.map((r) => {
+      const row: Record<string, string> = { ...r, rcept_no: filing.rceptNo, corp_cls: corp.corpCls, corp_code: corp.corpCode, corp_name: corp.name };
+      const set = (thisYear: string, earlier: string): Record<string, string> => ({ ...row, thstrm: thisYear, frmtrm: earlier, lwfr: earlier });
+      if (r['se'] === '주당 현금배당금(원)') return set(text(now), text(before));
+      if (r['se'] === '현금배당수익률(%)') return set(text((now * 100) / corp.basePrice, 2), text((before * 100) / corp.basePrice, 2));
+      if (r['se'] === '현금배당금총액(백만원)') return set(text((now * shares) / 1_000_000), text((before * shares) / 1_000_000));
+      return row;
+    });
+    return json({ status: '000', message: '정상', list });
+  }
+}
+
+/**
+ * fnlttSinglAcntAll.json rows of a financial-sector copy, CONSTRUCTED from its real sector
+ * rows (bench/replica/financial.ts; no API answer of a bank, insurer or securities firm is
+ * recorded): one row per bulk row in the API's fields (sj_div BS, CIS or CF by the statement,
+ * account_id the 항목코드, account_nm the trimmed 항목명), balances as recorded, income the
+ * recorded quarter's (three months in `thstrm_amount`, the year to date in `thstrm_add_amount`
+ * for the half and Q3, the year's four quarters in the annual report), cash flows the recorded
+ * quarter's times the quarters to date.
+ */
+function financialStatementRows(corp: KrCompany, filing: Filing, quarter: number, consolidated: boolean): DartStatementRow[] {
+  const out: DartStatementRow[] = [];
+  const amount = (cell: string | undefined, factor: number): string => {
+    const n = Number((cell ?? '').replace(/,/g, ''));
+    return (cell ?? '').trim() === '' || !Number.isFinite(n) ? '' : String(Math.round(n * factor));
+  };
+  for (const [member, sjDiv, sjNm] of [['01', 'BS', '재무상태표'], ['03', 'CIS', '포괄손익계산서'], ['04', 'CF', '현금흐름표']] as const) {
+    let ord = 0;
+    for (const cells of financialRows(corp, member, consolidated)) {
+      const value = cells[12];
+      const row: DartStatementRow = {
+        rcept_no: filing.rceptNo, reprt_code: filing.reprtCode, bsns_year: String(filing.year), corp_code: corp.corpCode,
+        sj_div: sjDiv, sj_nm: sjNm, account_id: cells[10] ?? '', account_nm: (cells[11] ?? '').trim(), account_detail: '-',
+        thstrm_nm: '당기', thstrm_amount: '', ord: String(++ord), currency: cells[9] ?? 'KRW',
+      };
+      if (sjDiv === 'BS') row['thstrm_amount'] = amount(value, 1);
+      else if (sjDiv === 'CF') row['thstrm_amount'] = amount(value, quarter);
+      else {
+        row['thstrm_amount'] = amount(value, quarter === 4 ? 4 : 1);
+        if (quarter === 2 || quarter === 3) row['thstrm_add_amount'] = amount(value, quarter);
+      }
+      out.push(row);
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -241,6 +292,132 @@ export function factsHead(c: UsCompany): Buffer {
   return Buffer.from(`{"cik":${c.cik},"entityName":${JSON.stringify(c.title)},`, 'utf8');
 }
 
+/**
+ * us-gaap concepts of the templates and the `ifrs-full` element a foreign filer tags the same
+ * line with (IFRS Accounting Taxonomy names; a concept without one is left out, as an IFRS
+ * filer has no us-gaap facts).
+ */
+const IFRS_OF_US_GAAP: Record<string, string> = {
+  Revenues: 'Revenue',
+  RevenueFromContractWithCustomerExcludingAssessedTax: 'Revenue',
+  SalesRevenueNet: 'Revenue',
+  CostOfRevenue: 'CostOfSales',
+  CostOfGoodsAndServicesSold: 'CostOfSales',
+  GrossProfit: 'GrossProfit',
+  OperatingIncomeLoss: 'ProfitLossFromOperatingActivities',
+  NetIncomeLoss: 'ProfitLossAttributableToOwnersOfParent',
+  ProfitLoss: 'ProfitLoss',
+  IncomeTaxExpenseBenefit: 'IncomeTaxExpenseContinuingOperations',
+  InterestExpense: 'InterestExpense',
+  EarningsPerShareBasic: 'BasicEarningsLossPerShare',
+  EarningsPerShareDiluted: 'DilutedEarningsLossPerShare',
+  WeightedAverageNumberOfSharesOutstandingBasic: 'WeightedAverageShares',
+  CommonStockDividendsPerShareDeclared: 'DividendsRecognisedAsDistributionsToOwnersPerShare',
+  NetCashProvidedByUsedInOperatingActivities: 'CashFlowsFromUsedInOperatingActivities',
+  PaymentsToAcquirePropertyPlantAndEquipment: 'PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities',
+  DepreciationDepletionAndAmortization: 'DepreciationAndAmortisationExpense',
+  Assets: 'Assets',
+  AssetsCurrent: 'CurrentAssets',
+  Liabilities: 'Liabilities',
+  LiabilitiesCurrent: 'CurrentLiabilities',
+  StockholdersEquity: 'EquityAttributableToOwnersOfParent',
+  StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest: 'Equity',
+  CashAndCashEquivalentsAtCarryingValue: 'CashAndCashEquivalents',
+  AccountsReceivableNetCurrent: 'TradeAndOtherCurrentReceivables',
+  InventoryNet: 'Inventories',
+  AccountsPayableCurrent: 'TradeAndOtherCurrentPayables',
+  LongTermDebtNoncurrent: 'NoncurrentPortionOfNoncurrentBorrowings',
+  LongTermDebtCurrent: 'CurrentPortionOfNoncurrentBorrowings',
+  ShortTermBorrowings: 'ShorttermBorrowings',
+  CommercialPaper: 'CommercialPapersIssued',
+};
+
+interface Fact {
+  start?: string;
+  end: string;
+  val: number;
+  accn: string;
+  fy: number;
+  fp: string;
+  form: string;
+  filed: string;
+  frame?: string;
+}
+type Concepts = Record<string, { label: string; description: string; units: Record<string, Fact[]> }>;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * CONSTRUCTED from a recorded template (no 20-F companyfacts recorded at this scale): a foreign
+ * filer's facts as SEC publishes them for IFRS filers. The template's annual (10-K) facts become
+ * the filer's 20-F or 40-F facts (fp FY); of its quarterly (10-Q) facts only the second
+ * quarter's six-month flows and balances are kept, as a half-year report on 6-K (fp H1); every
+ * us-gaap concept with an IFRS element (IFRS_OF_US_GAAP) moves to `ifrs-full` under that name,
+ * the rest is left out; amounts are converted from USD at the filer's fixed rate into its
+ * reporting currency (units `EUR`, `EUR/shares`, ...); a filer giving a USD convenience
+ * translation (JPY, TWD) also has, in each filing, its own period's figures in `USD` (the
+ * template's); dei facts stay, their forms renamed.
+ */
+/** A domestic filer's form as a foreign filer files it: 10-K as 20-F (40-F), 10-Q and 8-K as 6-K, amendments alike. */
+export function foreignForm(form: string, f: ForeignFiler): string {
+  const amended = form.endsWith('/A') ? '/A' : '';
+  const base = amended ? form.slice(0, -2) : form;
+  if (base === '10-K') return `${f.form}${amended}`;
+  if (base === '10-Q' || base === '8-K') return `6-K${amended}`;
+  return form;
+}
+
+export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f: ForeignFiler): { dei: Concepts; 'ifrs-full': Concepts } {
+  const form = (fact: Fact): Fact | null => {
+    if (fact.form === '10-K' || fact.form === '10-K/A') return { ...fact, form: foreignForm(fact.form, f) };
+    if (fact.form !== '10-Q' || fact.fp !== 'Q2') return null;
+    // A half-year: balances, and flows over about six months.
+    if (fact.start !== undefined) {
+      const days = (Date.parse(fact.end) - Date.parse(fact.start)) / DAY_MS;
+      if (days < 170 || days > 190) return null;
+    }
+    const { frame: _frame, ...rest } = fact;
+    return { ...rest, fp: 'H1', form: '6-K' };
+  };
+  const unitOf = (u: string): string => (u === 'USD' ? f.currency : u === 'USD/shares' ? `${f.currency}/shares` : u);
+  const convert = (u: string, val: number): number => (u === 'USD' ? Math.round(val * f.perUsd) : u === 'USD/shares' ? Math.round(val * f.perUsd * 100) / 100 : val);
+  const ifrs: Concepts = {};
+  const usd: { element: string; unit: string; fact: Fact }[] = [];
+  for (const [concept, body] of Object.entries(facts['us-gaap'] ?? {})) {
+    const element = IFRS_OF_US_GAAP[concept];
+    if (element === undefined) continue;
+    // Concepts a template moved between over the years (revenue) merge into the one element;
+    // a period a concept earlier in the template already gave is not repeated.
+    const entry = (ifrs[element] ??= { label: body.label, description: body.description, units: {} });
+    for (const [u, list] of Object.entries(body.units)) {
+      const target = (entry.units[unitOf(u)] ??= []);
+      const seen = new Set(target.map((x) => `${x.start ?? ''}|${x.end}|${x.accn}`));
+      for (const fact of list) {
+        const kept = form(fact);
+        if (kept === null || seen.has(`${kept.start ?? ''}|${kept.end}|${kept.accn}`)) continue;
+        target.push({ ...kept, val: convert(u, kept.val) });
+        if (f.convenience && f.currency !== 'USD' && (u === 'USD' || u === 'USD/shares')) usd.push({ element, unit: u, fact: kept });
+      }
+      if (target.length === 0) delete entry.units[unitOf(u)];
+    }
+    if (Object.keys(entry.units).length === 0) delete ifrs[element];
+  }
+  // The USD convenience translation: the template's own USD figures of each filing's own period
+  // (the latest end among the filing's facts), beside the converted ones.
+  const ownEnd = new Map<string, string>();
+  for (const { fact } of usd) if ((ownEnd.get(fact.accn) ?? '') < fact.end) ownEnd.set(fact.accn, fact.end);
+  for (const { element, unit, fact } of usd) {
+    const entry = ifrs[element];
+    if (entry === undefined || fact.end !== ownEnd.get(fact.accn)) continue;
+    (entry.units[unit] ??= []).push(fact);
+  }
+  const dei: Concepts = {};
+  for (const [concept, body] of Object.entries(facts.dei ?? {})) {
+    dei[concept] = { ...body, units: Object.fromEntries(Object.entries(body.units).map(([u, list]) => [u, list.map((x) => ({ ...x, form: foreignForm(x.form, f) }))])) };
+  }
+  return { dei, 'ifrs-full': ifrs };
+}
+
 export class SecApi {
   private readonly facts = new Map<string, FactsTemplate>();
   private readonly submissions = new Map<string, Record<string, unknown>>();
@@ -251,16 +428,23 @@ export class SecApi {
     private readonly today: () => string,
   ) {}
 
-  factsTemplate(file: string): FactsTemplate {
-    let t = this.facts.get(file);
+  /** The key of a copy's facts: its template's file, and for a foreign filer its form and currency. */
+  factsKey(c: UsCompany): string {
+    return c.foreign === null ? c.template.facts : `${c.template.facts}:${c.foreign.form}:${c.foreign.currency}`;
+  }
+
+  /** The facts shared by every copy of a template (and, for foreign filers, of a form and currency). */
+  factsTemplate(c: UsCompany): FactsTemplate {
+    const key = this.factsKey(c);
+    let t = this.facts.get(key);
     if (!t) {
-      const raw = real(file);
-      const at = raw.indexOf('"facts"');
-      const parsed = JSON.parse(raw.toString('utf8')) as { facts: { dei?: { EntityCommonStockSharesOutstanding?: { units: { shares: { end: string; val: number; accn: string }[] } } } } };
-      const covers = parsed.facts.dei?.EntityCommonStockSharesOutstanding?.units.shares ?? [];
-      const latest = covers.reduce<(typeof covers)[number] | null>((a, f) => (a === null || f.end > a.end ? f : a), null);
-      t = { tail: raw.subarray(at), shares: latest ? { end: latest.end, val: latest.val, accn: latest.accn } : null };
-      this.facts.set(file, t);
+      const raw = real(c.template.facts);
+      const parsed = JSON.parse(raw.toString('utf8')) as { facts: { dei?: Concepts; 'us-gaap'?: Concepts } };
+      const covers = (parsed.facts.dei?.['EntityCommonStockSharesOutstanding']?.units['shares'] ?? []) as Fact[];
+      const latest = covers.reduce<Fact | null>((a, f) => (a === null || f.end > a.end ? f : a), null);
+      const tail = c.foreign === null ? raw.subarray(raw.indexOf('"facts"')) : Buffer.from(`"facts":${JSON.stringify(foreignFacts(parsed.facts, c.foreign))}}`, 'utf8');
+      t = { tail, shares: latest ? { end: latest.end, val: latest.val, accn: latest.accn } : null };
+      this.facts.set(key, t);
     }
     return t;
   }
@@ -271,7 +455,17 @@ export class SecApi {
       t = realJson<Record<string, unknown>>(c.template.submissions);
       this.submissions.set(c.template.submissions, t);
     }
-    return JSON.stringify({ ...t, cik: String(c.cik).padStart(10, '0'), name: c.title, tickers: [c.ticker], formerNames: [] });
+    const base = { ...t, cik: String(c.cik).padStart(10, '0'), name: c.title, tickers: [c.ticker], formerNames: [] };
+    if (c.foreign === null) return JSON.stringify(base);
+    // A foreign filer's submissions: its annual reports on 20-F (40-F), the rest of its
+    // periodic reports on 6-K; no proxy statements (foreign private issuers file none).
+    const filings = t['filings'] as { recent: Record<string, unknown[]>; files: unknown[] };
+    const foreign = c.foreign;
+    const recentForms = filings.recent['form'] ?? [];
+    const keep = recentForms.map((x) => !/^(DEF|DEFA|PRE|PX)\s?14A|^PX14A6/.test(String(x)));
+    const recent = Object.fromEntries(Object.entries(filings.recent).map(([k, list]) => [k, list.filter((_x, i) => keep[i])]));
+    recent['form'] = (recent['form'] ?? []).map((x) => foreignForm(String(x), foreign));
+    return JSON.stringify({ ...base, filings: { ...filings, recent } });
   }
 
   tickers(): Answer {
@@ -282,7 +476,7 @@ export class SecApi {
   companyFacts(cik: number): Answer | null {
     const c = this.universe.usByCik.get(cik);
     if (!c) return null;
-    return { headers: JSON_TYPE, body: Buffer.concat([factsHead(c), this.factsTemplate(c.template.facts).tail]) };
+    return { headers: JSON_TYPE, body: Buffer.concat([factsHead(c), this.factsTemplate(c).tail]) };
   }
 
   submissionsAnswer(cik: number): Answer | null {
@@ -297,7 +491,7 @@ export class SecApi {
   sharesFrame(year: number, quarter: number): Answer {
     const data = this.universe.us
       .map((c) => {
-        const s = this.factsTemplate(c.template.facts).shares;
+        const s = this.factsTemplate(c).shares;
         return s ? { accn: s.accn, cik: c.cik, entityName: c.title, end: s.end, val: s.val } : null;
       })
       .filter((r) => r !== null);
@@ -324,7 +518,7 @@ export class SecApi {
     if (filingMonth) {
       for (const c of this.universe.us) {
         if (1 + (c.index % 28) !== dom) continue;
-        const form = month === 2 ? '10-K' : '10-Q';
+        const form = c.foreign !== null ? (month === 2 ? c.foreign.form : '6-K') : month === 2 ? '10-K' : '10-Q';
         lines.push(`${form.padEnd(12)}${c.title.slice(0, 60).padEnd(62)}${String(c.cik).padEnd(12)}${compact(date)}    edgar/data/${c.cik}/${String(c.cik).padStart(10, '0')}-${date.slice(2, 4)}-000001.txt`);
       }
     }

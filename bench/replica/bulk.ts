@@ -4,7 +4,10 @@
 //   the latest period filed, member names in CP949 without the UTF-8 flag, tab-separated CP949
 //   text in the layouts of FORMATS.md section 1. Rows are the REAL sample rows of
 //   ../shared/realdata/bulk/opendart re-keyed to the replica's companies (one real company's
-//   block per copy: 종목코드, 회사명, 시장구분, 결산기준일, 보고서종류 rewritten).
+//   block per copy: 종목코드, 회사명, 시장구분, 결산기준일, 보고서종류 rewritten). Financial-sector
+//   copies (one in 25) are in their sector's members (은행, 보험, 증권, 금융기타) only, with the
+//   real rows of the 2025 first quarter's sector files (bench/replica/financial.ts): balances as
+//   recorded, income and cash flows the recorded quarter's times the quarters to date.
 // - SEC's nightly companyfacts.zip and submissions.zip: one CIK##########.json member per copy,
 //   byte for byte the API answer of bench/replica/api.ts. A companyfacts member is deflated as
 //   two pieces: the copy's own head (cik, entityName; a sync-flushed, non-final deflate block)
@@ -15,7 +18,8 @@ import { join } from 'node:path';
 import { constants, crc32, deflateRawSync, gunzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { factsHead, SecApi, type Answer } from './api.js';
-import { epochDay, isoOfDay, type KrCompany, type Universe } from './universe.js';
+import { financialRows, financialSample, scaledAmount } from './financial.js';
+import { epochDay, isoOfDay, type FinancialSector, type KrCompany, type Universe } from './universe.js';
 
 const REALDATA = process.env.REALDATA_DIR ?? '/work/shared/realdata';
 const DART_SAMPLES = join(REALDATA, 'bulk', 'opendart');
@@ -183,12 +187,31 @@ function headerFor(header: string, member: string, report: Report): string {
 function dartMember(universe: Universe, year: number, report: Report, statement: Statement, member: '01' | '02' | '03' | '04' | '05', label: string, sector: string, consolidated: boolean, vintage: string, cache: Map<string, SampleBlocks>): Member {
   const rname = REPORT_NAME[report];
   const name = `${year}_${rname}_${member}_${label}${sector ? `_${sector}` : ''}${consolidated ? '_연결' : ''}_${vintage}.txt`;
+  const end = `${year}-${PERIOD_END[report]}`;
+  if (sector !== '') {
+    // A financial sector's member: the sector's copies, the balance sheet's header for every statement.
+    const fin = member as '01' | '03' | '04' | '05';
+    const lines: string[] = [headerFor(financialSample(sector as FinancialSector, fin, consolidated).header, '01', report)];
+    for (const co of universe.kr) {
+      if (co.financial !== sector || (consolidated && co.separateOnly)) continue;
+      for (const cells of financialRows(co, fin, consolidated)) {
+        const row = [...cells];
+        row[1] = `[${co.stockCode}]`;
+        row[2] = co.name;
+        row[3] = marketName(co);
+        row[7] = end;
+        row[8] = rname;
+        if (fin === '03' || fin === '04') row[12] = scaledAmount(row[12] ?? '', report);
+        lines.push(row.join('\t'));
+      }
+    }
+    return wholeMember(iconv.encode(name, 'cp949'), false, iconv.encode(`${lines.join('\n')}\n`, 'cp949'));
+  }
   const { sample } = sampleFor(statement, member, report, consolidated, cache);
   const lines: string[] = [headerFor(sample.header, member, report)];
-  if (sector === '' && sample.blocks.length > 0) {
-    const end = `${year}-${PERIOD_END[report]}`;
+  if (sample.blocks.length > 0) {
     for (const co of universe.kr) {
-      if (consolidated && co.separateOnly) continue;
+      if ((consolidated && co.separateOnly) || co.financial !== null) continue;
       const block = sample.blocks[co.index % sample.blocks.length] as string[][];
       for (const cells of block) {
         const row = [...cells];
@@ -252,7 +275,7 @@ function stampOf(p: DartPeriod): string {
  */
 export function prepareBulk(universe: Universe, today: string, dir: string, log: (msg: string) => void = () => undefined): BulkFiles {
   const marker = join(dir, 'done.json');
-  const key = { scale: universe.scale, today, format: 1 };
+  const key = { scale: universe.scale, today, format: 4 };
   let summary: BulkSummary;
   const periods = dartPeriods(today);
   const zipName = (p: DartPeriod, s: Statement): string => `${p.year}_${p.report}Q_${s}_${stampOf(p)}.zip`;
@@ -277,9 +300,9 @@ export function prepareBulk(universe: Universe, today: string, dir: string, log:
     const facts = new ZipWriter(join(dir, 'companyfacts.zip.partial'));
     const deflatedTail = new Map<string, { deflated: Buffer; crcInput: Buffer }>();
     for (const c of universe.us) {
-      const t = sec.factsTemplate(c.template.facts);
-      let d = deflatedTail.get(c.template.facts);
-      if (!d) deflatedTail.set(c.template.facts, (d = { deflated: deflateRawSync(t.tail), crcInput: t.tail }));
+      const t = sec.factsTemplate(c);
+      let d = deflatedTail.get(sec.factsKey(c));
+      if (!d) deflatedTail.set(sec.factsKey(c), (d = { deflated: deflateRawSync(t.tail), crcInput: t.tail }));
       const head = factsHead(c);
       // A sync flush ends the head's block on a byte boundary without the final bit; the
       // template's own deflate stream (final block included) follows it unchanged.

@@ -124,7 +124,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         '/api/list.json': () => dart.list(q),
         '/api/company.json': () => dart.company(q),
         '/api/fnlttSinglAcntAll.json': () => dart.statementsOf(q),
-        '/api/alotMatter.json': () => dart.dividendsOf(q),
+        '/api/alotMatter.json': () => dart.alotMatter(q),
       };
       const handler = api[sub];
       return handler ? { source: 'opendart', kind: sub.slice(5), answer: handler } : null;

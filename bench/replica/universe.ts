@@ -26,7 +26,23 @@ export interface KrCompany {
   separateOnly: boolean;
   /** The close its price path circles (won). */
   basePrice: number;
+  /**
+   * A financial-sector company (one in 25, about the share of banks, insurers, securities firms
+   * and other financials among KOSPI and KOSDAQ listings): it files its sector's own statement
+   * layout (the bulk files' sector members, re-keyed real 2025 Q1 rows; see bench/replica/bulk.ts)
+   * and its company.json names a financial KSIC code. Null for an industrial company.
+   */
+  financial: FinancialSector | null;
 }
+
+/** The bulk files' financial sectors (FORMATS.md section 1), with the KSIC code a copy's company.json carries. */
+export const FINANCIAL_SECTORS = [
+  { sector: '은행', ksic: '64110' },
+  { sector: '보험', ksic: '65110' },
+  { sector: '증권', ksic: '66121' },
+  { sector: '금융기타', ksic: '64992' },
+] as const;
+export type FinancialSector = (typeof FINANCIAL_SECTORS)[number]['sector'];
 
 export interface KrTemplate {
   corpCode: string;
@@ -40,7 +56,35 @@ export interface UsCompany {
   title: string;
   template: UsTemplate;
   basePrice: number;
+  /**
+   * A foreign private issuer (one in ten US listings, as among real US listings): it files 20-F
+   * (or 40-F) with `ifrs-full` facts in its own currency, yearly plus a half-year, and trades
+   * as ADSs (see SecApi.factsTemplate). Null for a domestic 10-K filer.
+   */
+  foreign: ForeignFiler | null;
 }
+
+export interface ForeignFiler {
+  form: '20-F' | '40-F';
+  /** The reporting currency of its facts. */
+  currency: string;
+  /** Units of that currency per USD the replica converts its template's USD facts at. */
+  perUsd: number;
+  /**
+   * Gives a USD convenience translation of each filing's own period beside its own currency (as
+   * TSMC, Toyota and Sony do in their 20-F; many others, e.g. ASML, SAP, give none).
+   */
+  convenience: boolean;
+}
+
+/** The foreign filers' reporting currencies, in turn (40-F: Canadian filers under MJDS). */
+export const FOREIGN_FILERS: readonly ForeignFiler[] = [
+  { form: '20-F', currency: 'EUR', perUsd: 0.92, convenience: false },
+  { form: '20-F', currency: 'JPY', perUsd: 150, convenience: true },
+  { form: '20-F', currency: 'TWD', perUsd: 32, convenience: true },
+  { form: '20-F', currency: 'USD', perUsd: 1, convenience: false },
+  { form: '40-F', currency: 'CAD', perUsd: 1.36, convenience: false },
+];
 
 export interface UsTemplate {
   ticker: string;
@@ -105,8 +149,10 @@ export function buildUniverse(scale: number): Universe {
       name: `${c['stock_name'] ?? ''} 복제${i}`,
       nameEn: `${c['corp_name_eng'] ?? ''} (re-keyed copy ${i} of ${template.corpCode})`,
       template,
-      separateOnly: i % 3 === 2,
+      // Financial companies file consolidated statements (the bank and insurance groups do).
+      separateOnly: i % 3 === 2 && i % 25 !== 12,
       basePrice: Math.round(1_000 + unit(i) * 99_000),
+      financial: i % 25 === 12 ? (FINANCIAL_SECTORS[Math.floor(i / 25) % FINANCIAL_SECTORS.length] as (typeof FINANCIAL_SECTORS)[number]).sector : null,
     });
   }
   const us: UsCompany[] = [];
@@ -119,6 +165,7 @@ export function buildUniverse(scale: number): Universe {
       title: `Replica ${i} (re-keyed copy of ${template.ticker})`,
       template,
       basePrice: Math.round((2 + unit(i + 1_000_000) * 400) * 100) / 100,
+      foreign: i % 10 === 7 ? (FOREIGN_FILERS[Math.floor(i / 10) % FOREIGN_FILERS.length] as ForeignFiler) : null,
     });
   }
   return {

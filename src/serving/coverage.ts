@@ -3,9 +3,8 @@
 // filings do not carry, ...), so "complete" is a number. Pure: computed once from what a
 // published dataset holds (its stock views and the securities the store lists), never per call.
 
-import { NOT_APPLICABLE_TO_FINANCIALS } from '../domain/financials.js';
 import type { Market, Security } from '../domain/model.js';
-import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
+import { PERCENTILE_METRICS, type PercentileMetricKey, type SnapshotGroups, type SnapshotMetric } from '../domain/results.js';
 
 /**
  * Why a value is null, in categories a person can act on. The reasons themselves are the
@@ -18,7 +17,8 @@ import type { SnapshotGroups, SnapshotMetric } from '../domain/results.js';
  * - `undefinedForCompany`: the inputs are there but the metric is undefined (a loss for PER,
  *   a zero or negative denominator, a factor that does not exist);
  * - `notApplicable`: the metric does not exist for the kind of company (a bank's current ratio,
- *   src/domain/financials.ts): not a gap in the data;
+ *   src/domain/financials.ts; any reason starting `not applicable`): not a gap in the data, and
+ *   such a stock is outside the metric's `applicable` count;
  * - `noFlows`: no investor-type flows or traded value for the score's supply input;
  * - `noFxRate`: no USD/KRW rate, which a US stock's score needs;
  * - `other`: a reason none of the above describes.
@@ -56,10 +56,20 @@ export interface ToolCoverage {
 }
 
 export interface MetricCoverage {
-  /** A get_stock_snapshot metric, e.g. `per`, `currentRatio`. */
+  /** A percentile metric (`PERCENTILE_METRICS`, e.g. `per`, `currentRatio`) or a snapshot-only one (e.g. `operatingCashFlow`). */
   metric: string;
   market: Market;
+  /** One of the 17 percentile metrics (screenable, ranked in cohorts). */
+  percentile: boolean;
+  /** Securities the store lists for the market (served or not). */
+  listed: number;
+  /** Those the metric applies to: `listed` less the `notApplicable` nulls. */
+  applicable: number;
+  /** Stocks with a value. */
   withValues: number;
+  /** `withValues / applicable`, 0..1 to four decimals; 0 when it applies to none. */
+  complete: number;
+  /** The other listed stocks by why the value is null; the counts add up to `listed - withValues`. */
   nulls: NullCounts;
 }
 
@@ -67,7 +77,11 @@ export interface CoverageReport {
   asOf: string;
   markets: MarketCoverage[];
   tools: ToolCoverage[];
-  /** Each snapshot metric per market: where filings, losses or the kind of company leave it null. */
+  /**
+   * Each metric per market over the listed stocks: the 17 percentile metrics first (in
+   * `PERCENTILE_METRICS` order), then the snapshot's other metrics; a listed stock not served
+   * counts as `noPrice` for every one.
+   */
   metrics: MetricCoverage[];
 }
 
@@ -75,7 +89,8 @@ const MARKETS: readonly Market[] = ['KR', 'US'];
 
 /** Sorts one of the domain's null reasons into its category (`NULL_REASONS`). */
 export function nullReasonOf(reason: string): NullReason {
-  if (reason === NOT_APPLICABLE_TO_FINANCIALS) return 'notApplicable';
+  // `not applicable to financial companies` (NOT_APPLICABLE_TO_FINANCIALS) and any other such reason.
+  if (/^not applicable/.test(reason)) return 'notApplicable';
   if (/no price on or before/.test(reason)) return 'noPrice';
   if (/no quarterly report disclosed/.test(reason)) return 'noFilingsYet';
   if (/no filing for|filed only|fewer than four quarters/.test(reason)) return 'filingsIncomplete';
@@ -96,19 +111,17 @@ export const emptyNullCounts = (): NullCounts => Object.fromEntries(NULL_REASONS
 
 const ratio = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
 
-function metricsOf(groups: SnapshotGroups): [string, SnapshotMetric][] {
-  const out: [string, SnapshotMetric][] = [];
-  for (const group of Object.values(groups) as Record<string, SnapshotMetric>[]) for (const [name, metric] of Object.entries(group)) out.push([name, metric]);
-  return out;
-}
-
 /** What the report reads of a served stock (a StockView, ./dataset.ts). */
 export interface CoveredStock {
   security: Pick<Security, 'market' | 'code'>;
   price: object | null;
   v3: { ok: true } | { ok: false; reason: string };
   snapshot: SnapshotGroups;
+  /** The 17 percentile metrics' values (a StockView's `metricValues`). */
+  metricValues: Record<PercentileMetricKey, { value: number | null; reason?: string }>;
 }
+
+const PERCENTILE_KEYS: ReadonlySet<string> = new Set(PERCENTILE_METRICS);
 
 /**
  * The report for one dataset. `views`: the served stocks; `listed`: every security the store
@@ -125,11 +138,36 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
     return entry;
   };
   for (const name of COVERAGE_TOOLS) for (const market of MARKETS) tool(name, market);
+  // Looked up per market by position (percentile metrics) or by name (the snapshot's others),
+  // once per stock and metric: no key strings built in the loop.
   const metric = (name: string, market: Market): MetricCoverage => {
     const key = `${name}:${market}`;
     let entry = metrics.get(key);
-    if (entry === undefined) metrics.set(key, (entry = { metric: name, market, withValues: 0, nulls: emptyNullCounts() }));
+    if (entry === undefined) metrics.set(key, (entry = { metric: name, market, percentile: PERCENTILE_KEYS.has(name), listed: 0, applicable: 0, withValues: 0, complete: 0, nulls: emptyNullCounts() }));
     return entry;
+  };
+  for (const name of PERCENTILE_METRICS) for (const market of MARKETS) metric(name, market);
+  const perMarket = new Map(
+    MARKETS.map((market) => [
+      market,
+      {
+        percentile: PERCENTILE_METRICS.map((name) => metric(name, market)),
+        others: new Map<string, MetricCoverage>(),
+        score: tool('get_stock_score', market),
+        rankings: tool('get_rankings', market),
+        snapshot: tool('get_stock_snapshot', market),
+      },
+    ]),
+  );
+  const count1 = (entry: MetricCoverage, value: { value: number | null; reason?: string | undefined }): NullReason | null => {
+    entry.listed++;
+    if (value.value !== null) {
+      entry.withValues++;
+      return null;
+    }
+    const why = nullReasonOf(value.reason ?? '');
+    entry.nulls[why]++;
+    return why;
   };
 
   const served = new Set<string>();
@@ -137,45 +175,57 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
     const market = view.security.market;
     served.add(`${market}:${view.security.code}`);
     const m = markets.get(market) as MarketCoverage;
+    const at = perMarket.get(market) as NonNullable<ReturnType<typeof perMarket.get>>;
     m.listed++;
     if (view.price !== null) m.priced++;
     if (view.v3.ok) m.scored++;
-    for (const name of ['get_stock_score', 'get_rankings'] as const) {
-      const t = tool(name, market);
+    for (const t of [at.score, at.rankings]) {
       t.listed++;
       if (view.v3.ok) t.withValues++;
       else t.nulls[nullReasonOf(view.v3.reason)]++;
     }
-    const snapshot = tool('get_stock_snapshot', market);
-    snapshot.listed++;
+    at.snapshot.listed++;
     let anyValue = false;
     let first: NullReason = 'other';
-    for (const [name, value] of metricsOf(view.snapshot)) {
-      const entry = metric(name, market);
-      if (value.value !== null) {
-        entry.withValues++;
-        anyValue = true;
-      } else {
-        const why = nullReasonOf(value.reason ?? '');
-        entry.nulls[why]++;
-        if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
+    for (let i = 0; i < PERCENTILE_METRICS.length; i++) count1(at.percentile[i] as MetricCoverage, view.metricValues[PERCENTILE_METRICS[i] as PercentileMetricKey]);
+    for (const group of Object.values(view.snapshot) as Record<string, SnapshotMetric>[]) {
+      for (const name in group) {
+        const value = group[name] as SnapshotMetric;
+        let why: NullReason | null;
+        // A percentile metric the snapshot also shows is counted once, from the percentile values.
+        if (PERCENTILE_KEYS.has(name)) why = value.value === null ? nullReasonOf(value.reason ?? '') : null;
+        else {
+          let entry = at.others.get(name);
+          if (entry === undefined) at.others.set(name, (entry = metric(name, market)));
+          why = count1(entry, value);
+        }
+        if (why === null) anyValue = true;
+        else if (PRIORITY.indexOf(why) < PRIORITY.indexOf(first)) first = why;
       }
     }
-    if (anyValue) snapshot.withValues++;
-    else snapshot.nulls[first]++;
+    if (anyValue) at.snapshot.withValues++;
+    else at.snapshot.nulls[first]++;
   }
   for (const security of listed) {
     if (served.has(`${security.market}:${security.code}`)) continue;
     const m = markets.get(security.market) as MarketCoverage;
+    const at = perMarket.get(security.market) as NonNullable<ReturnType<typeof perMarket.get>>;
     m.listed++;
-    for (const name of COVERAGE_TOOLS) {
-      const t = tool(name, security.market);
+    for (const t of [at.score, at.rankings, at.snapshot]) {
       t.listed++;
       t.nulls.noPrice++;
+    }
+    for (const entry of [...at.percentile, ...at.others.values()]) {
+      entry.listed++;
+      entry.nulls.noPrice++;
     }
   }
   for (const m of markets.values()) m.complete = ratio(m.scored, m.listed);
   for (const t of tools.values()) t.complete = ratio(t.withValues, t.listed);
+  for (const entry of metrics.values()) {
+    entry.applicable = entry.listed - entry.nulls.notApplicable;
+    entry.complete = ratio(entry.withValues, entry.applicable);
+  }
   return { asOf, markets: [...markets.values()], tools: [...tools.values()], metrics: [...metrics.values()] };
 }
 
@@ -213,6 +263,32 @@ export function coverageLines(report: CoverageReport): string[] {
   for (const t of report.tools) {
     const nulls = nullsText(t.nulls);
     lines.push(`  ${t.tool.padEnd(width)}  ${t.market}  ${count(t.withValues)} of ${count(t.listed)} with values (${percent(t.complete)})${nulls ? `; null: ${nulls}` : ''}`);
+  }
+  return lines;
+}
+
+/** The coverage target per metric (issue 40): a value for at least this share of the stocks it applies to, in each market. */
+export const METRIC_TARGET = 0.9;
+
+/**
+ * The per-metric coverage as a Markdown table (the README's "Coverage" section, the rehearsal's
+ * printout): per metric and market, the stocks with a value of those it applies to, and the rest
+ * by why the value is null (only the non-zero categories; `notApplicable` is outside
+ * `applicable`). Percentile metrics first, marked `*` below the target.
+ */
+export function coverageMetricTable(report: CoverageReport): string[] {
+  const names = [...new Set(report.metrics.map((m) => m.metric))];
+  const cell = (m: MetricCoverage | undefined): [string, string] => {
+    if (m === undefined) return ['-', '-'];
+    const below = m.percentile && m.applicable > 0 && m.complete < METRIC_TARGET ? ' *' : '';
+    return [`${count(m.withValues)} / ${count(m.applicable)} (${percent(m.complete)})${below}`, nullsText(m.nulls) || '-'];
+  };
+  const lines = ['| metric | KR with a value / applicable | KR without, by reason | US with a value / applicable | US without, by reason |', '|---|---|---|---|---|'];
+  for (const name of names) {
+    const kr = cell(report.metrics.find((m) => m.metric === name && m.market === 'KR'));
+    const us = cell(report.metrics.find((m) => m.metric === name && m.market === 'US'));
+    const label = report.metrics.some((m) => m.metric === name && m.percentile) ? `\`${name}\`` : `\`${name}\` (snapshot only)`;
+    lines.push(`| ${label} | ${kr[0]} | ${kr[1]} | ${us[0]} | ${us[1]} |`);
   }
   return lines;
 }

@@ -32,7 +32,20 @@ export const coverageReport = z
         complete: z.number().describe('withValues / listed, 0..1'),
       }),
     ),
-    metrics: z.array(z.object({ metric: z.string(), market, withValues: z.number().int(), nulls: nullCounts })).describe('Each get_stock_snapshot metric per market'),
+    metrics: z
+      .array(
+        z.object({
+          metric: z.string(),
+          market,
+          percentile: z.boolean().describe('One of the 17 percentile metrics (screenable, ranked in cohorts); false for a snapshot-only metric'),
+          listed: z.number().int().describe('Securities the store lists'),
+          applicable: z.number().int().describe('Those the metric applies to: listed less the notApplicable nulls'),
+          withValues: z.number().int().describe('Stocks with a value'),
+          complete: z.number().describe('withValues / applicable, 0..1'),
+          nulls: nullCounts.describe('The other listed stocks by why the value is null'),
+        }),
+      )
+      .describe('Each metric per market: the 17 percentile metrics, then the snapshot-only ones'),
   })
   .describe('Per market and tool, how many listed stocks answer with values and why the rest are null');
 

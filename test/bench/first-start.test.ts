@@ -11,7 +11,7 @@ import { KrxOpenApiSource } from '../../src/sources/krxapi/source.js';
 import type { ProgressPatch } from '../../src/sources/progress.js';
 import { RateLimiter, setPacingTimer, SourceHttpError } from '../../src/sources/http.js';
 import { zipMembers } from '../../src/sources/shared/zip-stream.js';
-import { rehearse } from '../../bench/first-start.js';
+import { overListings, rehearse } from '../../bench/first-start.js';
 import { prepareBulk } from '../../bench/replica/bulk.js';
 import { WarpClock } from '../../bench/replica/clock.js';
 import { DOCUMENTED_LIMITS } from '../../bench/replica/limits.js';
@@ -343,11 +343,12 @@ describe('the rehearsal', () => {
       assert.equal(by.get('krx')?.calls, 123);
       assert.equal(by.get('krx')?.loggedOut, 0);
       assert.ok(result.service.sources.every((s) => s.ok), JSON.stringify(result.service.sources));
-      // Every US copy has four quarters of facts and prices: all 12 scored. KR: one quarter
-      // (the 90-day first run), so no TTM and no score yet.
+      // Every US 10-K copy has four quarters of facts and prices: 11 scored; the twelfth (index
+      // 7) is a 20-F filer reporting in EUR without a USD convenience translation, so without
+      // figures in USD (11/12 = 91.7 %). KR: one quarter (the 90-day first run), so no TTM and no score yet.
       assert.deepEqual(result.coverage, [
         { market: 'KR', listed: 5, scored: 0, pct: 0 },
-        { market: 'US', listed: 12, scored: 12, pct: 100 },
+        { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
       // 44 periodic reports per copy through 2026-11-25; the separate-only copy needs a second call each.
       assert.equal(result.today.dartFilingsTenYears, 5 * 44);
@@ -365,7 +366,7 @@ describe('the rehearsal', () => {
       assert.ok(b.simulatedMs >= b.runsRefused * 3_600_000);
       assert.deepEqual(b.coverage, [
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
-        { market: 'US', listed: 12, scored: 12, pct: 100 },
+        { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
       assert.deepEqual(result.unanswered, []);
     } finally {
@@ -438,16 +439,33 @@ describe('the rehearsal', () => {
       assert.equal(by.get('polygon')?.calls, 30);
       for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
       assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
-      // Every copy has ten years of statements from the files and prices: all scored.
+      // Every copy has ten years of statements from the files and prices: all scored but the
+      // 20-F filer (index 7), whose EUR figures come without a USD convenience translation.
       assert.deepEqual(result.coverage, [
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
-        { market: 'US', listed: 12, scored: 12, pct: 100 },
+        { market: 'US', listed: 12, scored: 11, pct: 91.7 },
       ]);
+      // The store lists and prices all 12 US copies, the 20-F filer too; 11 scored (0.9167).
       assert.deepEqual(result.served.health, [
         { market: 'KR', listed: 5, priced: 5, scored: 5, complete: 1 },
-        { market: 'US', listed: 12, priced: 12, scored: 12, complete: 1 },
+        { market: 'US', listed: 12, priced: 12, scored: 11, complete: 0.9167 },
       ]);
       assert.deepEqual(result.served.readyz, result.served.health);
+      // The service's coverage per metric, as the rehearsal keeps it: PER for every KR copy and 11
+      // of the 12 US ones (0.9167), the 20-F filer without figures it can use (noFilingsYet); the
+      // store lists every listing, so the lines over the replica's listings are the same.
+      const zero = { noPrice: 0, noFilingsYet: 0, filingsIncomplete: 0, notCovered: 0, undefinedForCompany: 0, noFlows: 0, noFxRate: 0, notApplicable: 0, other: 0 };
+      const mc = result.metricCoverage;
+      assert.deepEqual(mc.metrics.filter((m) => m.metric === 'per'), [
+        { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero },
+        { metric: 'per', market: 'US', percentile: true, listed: 12, applicable: 12, withValues: 11, complete: 0.9167, nulls: { ...zero, noFilingsYet: 1 } },
+      ]);
+      assert.deepEqual(mc.overListings, mc.metrics);
+      assert.equal(mc.metrics.filter((m) => m.percentile).length, 34);
+      assert.deepEqual(mc.servedShare, [
+        { market: 'KR', listings: 5, listed: 5, priced: 5, pct: 100 },
+        { market: 'US', listings: 12, listed: 12, priced: 12, pct: 100 },
+      ]);
       assert.equal(result.served.readyzStatus, 'ready');
       // Polygon's window: 730 days back from 2026-11-24 (the last closed US session at 10:00
       // Seoul) is 2024-11-24, a Sunday; the 731 days are 104 weeks (520 weekdays) and Sun 11-22,
@@ -467,5 +485,16 @@ describe('the rehearsal', () => {
     } finally {
       tmp.cleanup();
     }
+  });
+});
+
+describe('the per-metric lines over the replica\'s listings', () => {
+  it('adds the listings the store does not list to listed and to the other nulls, and recomputes applicable and complete', () => {
+    const zero = { noPrice: 0, noFilingsYet: 0, filingsIncomplete: 0, notCovered: 0, undefinedForCompany: 0, noFlows: 0, noFxRate: 0, notApplicable: 0, other: 0 };
+    // US: the store lists 10 of the replica's 12; 8 with a value, 1 not applicable, 1 noFilingsYet.
+    // Over 12: listed 12, applicable 12 - 1 = 11, other 2, complete 8 / 11 = 0.7273. KR: all listed, unchanged.
+    const us = { metric: 'currentRatio', market: 'US' as const, percentile: true, listed: 10, applicable: 9, withValues: 8, complete: 0.8889, nulls: { ...zero, notApplicable: 1, noFilingsYet: 1 } };
+    const kr = { metric: 'currentRatio', market: 'KR' as const, percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero };
+    assert.deepEqual(overListings([kr, us], { KR: 5, US: 12 }), [kr, { ...us, listed: 12, applicable: 11, complete: 0.7273, nulls: { ...us.nulls, other: 2 } }]);
   });
 });

@@ -392,6 +392,28 @@ describe('REST /api/public/v2', () => {
       assert.equal((await t.get(`${base}/health`, null)).status, 401, 'a missing header is still 401');
     });
 
+    it('health carries the per-metric coverage: the 17 percentile metrics per market, each count agreeing with the screener', async () => {
+      type Line = { metric: string; market: string; percentile: boolean; listed: number; applicable: number; withValues: number; complete: number; nulls: Record<string, number> };
+      const coverage = ((await t.get(`${base}/health`, key)).body as { coverage: { markets: { market: string; listed: number }[]; metrics: Line[] } }).coverage;
+      const percentile = coverage.metrics.filter((m) => m.percentile);
+      assert.equal(percentile.length, 34, '17 metrics x 2 markets');
+      for (const m of coverage.metrics) {
+        const listed = coverage.markets.find((x) => x.market === m.market)?.listed;
+        assert.equal(m.listed, listed, `${m.metric} ${m.market}: every listed stock counted`);
+        assert.equal(m.withValues + Object.values(m.nulls).reduce((a, b) => a + b, 0), m.listed, `${m.metric} ${m.market}: values and nulls add up`);
+        assert.equal(m.applicable, m.listed - (m.nulls['notApplicable'] ?? 0));
+        assert.equal(m.complete, m.applicable === 0 ? 0 : Math.round((m.withValues / m.applicable) * 10_000) / 10_000);
+      }
+      // The same count through another door: the screener keeps, for a field bounded by neither
+      // end, the stocks with a value (every listed demo stock is served).
+      for (const [metric, market] of [['per', 'KR'], ['roe', 'US'], ['currentRatio', 'KR'], ['epsYoy', 'US']] as const) {
+        const screened = (await t.get(`${base}/screen?market=${market}&filters=${metric}::&limit=1`, key)).body as { totalCount: number };
+        const line = coverage.metrics.find((m) => m.metric === metric && m.market === market);
+        assert.equal(line?.withValues, screened.totalCount, `${metric} ${market}`);
+        assert.ok(screened.totalCount > 0, `${metric} ${market} has values in the demo universe`);
+      }
+    });
+
     it('counts every call once, refuses past the daily quota with 429 and Retry-After, health still answers, the next Seoul day resets', async () => {
       const free = await t.newKey('free'); // quota 4/day, burst 3/s in this server
       const saved = t.clock.now;

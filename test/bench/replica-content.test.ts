@@ -1,0 +1,170 @@
+// What the first-start rehearsal's replica carries besides the industrial 10-K filers and KR
+// companies (bench/replica): financial-sector companies in their own statement layouts (real
+// 2025 Q1 rows), OpenDART's dividend section (alotMatter.json) and US foreign filers with
+// ifrs-full facts on 20-F / 40-F, each checked against the rows and recordings it is made from.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import iconv from 'iconv-lite';
+import { zipMembers } from '../../src/sources/shared/zip-stream.js';
+import { DartApi, SecApi } from '../../bench/replica/api.js';
+import { prepareBulk } from '../../bench/replica/bulk.js';
+import { financialRows, financialTemplateCode } from '../../bench/replica/financial.js';
+import { buildUniverse, realJson } from '../../bench/replica/universe.js';
+import { tempDir } from '../support/tmp.js';
+
+type Row = Record<string, string>;
+const body = (answer: { body: string | Uint8Array }): unknown => JSON.parse(typeof answer.body === 'string' ? answer.body : Buffer.from(answer.body).toString('utf8'));
+
+// Scale 0.005: round(13.5) = 14 KR copies (index 12 the one financial company, a bank: 12 % 25
+// = 12, floor(12 / 25) % 4 = 0 -> 은행), 30 US copies (index 7 and 17 and 27 foreign filers:
+// floor(7 / 10) % 5 = 0 -> 20-F in EUR at 0.92 a USD; 17 -> JPY; 27 -> TWD).
+const universe = buildUniverse(0.005);
+const today = '2026-11-25';
+
+describe('financial-sector companies', () => {
+  const bank = universe.kr[12];
+  assert.ok(bank);
+
+  it('one copy in 25, a bank here, with a bank\'s KSIC code in company.json', () => {
+    assert.deepEqual(universe.kr.filter((c) => c.financial !== null).map((c) => [c.index, c.financial]), [[12, '은행']]);
+    const company = body(new DartApi(universe, () => today).company(new URLSearchParams({ corp_code: bank.corpCode }))) as Row;
+    assert.equal(company['induty_code'], '64110');
+  });
+
+  it('fnlttSinglAcntAll answers the real bank rows: balances as filed, the annual report\'s income four times the recorded quarter\'s', () => {
+    const answer = body(new DartApi(universe, () => today).statementsOf(new URLSearchParams({ corp_code: bank.corpCode, bsns_year: '2025', reprt_code: '11011', fs_div: 'CFS' }))) as { status: string; list: Row[] };
+    assert.equal(answer.status, '000');
+    const code = financialTemplateCode(bank, true);
+    assert.match(code ?? '', /^\[\d{6}\]$/);
+    // The real rows (2025_1분기보고서_0N_..._은행_연결): 항목코드 col 11, amount col 13.
+    const real = (member: '01' | '03' | '04', id: string): number => Number((financialRows(bank, member, true).find((r) => r[10] === id)?.[12] ?? 'NaN').replace(/,/g, ''));
+    const api = (sj: string, id: string): string | undefined => answer.list.find((r) => r['sj_div'] === sj && r['account_id'] === id)?.['thstrm_amount'];
+    assert.equal(api('BS', 'ifrs-full_Assets'), String(real('01', 'ifrs-full_Assets')));
+    assert.equal(api('BS', 'ifrs-full_Equity'), String(real('01', 'ifrs-full_Equity')));
+    assert.equal(api('CIS', 'ifrs-full_ProfitLoss'), String(real('03', 'ifrs-full_ProfitLoss') * 4));
+    assert.equal(api('CIS', 'ifrs-full_BasicEarningsLossPerShare'), String(real('03', 'ifrs-full_BasicEarningsLossPerShare') * 4));
+    // A bank's layout has no current assets.
+    assert.equal(api('BS', 'ifrs-full_CurrentAssets'), undefined);
+    assert.deepEqual([...new Set(answer.list.map((r) => r['sj_div']))], ['BS', 'CIS', 'CF']);
+  });
+
+  it('the bulk files carry it in the bank members only, re-keyed, and not in the general ones', async () => {
+    const tmp = tempDir('replica-financial-');
+    try {
+      const bulk = prepareBulk(universe, today, join(tmp.dir, 'cache'));
+      const page = String(bulk.dartListPage().body);
+      const bs = [...page.matchAll(/'(2025_1Q_BS_[0-9]+\.zip)'/g)][0]?.[1] as string;
+      const codes = new Map<string, Set<string>>();
+      let bankRows: string[][] = [];
+      for await (const m of zipMembers((bulk.dartZip(bs) as { file: string }).file)) {
+        const rows = iconv.decode(await m.bytes(), 'cp949').trim().split('\n').slice(1).map((l) => l.split('\t'));
+        codes.set(m.name, new Set(rows.map((r) => r[1] as string)));
+        if (m.name.includes('_은행_연결_')) bankRows = rows;
+      }
+      const general = [...codes].find(([name]) => /01_재무상태표_\d{8}\.txt$/.test(name))?.[1];
+      assert.ok(general && general.size > 0 && !general.has('[900012]'));
+      assert.deepEqual([...(codes.get([...codes.keys()].find((n) => n.includes('_은행_연결_')) as string) ?? [])], ['[900012]']);
+      // The real rows re-keyed: the same 항목코드 and amounts, the copy's code and period.
+      assert.deepEqual(bankRows.map((r) => [r[10], r[12]]), financialRows(bank, '01', true).map((r) => [r[10], r[12]]));
+      assert.ok(bankRows.every((r) => r[7] === '2025-03-31' && r[8] === '1분기보고서'));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
+describe('alotMatter.json (배당에 관한 사항)', () => {
+  const dart = new DartApi(universe, () => today);
+
+  it('answers every filed periodic report with the recorded rows, re-keyed; the yield the dividend over the base price', () => {
+    const recorded = realJson<{ list: Row[] }>('opendart/alotMatter_00126380_2020_11013.json').list;
+    for (const c of universe.kr) {
+      const answer = body(dart.alotMatter(new URLSearchParams({ corp_code: c.corpCode, bsns_year: '2025', reprt_code: '11011' }))) as { status: string; list: Row[] };
+      assert.equal(answer.status, '000');
+      // Row for row the recording's items and fields, the copy's keys.
+      assert.deepEqual(answer.list.map((r) => [r['se'], r['stock_knd'], Object.keys(r)]), recorded.map((r) => [r['se'], r['stock_knd'], Object.keys(r)]));
+      assert.ok(answer.list.every((r) => r['corp_code'] === c.corpCode && r['corp_name'] === c.name));
+      const dps = answer.list.find((r) => r['se'] === '주당 현금배당금(원)' && r['stock_knd'] === '보통주')?.['thstrm'] as string;
+      const yieldPct = answer.list.find((r) => r['se'] === '현금배당수익률(%)' && r['stock_knd'] === '보통주')?.['thstrm'] as string;
+      if (dps === '-') assert.equal(yieldPct, '-');
+      else assert.equal(yieldPct, ((Number(dps.replace(/,/g, '')) * 100) / c.basePrice).toFixed(2));
+    }
+    // Seven in ten pay: of the 14 copies, those whose hash says so.
+    const paying = universe.kr.filter((c) => (body(dart.alotMatter(new URLSearchParams({ corp_code: c.corpCode, bsns_year: '2025', reprt_code: '11011' }))) as { list: Row[] }).list.some((r) => r['se'] === '주당 현금배당금(원)' && r['thstrm'] !== '-'));
+    assert.ok(paying.length > 0 && paying.length < universe.kr.length, `${paying.length} of ${universe.kr.length} pay`);
+  });
+
+  it('013 for a report not filed yet (2026 annual on 2026-11-25)', () => {
+    const c = universe.kr[0];
+    assert.ok(c);
+    assert.equal((body(dart.alotMatter(new URLSearchParams({ corp_code: c.corpCode, bsns_year: '2026', reprt_code: '11011' }))) as { status: string }).status, '013');
+  });
+});
+
+describe('US foreign filers', () => {
+  const sec = new SecApi(universe, () => today);
+  type Fact = { start?: string; end: string; val: number; accn: string; fp: string; form: string };
+  type Facts = { facts: Record<string, Record<string, { units: Record<string, Fact[]> }>> };
+
+  it('one US listing in ten, in turn EUR, JPY, TWD, USD (20-F) and CAD (40-F)', () => {
+    assert.deepEqual(universe.us.filter((c) => c.foreign !== null).map((c) => [c.index, c.foreign?.form, c.foreign?.currency]), [[7, '20-F', 'EUR'], [17, '20-F', 'JPY'], [27, '20-F', 'TWD']]);
+  });
+
+  it('companyfacts: ifrs-full facts in the reporting currency, the template\'s USD annual facts times the rate, on 20-F; half-years on 6-K', () => {
+    const c = universe.us[7];
+    assert.ok(c);
+    // Index 7: 7 % 3 = 1, the Tesla template.
+    assert.equal(c.template.ticker, 'TSLA');
+    const facts = body(sec.companyFacts(c.cik) as { body: Uint8Array }) as Facts;
+    assert.deepEqual(Object.keys(facts.facts), ['dei', 'ifrs-full']);
+    const template = realJson<Facts>(c.template.facts);
+    const annual = (template.facts['us-gaap']?.['NetIncomeLoss']?.units['USD'] ?? []).filter((f) => f.form === '10-K');
+    const ifrs = facts.facts['ifrs-full']?.['ProfitLossAttributableToOwnersOfParent']?.units['EUR'] ?? [];
+    assert.ok(annual.length > 0);
+    for (const f of annual) {
+      const copy = ifrs.find((x) => x.accn === f.accn && x.end === f.end && x.start === f.start);
+      assert.equal(copy?.val, Math.round(f.val * 0.92), `${f.accn} ${f.end}`);
+      assert.equal(copy?.form, '20-F');
+    }
+    const forms = new Set(Object.values(facts.facts['ifrs-full'] ?? {}).flatMap((concept) => Object.values(concept.units).flat().map((x) => `${x.form}:${x.fp}`)));
+    for (const f of forms) assert.ok(['20-F:FY', '20-F/A:FY', '6-K:H1'].includes(f), f);
+    assert.ok(forms.has('20-F:FY') && forms.has('6-K:H1'));
+    // No domestic form is left in any taxonomy (dei included): 10-K/A is 20-F/A.
+    const all = new Set(Object.values(facts.facts).flatMap((taxonomy) => Object.values(taxonomy).flatMap((concept) => Object.values(concept.units).flat().map((x) => x.form))));
+    for (const f of all) assert.ok(!/^10-|^8-K/.test(f), f);
+    assert.ok(all.has('20-F/A'), 'the template\'s 10-K/A facts as 20-F/A');
+    // Half-year flows run about six months.
+    for (const x of ifrs.filter((f) => f.fp === 'H1' && f.start !== undefined)) assert.ok((Date.parse(x.end) - Date.parse(x.start as string)) / 86_400_000 >= 170);
+  });
+
+  it('a JPY filer gives a USD convenience translation of each filing\'s own period, the template\'s USD figure; the EUR filer none', () => {
+    const jpy = universe.us[17];
+    assert.ok(jpy?.foreign?.convenience);
+    const facts = body(sec.companyFacts(jpy.cik) as { body: Uint8Array }) as Facts;
+    const units = facts.facts['ifrs-full']?.['ProfitLossAttributableToOwnersOfParent']?.units ?? {};
+    const own = units['JPY'] ?? [];
+    const usd = units['USD'] ?? [];
+    assert.ok(usd.length > 0);
+    // Each USD figure: the latest period of its filing, with the same period in yen at 150 a dollar.
+    for (const u of usd) {
+      const latest = own.filter((x) => x.accn === u.accn).reduce((a, x) => (x.end > a ? x.end : a), '');
+      assert.equal(u.end, latest, u.accn);
+      assert.equal(own.find((x) => x.accn === u.accn && x.end === u.end && x.start === u.start)?.val, Math.round(u.val * 150));
+    }
+    const eur = body(sec.companyFacts((universe.us[7] as { cik: number }).cik) as { body: Uint8Array }) as Facts;
+    assert.equal(eur.facts['ifrs-full']?.['ProfitLossAttributableToOwnersOfParent']?.units['USD'], undefined);
+  });
+
+  it('submissions: annual reports on 20-F, no 10-K, 10-Q or proxy statement', () => {
+    const c = universe.us[7];
+    assert.ok(c);
+    const subs = JSON.parse(sec.submissionsOf(c)) as { filings: { recent: Record<string, string[]> } };
+    const forms = new Set(subs.filings.recent['form']);
+    assert.ok(forms.has('20-F') && forms.has('6-K'));
+    for (const f of ['10-K', '10-Q', 'DEF 14A', '8-K']) assert.ok(!forms.has(f), f);
+    const n = subs.filings.recent['form']?.length;
+    for (const list of Object.values(subs.filings.recent)) assert.equal(list.length, n, 'the parallel arrays keep their length');
+  });
+});
