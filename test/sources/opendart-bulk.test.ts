@@ -240,7 +240,9 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
     // CashAndCashEquivalents 91,068,838,111; CurrentTradeReceivables 77,836,561,129; Inventories 20,470,002,598;
     // dart_ShortTermTradePayables 29,829,282,711. Debt: 유동성사채 236,350,490,524 + 유동성장기차입금 221,530,568,315
     // + 단기차입금 68,200,000,000 + 비유동사채 233,468,008,803 + 장기차입금 347,370,044,445 = 1,106,919,112,087.
-    // CF 당기1분기: ifrs-full_CashFlowsFromUsedInOperatingActivities 13,283,256,229; 유형자산의 취득 4,212,774,761.
+    // CF 당기1분기: ifrs-full_CashFlowsFromUsedInOperatingActivities 13,283,256,229; 유형자산의 취득 4,212,774,761;
+    // ifrs-full_InterestPaidClassifiedAsOperatingActivities 이자의 지급 13,554,143,050 (interest expense: no income
+    // statement line and no dart_AdjustmentsForInterestExpenses row, so the interest paid).
     // No income statement (the general 02/03 members are not among the samples). Deadline 2025-03-31 + 45 = 2025-05-15.
     assert.deepEqual(find(all, '095570', '2025-03-31'), {
       ...NULL_ITEMS,
@@ -249,8 +251,19 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
       totalAssets: 1_669_024_533_027, currentAssets: 262_320_685_969, totalLiabilities: 1_225_143_390_770,
       currentLiabilities: 621_340_384_436, equity: 443_881_142_257, cash: 91_068_838_111, debt: 1_106_919_112_087,
       receivables: 77_836_561_129, inventory: 20_470_002_598, payables: 29_829_282_711,
-      operatingCashFlow: 13_283_256_229, capex: 4_212_774_761,
+      operatingCashFlow: 13_283_256_229, capex: 4_212_774_761, interestExpense: 13_554_143_050,
     });
+  });
+
+  it('interest expense from the cash-flow statement: the accrued expense added back first, else the interest paid', () => {
+    // 2025 Q1 CF excerpt (separate), no income statements among the samples:
+    // AP위성 [211270]: dart_AdjustmentsForInterestExpenses `이자비용 조정` 3,752,628 and 이자지급(영업) 0: the accrual.
+    // CJ 바이오사이언스 [311690]: dart_AdjustmentsForInterestExpenses labelled `이자비용` 46,830,368.
+    // CJ [001040]: only ifrs-full_InterestPaidClassifiedAsFinancingActivities 이자의 지급 2,169,065,000.
+    assert.deepEqual(
+      ['211270', '311690', '001040'].map((code) => find(all, code, '2025-03-31').interestExpense),
+      [3_752_628, 46_830_368, 2_169_065_000],
+    );
   });
 
   it('2025 Q1 financial layouts (the BS header on every statement): bank, insurer, securities firm, other financial', () => {

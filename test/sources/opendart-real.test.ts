@@ -40,8 +40,10 @@ describe('OpenDART full statements on real filings (Samsung Electronics, annual 
       [fy2023.revenue, fy2023.costOfSales, fy2023.operatingIncome, fy2023.netIncome, fy2023.disclosedOn],
       [258_935_494 * M, 180_388_580 * M, 6_566_976 * M, 14_473_401 * M, '2024-03-12'],
     );
-    // Finance costs (금융비용) are not interest expense: unknown, not 0.
-    assert.equal(fy2023.interestExpense, null);
+    // Finance costs (금융비용) are not interest expense, and the income statement has no interest line: the
+    // cash-flow statement's interest paid stands in (CF ifrs-full_InterestPaidClassifiedAsOperatingActivities
+    // 이자의 지급 844,691m; no dart_AdjustmentsForInterestExpenses row, which would come first).
+    assert.equal(fy2023.interestExpense, 844_691 * M);
   });
 });
 

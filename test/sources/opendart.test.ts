@@ -44,7 +44,9 @@ const SAMSUNG_FY_2023: FinancialReport = {
   market: 'KR', code: '005930', fiscalYear: 2023, fiscalQuarter: 4, periodEnd: '2023-12-31', disclosedOn: '2024-03-12',
   consolidated: true,
   revenue: 258_935_494_000_000, costOfSales: 180_388_580_000_000, operatingIncome: 6_566_976_000_000,
-  netIncome: 14_473_401_000_000, operatingCashFlow: 44_137_427_000_000, capex: 57_611_271_000_000, interestExpense: null,
+  netIncome: 14_473_401_000_000, operatingCashFlow: 44_137_427_000_000, capex: 57_611_271_000_000,
+  // No interest line in the income statement: the cash-flow statement's 이자의 지급 (-930,138m, an outflow).
+  interestExpense: 930_138_000_000,
   totalAssets: 455_905_980_000_000, currentAssets: 195_936_557_000_000, totalLiabilities: 92_228_115_000_000,
   currentLiabilities: 75_719_452_000_000, equity: 353_233_775_000_000, cash: 69_080_893_000_000,
   // 단기차입금 7,114,601 + 유동성장기부채 1,308,875 + 사채 537,618 + 장기차입금 3,724,850 (KRW million)

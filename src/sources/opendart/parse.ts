@@ -294,6 +294,22 @@ const PROFIT_FALLBACK: Rule = { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_
 const EQUITY_FALLBACK: Rule = { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equity'], names: ['자본총계'] };
 
 /**
+ * Interest expense where the income statement has no line of its own (most Korean filers put
+ * it inside finance costs, 금융원가, and state it in the notes), from the indirect cash-flow
+ * statement: first the interest expense added back to profit (`dart_AdjustmentsForInterestExpenses`,
+ * the period's accrued expense), else the interest paid (operating or financing), the cash
+ * proxy. Both are year to date, like every cash-flow row. docs/calculations.md, interest coverage.
+ */
+const INTEREST_ACCRUED_FALLBACK: Rule = { item: 'interestExpense', sj: ['CF'], ids: ['dart_AdjustmentsForInterestExpenses'], names: ['이자비용조정', '이자비용'], abs: true };
+const INTEREST_PAID_FALLBACK: Rule = {
+  item: 'interestExpense',
+  sj: ['CF'],
+  ids: ['ifrs-full_InterestPaidClassifiedAsOperatingActivities', 'ifrs-full_InterestPaidClassifiedAsFinancingActivities'],
+  names: ['이자의지급', '이자지급', '이자지급(영업)', '이자의지급(영업)', '이자지급(재무)', '이자의지급(재무)'],
+  abs: true,
+};
+
+/**
  * Interest-bearing debt on the balance sheet: every borrowing and bond line, current and
  * non-current, whatever its account id. Real filings carry these under many concepts
  * (short-term borrowings, the current portion of long-term borrowings or of bonds, a combined
@@ -403,7 +419,7 @@ export interface ReportContext extends StatementContext {
   disclosedOn: string;
 }
 
-const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK];
+const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, INTEREST_ACCRUED_FALLBACK, INTEREST_PAID_FALLBACK];
 const MAPPED_IDS: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.ids);
 const MAPPED_NAMES: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.names ?? []);
 
@@ -467,7 +483,7 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     netIncome,
     operatingCashFlow: value('operatingCashFlow'),
     capex: value('capex'),
-    interestExpense: value('interestExpense'),
+    interestExpense: value('interestExpense') ?? pick(rows, INTEREST_ACCRUED_FALLBACK, q) ?? pick(rows, INTEREST_PAID_FALLBACK, q),
     basicEps: value('basicEps'),
     // Not in the statements: the periodic report's dividend section (alotMatter.json, `parseAlotMatter`).
     dividendPerShare: null,
