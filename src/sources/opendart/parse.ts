@@ -274,7 +274,15 @@ const RULES: readonly Rule[] = [
     names: ['기본주당이익(손실)', '기본주당이익', '기본주당순이익(손실)', '기본주당순이익', '기본및희석주당이익(손실)', '기본및희석주당이익', '기본및희석주당순이익(손실)', '기본및희석주당순이익'].flatMap((n) => [n, `${n}(단위:원)`]),
   },
   { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
-  { item: 'capex', sj: ['CF'], ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment'], names: ['유형자산의취득'], abs: true },
+  // Purchases of PP&E under the plain or the investing-activities concept, else (filers with no
+  // line of their own for it) the `other PP&E` concept: 기타유형자산의 취득 (AP위성, CBI in 2025 Q1).
+  {
+    item: 'capex',
+    sj: ['CF'],
+    ids: ['ifrs-full_PurchaseOfPropertyPlantAndEquipment', 'ifrs-full_PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities'],
+    names: ['유형자산의취득', '투자활동으로분류된유형자산의취득', '유형자산취득'],
+    abs: true,
+  },
   { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets'], names: ['자산총계'] },
   { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets'], names: ['유동자산'] },
   { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities'], names: ['부채총계'] },
@@ -300,6 +308,7 @@ const EQUITY_FALLBACK: Rule = { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equ
  * the period's accrued expense), else the interest paid (operating or financing), the cash
  * proxy. Both are year to date, like every cash-flow row. docs/calculations.md, interest coverage.
  */
+const CAPEX_OTHER_FALLBACK: Rule = { item: 'capex', sj: ['CF'], ids: ['dart_PurchaseOfOtherPropertyPlantAndEquipment'], names: ['기타유형자산의취득'], abs: true };
 const INTEREST_ACCRUED_FALLBACK: Rule = { item: 'interestExpense', sj: ['CF'], ids: ['dart_AdjustmentsForInterestExpenses'], names: ['이자비용조정', '이자비용'], abs: true };
 const INTEREST_PAID_FALLBACK: Rule = {
   item: 'interestExpense',
@@ -419,7 +428,7 @@ export interface ReportContext extends StatementContext {
   disclosedOn: string;
 }
 
-const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, INTEREST_ACCRUED_FALLBACK, INTEREST_PAID_FALLBACK];
+const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, INTEREST_ACCRUED_FALLBACK, INTEREST_PAID_FALLBACK, CAPEX_OTHER_FALLBACK];
 const MAPPED_IDS: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.ids);
 const MAPPED_NAMES: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.names ?? []);
 
@@ -482,7 +491,7 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     operatingIncome: value('operatingIncome'),
     netIncome,
     operatingCashFlow: value('operatingCashFlow'),
-    capex: value('capex'),
+    capex: value('capex') ?? pick(rows, CAPEX_OTHER_FALLBACK, q),
     interestExpense: value('interestExpense') ?? pick(rows, INTEREST_ACCRUED_FALLBACK, q) ?? pick(rows, INTEREST_PAID_FALLBACK, q),
     basicEps: value('basicEps'),
     // Not in the statements: the periodic report's dividend section (alotMatter.json, `parseAlotMatter`).
