@@ -14,12 +14,13 @@ import { tempDir } from '../support/tmp.js';
 
 const SCRIPT = resolve(import.meta.dirname, '..', '..', 'scripts', 'build-if-changed.mjs');
 
-/** The stand-in for `npm run build`: writes both outputs and appends one line to builds.log. */
+/** The stand-in for `npm run build`: writes the three outputs and appends one line to builds.log. */
 const FAKE_BUILD = [
   process.execPath,
   '-e',
   "const fs = require('node:fs'); fs.mkdirSync('dist/cli', { recursive: true }); fs.writeFileSync('dist/cli/main.js', ''); " +
-    "fs.mkdirSync('web/dist', { recursive: true }); fs.writeFileSync('web/dist/index.html', ''); fs.appendFileSync('builds.log', 'built\\n'); " +
+    "fs.mkdirSync('web/dist', { recursive: true }); fs.writeFileSync('web/dist/index.html', ''); " +
+    "fs.mkdirSync('web/views/dist', { recursive: true }); fs.writeFileSync('web/views/dist/index.html', ''); fs.appendFileSync('builds.log', 'built\\n'); " +
     "if (process.env.FAIL_BUILD === '1') process.exit(3);",
 ];
 
@@ -75,6 +76,7 @@ describe('npm start: build only when the sources changed', () => {
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(root, 'src', 'cli', 'main.ts'), later, later);
     writeFileSync(join(root, 'web', 'dist', 'index.html'), '<!doctype html>'); // an output, not a source
+    writeFileSync(join(root, 'web', 'views', 'dist', 'index.html'), '<!doctype html>'); // the Apps view's output, not a source
     assert.match((await run(root)).out, /up to date/);
     assert.equal(builds(), 1);
     writeFileSync(join(root, 'web', 'src', 'main.ts'), 'export const b = 3;\n');
