@@ -266,8 +266,10 @@ runCase({
     'growth.epsYoy': { value: 50.40354074459776, unit: '%', priceDate: null, ...S21 },
     // net-debt ratio = (18,392,149,000,000 - 39,031,415,000,000) x 100 / 296,237,697,000,000 = -6.967130182624935
     'stability.netDebtRatio': { value: -6.967130182624935, unit: '%', priceDate: null, ...S21 },
-    // interest coverage: no interest-expense line (금융비용 is not interest): null, reason naming interest.
-    'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x' },
+    // interest coverage: no interest-expense line in the income statement (금융비용 is not interest), so the
+    // cash-flow statement's interest paid (CF ifrs-full_InterestPaidClassifiedAsOperatingActivities 이자의 지급
+    // 434,441,000,000): 51,633,856,000,000 / 434,441,000,000 = 118.8512502273036
+    'stability.interestCoverage': { value: 118.8512502273036, unit: 'x', priceDate: null, ...S21 },
     // current ratio = 218,163,185,000,000 x 100 / 88,117,133,000,000 = 247.5831629701343
     'stability.currentRatio': { value: 247.5831629701343, unit: '%', priceDate: null, ...S21 },
     // OCF = CF ord 0 = 65,105,448,000,000 KRW
@@ -349,7 +351,9 @@ runCase({
     'growth.epsYoy': { value: -73.55094948491995, unit: '%', priceDate: null, ...S23 },
     // net-debt ratio = (12,685,944,000,000 - 69,080,893,000,000) x 100 / 353,233,775,000,000 = -15.965333156491052
     'stability.netDebtRatio': { value: -15.965333156491052, unit: '%', priceDate: null, ...S23 },
-    'stability.interestCoverage': { value: null, reason: /interest/i, unit: 'x' },
+    // interest coverage from the cash-flow statement's interest paid (이자의 지급 844,691,000,000):
+    // 6,566,976,000,000 / 844,691,000,000 = 7.774412181495955
+    'stability.interestCoverage': { value: 7.774412181495955, unit: 'x', priceDate: null, ...S23 },
     // current ratio = 195,936,557,000,000 x 100 / 75,719,452,000,000 = 258.76647522488673
     'stability.currentRatio': { value: 258.76647522488673, unit: '%', priceDate: null, ...S23 },
     // OCF = CF ord 34 = 44,137,427,000,000 KRW
