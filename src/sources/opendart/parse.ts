@@ -254,7 +254,8 @@ interface Rule {
 const INCOME = ['IS', 'CIS'] as const;
 
 // Account ids are normalised (`ifrs_X` is read as `ifrs-full_X`, see `statementRow`), so each
-// rule names the `ifrs-full_` form only.
+// rule names the `ifrs-full_` form only. An item with several rules takes the first that finds a
+// value, in the order listed.
 const RULES: readonly Rule[] = [
   { item: 'revenue', sj: INCOME, ids: ['ifrs-full_Revenue'], names: ['매출액', '수익(매출액)', '영업수익', '매출'] },
   // Not 영업비용: that is total operating expenses (financial and service companies file it
@@ -265,6 +266,18 @@ const RULES: readonly Rule[] = [
   { item: 'operatingIncome', sj: INCOME, ids: ['dart_OperatingIncomeLoss', 'ifrs-full_ProfitLossFromOperatingActivities'], names: ['영업이익', '영업이익(손실)', '영업손익'] },
   { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLossAttributableToOwnersOfParent'], names: ['지배기업의소유주에게귀속되는당기순이익(손실)', '지배기업소유주지분'] },
   { item: 'interestExpense', sj: INCOME, ids: ['ifrs-full_InterestExpense', 'dart_InterestExpenseFinanceExpense'], names: ['이자비용'], abs: true },
+  // Where the income statement has no interest line of its own (most Korean filers put it inside
+  // finance costs, 금융원가, and state it in the notes), the indirect cash-flow statement's: first
+  // the interest expense added back to profit (the period's accrued expense), else the interest
+  // paid (operating or financing), the cash proxy. Both year to date, like every cash-flow row.
+  { item: 'interestExpense', sj: ['CF'], ids: ['dart_AdjustmentsForInterestExpenses'], names: ['이자비용조정', '이자비용'], abs: true },
+  {
+    item: 'interestExpense',
+    sj: ['CF'],
+    ids: ['ifrs-full_InterestPaidClassifiedAsOperatingActivities', 'ifrs-full_InterestPaidClassifiedAsFinancingActivities'],
+    names: ['이자의지급', '이자지급', '이자지급(영업)', '이자의지급(영업)', '이자지급(재무)', '이자의지급(재무)'],
+    abs: true,
+  },
   // Basic EPS in won per share; the label set covers rows filed without the standard id and
   // filers that state one figure for basic and diluted.
   {
@@ -283,6 +296,7 @@ const RULES: readonly Rule[] = [
     names: ['유형자산의취득', '투자활동으로분류된유형자산의취득', '유형자산취득'],
     abs: true,
   },
+  { item: 'capex', sj: ['CF'], ids: ['dart_PurchaseOfOtherPropertyPlantAndEquipment'], names: ['기타유형자산의취득'], abs: true },
   { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets'], names: ['자산총계'] },
   { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets'], names: ['유동자산'] },
   { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities'], names: ['부채총계'] },
@@ -300,23 +314,6 @@ const RULES: readonly Rule[] = [
  */
 const PROFIT_FALLBACK: Rule = { item: 'netIncome', sj: INCOME, ids: ['ifrs-full_ProfitLoss'], names: ['당기순이익', '당기순이익(손실)', '분기순이익', '반기순이익'] };
 const EQUITY_FALLBACK: Rule = { item: 'equity', sj: ['BS'], ids: ['ifrs-full_Equity'], names: ['자본총계'] };
-
-/**
- * Interest expense where the income statement has no line of its own (most Korean filers put
- * it inside finance costs, 금융원가, and state it in the notes), from the indirect cash-flow
- * statement: first the interest expense added back to profit (`dart_AdjustmentsForInterestExpenses`,
- * the period's accrued expense), else the interest paid (operating or financing), the cash
- * proxy. Both are year to date, like every cash-flow row. docs/calculations.md, interest coverage.
- */
-const CAPEX_OTHER_FALLBACK: Rule = { item: 'capex', sj: ['CF'], ids: ['dart_PurchaseOfOtherPropertyPlantAndEquipment'], names: ['기타유형자산의취득'], abs: true };
-const INTEREST_ACCRUED_FALLBACK: Rule = { item: 'interestExpense', sj: ['CF'], ids: ['dart_AdjustmentsForInterestExpenses'], names: ['이자비용조정', '이자비용'], abs: true };
-const INTEREST_PAID_FALLBACK: Rule = {
-  item: 'interestExpense',
-  sj: ['CF'],
-  ids: ['ifrs-full_InterestPaidClassifiedAsOperatingActivities', 'ifrs-full_InterestPaidClassifiedAsFinancingActivities'],
-  names: ['이자의지급', '이자지급', '이자지급(영업)', '이자의지급(영업)', '이자지급(재무)', '이자의지급(재무)'],
-  abs: true,
-};
 
 /**
  * Interest-bearing debt on the balance sheet: every borrowing and bond line, current and
@@ -428,7 +425,9 @@ export interface ReportContext extends StatementContext {
   disclosedOn: string;
 }
 
-const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, INTEREST_ACCRUED_FALLBACK, INTEREST_PAID_FALLBACK, CAPEX_OTHER_FALLBACK];
+const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK];
+/** Each item's rules, in the order RULES lists them. */
+const RULES_OF: ReadonlyMap<Item, readonly Rule[]> = RULES.reduce((by, r) => by.set(r.item, [...(by.get(r.item) ?? []), r]), new Map<Item, Rule[]>());
 const MAPPED_IDS: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.ids);
 const MAPPED_NAMES: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.names ?? []);
 
@@ -462,8 +461,11 @@ export function isMappedRow(r: StatementRow): boolean {
 export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext): FinancialReport {
   const q = ctx.fiscalQuarter;
   const value = (item: Item): number | null => {
-    const rule = RULES.find((r) => r.item === item);
-    return rule ? pick(rows, rule, q) : null;
+    for (const rule of RULES_OF.get(item) ?? []) {
+      const v = pick(rows, rule, q);
+      if (v !== null) return v;
+    }
+    return null;
   };
 
   let netIncome = value('netIncome');
@@ -491,8 +493,8 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     operatingIncome: value('operatingIncome'),
     netIncome,
     operatingCashFlow: value('operatingCashFlow'),
-    capex: value('capex') ?? pick(rows, CAPEX_OTHER_FALLBACK, q),
-    interestExpense: value('interestExpense') ?? pick(rows, INTEREST_ACCRUED_FALLBACK, q) ?? pick(rows, INTEREST_PAID_FALLBACK, q),
+    capex: value('capex'),
+    interestExpense: value('interestExpense'),
     basicEps: value('basicEps'),
     // Not in the statements: the periodic report's dividend section (alotMatter.json, `parseAlotMatter`).
     dividendPerShare: null,
