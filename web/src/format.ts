@@ -46,14 +46,6 @@ export function money(value: number | null | undefined, currency: Currency): str
   return `${sign}$${grouped(Math.round(abs), 0)}`;
 }
 
-/** A per-share amount (EPS, dividend per share): whole won, or dollars to the cent. */
-export function perShareMoney(value: number | null, currency: Currency): string {
-  if (value === null || !Number.isFinite(value)) return DASH;
-  if (currency === 'KRW') return currentLang() === 'en' ? `KRW ${grouped(Math.round(value), 0)}` : `${grouped(Math.round(value), 0)}원`;
-  const cents = Math.round(Math.abs(value) * 100) / 100;
-  return `${value < 0 && cents > 0 ? '-' : ''}$${grouped(cents, 2)}`;
-}
-
 /** TTM net income published in 억 won (100 million won). */
 export function eok(value: number | null | undefined): string {
   return value === null || value === undefined ? DASH : money(value * 1e8, 'KRW');

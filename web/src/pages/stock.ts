@@ -6,7 +6,7 @@ import { ApiProblem, api } from '../api.js';
 import { bandChart, priceChart, type PriceChart } from '../charts.js';
 import { h, loadingNote, note } from '../dom.js';
 import { errorText } from '../errors.js';
-import { eok, inUnit, money, num, pct, perShareMoney, price, stockName, volume } from '../format.js';
+import { eok, inUnit, money, num, pct, price, stockName, volume } from '../format.js';
 import { metricLabel, sectorName, t, tDynamic } from '../i18n.js';
 import type { PageContext } from '../page.js';
 import { CODE_PATTERN, findStocks } from '../search.js';
@@ -227,7 +227,7 @@ export function snapshotView(snapshot: StockSnapshot): HTMLElement {
               'tr',
               { 'data-metric': key },
               h('td', {}, metricLabel(key)),
-              h('td', { class: 'num', title: m.reason ?? null }, group === 'perShare' && (m.unit === 'KRW' || m.unit === 'USD') ? perShareMoney(m.value, m.unit) : inUnit(m.value, m.unit), m.value === null && m.reason ? h('div', { class: 'reason' }, m.reason) : null),
+              h('td', { class: 'num', title: m.reason ?? null }, group === 'perShare' && (m.unit === 'KRW' || m.unit === 'USD') ? price(m.value, m.unit) : inUnit(m.value, m.unit), m.value === null && m.reason ? h('div', { class: 'reason' }, m.reason) : null),
               h('td', {}, m.referenceQuarter ?? '—'),
               h('td', {}, m.disclosedOn ?? '—'),
               h('td', {}, m.priceDate ?? '—'),
