@@ -97,7 +97,7 @@ function edgeFit(chart: IChartApi, count: () => number): () => void {
 function frameOptions(localization: DeepPartial<ChartOptions['localization']> = {}, scaleBorders = true): DeepPartial<ChartOptions> {
   return {
     autoSize: true,
-    // No logo in the chart (it sat on the volume bars): the page links the attribution instead.
+    // No logo in the chart (in its corner it covers the volume bars): the page links the attribution instead.
     layout: { textColor: palette.text, background: { color: palette.background }, panes: { separatorColor: palette.border }, attributionLogo: false },
     grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
     timeScale: { tickMarkFormatter: tickLabel, ...(scaleBorders || palette !== LIGHT ? { borderColor: palette.border } : {}) },
