@@ -14,6 +14,7 @@ import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import { stallMonitor } from '../runtime/stalls.js';
 import type { MarketDataStore } from '../store/market-data.js';
 import type { RefreshStore } from '../store/refresh-store.js';
+import { AS_OF_CACHE_DAYS, pastDaysOf } from './as-of.js';
 import { computeSnapshotYielding } from './build.js';
 import type { SourceState } from './dataset.js';
 import type { DatasetHolder } from './holder.js';
@@ -26,6 +27,8 @@ export interface PublisherOptions {
   nextRefreshAfter?: (at: Date) => Date | null;
   /** How often the store's dataset version is checked. */
   pollMs?: number;
+  /** Past days whose universe each dataset version keeps for as-of answers (src/serving/as-of.ts). */
+  asOfDays?: number;
 }
 
 export interface PublishReport {
@@ -62,7 +65,7 @@ export class Publisher {
     private readonly logger: Logger,
     options: PublisherOptions,
   ) {
-    this.options = { nextRefreshAfter: () => null, pollMs: 3_000, ...options };
+    this.options = { nextRefreshAfter: () => null, pollMs: 3_000, asOfDays: AS_OF_CACHE_DAYS, ...options };
   }
 
   /**
@@ -138,6 +141,7 @@ export class Publisher {
         computed,
         { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.options.nextRefreshAfter(now), sources: this.lastSources },
         this.store.market,
+        { past: pastDaysOf(this.options.asOfDays) },
       ),
     );
     const report: PublishReport = {
