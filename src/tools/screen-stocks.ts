@@ -274,9 +274,6 @@ export const screenStocks = defineTool({
   cacheable: true,
   series: { field: 'rows', key: 'code', endParam: 'offset', keep: 'first' },
   async handler(args, ctx) {
-    // As of a day: the day's universe (its figures, bands and cohorts), and its own screen index.
-    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
-    const data = past?.data ?? ctx.data;
     const markets = args.market === 'KR,US' ? (['KR', 'US'] as const) : ([args.market] as const);
     const bounds = args.filters.map(checkBound);
     const sortField = args.sort.field;
@@ -291,6 +288,10 @@ export const screenStocks = defineTool({
     }
     // A sector may be named in Korean (반도체); the data keys on the English name.
     const sectors = [...new Set(args.sectors.map(sectorFromEither))];
+    // As of a day (once the arguments are judged): the day's universe (its figures, bands and
+    // cohorts) and its own screen index.
+    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
+    const data = past?.data ?? ctx.data;
     checkSectors(data, markets, sectors);
     const served = await servedScreenOf(data);
     checkExchanges(served, markets, args.exchanges);
