@@ -67,6 +67,7 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
     const load: [string, Measured][] = [
       ['as-of snapshot, uncached (new stock and day each)', await run(rotating((c, d) => `${REST}/stocks/${c}/snapshot?asOf=${d}`))],
       ['as-of price history (260 days), uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/prices?asOf=${d}`))],
+      ['baseline: price history to= the day, no asOf, uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/prices?to=${d}`))],
       ['as-of valuation band (PER from 2020), uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/valuation-band?asOf=${d}`))],
     ];
     // The first rankings and screens of new days: each computes its day's universe.

@@ -19,7 +19,7 @@ import { dateOfDayNumber } from '../domain/calendar.js';
 import type { FxRate } from '../domain/model.js';
 import { ApiError } from '../kernel/errors.js';
 import type { MarketDataStore } from '../store/market-data.js';
-import { computeSnapshotYielding, viewKey, type ComputedSnapshot } from './build.js';
+import { computeSnapshot, computeSnapshotYielding, viewKey, type ComputedSnapshot } from './build.js';
 import { type AnsweredDay, type AsOfUse, type PastDay, type PastDays, type ServedSecurity, type StockView } from './dataset.js';
 import { loadUniverse, SnapshotDataset, STOCKS_PER_READ, type UniversePart } from './served.js';
 
@@ -32,7 +32,9 @@ export const AS_OF_CACHE_DAYS = 12;
  * session). What the publisher computes for today, for any day.
  */
 export async function snapshotOfDay(store: MarketDataStore, day: string, only?: UniversePart): Promise<ComputedSnapshot> {
-  return computeSnapshotYielding(await loadUniverse(store, day, STOCKS_PER_READ, only), day);
+  const universe = await loadUniverse(store, day, STOCKS_PER_READ, only);
+  // A part (one request's few stocks) is computed at once: a pause would queue it behind every other request.
+  return only === undefined ? computeSnapshotYielding(universe, day) : computeSnapshot(universe, day);
 }
 
 /** Stocks whose TTM steps are read between two turns of the event loop. */

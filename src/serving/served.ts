@@ -210,8 +210,9 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   const since = addDays(asOf, -RECENT_DAYS);
   // One read after another with a turn of the event loop between them: on SQLite each read is
   // synchronous, and run back to back they would hold a serving instance for all of them.
+  // A part (a few stocks: one request's) reads without those turns: each would queue it behind every other request.
   const step = async <T>(read: () => Promise<T>): Promise<T> => {
-    await new Promise((resolve) => setImmediate(resolve));
+    if (only === undefined) await new Promise((resolve) => setImmediate(resolve));
     return read();
   };
   const securities = only?.securities ?? (await step(() => store.securities()));
@@ -249,7 +250,14 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   // stock at most, none where the filings state basic EPS).
   const splits = new Map<number, SplitEvent[]>();
   const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
-  for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
+  if (only === undefined) {
+    for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
+  } else {
+    for (const id of krIds) {
+      const events = await store.stockSplitEvents(id, asOf);
+      if (events.length > 0) splits.set(id, events);
+    }
+  }
   const wanted: { securityId: number; date: string }[] = [];
   for (const id of krIds) for (const date of listedSharesWanted(reports.get(id) ?? [], asOf)) wanted.push({ securityId: id, date });
   const listedShares = new Map<number, Map<string, number>>();
