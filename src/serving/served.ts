@@ -20,6 +20,10 @@ import type { SplitEvent } from '../domain/price-change.js';
 import { listedSharesWanted } from '../domain/snapshot.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
+/** The as-of answers of a dataset made without them: no earliest day, and every as-of call refused. */
+const refuseAsOf = (): Promise<never> => Promise.reject(new ApiError('invalid_parameter', 'this dataset serves no as-of answers; allowed: omit asOf', { parameter: 'asOf' }));
+const NO_PAST_DAYS: PastDays = { earliest: () => Promise.resolve(null), resolve: refuseAsOf, universe: refuseAsOf, stock: refuseAsOf, ttmDisclosedBy: () => Promise.resolve(null) };
+
 export interface DatasetOptions {
   /** A past day's dataset reads the served dataset's histories (through its own as-of date). */
   histories?: StockHistories;
@@ -63,13 +67,9 @@ export class SnapshotDataset implements ServedDataset {
     this.pastOf = options.past;
   }
 
-  /** As-of answers: made on first use by `options.past` (src/serving/as-of.ts); without it, every as-of call is refused. */
+  /** As-of answers: made on first use by `options.past` (src/serving/as-of.ts); without it, none (`NO_PAST_DAYS`). */
   get past(): PastDays {
-    if (this.pastDays === null) {
-      if (this.pastOf === undefined) throw new ApiError('invalid_parameter', 'this dataset serves no as-of answers', { parameter: 'asOf' });
-      this.pastDays = this.pastOf(this);
-    }
-    return this.pastDays;
+    return (this.pastDays ??= this.pastOf === undefined ? NO_PAST_DAYS : this.pastOf(this));
   }
 
   stock(code: string): StockView {
