@@ -27,14 +27,15 @@ import { loadUniverse, SnapshotDataset, STOCKS_PER_READ, type UniversePart } fro
 export const AS_OF_CACHE_DAYS = 12;
 
 /**
- * The snapshot of `day` computed from the store: every security's (or `only` those securities')
- * figures as known at that day's close (a filing from its disclosure date, a price from its
- * session). What the publisher computes for today, for any day.
+ * The snapshot of `day` computed from the store: every security's figures as known at that day's
+ * close (a filing from its disclosure date, a price from its session), as the publisher computes
+ * today's. With `only`: no trade or sector exports, and only `only.securities` when given
+ * (`UniversePart`).
  */
 export async function snapshotOfDay(store: MarketDataStore, day: string, only?: UniversePart): Promise<ComputedSnapshot> {
   const universe = await loadUniverse(store, day, STOCKS_PER_READ, only);
-  // A part (one request's few stocks) is computed at once: a pause would queue it behind every other request.
-  return only === undefined ? computeSnapshotYielding(universe, day) : computeSnapshot(universe, day);
+  // One request's few stocks are computed at once: a pause would queue them behind every other request.
+  return only?.securities === undefined ? computeSnapshotYielding(universe, day) : computeSnapshot(universe, day);
 }
 
 /** Stocks whose TTM steps are read between two turns of the event loop. */
@@ -179,7 +180,8 @@ class ServedPastDays implements PastDays {
   }
 
   private async compute(answered: AnsweredDay): Promise<PastDay> {
-    const computed = await snapshotOfDay(this.served.store, answered.date);
+    // Neither trade nor sector exports take asOf: a held day keeps none.
+    const computed = await snapshotOfDay(this.served.store, answered.date, { fx: await this.fx() });
     const { served } = this;
     const data = new SnapshotDataset(
       computed,

@@ -192,11 +192,13 @@ export const STOCKS_PER_READ = 250;
 const EXPORTS_FIRST_YEAR = 1990;
 
 /**
- * A part of the universe to read instead of the whole (`loadUniverse`): these securities' filings,
- * bars, flows and price changes, with `fx` as given (else read); no trade or sector exports.
+ * What `loadUniverse` reads besides each stock's filings, bars, flows and price changes: with a
+ * part, no trade or sector exports (as-of answers serve neither); `fx` as given, else read; and
+ * with `securities`, those instead of every security the store lists, read as one request's few
+ * (without turns of the event loop, each stock's own split events).
  */
 export interface UniversePart {
-  securities: readonly ServedSecurity[];
+  securities?: readonly ServedSecurity[];
   fx?: readonly FxRate[];
 }
 
@@ -210,12 +212,13 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   const since = addDays(asOf, -RECENT_DAYS);
   // One read after another with a turn of the event loop between them: on SQLite each read is
   // synchronous, and run back to back they would hold a serving instance for all of them.
-  // A part (a few stocks: one request's) reads without those turns: each would queue it behind every other request.
+  // A few stocks (one request's) are read without those turns: each would queue it behind every other request.
+  const few = only?.securities;
   const step = async <T>(read: () => Promise<T>): Promise<T> => {
-    if (only === undefined) await new Promise((resolve) => setImmediate(resolve));
+    if (few === undefined) await new Promise((resolve) => setImmediate(resolve));
     return read();
   };
-  const securities = only?.securities ?? (await step(() => store.securities()));
+  const securities = few ?? (await step(() => store.securities()));
   const reports = new Map<number, FinancialReport[]>();
   const recentBars = new Map<number, SnapshotBar[]>();
   const recentFlows = new Map<number, FlowDay[]>();
@@ -250,7 +253,7 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
   // stock at most, none where the filings state basic EPS).
   const splits = new Map<number, SplitEvent[]>();
   const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
-  if (only === undefined) {
+  if (few === undefined) {
     for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
   } else {
     for (const id of krIds) {
