@@ -83,7 +83,7 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
     load.push(['as-of rankings of a held day, no-cache', await run(() => `${REST}/rankings?market=KR,US&limit=50&asOf=${heldDay}`)]);
     load.push(['as-of score of a held day, no-cache (rotating stocks)', await run(rotating((c) => `${REST}/stocks/${c}/score?asOf=${heldDay}`))]);
     process.stdout.write(
-      `\n${universe}: data day ${dataAsOf}, earliest as-of day ${asOf.earliest} (the first health call, which finds it: ${health.ms} ms); ` +
+      `\n${universe}: data day ${dataAsOf}, earliest as-of day ${asOf.earliest} (the first health call, which waits for it: ${health.ms} ms); ` +
         `${codes.length} stocks rotated over ${days.length} days; ${settings.seconds} s runs, ${settings.connections} connections, load ${JSON.stringify(machineLoad())}\n`,
     );
     printTable(

@@ -136,14 +136,17 @@ export class Publisher {
       stalls.stop();
     }
     if (sources !== undefined) this.lastSources = sources.map(servedState);
-    const swapped = this.holder.swap(
-      new SnapshotDataset(
-        computed,
-        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.options.nextRefreshAfter(now), sources: this.lastSources },
-        this.store.market,
-        { past: pastDaysOf(this.options.asOfDays) },
-      ),
+    const dataset = new SnapshotDataset(
+      computed,
+      { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.options.nextRefreshAfter(now), sources: this.lastSources },
+      this.store.market,
+      { past: pastDaysOf(this.options.asOfDays) },
     );
+    const swapped = this.holder.swap(dataset);
+    // The earliest as-of day is found in the background (seconds of reads at full size), so that
+    // health and the first as-of call of the version do not wait for it; a failure is found again
+    // by the call that next asks.
+    if (swapped) dataset.past.earliest().catch(() => undefined);
     const report: PublishReport = {
       version,
       swapped,
