@@ -43,7 +43,7 @@ import { bulkPlan } from '../src/refresh/bulk-sources.js';
 import { POLYGON_PLANS } from '../src/sources/polygon/source.js';
 import type { SourceProgress } from '../src/refresh/progress.js';
 import { BAND_KEYS } from '../src/domain/results.js';
-import { coverageMetricTable, METRIC_TARGET, type CoverageReport, type MetricCoverage } from '../src/serving/coverage.js';
+import { applicableOf, coverageMetricTable, METRIC_TARGET, type CoverageReport, type MetricCoverage } from '../src/serving/coverage.js';
 import { log, machineLoad, procStatusBytes, round } from './lib/util.js';
 import { printTable } from './lib/table.js';
 import { WarpClock } from './replica/clock.js';
@@ -658,9 +658,8 @@ async function krxSignIn(base: string): Promise<string> {
 export function overListings(metrics: readonly MetricCoverage[], listings: Record<'KR' | 'US', number>): MetricCoverage[] {
   return metrics.map((m) => {
     const missing = Math.max(0, listings[m.market] - m.listed);
-    const listed = m.listed + missing;
-    const applicable = listed - m.nulls.notApplicable;
-    return { ...m, listed, applicable, complete: applicable === 0 ? 0 : Math.round((m.withValues / applicable) * 10_000) / 10_000, nulls: { ...m.nulls, other: m.nulls.other + missing } };
+    const line = { ...m, listed: m.listed + missing, nulls: { ...m.nulls, other: m.nulls.other + missing } };
+    return { ...line, ...applicableOf(line) };
   });
 }
 

@@ -491,10 +491,11 @@ describe('the rehearsal', () => {
 describe('the per-metric lines over the replica\'s listings', () => {
   it('adds the listings the store does not list to listed and to the other nulls, and recomputes applicable and complete', () => {
     const zero = { noPrice: 0, noFilingsYet: 0, filingsIncomplete: 0, notCovered: 0, undefinedForCompany: 0, noFlows: 0, noFxRate: 0, notApplicable: 0, other: 0 };
-    // US: the store lists 10 of the replica's 12; 8 with a value, 1 not applicable, 1 noFilingsYet.
-    // Over 12: listed 12, applicable 12 - 1 = 11, other 2, complete 8 / 11 = 0.7273. KR: all listed, unchanged.
-    const us = { metric: 'currentRatio', market: 'US' as const, percentile: true, listed: 10, applicable: 9, withValues: 8, complete: 0.8889, nulls: { ...zero, notApplicable: 1, noFilingsYet: 1 } };
+    // US: the store lists 10 of the replica's 12; 7 with a value, 1 not applicable, 1 undefined
+    // for the company, 1 noFilingsYet. Over 12: listed 12, applicable 12 - 1 - 1 = 10, other 2,
+    // complete 7 / 10 = 0.7. KR: all listed, unchanged.
+    const us = { metric: 'currentRatio', market: 'US' as const, percentile: true, listed: 10, applicable: 8, withValues: 7, complete: 0.875, nulls: { ...zero, notApplicable: 1, undefinedForCompany: 1, noFilingsYet: 1 } };
     const kr = { metric: 'currentRatio', market: 'KR' as const, percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero };
-    assert.deepEqual(overListings([kr, us], { KR: 5, US: 12 }), [kr, { ...us, listed: 12, applicable: 11, complete: 0.7273, nulls: { ...us.nulls, other: 2 } }]);
+    assert.deepEqual(overListings([kr, us], { KR: 5, US: 12 }), [kr, { ...us, listed: 12, applicable: 10, complete: 0.7, nulls: { ...us.nulls, other: 2 } }]);
   });
 });
