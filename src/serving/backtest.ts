@@ -10,20 +10,42 @@ import { computeSnapshot, type ComputedSnapshot } from './build.js';
 import { loadUniverse, SnapshotDataset, STOCKS_PER_READ } from './served.js';
 
 /**
- * The snapshot of `market`'s stocks as of `day`: what every as-of answer of that day reads.
- * Only the market's stocks are read and computed: none of a stock's figures (its V3 inputs, its
- * score percentile within its market, its sector and market cohorts) depends on the other
- * market's stocks.
+ * The store as a backtest of `market` reads it: only the market's securities, and the reads that
+ * are the same whatever the day (the securities, FX, trade and sector exports: whole tables) made
+ * once and shared by every day's snapshot. Only the market's stocks are read and computed: none of
+ * a stock's figures (its V3 inputs, its score percentile within its market, its sector and market
+ * cohorts) depends on the other market's stocks.
  */
-export async function snapshotOfDay(store: MarketDataStore, day: string, market: Market): Promise<ComputedSnapshot> {
-  const ofMarket: MarketDataStore = new Proxy(store, {
+export function backtestReads(store: MarketDataStore, market: Market): MarketDataStore {
+  const held = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let value = held.get(key) as Promise<T> | undefined;
+    if (value === undefined) held.set(key, (value = read()));
+    return value;
+  };
+  return new Proxy(store, {
     get(target, property) {
-      if (property === 'securities') return async () => (await target.securities()).filter((s) => s.market === market);
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      switch (property) {
+        case 'securities':
+          return () => once('securities', async () => (await target.securities()).filter((s) => s.market === market));
+        case 'fx':
+          return () => once('fx', () => target.fx());
+        case 'trade':
+          return () => once('trade', () => target.trade());
+        case 'sectorExports':
+          return (months?: { from: string; to: string }) => once(`exports:${months?.from ?? ''}:${months?.to ?? ''}`, () => target.sectorExports(months));
+        default: {
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        }
+      }
     },
   });
-  return computeSnapshot(await loadUniverse(ofMarket, day), day);
+}
+
+/** The snapshot as of `day` of what `store` holds: the computation every as-of answer of that day reads. */
+export async function snapshotOfDay(store: MarketDataStore, day: string): Promise<ComputedSnapshot> {
+  return computeSnapshot(await loadUniverse(store, day), day);
 }
 
 /** A candidate pick as the day's answer (get_rankings, screen_stocks) gives it, in its order. */
@@ -73,6 +95,7 @@ export interface BacktestRun {
  * stock's forward return (the picks' and the benchmark's by the same rules).
  */
 export async function runBacktest(store: MarketDataStore, run: BacktestRun): Promise<{ results: PeriodResult[]; timings: BacktestTimings }> {
+  const reads = backtestReads(store, run.market);
   const timings: BacktestTimings = { snapshotsMs: 0, picksMs: 0, returnsMs: 0 };
   const results: PeriodResult[] = [];
   if (run.periods.length === 0) return { results, timings };
@@ -88,7 +111,7 @@ export async function runBacktest(store: MarketDataStore, run: BacktestRun): Pro
   const splits = await store.splitEvents(first, last);
   lap('returnsMs');
   for (const period of run.periods) {
-    const computed = await snapshotOfDay(store, period.day, run.market);
+    const computed = await snapshotOfDay(reads, period.day);
     lap('snapshotsMs');
     // The market universe that day: its stocks with a close on the rebalance day (a stock not
     // traded that day cannot be bought at that day's close).
