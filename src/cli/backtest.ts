@@ -87,12 +87,11 @@ export function parseBacktestOptions(args: readonly string[]): BacktestOptions {
   } catch (err) {
     throw new BacktestUsageError((err as Error).message);
   }
+  for (const required of ['market', 'from']) if (values[required] === undefined) throw new BacktestUsageError(`--${required} is required`);
   const parsed = optionsSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)));
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-    const option = issue.path[0];
-    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-    throw new BacktestUsageError(`--${String(option)} ${message}`);
+    throw new BacktestUsageError(`--${String(issue.path[0])} ${issue.message}`);
   }
   return parsed.data;
 }
@@ -222,7 +221,7 @@ export async function backtest(store: MarketDataStore, demo: boolean, options: B
   }
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   err(
-    `backtest: ${results.length} periods in ${s(performance.now() - started)} (sessions ${s(sessionsMs)}, snapshots ${s(timings.snapshotsMs)}, ` +
+    `backtest: ${plural(results.length, 'period')} in ${s(performance.now() - started)} (sessions ${s(sessionsMs)}, snapshots ${s(timings.snapshotsMs)}, ` +
       `picks ${s(timings.picksMs)}, returns ${s(timings.returnsMs)})\n`,
   );
   return { results, summary, leftOut: plan.leftOut, lines, csv };
@@ -231,19 +230,20 @@ export async function backtest(store: MarketDataStore, demo: boolean, options: B
 /** The left-out periods, consecutive ones of the same reason on one line. */
 function leftOutLines(plan: PeriodPlan, sessions: readonly string[]): string[] {
   const lines: string[] = [];
-  const why = { 'before-data': `no session on or before their start (the first session is ${sessions[0] ?? '-'})`, 'not-over': `their holding is not over by the last session (${sessions.at(-1) ?? '-'})` };
+  const why = { 'before-data': `no session on or before the period start (the first session is ${sessions[0] ?? '-'})`, 'not-over': `the holding is not over by the last session (${sessions.at(-1) ?? '-'})` };
   for (let i = 0; i < plan.leftOut.length; ) {
     let j = i;
     while (j + 1 < plan.leftOut.length && plan.leftOut[j + 1]?.why === plan.leftOut[i]?.why) j++;
     const a = plan.leftOut[i] as PeriodPlan['leftOut'][number];
     const b = plan.leftOut[j] as PeriodPlan['leftOut'][number];
-    lines.push(`left out ${j - i + 1} period${j > i ? 's' : ''} ${a.start.slice(0, 7)}${j > i ? `..${b.start.slice(0, 7)}` : ''}: ${why[a.why]}`);
+    lines.push(`left out ${a.start.slice(0, 7)}${j > i ? `..${b.start.slice(0, 7)} (${j - i + 1} periods)` : ''}: ${why[a.why]}`);
     i = j + 1;
   }
   return lines;
 }
 
 const signed = (x: number | null, unit: string): string => (x === null ? '-' : `${x > 0 ? '+' : ''}${x.toFixed(2)}${unit}`);
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const share = (x: number | null): string => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
 
 const COLUMNS = ['date', 'end', 'picks', 'mean return', 'hit rate', 'market mean', 'excess', 'market stocks'] as const;
@@ -258,7 +258,7 @@ export function tableLines(results: readonly PeriodResult[]): string[] {
 
 export function summaryLine(s: BacktestSummary): string {
   return (
-    `summary: ${s.periods} periods (${s.counted} with picks); mean return ${signed(s.meanReturn, '%')}; mean excess ${signed(s.meanExcess, ' pp')}; ` +
+    `summary: ${plural(s.periods, 'period')} (${s.counted} with picks); mean return ${signed(s.meanReturn, '%')}; mean excess ${signed(s.meanExcess, ' pp')}; ` +
     `hit rate ${share(s.hitRate)} (${s.hits} of ${s.picks} picks beat their period's market mean); ` +
     `periods beating the market ${share(s.beatingShare)} (${s.beating} of ${s.counted})`
   );
