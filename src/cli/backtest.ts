@@ -136,7 +136,7 @@ function rankingPicker(options: BacktestOptions): Picker {
  * The screen's picker, its filters and sort checked first by screen_stocks itself (on a dataset
  * without stocks, which it answers data_unavailable once every argument has passed).
  */
-async function screenPicker(options: BacktestOptions): Promise<Picker> {
+async function screenPicker(options: BacktestOptions, store: MarketDataStore): Promise<Picker> {
   const sortText = options.sort ?? 'marketCap:desc';
   const rest = screenStocks.restInput as NonNullable<ToolDefinition['restInput']>;
   const argsAt = (offset: number) => {
@@ -152,7 +152,7 @@ async function screenPicker(options: BacktestOptions): Promise<Picker> {
   const empty = new SnapshotDataset(
     computeSnapshot({ securities: [], reports: new Map(), recentBars: new Map(), recentFlows: new Map(), fx: [], trade: [], sectorExports: [] }, '2000-01-01'),
     { version: 0, updatedAt: '2000-01-01', source: 'check', nextRefreshAt: null, sources: [] },
-    undefined as unknown as MarketDataStore,
+    store,
   );
   try {
     await answer(screenStocks, withField(0), empty);
@@ -186,7 +186,7 @@ const DEMO_NOTICE = 'NOTE: the store holds the invented demo universe: these res
 
 /** Runs the backtest on `store` and prints it to `out`; timings and progress go to `err`. */
 export async function backtest(store: MarketDataStore, demo: boolean, options: BacktestOptions, out: (text: string) => void, err: (text: string) => void): Promise<BacktestReport> {
-  const picker = options.screen !== undefined || options.sort !== undefined ? await screenPicker(options) : rankingPicker(options);
+  const picker = options.screen !== undefined || options.sort !== undefined ? await screenPicker(options, store) : rankingPicker(options);
   const started = performance.now();
   const sessions = await store.tradingDates(options.market as Market);
   const sessionsMs = performance.now() - started;

@@ -121,6 +121,12 @@ describe('cli backtest', () => {
     });
   }
 
+  it('--help prints the usage with the exit codes, exit 0', async () => {
+    const { stdout } = await cli(['--help'], data);
+    assert.match(stdout, /^usage: backtest --market KR\|US --from YYYY-MM /);
+    assert.match(stdout, /\nexit codes: 0 done, 2 invalid option, 1 the store cannot answer/);
+  });
+
   it('exits 1 when the store holds no price of the market', async () => {
     const { code, stderr } = await failure(['--market', 'US', '--from', '2024-01'], data);
     assert.equal(code, 1);
