@@ -8,7 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { planPeriods, periodStarts, summarize } from '../../src/domain/backtest.js';
 import { runBacktest, snapshotOfDay, backtestReads, type Candidate } from '../../src/serving/backtest.js';
 import type { KyselyStore } from '../../src/store/store.js';
+import { loadDemo } from '../../src/refresh/demo-load.js';
+import { lastSessionOnOrBefore } from '../../src/domain/backtest.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
 import { STORE_PLACES } from '../support/stores.js';
+import { tempDir } from '../support/tmp.js';
 import { writeBacktestMarket } from './backtest-store.js';
 
 const candidate = (code: string): Candidate => ({ code, name: code, value: null });
@@ -93,4 +97,49 @@ for (const place of STORE_PLACES) describe(`backtest on a constructed market, ${
     // B as of the day before its split shows the close as traded then.
     assert.equal((await snapshotOfDay(reads, '2024-05-31')).views.get('KR:900002')?.price?.close, 60_000);
   });
+});
+
+// No look-ahead: what a backtest picks by on a rebalance day (the day's snapshot of the market)
+// is what a store holding only what was known that day gives: bars and flows through the day,
+// filings disclosed on or before it, FX rates through it. On the demo universe (scale 0.02).
+describe('backtest: a rebalance day sees nothing later', () => {
+  const tmp = tempDir('backtest-known-');
+  let full: KyselyStore;
+  let known: KyselyStore;
+  let day: string;
+  before(async () => {
+    full = await openSqliteStore(`${tmp.dir}/full.sqlite`);
+    await loadDemo(full, { asOf: '2026-11-20', scale: 0.02 });
+    day = lastSessionOnOrBefore(await full.market.tradingDates('KR'), '2024-06-01') as string;
+    known = await openSqliteStore(`${tmp.dir}/known.sqlite`);
+    const securities = await full.market.securities();
+    const through = <T extends { date: string }>(rows: readonly T[]) => rows.filter((r) => r.date <= day);
+    await known.market.writeDataset({
+      securities: securities.map(({ id: _id, ...s }) => s),
+      bars: through((await Promise.all(securities.map((s) => full.market.bars(s.id)))).flat()),
+      flows: through((await Promise.all(securities.map((s) => full.market.flows(s.id)))).flat()),
+      reports: (await full.market.reports()).filter((r) => r.disclosedOn <= day),
+      fx: through(await full.market.fx()),
+    });
+  });
+  after(async () => {
+    await full.close();
+    await known.close();
+    tmp.cleanup();
+  });
+
+  for (const market of ['KR', 'US'] as const) {
+    it(`${market}: the same rankings, V3 inputs, prices, price changes and metric values`, async () => {
+      const a = await snapshotOfDay(backtestReads(full.market, market), day);
+      const b = await snapshotOfDay(backtestReads(known.market, market), day);
+      assert.ok(a.rankings[market].length > 0, 'some stocks are ranked');
+      assert.deepEqual(b.rankings[market], a.rankings[market]);
+      assert.equal(b.views.size, a.views.size);
+      for (const [key, view] of a.views) {
+        const other = b.views.get(key);
+        assert.ok(other, key);
+        assert.deepEqual([other.price, other.v3, other.priceChanges, other.metricValues], [view.price, view.v3, view.priceChanges, view.metricValues], key);
+      }
+    });
+  }
 });
