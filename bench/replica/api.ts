@@ -309,6 +309,8 @@ const IFRS_OF_US_GAAP: Record<string, string> = {
   ProfitLoss: 'ProfitLoss',
   IncomeTaxExpenseBenefit: 'IncomeTaxExpenseContinuingOperations',
   InterestExpense: 'InterestExpense',
+  InterestExpenseNonoperating: 'InterestExpense',
+  InterestExpenseDebt: 'InterestExpense',
   EarningsPerShareBasic: 'BasicEarningsLossPerShare',
   EarningsPerShareDiluted: 'DilutedEarningsLossPerShare',
   WeightedAverageNumberOfSharesOutstandingBasic: 'WeightedAverageShares',
