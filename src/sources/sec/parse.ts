@@ -125,7 +125,9 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   currentLiabilities: ['LiabilitiesCurrent', 'ifrs-full:CurrentLiabilities'],
   equity: ['StockholdersEquity', 'ifrs-full:EquityAttributableToOwnersOfParent', 'ifrs-full:Equity'],
   cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
-  receivables: ['AccountsReceivableNetCurrent', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
+  // AccountsReceivableNet: the same right to consideration from customers, without the current
+  // classification (SoundHound tags its current-assets line with it); read after the current one.
+  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
   inventory: ['InventoryNet', 'ifrs-full:Inventories'],
   payables: ['AccountsPayableCurrent', 'ifrs-full:TradeAndOtherCurrentPayables', 'ifrs-full:TradeAndOtherCurrentPayablesToTradeSuppliers'],
 };

@@ -57,6 +57,15 @@ describe('SEC companyfacts of the replica templates', () => {
     assert.equal(byDate(unh.reports, '2025-08-11').equity, 94_724 * M);
   });
 
+  it('receivables: AccountsReceivableNet where no AccountsReceivableNetCurrent is tagged; never the broader ReceivablesNetCurrent', () => {
+    const soundhound = parseCompanyFacts(real('companyfacts_CIK0001840856_SOUN.json.gz'), 'SOUN')!;
+    // 10-K 0001840856-26-000006 (2026-03-02): AccountsReceivableNet 2025-12-31 = 32,336,000 (no AccountsReceivableNetCurrent).
+    assert.equal(byDate(soundhound.reports, '2026-03-02').receivables, 32_336_000);
+    const costco = parseCompanyFacts(real('companyfacts_CIK0000909832_COST.json.gz'), 'COST')!;
+    // Costco tags only ReceivablesNetCurrent (2,875 at 2025-05-11: vendor, reinsurance and other receivables besides customers').
+    assert.equal(byDate(costco.reports, '2025-06-05').receivables, null);
+  });
+
   it('interest expense: the concept the filing tags, none from a net interest concept', () => {
     const applovin = parseCompanyFacts(real('companyfacts_CIK0001751008_APP.json.gz'), 'APP')!;
     // 10-Q 2025-11-05: InterestExpenseNonoperating 2025-01-01..2025-09-30 = 155.726; 10-K 2026-02-19 tags no
