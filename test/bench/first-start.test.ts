@@ -287,7 +287,7 @@ describe('the bulk files', () => {
       for await (const m of zipMembers(facts.file)) {
         const body = JSON.parse((await m.bytes()).toString('utf8')) as { cik: number; entityName: string; facts: object };
         assert.equal(m.name, `CIK${String(body.cik).padStart(10, '0')}.json`);
-        assert.match(body.entityName, /re-keyed copy of (AAPL|TSLA|MRVL)/);
+        assert.match(body.entityName, /re-keyed copy of [A-Z]+\)$/);
         ciks.push(body.cik);
       }
       // Scale 0.002: max(3, round(12)) = 12 US copies, CIK 9,000,000 to 9,000,011.

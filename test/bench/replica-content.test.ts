@@ -115,8 +115,8 @@ describe('US foreign filers', () => {
   it('companyfacts: ifrs-full facts in the reporting currency, the template\'s USD annual facts times the rate, on 20-F; half-years on 6-K', () => {
     const c = universe.us[7];
     assert.ok(c);
-    // Index 7: 7 % 3 = 1, the Tesla template.
-    assert.equal(c.template.ticker, 'TSLA');
+    // Index 7: 7 % 21 = 7, the Procter & Gamble template (bench/replica/universe.ts), whose facts hold 10-K/A filings.
+    assert.equal(c.template.ticker, 'PG');
     const facts = body(sec.companyFacts(c.cik) as { body: Uint8Array }) as Facts;
     assert.deepEqual(Object.keys(facts.facts), ['dei', 'ifrs-full']);
     const template = realJson<Facts>(c.template.facts);
@@ -166,5 +166,30 @@ describe('US foreign filers', () => {
     for (const f of ['10-K', '10-Q', 'DEF 14A', '8-K']) assert.ok(!forms.has(f), f);
     const n = subs.filings.recent['form']?.length;
     for (const list of Object.values(subs.filings.recent)) assert.equal(list.length, n, 'the parallel arrays keep their length');
+  });
+});
+
+describe('US domestic filers', () => {
+  const sec = new SecApi(universe, () => today);
+
+  it('copies every template in turn: the 30 copies at scale 0.005 cover all 21 recorded companies', () => {
+    // Index i copies template i % 21 (bench/replica/universe.ts, US_TEMPLATES): indexes 0..20 one each.
+    const copied = new Set(universe.us.map((c) => c.template.ticker));
+    assert.equal(copied.size, 21);
+    assert.deepEqual(universe.us.slice(0, 4).map((c) => c.template.ticker), ['AAPL', 'TSLA', 'MRVL', 'XOM']);
+    assert.equal(universe.us[21]?.template.ticker, 'AAPL');
+  });
+
+  it('a template without recorded submissions: its SIC code and exchange, the year end and filings from its facts (CONSTRUCTED)', () => {
+    const c = universe.us[3];
+    assert.ok(c && c.foreign === null);
+    const subs = JSON.parse(sec.submissionsOf(c)) as { cik: string; sic: string; exchanges: string[]; fiscalYearEnd: string; tickers: string[]; filings: { recent: Record<string, string[]> } };
+    // Exxon Mobil (SIC 2911, the 2009q3 Financial Statement Data Set's sub.txt); its latest 10-K
+    // year ends 2024-12-31; its facts come from 66 10-K, 10-Q and 8-K filings (and amendments),
+    // the newest the Q2 2025 10-Q 0000034088-25-000042 filed 2025-08-04 for the period to 2025-06-30.
+    assert.deepEqual([subs.cik, subs.sic, subs.exchanges, subs.fiscalYearEnd, subs.tickers], ['0009000003', '2911', ['NYSE'], '1231', [c.ticker]]);
+    const recent = subs.filings.recent;
+    assert.equal(recent['accessionNumber']?.length, 66);
+    assert.deepEqual(['accessionNumber', 'filingDate', 'reportDate', 'form'].map((k) => recent[k]?.[0]), ['0000034088-25-000042', '2025-08-04', '2025-06-30', '10-Q']);
   });
 });
