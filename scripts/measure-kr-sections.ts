@@ -44,12 +44,15 @@ function read(pattern: RegExp): CompanyPeriod[] {
 
 interface Count {
   filers: number;
+  /** Receivables, inventory and payables all known: CCC's balance-sheet inputs. */
+  cccBalancesLine: number;
+  cccBalancesKnown: number;
   line: Record<Checked, number>;
   known: Record<Checked, number>;
 }
 
 function measure(title: string, companies: readonly CompanyPeriod[], items: readonly Checked[], statements: readonly string[]): void {
-  const count: Count = { filers: 0, line: Object.fromEntries(ITEMS.map((i) => [i, 0])) as Record<Checked, number>, known: Object.fromEntries(ITEMS.map((i) => [i, 0])) as Record<Checked, number> };
+  const count: Count = { filers: 0, cccBalancesLine: 0, cccBalancesKnown: 0, line: Object.fromEntries(ITEMS.map((i) => [i, 0])) as Record<Checked, number>, known: Object.fromEntries(ITEMS.map((i) => [i, 0])) as Record<Checked, number> };
   for (const c of companies) {
     for (const fsDiv of ['CFS', 'OFS'] as const) {
       const rows = fsDiv === 'CFS' ? c.consolidated : c.separate;
@@ -58,6 +61,11 @@ function measure(title: string, companies: readonly CompanyPeriod[], items: read
       const before = reportFromRows(rows, ctx, NO_COMPLETE_SECTIONS);
       const after: FinancialReport = reportFromRows(rows, ctx);
       count.filers += 1;
+      const cccInputs = ['receivables', 'inventory', 'payables'] as const;
+      if (items.includes('inventory')) {
+        if (cccInputs.every((i) => before[i] !== null)) count.cccBalancesLine += 1;
+        if (cccInputs.every((i) => after[i] !== null)) count.cccBalancesKnown += 1;
+      }
       for (const item of items) {
         if (before[item] !== null) count.line[item] += 1;
         if (after[item] !== null) count.known[item] += 1;
@@ -75,6 +83,7 @@ function measure(title: string, companies: readonly CompanyPeriod[], items: read
     }
   }
   console.log(`\n${title}: ${count.filers} filer statements`);
+  if (items.includes('inventory')) console.log(`  CCC balances (receivables, inventory and payables) from lines ${count.cccBalancesLine}   known ${count.cccBalancesKnown}`);
   for (const item of items) console.log(`  ${item.padEnd(12)} from a line ${String(count.line[item]).padStart(4)}   known ${String(count.known[item]).padStart(4)}   (+${count.known[item] - count.line[item]} proven 0)`);
 }
 
