@@ -52,6 +52,7 @@ interface Count {
 }
 
 function measure(title: string, companies: readonly CompanyPeriod[], items: readonly Checked[], statements: readonly string[]): void {
+  console.log(`\n${title}`);
   const count: Count = { filers: 0, cccBalancesLine: 0, cccBalancesKnown: 0, line: Object.fromEntries(ITEMS.map((i) => [i, 0])) as Record<Checked, number>, known: Object.fromEntries(ITEMS.map((i) => [i, 0])) as Record<Checked, number> };
   for (const c of companies) {
     for (const fsDiv of ['CFS', 'OFS'] as const) {
@@ -82,7 +83,7 @@ function measure(title: string, companies: readonly CompanyPeriod[], items: read
       }
     }
   }
-  console.log(`\n${title}: ${count.filers} filer statements`);
+  console.log(`  ${count.filers} filer statements`);
   if (items.includes('inventory')) console.log(`  CCC balances (receivables, inventory and payables) from lines ${count.cccBalancesLine}   known ${count.cccBalancesKnown}`);
   for (const item of items) console.log(`  ${item.padEnd(12)} from a line ${String(count.line[item]).padStart(4)}   known ${String(count.known[item]).padStart(4)}   (+${count.known[item] - count.line[item]} proven 0)`);
 }

@@ -87,6 +87,17 @@ describe('OpenDART: an item a complete section does not list is 0, on real 2025 
     assert.equal(r.operatingCashFlow, -9_386_434_377);
   });
 
+  it('AP헬스케어 [109960]: an investing section with inflow and outflow subtotals, filed signed, and no PP&E purchase: capex 0', () => {
+    // CF 별도, 2025 Q1 (excerpt), in the file's order under 투자활동현금흐름 18,627,874,089:
+    //   투자활동으로부터의현금유입 29,937,874,089 = 임차보증금의감소 0 + 당기손익-공정가치금융자산의감소 5,625,000,000
+    //     + 금융리스채권의회수 312,874,089 + 장기대여금의감소 24,000,000,000 (a decrease of loans made: an inflow);
+    //   유형자산의처분 0;
+    //   투자활동으로부터의현금유출 -11,310,000,000 = 장기대여금의증가 -300,000,000 + 단기대여금의증가 -11,010,000,000.
+    //   29,937,874,089 + 0 - 11,310,000,000 = 18,627,874,089: complete, and no PP&E purchase line.
+    const r = report([BS_2025, CF_2025], '109960', '2025-03-31');
+    assert.equal(r.capex, 0);
+  });
+
   it('AP위성 [211270]: non-current liabilities that do not add up by the check stay unknown: debt null', () => {
     // BS 별도 (excerpt): 비유동부채 1,424,076,134, lines in order: 장기매입채무및기타비유동채무 831,669,617
     // (= 장기미지급금,총액 616,055,099 + 비유동리스부채 215,614,518), 퇴직급여부채 0 followed by

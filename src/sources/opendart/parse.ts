@@ -287,8 +287,8 @@ const RULES: readonly Rule[] = [
     names: ['기본주당이익(손실)', '기본주당이익', '기본주당순이익(손실)', '기본주당순이익', '기본및희석주당이익(손실)', '기본및희석주당이익', '기본및희석주당순이익(손실)', '기본및희석주당순이익'].flatMap((n) => [n, `${n}(단위:원)`]),
   },
   { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
-  // Purchases of PP&E under the plain or the investing-activities concept, else (filers with no
-  // line of their own for it) the `other PP&E` concept: 기타유형자산의 취득 (AP위성, CBI in 2025 Q1).
+  // Purchases of PP&E under the plain or the investing-activities concept; a filer with no line
+  // of its own for it files its parts (`PPE_PARTS`, summed by `partsCapexOf`).
   {
     item: 'capex',
     sj: ['CF'],
@@ -296,7 +296,6 @@ const RULES: readonly Rule[] = [
     names: ['유형자산의취득', '투자활동으로분류된유형자산의취득', '유형자산취득'],
     abs: true,
   },
-  { item: 'capex', sj: ['CF'], ids: ['dart_PurchaseOfOtherPropertyPlantAndEquipment'], names: ['기타유형자산의취득'], abs: true },
   { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets'], names: ['자산총계'] },
   { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets'], names: ['유동자산'] },
   { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities'], names: ['부채총계'] },
@@ -307,6 +306,40 @@ const RULES: readonly Rule[] = [
   { item: 'inventory', sj: ['BS'], ids: ['ifrs-full_Inventories'], names: ['재고자산'] },
   { item: 'payables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentPayables', 'ifrs-full_CurrentTradePayables', 'dart_ShortTermTradePayables'], names: ['매입채무', '매입채무및기타채무'] },
 ];
+
+/**
+ * Purchases of the parts of PP&E, for a filer with no whole-PP&E purchase line: the `other PP&E`
+ * concept (기타유형자산의 취득) and the classes DART has concepts for (토지, 기계장치, 차량운반구,
+ * 비품, 집기, 건설중인자산), by id or by label (`PPE_PART_LABEL`). AP위성 2025 Q1 files
+ * 건설중인자산의 취득 78,150,000, 집기의 취득 281,093,991 and 기타유형자산의 취득 2,900,000.
+ */
+const PPE_PARTS: Rule = {
+  item: 'capex',
+  sj: ['CF'],
+  ids: [
+    'dart_PurchaseOfOtherPropertyPlantAndEquipment',
+    'dart_PurchaseOfLand',
+    'dart_PurchaseOfMachinery',
+    'dart_PurchaseOfVehicles',
+    'dart_PurchaseOfOfficeEquipment',
+    'dart_PurchaseOfFixturesAndFittings',
+    'dart_PurchaseOfConstructionInProgress',
+  ],
+  names: ['기타유형자산의취득'],
+  abs: true,
+};
+/** Labels (spaces removed) of a PP&E class purchase: 토지의취득, 비품의취득, 건설중인자산의취득, ... */
+const PPE_PART_LABEL = /^(기타유형자산|토지|건물|구축물|기계장치|차량운반구|비품|사무용비품|집기|집기비품|공구와기구|공구기구|건설중인자산|시설장치|선박|항공기)의?(취득|구입)$/;
+
+/** The sum of the PP&E part purchases in the cash-flow statement (year to date), or null when none is filed. */
+function partsCapexOf(rows: readonly StatementRow[]): number | null {
+  let total: number | null = null;
+  for (const r of rows) {
+    if (r.sjDiv !== 'CF' || r.thstrmAmount === null) continue;
+    if (PPE_PARTS.ids.includes(r.accountId) || PPE_PART_LABEL.test(r.accountNm)) total = (total ?? 0) + Math.abs(r.thstrmAmount);
+  }
+  return total;
+}
 
 /**
  * Profit for the period and total equity: taken when there is no controlling/non-controlling
@@ -505,6 +538,12 @@ function roundingOf(values: readonly number[]): number {
   return unit;
 }
 
+const OUTFLOW_WORDS = ['취득', '증가', '지급', '유출', '납입', '출자', '구입', '매입', '대여'];
+const INFLOW_WORDS = ['처분', '감소', '회수', '상환', '수취', '유입', '매각', '수령', '수입'];
+
+/** Where the last of the words occurs in the text; -1 when none does. */
+const lastIndexOf = (text: string, words: readonly string[]): number => Math.max(...words.map((w) => text.lastIndexOf(w)));
+
 /**
  * A cash-flow line's signed amount. The statements file the investing lines as their concept's
  * own direction, mostly without a sign (유형자산의 취득 4,212,774,761 is an outflow): purchases,
@@ -514,9 +553,14 @@ function roundingOf(values: readonly number[]): number {
 function cashFlowSigned(r: StatementRow, v: number): number {
   const label = r.accountNm;
   const local = localName(r.accountId);
-  if (/순증감|순증가|순감소|유출입|증감/.test(label) || /(^|\))감소\(증가\)|증가\(감소\)/.test(label)) return v;
-  if (/^(Purchase|Payments|Repayments|CashFlowsUsedIn|Acquisition)/.test(local) || /취득|증가|대여|지급|유출|납입|출자|구입|매입/.test(label)) return -Math.abs(v);
-  if (/^Proceeds/.test(local) || /처분|감소|회수|상환|수취|유입|매각|수령|수입/.test(label)) return Math.abs(v);
+  if (/순증감|순증가|순감소|유출입|증감|감소\(증가\)|증가\(감소\)/.test(label)) return v;
+  // The label's last verb decides (장기대여금의 감소 is an inflow, 대여금의 증가 an outflow).
+  const out = lastIndexOf(label, OUTFLOW_WORDS);
+  const into = lastIndexOf(label, INFLOW_WORDS);
+  if (out > into) return -Math.abs(v);
+  if (into > out) return Math.abs(v);
+  if (/^(Purchase|Payments|Repayments|CashFlowsUsedIn|Acquisition)/.test(local)) return -Math.abs(v);
+  if (/^Proceeds/.test(local)) return Math.abs(v);
   return v;
 }
 
@@ -672,8 +716,8 @@ export interface ReportContext extends StatementContext {
   disclosedOn: string;
 }
 
-/** Rows read besides the items' own: the income statement's operating-expense total (`reportsNoCostOfSales`). */
-const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, OPERATING_EXPENSES];
+/** Rows read besides the items' own rules: the income statement's operating-expense total (`reportsNoCostOfSales`) and the PP&E part purchases (`partsCapexOf`). */
+const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, OPERATING_EXPENSES, PPE_PARTS];
 /** Each item's rules, in the order RULES lists them. */
 const RULES_OF: ReadonlyMap<Item, readonly Rule[]> = RULES.reduce((by, r) => by.set(r.item, [...(by.get(r.item) ?? []), r]), new Map<Item, Rule[]>());
 const MAPPED_IDS: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.ids);
@@ -747,7 +791,7 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     operatingIncome: value('operatingIncome'),
     netIncome,
     operatingCashFlow: value('operatingCashFlow'),
-    capex: orZero(value('capex'), complete.investing),
+    capex: orZero(value('capex') ?? partsCapexOf(rows), complete.investing),
     interestExpense: value('interestExpense'),
     basicEps: value('basicEps'),
     // Not in the statements: the periodic report's dividend section (alotMatter.json, `parseAlotMatter`).
