@@ -655,13 +655,19 @@ const OPERATING_EXPENSES: Rule = {
 };
 
 /**
+ * An income-statement line naming a cost (원가: 영업원가, 용역원가, 상품매출원가, ...) other than
+ * finance costs: a cost of sales under a label the rule does not read, which rules out "none".
+ */
+const isCostLine = (r: StatementRow): boolean => (r.sjDiv === 'IS' || r.sjDiv === 'CIS') && r.accountNm.includes('원가') && !/금융원가|원가법/.test(r.accountNm);
+
+/**
  * An income statement without cost of sales: revenue less its one operating-expense total
  * (영업비용 of the by-nature form, or 판매비와관리비) is operating income within the rounding, and
- * it has no cost of sales line (a cost of sales filed under a concept not read would break the sum).
+ * it has no cost of sales line nor any other line naming a cost (`isCostLine`).
  */
 function reportsNoCostOfSales(rows: readonly StatementRow[], quarter: FiscalQuarter): boolean {
   const has = (ids: readonly string[], names: readonly string[]): boolean => rows.some((r) => (r.sjDiv === 'IS' || r.sjDiv === 'CIS') && (ids.includes(r.accountId) || names.includes(r.accountNm)));
-  if ((RULES_OF.get('costOfSales') ?? []).some((rule) => has(rule.ids, rule.names ?? []))) return false;
+  if ((RULES_OF.get('costOfSales') ?? []).some((rule) => has(rule.ids, rule.names ?? [])) || rows.some(isCostLine)) return false;
   const revenue = firstOf('revenue', rows, quarter);
   const operatingIncome = firstOf('operatingIncome', rows, quarter);
   const expenses = pick(rows, OPERATING_EXPENSES, quarter);
@@ -743,7 +749,7 @@ function groupBySj(rules: readonly Rule[], keys: (r: Rule) => readonly string[])
  * statement, id or label, debt by `debtSign`, and a section by its head and its lines.
  */
 export function isMappedRow(r: StatementRow): boolean {
-  return (MAPPED_IDS.get(r.sjDiv)?.has(r.accountId) ?? false) || (MAPPED_NAMES.get(r.sjDiv)?.has(r.accountNm) ?? false) || debtSign(r) !== null;
+  return (MAPPED_IDS.get(r.sjDiv)?.has(r.accountId) ?? false) || (MAPPED_NAMES.get(r.sjDiv)?.has(r.accountNm) ?? false) || debtSign(r) !== null || isCostLine(r);
 }
 
 /**
