@@ -647,6 +647,7 @@ export function completeSections(rows: readonly StatementRow[], quarter: FiscalQ
   };
 }
 
+/** The income statement's one operating-expense total (a rule of its own, not an item's value). */
 const OPERATING_EXPENSES: Rule = {
   item: 'costOfSales',
   sj: INCOME,
@@ -675,6 +676,7 @@ function reportsNoCostOfSales(rows: readonly StatementRow[], quarter: FiscalQuar
   return Math.abs(revenue - Math.abs(expenses) - operatingIncome) <= roundingOf([revenue, expenses, operatingIncome]);
 }
 
+/** An item's value by its rules, in the order RULES lists them: the first that finds one. */
 function firstOf(item: Item, rows: readonly StatementRow[], quarter: FiscalQuarter): number | null {
   for (const rule of RULES_OF.get(item) ?? []) {
     const v = pick(rows, rule, quarter);
@@ -762,13 +764,7 @@ export function isMappedRow(r: StatementRow): boolean {
  */
 export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext, complete: CompleteSections = completeSections(rows, ctx.fiscalQuarter)): FinancialReport {
   const q = ctx.fiscalQuarter;
-  const value = (item: Item): number | null => {
-    for (const rule of RULES_OF.get(item) ?? []) {
-      const v = pick(rows, rule, q);
-      if (v !== null) return v;
-    }
-    return null;
-  };
+  const value = (item: Item): number | null => firstOf(item, rows, q);
 
   let netIncome = value('netIncome');
   let equity = value('equity');
