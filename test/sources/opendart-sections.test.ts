@@ -78,6 +78,17 @@ describe('OpenDART: an item a complete section does not list is 0, on real 2025 
     assert.ok(Math.abs((m.netDebtRatio.value as number) - -4.4986344) < 1e-6, String(m.netDebtRatio.value));
   });
 
+  it('CS홀딩스 [000590]: a line the filer names as non-current (its own id) counts there wherever the file puts it: debt 0', () => {
+    // BS 별도 (excerpt lines 1073-1104). Line 1073, first in the block before 자산총계:
+    //   entity00149026_NetDefinedBenefitLiabilityOfNoncurrentLiabilities 순확정급여부채 411,520,471.
+    //   유동부채 1,586,346,774 = 리스부채 15,509,678 + 당기법인세부채 336,129,879 + 기타유동부채 25,905,916
+    //     + 기타지급채무 1,208,801,301
+    //   비유동부채 7,207,974,552 = 411,520,471 (the named line) + 이연법인세부채 6,783,385,566 + 종업원급여부채 13,068,515
+    //   부채총계 8,794,321,326 = 1,586,346,774 + 7,207,974,552. No borrowing or bond line: debt 0.
+    const r = report([BS_2025], '000590', '2025-03-31');
+    assert.equal(r.debt, 0);
+  });
+
   it('CJ 바이오사이언스 [311690]: no PP&E purchase line in a complete investing section: capex 0', () => {
     // CF 별도, 2025 Q1 (excerpt lines 469-472), filed unsigned as DART does:
     //   투자활동현금흐름 5,476,569,429 = + 단기금융상품의 처분 12,000,000,000 - 단기금융상품의 취득 6,500,000,000

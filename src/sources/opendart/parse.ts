@@ -503,26 +503,59 @@ export function sectionHeadOf(r: StatementRow): SectionKind | null {
 /** Whether the absence rules read rows of this section (a bulk reader keeps its lines). */
 export const isCheckedSection = (kind: SectionKind | null): boolean => kind !== null && kind !== 'other';
 
+/** A filer's own id naming the section it is a line of: `entity00149026_NetDefinedBenefitLiabilityOfNoncurrentLiabilities`. */
+const PARENT_SECTION = /Of(CurrentAssets|CurrentLiabilities|NoncurrentLiabilities|CashFlowsFromUsedInInvestingActivities)(?=Of|$)/i;
+const SECTION_OF_PARENT: Readonly<Record<string, SectionKind>> = {
+  currentassets: 'currentAssets',
+  currentliabilities: 'currentLiabilities',
+  noncurrentliabilities: 'nonCurrentLiabilities',
+  cashflowsfromusedininvestingactivities: 'investing',
+};
+
+/**
+ * The section a filer's own line names as its parent, or null. The bulk files may put such a
+ * line away from its section (CS홀딩스 2025 Q1: 순확정급여부채 411,520,471 first in its block, before
+ * 자산총계), so the name, not the place, decides.
+ */
+export function namedSectionOf(r: StatementRow): SectionKind | null {
+  if (!r.accountId.startsWith('entity')) return null;
+  const parent = PARENT_SECTION.exec(localName(r.accountId))?.[1];
+  return parent === undefined ? null : (SECTION_OF_PARENT[parent.toLowerCase()] ?? null);
+}
+
 interface Section {
   head: StatementRow;
   lines: StatementRow[];
 }
 
-/** The sections of one statement, in order: each head with the lines after it up to the next head. */
+/**
+ * The sections of one statement: each head with the lines after it up to the next head, and
+ * the filer's own lines that name a section (`namedSectionOf`) wherever they are.
+ */
 function sectionsOf(rows: readonly StatementRow[], sj: 'BS' | 'CF'): Map<SectionKind, Section> {
-  const out = new Map<SectionKind, Section>();
-  let current: Section | null = null;
+  const heads = new Map<SectionKind, StatementRow>();
+  const lines = new Map<SectionKind, StatementRow[]>();
+  let current: SectionKind | null = null;
+  let repeated = false;
   for (const r of rows) {
     if (r.sjDiv !== sj) continue;
     const kind = sectionHeadOf(r);
     if (kind !== null) {
-      current = { head: r, lines: [] };
-      // The first of a kind: a later head of the same kind (a repeated total) adds nothing.
-      if (kind !== 'other' && !out.has(kind)) out.set(kind, current);
+      // The first of a kind: a later head of the same kind (a repeated total) and its lines add nothing.
+      repeated = heads.has(kind) && kind !== 'other';
+      if (!heads.has(kind)) heads.set(kind, r);
+      current = kind;
       continue;
     }
-    current?.lines.push(r);
+    const named = namedSectionOf(r);
+    const of = named ?? (repeated ? null : current);
+    if (of === null) continue;
+    const list = lines.get(of) ?? [];
+    list.push(r);
+    lines.set(of, list);
   }
+  const out = new Map<SectionKind, Section>();
+  for (const [kind, head] of heads) if (kind !== 'other') out.set(kind, { head, lines: lines.get(kind) ?? [] });
   return out;
 }
 
