@@ -606,7 +606,8 @@ function isComplete(section: Section, signed: (r: StatementRow, v: number) => nu
   const total = section.head.thstrmAmount;
   if (total === null) return false;
   const lines = section.lines.filter((r) => r.thstrmAmount !== null);
-  if (lines.length === 0) return false;
+  // A head of 0 without a line that has an amount: nothing in the section (CNH 2025 Q1: 투자활동현금흐름 0).
+  if (lines.length === 0) return total === 0;
   const values = lines.map((r) => signed(r, r.thstrmAmount as number));
   const tolerance = roundingOf([total, ...values]);
   const sum = (vs: readonly number[]): number => vs.reduce((a, b) => a + b, 0);
