@@ -18,8 +18,8 @@ import { US_TEMPLATES } from './replica/universe.js';
 const asOf = process.argv[2] ?? '2026-11-25';
 
 for (const t of US_TEMPLATES) {
-  const parsed = parseCompanyFacts(realJson(t.facts), t.ticker);
   const placement = parseSubmissions(t.submissions === null ? constructedSubmissions(t) : realJson(t.submissions));
+  const parsed = placement === null ? null : parseCompanyFacts(realJson(t.facts), t.ticker, { financial: isFinancialSector(placement.sector) });
   if (parsed === null || placement === null) {
     console.log(`${t.ticker}: unreadable`);
     continue;

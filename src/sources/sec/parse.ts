@@ -12,6 +12,7 @@ import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } f
 import { splitRatioOf } from '../../domain/price-change.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
+import { isFinancialSector } from '../../domain/financials.js';
 import { sectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
@@ -176,6 +177,86 @@ const RESTRICTED_CASH = [
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
 
 /**
+ * Every concept that states an amount of borrowings, read or not by `debtOf`: a filer's history of
+ * these is the first signal of `debtProvenZero` (docs/calculations.md, "Debt"). Leases are not debt
+ * here (`OperatingLeaseLiability`, `FinanceLeaseLiability` are not in it).
+ */
+const DEBT_HISTORY_CONCEPTS = [
+  ...DEBT_CONCEPTS, ...DEBT_EVIDENCE, ...IFRS_DEBT_CONCEPTS,
+  'DebtNoncurrent', 'DebtInstrumentFaceAmount', 'LongTermDebtFairValue', 'LineOfCredit', 'ConvertibleDebt', 'SeniorNotesCurrent', 'SeniorNotesNoncurrent',
+  'NotesPayable', 'NotesPayableCurrent', 'NotesPayableNoncurrent', 'NotesPayableToBankCurrent', 'NotesPayableRelatedPartiesClassifiedCurrent', 'NotesPayableRelatedPartiesNoncurrent',
+  'OtherNotesPayable', 'OtherNotesPayableCurrent', 'LongTermNotesPayableCurrent', 'ShortTermNonBankLoansAndNotesPayable',
+  'SecuredDebt', 'SecuredDebtCurrent', 'SecuredLongTermDebt', 'UnsecuredDebt', 'UnsecuredDebtCurrent', 'UnsecuredLongTermDebt', 'SubordinatedDebt', 'JuniorSubordinatedNotes',
+  'LoansPayable', 'LoansPayableCurrent', 'LongTermLoansPayable', 'OtherLongTermDebt', 'OtherLongTermDebtCurrent',
+  'LongTermDebtAndCapitalLeaseObligationsIncludingCurrentMaturities', 'DebtAndCapitalLeaseObligations', 'AdvancesFromFederalHomeLoanBanks',
+] as const;
+
+/**
+ * A us-gaap concept that states interest on borrowings (expensed, paid or capitalized): any one of
+ * them positive in a filing's period is the second signal of `debtProvenZero`, read from every
+ * concept of the name, not only the item's (`InterestExpenseOther`, `InterestPaidNet`...).
+ */
+const INTEREST_EVIDENCE = /^Interest(Expense|Paid|AndDebtExpense)/;
+
+/**
+ * Pre-tax income from continuing operations, with equity-method income, else without it: with
+ * interest expense, the operating income of a filer that tags no operating-income concept
+ * (`ebitOfPretax`).
+ */
+const PRETAX_CONCEPTS = [
+  'IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest',
+  'IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethodInvestments',
+] as const;
+
+/**
+ * How long an operating-income fact keeps a filer on its tagged operating income: a filing takes
+ * pre-tax income + interest expense only when the filer tags no operating-income concept for any
+ * period ending in the three years (1,096 days) before its period end or after it. Three years hold
+ * every filing its TTM and the TTM four quarters earlier are taken from, so the figures compared
+ * are on one basis.
+ */
+const EBIT_LOOKBACK_DAYS = 1096;
+
+/** A us-gaap or IFRS concept of cost of sales (`CostOfRevenue`, `CostOfGoodsAndServicesSold`, `CostOfServices`, `ifrs-full:CostOfSales`...). */
+const COST_OF_SALES_EVIDENCE = /^CostOf/;
+/** The total of an income statement's expenses, which a cost of sales would be part of. */
+const EXPENSE_TOTALS = ['CostsAndExpenses', 'OperatingExpenses'] as const;
+/** A concept that states inventory or its change (`InventoryNet`, `EnergyRelatedInventory`, `IncreaseDecreaseInInventories`, `ifrs-full:Inventories`...). */
+const INVENTORY_EVIDENCE = /Inventor/;
+
+/** What a filer's whole companyfacts history proves absent (docs/calculations.md, "Debt" and CCC). */
+interface FilerHistory {
+  /** Names (`taxonomy:concept`) of every us-gaap and IFRS concept with a fact in the document, in any form. */
+  concepts: readonly string[];
+  /** Whether any concept matching `pattern` has a fact. */
+  tags(pattern: RegExp): boolean;
+}
+
+function historyOf(body: Record<string, unknown>): FilerHistory {
+  const concepts: string[] = [];
+  const taxonomies = body['facts'];
+  if (isRecord(taxonomies)) {
+    for (const taxonomy of ['us-gaap', 'ifrs-full']) {
+      const tax = taxonomies[taxonomy];
+      if (!isRecord(tax)) continue;
+      for (const [name, c] of Object.entries(tax)) {
+        if (isRecord(c) && isRecord(c['units']) && Object.values(c['units']).some((l) => Array.isArray(l) && l.length > 0)) concepts.push(`${taxonomy}:${name}`);
+      }
+    }
+  }
+  return { concepts, tags: (pattern) => concepts.some((n) => pattern.test(n.slice(n.indexOf(':') + 1))) };
+}
+
+/** What `parseCompanyFacts` knows of the company besides its facts. */
+export interface CompanyFactsOptions {
+  /**
+   * A financial company (`isFinancialSector` of its placement): its operating income is never taken
+   * as pre-tax income + interest expense, interest being a lender's cost of sales.
+   */
+  financial?: boolean;
+}
+
+/**
  * Dividends per common share, year to date, in USD per share: declared first (the figure that
  * belongs to the period), paid where a filer tags only that.
  */
@@ -306,7 +387,7 @@ export function convenienceRate(pairs: Iterable<{ own: number; usd: number }>): 
  * rate would move growth by the currency's move). Share counts are in the listed security's units:
  * an ADS ticker's ordinary shares divided by its ADS ratio (src/domain/ads.ts).
  */
-export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResult | null {
+export function parseCompanyFacts(body: unknown, code: string, options: CompanyFactsOptions = {}): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
   const entityName = str(body, 'entityName');
   const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
@@ -341,6 +422,15 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   };
   const skipped: Record<string, number> = {};
   const skip = (reason: string): void => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
+
+  // What the filer's whole history proves absent (docs/calculations.md, "Debt" and CCC).
+  const history = historyOf(body);
+  const neverCostOfSales = !history.tags(COST_OF_SALES_EVIDENCE);
+  const neverInventory = !history.tags(INVENTORY_EVIDENCE);
+  let lastOperatingIncomeEnd = '';
+  for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
+  const debtHistory = DEBT_HISTORY_CONCEPTS.flatMap((c) => gaap(c));
+  const interestConcepts = [...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...history.concepts.filter((n) => n.startsWith('us-gaap:') && INTEREST_EVIDENCE.test(n.slice(8))).map((n) => n.slice(8))])];
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -430,6 +520,26 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     }
     return best?.val ?? null;
   };
+  /**
+   * Operating income as pre-tax income + interest expense is taken for a filing of a non-financial
+   * filer that tags no operating-income concept for a period ending within EBIT_LOOKBACK_DAYS
+   * before the filing's period end or after it.
+   */
+  const ebitOfPretaxAllowed = (filing: Filing): boolean =>
+    options.financial !== true && (lastOperatingIncomeEnd === '' || lastOperatingIncomeEnd <= addDays(filing.periodEnd, -EBIT_LOOKBACK_DAYS));
+  /**
+   * Debt at the filing's date proven 0 by two signals (docs/calculations.md, "Debt"): the filing
+   * tags no debt concept (DEBT_HISTORY_CONCEPTS) at all, and the filer's latest debt figure filed
+   * by then says none (no debt concept ever, or every figure at its latest date 0, as a repaid
+   * loan's line reads); and the filing states no interest (INTEREST_EVIDENCE) for its period.
+   */
+  const debtProvenZero = (filing: Filing): boolean => {
+    if (DEBT_HISTORY_CONCEPTS.some((c) => inFiling(c, filing.accn).length > 0)) return false;
+    let lastEnd = '';
+    for (const f of debtHistory) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    if (debtHistory.some((f) => f.filed <= filing.filed && f.end === lastEnd && f.val !== 0)) return false;
+    return !interestConcepts.some((c) => inFiling(c, filing.accn).some((f) => f.end === filing.periodEnd && f.val !== 0));
+  };
   /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
   const reportOf = (filing: Filing): FinancialReport | null => {
     const item = (i: Item): number | null => {
@@ -440,6 +550,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     };
     const capex = item('capex');
     const interest = item('interestExpense');
+    const revenue = item('revenue');
+    const operatingIncome = item('operatingIncome') ?? (ebitOfPretaxAllowed(filing) ? ebitOfPretax(flow(filing, PRETAX_CONCEPTS), interest) : null);
     const lessNci = (total: number | null, nci: number | null): number | null => (total === null ? null : total - (nci ?? 0));
     const netIncome = item('netIncome') ?? lessNci(flow(filing, [CONSOLIDATED_NET_INCOME.total]), flow(filing, [CONSOLIDATED_NET_INCOME.nci]));
     const equity = item('equity') ?? lessNci(balance(filing, [CONSOLIDATED_EQUITY.total]), balance(filing, [CONSOLIDATED_EQUITY.nci]));
@@ -453,9 +565,11 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       periodEnd: filing.periodEnd,
       disclosedOn: filing.filed,
       consolidated: true,
-      revenue: item('revenue'),
-      costOfSales: item('costOfSales'),
-      operatingIncome: item('operatingIncome'),
+      revenue,
+      // Revenue and the total of expenses in the filing, no cost-of-sales concept in the filer's
+      // history: its income statement has none (0; CCC not applicable).
+      costOfSales: item('costOfSales') ?? (neverCostOfSales && revenue !== null && flow(filing, EXPENSE_TOTALS) !== null ? 0 : null),
+      operatingIncome,
       netIncome,
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
@@ -476,6 +590,10 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       shares: null,
       source: SOURCE_NAME,
     };
+    const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
+    if (report.debt === null && balanceSheet && debtProvenZero(filing)) report.debt = 0;
+    // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
+    if (report.inventory === null && balanceSheet && neverInventory && !neverCostOfSales) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
     const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
     return hasData ? report : null;
@@ -630,6 +748,15 @@ export function debtOf(balance: (concepts: readonly string[]) => number | null):
 }
 
 /**
+ * Operating income (EBIT) of a filer whose income statement goes from its expenses straight to
+ * pre-tax income (Exxon Mobil, Johnson & Johnson): pre-tax income from continuing operations plus
+ * the interest expense deducted in it, null unless both are filed for the period.
+ */
+export function ebitOfPretax(pretax: number | null, interestExpense: number | null): number | null {
+  return pretax === null || interestExpense === null ? null : pretax + Math.abs(interestExpense);
+}
+
+/**
  * Stock splits between consecutive filings: the share count jumps by a near-integer factor
  * n >= 2 (or falls to 1/n, a reverse split) from one filing to the next, where a business does
  * not grow or shrink its share count by that much. Where the company files basic EPS, the split
@@ -756,7 +883,7 @@ export type SecCompany =
  * and the facts' own year end). The one combination the API adapter and the bulk reader share.
  */
 export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null): SecCompany {
-  const parsed = parseCompanyFacts(factsBody, entry.ticker);
+  const parsed = parseCompanyFacts(factsBody, entry.ticker, { financial: isFinancialSector(placement?.sector ?? '') });
   if (parsed === null) return { kind: 'skipped', reason: SEC_SKIP.unreadable };
   if (isRecord(factsBody) && isRecord(factsBody['facts']) && Object.keys(factsBody['facts']).length === 0) {
     return { kind: 'skipped', reason: SEC_SKIP.emptyFacts };
