@@ -92,6 +92,16 @@ function facts(body: Record<string, unknown>, name: string, unit: string): Fact[
   return out;
 }
 
+/** A concept's facts in every unit it is filed in (a borrowing in EUR and JPY besides USD). */
+function factsInEveryUnit(body: Record<string, unknown>, name: string): Fact[] {
+  const [taxonomy, concept] = splitConcept(name);
+  const tax = body['facts'];
+  if (!isRecord(tax) || !isRecord(tax[taxonomy])) return [];
+  const c = (tax[taxonomy] as Record<string, unknown>)[concept];
+  if (!isRecord(c) || !isRecord(c['units'])) return [];
+  return Object.keys(c['units']).flatMap((unit) => facts(body, name, unit));
+}
+
 /** `ifrs-full:Revenue` -> [`ifrs-full`, `Revenue`]; a name without a prefix is us-gaap's. */
 function splitConcept(name: string): [string, string] {
   const at = name.indexOf(':');
@@ -190,6 +200,18 @@ const DEBT_HISTORY_CONCEPTS = [
   'LoansPayable', 'LoansPayableCurrent', 'LongTermLoansPayable', 'OtherLongTermDebt', 'OtherLongTermDebtCurrent',
   'LongTermDebtAndCapitalLeaseObligationsIncludingCurrentMaturities', 'DebtAndCapitalLeaseObligations', 'AdvancesFromFederalHomeLoanBanks',
 ] as const;
+
+/**
+ * A us-gaap cash-flow concept of money borrowed or repaid (`ProceedsFromLinesOfCredit`,
+ * `RepaymentsOfLongTermDebt`, the net `ProceedsFromRepaymentsOfShortTermDebt`...): debt history
+ * too. Not the proceeds of debt securities held or of loans made (assets).
+ */
+export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
+  if (!/^(ProceedsFrom|RepaymentsOf)/.test(concept) || /Securities|Receivable|Investment|Held|LoansTo|LoansBy/.test(concept)) return null;
+  if (!/Debt|Borrowing|NotesPayable|LinesOfCredit|LineOfCredit|CommercialPaper|LoansPayable|SeniorNotes|ConvertibleNotes|SecuredNotes/.test(concept)) return null;
+  // 0: a net figure (proceeds less repayments), taken with its own sign.
+  return concept.startsWith('ProceedsFromRepaymentsOf') ? 0 : concept.startsWith('ProceedsFrom') ? 1 : -1;
+}
 
 /**
  * A us-gaap concept that states interest on borrowings (expensed, paid or capitalized): any one of
@@ -429,8 +451,16 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
   const neverInventory = !history.tags(INVENTORY_EVIDENCE);
   let lastOperatingIncomeEnd = '';
   for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
-  const debtHistory = DEBT_HISTORY_CONCEPTS.flatMap((c) => gaap(c));
+  // Debt and interest facts in every unit: a filer's borrowings in other currencies count too.
+  const debtHistory = DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c));
+  const debtFilings = new Set(debtHistory.map((f) => f.accn));
+  const debtFlows = history.concepts.flatMap((n) => {
+    const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
+    const sign = debtFlowSign(concept);
+    return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
+  });
   const interestConcepts = [...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...history.concepts.filter((n) => n.startsWith('us-gaap:') && INTEREST_EVIDENCE.test(n.slice(8))).map((n) => n.slice(8))])];
+  const interestFacts = interestConcepts.flatMap((c) => factsInEveryUnit(body, c));
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -528,17 +558,30 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
   const ebitOfPretaxAllowed = (filing: Filing): boolean =>
     options.financial !== true && (lastOperatingIncomeEnd === '' || lastOperatingIncomeEnd <= addDays(filing.periodEnd, -EBIT_LOOKBACK_DAYS));
   /**
-   * Debt at the filing's date proven 0 by two signals (docs/calculations.md, "Debt"): the filing
-   * tags no debt concept (DEBT_HISTORY_CONCEPTS) at all, and the filer's latest debt figure filed
-   * by then says none (no debt concept ever, or every figure at its latest date 0, as a repaid
-   * loan's line reads); and the filing states no interest (INTEREST_EVIDENCE) for its period.
+   * Debt at the filing's date proven 0 by two signals (docs/calculations.md, "Debt"). The filer's
+   * debt history as filed by then says none: the filing tags no debt balance concept
+   * (DEBT_HISTORY_CONCEPTS) at all, and at the latest date any debt fact (balance or borrowing
+   * flow, `debtFlowSign`) is for, the balances are all 0 (a repaid loan's line), or, without a
+   * balance there, the borrowings and repayments of the longest period ending there net to 0 (a
+   * credit line drawn and repaid within the year); no debt fact ever is none too. And the filing
+   * states no interest (INTEREST_EVIDENCE) for its period.
    */
   const debtProvenZero = (filing: Filing): boolean => {
-    if (DEBT_HISTORY_CONCEPTS.some((c) => inFiling(c, filing.accn).length > 0)) return false;
+    if (debtFilings.has(filing.accn)) return false;
     let lastEnd = '';
-    for (const f of debtHistory) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
-    if (debtHistory.some((f) => f.filed <= filing.filed && f.end === lastEnd && f.val !== 0)) return false;
-    return !interestConcepts.some((c) => inFiling(c, filing.accn).some((f) => f.end === filing.periodEnd && f.val !== 0));
+    for (const f of [...debtHistory, ...debtFlows]) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    const balances = debtHistory.filter((f) => f.filed <= filing.filed && f.end === lastEnd);
+    if (balances.length > 0) {
+      if (balances.some((f) => f.val !== 0)) return false;
+    } else if (lastEnd !== '') {
+      const flows = debtFlows.filter((f) => f.filed <= filing.filed && f.end === lastEnd && f.start !== undefined);
+      const start = flows.map((f) => f.start as string).sort()[0];
+      // Each concept once (the latest filing's figure for the period), then the net.
+      const byConcept = new Map<string, number>();
+      for (const f of flows.filter((x) => x.start === start).sort((a, b) => a.filed.localeCompare(b.filed))) byConcept.set(f.concept, f.signed);
+      if ([...byConcept.values()].reduce((a, b) => a + b, 0) !== 0) return false;
+    }
+    return !interestFacts.some((f) => f.accn === filing.accn && f.end === filing.periodEnd && f.val !== 0);
   };
   /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
   const reportOf = (filing: Filing): FinancialReport | null => {
