@@ -273,7 +273,8 @@ function historyOf(body: Record<string, unknown>): FilerHistory {
 export interface CompanyFactsOptions {
   /**
    * A financial company (`isFinancialSector` of its placement): its operating income is never taken
-   * as pre-tax income + interest expense, interest being a lender's cost of sales.
+   * as pre-tax income + interest expense, interest being a lender's cost of sales, and its debt is
+   * never proven 0 (its borrowings fund what it holds; debt metrics do not apply to it).
    */
   financial?: boolean;
 }
@@ -634,7 +635,7 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
       source: SOURCE_NAME,
     };
     const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
-    if (report.debt === null && balanceSheet && debtProvenZero(filing)) report.debt = 0;
+    if (report.debt === null && balanceSheet && options.financial !== true && debtProvenZero(filing)) report.debt = 0;
     // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
     if (report.inventory === null && balanceSheet && neverInventory && !neverCostOfSales) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
