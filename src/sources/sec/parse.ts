@@ -570,7 +570,8 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
   const debtProvenZero = (filing: Filing): boolean => {
     if (debtFilings.has(filing.accn)) return false;
     let lastEnd = '';
-    for (const f of [...debtHistory, ...debtFlows]) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    for (const f of debtHistory) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    for (const f of debtFlows) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
     const balances = debtHistory.filter((f) => f.filed <= filing.filed && f.end === lastEnd);
     if (balances.length > 0) {
       if (balances.some((f) => f.val !== 0)) return false;
