@@ -91,8 +91,10 @@ export interface DividendPass {
   ms: number;
 }
 
-interface Gap {
+export interface Gap {
   key: string;
+  /** 0: the company's latest annual report; 1: its latest quarterly one; 2: any other. */
+  tier: 0 | 1 | 2;
   securityId: number;
   code: string;
   fiscalYear: number;
@@ -119,24 +121,12 @@ export interface DividendBackfillOptions {
 const keyOf = (code: string, fiscalYear: number, fiscalQuarter: number): string => `${code}:${fiscalYear}:${fiscalQuarter}`;
 
 /**
- * The periods to ask, in order: per company its latest annual report, then its latest
- * quarterly one, then every other by period end, newest first (ties by code). Only December
- * fiscal years: alotMatter.json's bsns_year names the business year, which the bulk files'
- * naming (the calendar year a fiscal year ends) matches only for them.
+ * The periods to ask, in order: every company's latest annual report (of those it has stored),
+ * then every company's latest quarterly one, then the others by period end, newest first; ties
+ * by code.
  */
 export function orderGaps(gaps: readonly Gap[]): Gap[] {
-  const tier = new Map<string, number>();
-  const byCode = new Map<string, Gap[]>();
-  for (const g of gaps) byCode.set(g.code, [...(byCode.get(g.code) ?? []), g]);
-  for (const list of byCode.values()) {
-    const newest = (q: (g: Gap) => boolean): Gap | undefined => list.filter(q).sort((a, b) => b.periodEnd.localeCompare(a.periodEnd))[0];
-    const annual = newest((g) => g.fiscalQuarter === 4);
-    const quarter = newest((g) => g.fiscalQuarter !== 4);
-    if (annual) tier.set(annual.key, 0);
-    if (quarter) tier.set(quarter.key, 1);
-  }
-  const t = (g: Gap): number => tier.get(g.key) ?? 2;
-  return [...gaps].sort((a, b) => t(a) - t(b) || b.periodEnd.localeCompare(a.periodEnd) || a.code.localeCompare(b.code));
+  return [...gaps].sort((a, b) => a.tier - b.tier || b.periodEnd.localeCompare(a.periodEnd) || a.code.localeCompare(b.code));
 }
 
 export class DividendBackfill {
@@ -158,19 +148,29 @@ export class DividendBackfill {
     await this.o.store.refresh.setMeta(DIVIDEND_BACKFILL, JSON.stringify(state));
   }
 
-  /** The stored KR filings without a dividend figure, by period, not yet answered. */
+  /**
+   * The stored KR filings without a dividend figure, by period, not yet answered. Only December
+   * fiscal years: alotMatter.json's bsns_year names the business year, which the bulk files'
+   * naming (the calendar year a fiscal year ends) matches only for them.
+   */
   private async gaps(answered: ReadonlySet<string>): Promise<{ gaps: Gap[]; otherYearEnds: number }> {
     const gaps: Gap[] = [];
     let otherYearEnds = 0;
     for (const s of await this.o.store.market.securities()) {
       if (s.market !== 'KR') continue;
       const periods = new Map<string, { gap: Gap; has: boolean }>();
+      let annual: Gap | null = null;
+      let quarter: Gap | null = null;
       for (const r of await this.o.store.market.reports(s.id)) {
         const key = keyOf(r.code, r.fiscalYear, r.fiscalQuarter);
-        const p = periods.get(key) ?? { gap: { key, securityId: s.id, code: r.code, fiscalYear: r.fiscalYear, fiscalQuarter: r.fiscalQuarter, periodEnd: r.periodEnd }, has: false };
+        const p = periods.get(key) ?? { gap: { key, tier: 2, securityId: s.id, code: r.code, fiscalYear: r.fiscalYear, fiscalQuarter: r.fiscalQuarter, periodEnd: r.periodEnd }, has: false };
         p.has ||= r.dividendPerShare !== null;
         periods.set(key, p);
+        if (r.fiscalQuarter === 4 && (annual === null || r.periodEnd > annual.periodEnd)) annual = p.gap;
+        if (r.fiscalQuarter !== 4 && (quarter === null || r.periodEnd > quarter.periodEnd)) quarter = p.gap;
       }
+      if (annual) annual.tier = 0;
+      if (quarter) quarter.tier = 1;
       for (const { gap, has } of periods.values()) {
         if (has || answered.has(gap.key)) continue;
         if (s.fiscalYearEndMonth !== 12) otherYearEnds++;
