@@ -2,8 +2,9 @@
 // statements but no dividend section, so every KR filing it brought lacks the dividend per share
 // (alotMatter.json, 배당에 관한 사항, one call per periodic report). With a DART key, this walk
 // asks alotMatter.json for the stored filings that lack it, newest first: each company's latest
-// annual report, then each company's latest quarterly report, then the older ones by period end,
-// as the day's allowance allows.
+// annual report (the last fiscal year's dividend), then its latest quarterly report, then that
+// quarter a year before (with the two, the TTM dividend and the yield), then the older ones by
+// period end, as the day's allowance allows.
 //
 // - Calls go through the OpenDART adapter's own client: paced, and metered against the key's
 //   daily allowance (the count the hourly runs keep in meta `calls:opendart`). A pass stops with
@@ -93,8 +94,8 @@ export interface DividendPass {
 
 export interface Gap {
   key: string;
-  /** 0: the company's latest annual report; 1: its latest quarterly one; 2: any other. */
-  tier: 0 | 1 | 2;
+  /** 0: the company's latest annual report; 1: its latest quarterly one; 2: that quarter a year before; 3: any other. */
+  tier: 0 | 1 | 2 | 3;
   securityId: number;
   code: string;
   fiscalYear: number;
@@ -122,8 +123,8 @@ const keyOf = (code: string, fiscalYear: number, fiscalQuarter: number): string 
 
 /**
  * The periods to ask, in order: every company's latest annual report (of those it has stored),
- * then every company's latest quarterly one, then the others by period end, newest first; ties
- * by code.
+ * then every company's latest quarterly one, then that quarter of the year before, then the
+ * others by period end, newest first; ties by code.
  */
 export function orderGaps(gaps: readonly Gap[]): Gap[] {
   return [...gaps].sort((a, b) => a.tier - b.tier || b.periodEnd.localeCompare(a.periodEnd) || a.code.localeCompare(b.code));
@@ -163,14 +164,18 @@ export class DividendBackfill {
       let quarter: Gap | null = null;
       for (const r of await this.o.store.market.reports(s.id)) {
         const key = keyOf(r.code, r.fiscalYear, r.fiscalQuarter);
-        const p = periods.get(key) ?? { gap: { key, tier: 2, securityId: s.id, code: r.code, fiscalYear: r.fiscalYear, fiscalQuarter: r.fiscalQuarter, periodEnd: r.periodEnd }, has: false };
+        const p = periods.get(key) ?? { gap: { key, tier: 3, securityId: s.id, code: r.code, fiscalYear: r.fiscalYear, fiscalQuarter: r.fiscalQuarter, periodEnd: r.periodEnd }, has: false };
         p.has ||= r.dividendPerShare !== null;
         periods.set(key, p);
         if (r.fiscalQuarter === 4 && (annual === null || r.periodEnd > annual.periodEnd)) annual = p.gap;
         if (r.fiscalQuarter !== 4 && (quarter === null || r.periodEnd > quarter.periodEnd)) quarter = p.gap;
       }
       if (annual) annual.tier = 0;
-      if (quarter) quarter.tier = 1;
+      if (quarter) {
+        quarter.tier = 1;
+        const yearBefore = periods.get(keyOf(quarter.code, quarter.fiscalYear - 1, quarter.fiscalQuarter));
+        if (yearBefore) yearBefore.gap.tier = 2;
+      }
       for (const { gap, has } of periods.values()) {
         if (has || answered.has(gap.key)) continue;
         if (s.fiscalYearEndMonth !== 12) otherYearEnds++;

@@ -85,10 +85,13 @@ const CORP_XML =
   '</result>\n';
 
 describe('the order of the periods asked', () => {
-  it('every company\'s latest annual report, then its latest quarter, then the rest by period end (newest first), ties by code', () => {
-    const g = (code: string, fiscalYear: number, fiscalQuarter: FiscalQuarter, periodEnd: string, tier: 0 | 1 | 2) => ({ key: `${code}:${fiscalYear}:${fiscalQuarter}`, tier, securityId: 1, code, fiscalYear, fiscalQuarter, periodEnd });
-    const gaps = [g('005930', 2020, 4, '2020-12-31', 2), g('005930', 2021, 1, '2021-03-31', 2), g('100001', 2021, 3, '2021-09-30', 1), g('005930', 2021, 4, '2021-12-31', 0), g('005930', 2022, 1, '2022-03-31', 1), g('100001', 2020, 4, '2020-12-31', 0)];
-    assert.deepEqual(orderGaps(gaps).map((x) => x.key), ['005930:2021:4', '100001:2020:4', '005930:2022:1', '100001:2021:3', '005930:2021:1', '005930:2020:4']);
+  it('every company\'s latest annual report, then its latest quarter, then that quarter a year before, then the rest by period end (newest first), ties by code', () => {
+    const g = (code: string, fiscalYear: number, fiscalQuarter: FiscalQuarter, periodEnd: string, tier: 0 | 1 | 2 | 3) => ({ key: `${code}:${fiscalYear}:${fiscalQuarter}`, tier, securityId: 1, code, fiscalYear, fiscalQuarter, periodEnd });
+    const gaps = [
+      g('005930', 2020, 4, '2020-12-31', 3), g('005930', 2021, 2, '2021-06-30', 3), g('005930', 2021, 1, '2021-03-31', 2), g('100001', 2021, 3, '2021-09-30', 1),
+      g('005930', 2021, 4, '2021-12-31', 0), g('005930', 2022, 1, '2022-03-31', 1), g('100001', 2020, 4, '2020-12-31', 0),
+    ];
+    assert.deepEqual(orderGaps(gaps).map((x) => x.key), ['005930:2021:4', '100001:2020:4', '005930:2022:1', '100001:2021:3', '005930:2021:1', '005930:2021:2', '005930:2020:4']);
   });
 });
 
