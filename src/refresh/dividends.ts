@@ -17,8 +17,9 @@
 //   writes what a stop left pending without asking again.
 // - The figures go through the store's one report write (a filing written again keeps the fields
 //   it had; coalesce keeps a dividend another write brought), which derives the stocks' TTM steps
-//   and report packs again; a new dataset version is published every `publishEverySeconds` and at
-//   the end of a pass, so they are served.
+//   and report packs again; a new dataset version is published every `publishEverySeconds` (ten
+//   minutes: each is a recompute of the whole universe where it is served) and at the end of a
+//   pass, so they are served.
 // - Progress on the board under `opendart-dividends` (reports done / total, calls of the day, ETA).
 
 import type { Logger } from 'pino';
@@ -138,7 +139,7 @@ export class DividendBackfill {
   constructor(private readonly o: DividendBackfillOptions) {
     this.reserve = Math.max(0, o.reserve ?? DEFAULT_RESERVE);
     this.saveEvery = Math.max(1, o.saveEvery ?? 25);
-    this.publishEveryMs = (o.publishEverySeconds ?? 60) * 1000;
+    this.publishEveryMs = (o.publishEverySeconds ?? 600) * 1000;
   }
 
   private async state(): Promise<DividendState> {
