@@ -470,6 +470,9 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const cpu = process.cpuUsage(cpu0);
     const peakRssBytes = procStatusBytes('self', 'VmHWM');
     const waitedMs = clock.skippedMs - skipped0;
+    // The per-source table is the first start's own: its calls before the dividend backfill's.
+    const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
+    const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
     // The dividend backfill's first pass, which follows the bulk first start: its own time and calls.
     let dividends: DividendsResult | null = null;
     if (firstStart === 'bulk') {
@@ -510,8 +513,6 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const diskBytes = dirBytes(dataDir);
     const bulkDir = join(dataDir, 'bulk');
     const bulkDiskBytes = existsSync(bulkDir) ? dirBytes(bulkDir) : 0;
-    const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
-    const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
 
     let backfill: BackfillResult | null = null;
     if (settings.backfill) {
