@@ -209,6 +209,21 @@ for (const place of STORE_PLACES.filter((p) => p.name !== 'SQLite with a reader 
       assert.equal(upstream.requests.length, 10, 'a finished backfill calls nothing, not even corpCode.xml');
     });
 
+    it('a figure saved in meta but not yet written (a process killed between the two writes) is written at the restart, not asked again', async () => {
+      // Still 2022-06-24 in Seoul.
+      await store.market.writeDataset({ reports: [blank('005930', 2022, 1, '2022-03-31', '2022-05-16')] });
+      // CONSTRUCTED state: Samsung's 2022 Q1 report answered 361 (as filed), the process gone before the filing's write.
+      await store.refresh.setMeta(DIVIDEND_BACKFILL, JSON.stringify({ done: false, noData: ['100001:2021:4'], pending: { '005930:2022:1': 361 } }));
+      const before = upstream.requests.length;
+      const pass = await backfill().walk.run();
+      // Written first; then the one filing left, 200002's (no corp_code), waits for the next day's
+      // corpCode.xml: the day's count (5 of 7) is at the reserve.
+      assert.deepEqual([pass.status, pass.written, pass.calls], ['paced', 1, 0]);
+      assert.equal(upstream.requests.length, before);
+      assert.equal((await dividendsOf('005930'))['2022:1'], 361);
+      assert.deepEqual(await stateOf(), { done: false, noData: ['100001:2021:4'], pending: {} });
+    });
+
     it('serves the figures: Samsung\'s FY2021 1,444 won, 2.5069 % of the 2022-06-22 close', async () => {
       const holder = new DatasetHolder<SnapshotDataset>();
       await new Publisher(store, holder, clock, silent, { sourceLabel: 'opendart' }).rebuild();
