@@ -210,7 +210,8 @@ export class DartApi {
    * answer of its 2020 Q1 report (test/fixtures/real/opendart; every row and field as recorded:
    * `se`, `stock_knd` on the per-share rows, `thstrm` this year to date, `frmtrm` and `lwfr` the
    * two fiscal years before), re-keyed to the copy's corp_code, name and receipt number, with the
-   * cash-dividend rows DERIVED per copy: seven copies in ten pay 0.5-5 % of their base price a
+   * cash-dividend rows CONSTRUCTED per copy (deterministically from its index, the same on every
+   * run; no copy's figures are real): seven copies in ten pay 0.5-5 % of their base price a
    * year (one in five of them quarterly, the rest once, with the annual report), the common and
    * preferred share alike; the rest answer `-`. 013 when the report is not filed.
    */

@@ -481,6 +481,21 @@ describe('the rehearsal', () => {
       const fsc = result.progress.find((p) => p.source === 'fsc');
       assert.deepEqual([fsc?.done, fsc?.total], [500, 2_609]);
       assert.ok(result.service.firstDataset.realMs <= result.service.readyRealMs);
+      // The dividend backfill after the import: the bulk files have no dividend section, so every
+      // filing of the 5 KR copies lacks one: 44 periods each (2015 annual, 2016-2025 x 4, 2026
+      // Q1-Q3) = 220 alotMatter.json calls, each a filed report the replica answers (a figure, or
+      // `-` = 0 for a copy that pays none), each written; 221 calls with corpCode.xml, well inside
+      // the day's 20,000 less the 5,000 reserve: done in one pass.
+      const d = result.dividends;
+      assert.deepEqual(
+        d && { status: d.status, calls: d.calls, replicaCalls: d.replicaCalls, figures: d.figures, noData: d.noData, written: d.written, left: d.left },
+        { status: 'done', calls: 220, replicaCalls: 220, figures: 220, noData: 0, written: 220, left: 0 },
+      );
+      // So every KR copy is served its dividend figures.
+      for (const metric of ['dividendPerShare', 'dividendPerShareFy', 'dividendYield']) {
+        assert.deepEqual(mc.metrics.filter((m) => m.metric === metric && m.market === 'KR').map((m) => [m.metric, m.withValues, m.listed]), [[metric, 5, 5]]);
+      }
+      assert.equal(result.progress.find((p) => p.source === 'opendart-dividends')?.phase, 'done');
       assert.deepEqual(result.unanswered, []);
     } finally {
       tmp.cleanup();

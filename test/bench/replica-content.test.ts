@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import iconv from 'iconv-lite';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { OpenDartBulkReader } from '../../src/sources/opendart/bulk.js';
 import { zipMembers } from '../../src/sources/shared/zip-stream.js';
 import { DartApi, SecApi } from '../../bench/replica/api.js';
 import { prepareBulk } from '../../bench/replica/bulk.js';
@@ -69,6 +71,35 @@ describe('financial-sector companies', () => {
       // The real rows re-keyed: the same 항목코드 and amounts, the copy's code and period.
       assert.deepEqual(bankRows.map((r) => [r[10], r[12]]), financialRows(bank, '01', true).map((r) => [r[10], r[12]]));
       assert.ok(bankRows.every((r) => r[7] === '2025-03-31' && r[8] === '1분기보고서'));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
+describe('financial-sector companies, read back by the service\'s bulk reader', () => {
+  const bank = universe.kr[12];
+  assert.ok(bank);
+
+  it('all four periods of a year: balances as filed, income and cash flow the recorded quarter\'s times the quarters to date', async () => {
+    const tmp = tempDir('replica-financial-read-');
+    try {
+      const bulk = prepareBulk(universe, today, join(tmp.dir, 'cache'));
+      const skipped: Record<string, number> = {};
+      const reports: FinancialReport[] = [];
+      const reader = new OpenDartBulkReader({ dir: join(bulk.summary.dir, 'dart'), fromYear: 2025, toYear: 2025 });
+      const ctx = { asOf: today, log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: (reason: string, _e?: string, n = 1) => void (skipped[reason] = (skipped[reason] ?? 0) + n) };
+      for await (const batch of reader.read(ctx)) reports.push(...(batch.data.reports ?? []).filter((r) => r.code === bank.stockCode));
+      assert.deepEqual(skipped, {});
+      // The real rows of the bank the copy is made from (2025_1분기보고서_0N_..._은행_연결): 항목코드 col 11, amount col 13.
+      const real = (member: '01' | '03' | '04', id: string): number => Number((financialRows(bank, member, true).find((r) => r[10] === id)?.[12] ?? 'NaN').replace(/,/g, ''));
+      const netIncome = real('03', 'ifrs-full_ProfitLossAttributableToOwnersOfParent');
+      const eps = real('03', 'ifrs-full_BasicEarningsLossPerShare');
+      assert.ok(Number.isFinite(netIncome) && Number.isFinite(eps));
+      assert.deepEqual(
+        reports.map((r) => [r.fiscalQuarter, r.consolidated, r.totalAssets, r.netIncome, r.basicEps]),
+        [1, 2, 3, 4].map((q) => [q, true, real('01', 'ifrs-full_Assets'), netIncome * q, eps * q]),
+      );
     } finally {
       tmp.cleanup();
     }
