@@ -297,7 +297,7 @@ function stampOf(p: DartPeriod): string {
  */
 export function prepareBulk(universe: Universe, today: string, dir: string, log: (msg: string) => void = () => undefined): BulkFiles {
   const marker = join(dir, 'done.json');
-  const key = { scale: universe.scale, today, format: 5 };
+  const key = { scale: universe.scale, today, format: 6 };
   let summary: BulkSummary;
   const periods = dartPeriods(today);
   const zipName = (p: DartPeriod, s: Statement): string => `${p.year}_${p.report}Q_${s}_${stampOf(p)}.zip`;
