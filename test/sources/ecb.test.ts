@@ -105,6 +105,18 @@ describe('EcbSource over HTTP (loopback serving the real excerpt as eurofxref-hi
     }
   });
 
+  it("takes no rate dated after the run's day (a rate is known from its publication day)", async () => {
+    const server = await loopback(() => ({ body: ZIP }));
+    try {
+      const result = await new EcbSource({ baseUrl: server.base, firstDate: '2024-03-25' }).ingest(context({ asOf: '2024-03-31', cursor: null }));
+      // 2024-03-25 to 03-28 (Good Friday 03-29 has no rate): 4 days x 30; the newest kept, 2024-03-28, is the cursor's.
+      assert.deepEqual([[...new Set(result.data.referenceRates?.map((r) => r.date))].sort(), result.cursor], [['2024-03-25', '2024-03-26', '2024-03-27', '2024-03-28'], '2024-03-31/2024-03-28']);
+      assert.equal(result.data.referenceRates?.length, 4 * 30);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an answer that is not the ZIP, or a ZIP without the CSV, fails the run as a parse error (nothing stored)', async () => {
     const bodies = [Buffer.from('<html>Service unavailable</html>'), zipOne('other.csv', EXCERPT), zipOne('eurofxref-hist.csv', 'not,the,file\n')];
     let i = 0;

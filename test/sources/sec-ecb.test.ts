@@ -1,9 +1,7 @@
 // Foreign filers without a USD convenience translation, converted at the ECB's reference rates
-// (real: test/fixtures/real/ecb) from a CONSTRUCTED companyfacts document: no EUR or CAD
-// reporter's companyfacts is recorded in this project, so the document below is written here in
-// SEC's companyfacts layout for IFRS filers (the layout of the recorded TSMC and Globus excerpts:
-// `ifrs-full` facts in the reporting currency, comparatives in the same filing, dei cover shares).
-// Every expected figure is derived beside it from the fixture's rows.
+// (real: test/fixtures/real/ecb) from a CONSTRUCTED companyfacts document (test/e2e/constructed-foreign.ts:
+// no EUR or CAD reporter's companyfacts is recorded in this project). Every expected figure is
+// derived beside it from the fixture's rows.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,6 +11,7 @@ import { stockMetrics } from '../../src/domain/snapshot.js';
 import { discreteQuarters, ttmAsOf } from '../../src/domain/ttm.js';
 import { parseReferenceRates } from '../../src/sources/ecb/parse.js';
 import { NO_CONVENIENCE_TRANSLATION, NO_REFERENCE_RATE, parseCompanyFacts, secCompany } from '../../src/sources/sec/parse.js';
+import { companyFacts } from '../e2e/constructed-foreign.js';
 import { real } from '../e2e/upstream.js';
 
 const M = 1_000_000;
@@ -32,49 +31,6 @@ const EUR_END_Q1 = 1.0811;
 // CAD: the mean of the 63 daily USD/CAD = USD per EUR / CAD per EUR ($2/$29): 0.7417200837 (awk, 10 decimals).
 const CAD_Q1_2024_AWK = 0.7417200837;
 const CAD_END_Q1 = 1.0811 / 1.4672;
-
-type Fact = { start?: string; end: string; val: number; accn: string; fy: number; fp: string; form: string; filed: string };
-/**
- * CONSTRUCTED: a foreign filer's companyfacts (20-F or 40-F FY2023 filed 2024-03-01 with FY2022 as its
- * comparative; a 6-K for Q1 2024 filed 2024-05-02 with Q1 2023) in `currency` (millions below).
- */
-function companyFacts(currency: string, annualForm: '20-F' | '40-F'): unknown {
-  const annual = { accn: '0000999001-24-000001', fy: 2023, fp: 'FY', form: annualForm, filed: '2024-03-01' };
-  const interim = { accn: '0000999001-24-000002', fy: 2024, fp: 'Q1', form: '6-K', filed: '2024-05-02' };
-  const flow = (fy2022: number, fy2023: number, q12023: number, q12024: number): Fact[] => [
-    { start: '2022-01-01', end: '2022-12-31', val: fy2022 * M, ...annual },
-    { start: '2023-01-01', end: '2023-12-31', val: fy2023 * M, ...annual },
-    { start: '2023-01-01', end: '2023-03-31', val: q12023 * M, ...interim },
-    { start: '2024-01-01', end: '2024-03-31', val: q12024 * M, ...interim },
-  ];
-  const balance = (end2022: number, end2023: number, endQ1: number): Fact[] => [
-    { end: '2022-12-31', val: end2022 * M, ...annual },
-    { end: '2023-12-31', val: end2023 * M, ...annual },
-    { end: '2023-12-31', val: end2023 * M, ...interim },
-    { end: '2024-03-31', val: endQ1 * M, ...interim },
-  ];
-  const concept = (facts: Fact[]) => ({ label: null, description: null, units: { [currency]: facts } });
-  return {
-    cik: 999001,
-    entityName: 'EXAMPLE FOREIGN FILER (constructed)',
-    facts: {
-      dei: {
-        EntityCommonStockSharesOutstanding: {
-          label: null,
-          description: null,
-          units: { shares: [{ end: '2024-02-15', val: 400 * M, ...annual }, { end: '2024-04-30', val: 400 * M, ...interim }] },
-        },
-      },
-      'ifrs-full': {
-        Revenue: concept(flow(20_000, 24_000, 5_600, 6_300)),
-        ProfitLossFromOperatingActivities: concept(flow(4_000, 5_000, 1_200, 1_300)),
-        ProfitLossAttributableToOwnersOfParent: concept(flow(3_000, 3_600, 900, 950)),
-        Assets: concept(balance(50_000, 60_000, 62_000)),
-        EquityAttributableToOwnersOfParent: concept(balance(20_000, 25_000, 26_000)),
-      },
-    },
-  };
-}
 
 describe("a EUR reporter without a USD translation, at the ECB's reference rates", () => {
   const parsed = parseCompanyFacts(companyFacts('EUR', '20-F'), 'EURX', RATES)!;

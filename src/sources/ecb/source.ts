@@ -84,9 +84,14 @@ export class EcbSource implements Source {
     const from = ctx.range?.from ?? (last ? addDays(last.latest, -OVERLAP_DAYS) : (this.config.firstDate ?? '2009-01-01'));
     ctx.progress?.({ phase: 'downloading', note: 'eurofxref-hist.zip' });
     const { rates, latest, unreadable } = await this.read(this.client(ctx), from);
-    const kept = ctx.range ? rates.filter((r) => r.date <= (ctx.range?.to ?? r.date)) : rates;
+    // No rate dated after the run's day is taken (a day's rate is known from its publication).
+    const to = ctx.range?.to ?? ctx.asOf;
+    const kept = rates.filter((r) => r.date <= to);
     ctx.log.info('ecb: ingested', { rates: kept.length, from, latest });
-    const newest = [latest, last?.latest].filter((d): d is string => d !== null && d !== undefined).sort().at(-1);
+    const newest = [latest !== null && latest > to ? kept.reduce<string | null>((a, r) => (a === null || r.date > a ? r.date : a), null) : latest, last?.latest]
+      .filter((d): d is string => d !== null && d !== undefined)
+      .sort()
+      .at(-1);
     return {
       data: { referenceRates: kept },
       cursor: newest ? `${ctx.asOf}/${newest}` : (ctx.cursor ?? ''),
