@@ -113,7 +113,7 @@ export class SecSource implements Source {
     const changed = ctx.cursor && !ctx.range ? await this.changedCiks(http, ctx.cursor, to) : null;
     const targets = [...byCik.values()].filter((t) => changed === null || changed.has(t.cik));
     // The reference rates stored so far: a foreign filer without a USD translation of its own is converted at them.
-    const usdRates = ctx.usdRates ? await ctx.usdRates() : undefined;
+    const usdRates = ctx.usdRates && targets.length > 0 ? await ctx.usdRates() : undefined;
     const reports: FinancialReport[] = [];
     const securities: Security[] = [];
     const skipped: Record<string, number> = {};
