@@ -220,7 +220,7 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
         let usdRates: Map<string, UsdSeries> | undefined;
         if (ecbApi) {
           try {
-            usdRates = await ecbApi.usdSeries({ fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log });
+            usdRates = await ecbApi.usdSeries({ fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }, asOf);
           } catch (err) {
             ctx.log.warn('sec bulk: the ECB reference rates could not be read; foreign filers without a USD translation are left out', { error: (err as Error).message.slice(0, 200) });
           }

@@ -72,10 +72,13 @@ export class EcbSource implements Source {
     return parsed;
   }
 
-  /** Every currency's USD series from the file (a first start's SEC bulk read converts with them before this source's run has stored any). */
-  async usdSeries(ctx: Pick<SourceContext, 'fetch' | 'signal' | 'log'>): Promise<Map<string, UsdSeries>> {
+  /**
+   * Every currency's USD series from the file, the days up to `through` (a first start's SEC bulk
+   * read converts with them before this source's run has stored any).
+   */
+  async usdSeries(ctx: Pick<SourceContext, 'fetch' | 'signal' | 'log'>, through: string): Promise<Map<string, UsdSeries>> {
     const { rates } = await this.read(this.client(ctx), this.config.firstDate ?? '2009-01-01');
-    return usdSeriesOf(rates);
+    return usdSeriesOf(rates.filter((r) => r.date <= through));
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
@@ -88,10 +91,8 @@ export class EcbSource implements Source {
     const to = ctx.range?.to ?? ctx.asOf;
     const kept = rates.filter((r) => r.date <= to);
     ctx.log.info('ecb: ingested', { rates: kept.length, from, latest });
-    const newest = [latest !== null && latest > to ? kept.reduce<string | null>((a, r) => (a === null || r.date > a ? r.date : a), null) : latest, last?.latest]
-      .filter((d): d is string => d !== null && d !== undefined)
-      .sort()
-      .at(-1);
+    const keptLatest = kept.reduce<string | null>((a, r) => (a === null || r.date > a ? r.date : a), null);
+    const newest = [keptLatest, last?.latest ?? null].filter((d): d is string => d !== null).sort().at(-1);
     return {
       data: { referenceRates: kept },
       cursor: newest ? `${ctx.asOf}/${newest}` : (ctx.cursor ?? ''),
