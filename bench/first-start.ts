@@ -304,6 +304,7 @@ const SOURCE_OF_PREFIX: [string, ReplicaSource][] = [
   [PREFIX.fsc, 'fsc'],
   [PREFIX.polygon, 'polygon'],
   [PREFIX.ecos, 'ecos'],
+  [PREFIX.ecb, 'ecb'],
   [PREFIX.customs, 'customs'],
   // Before '/krx', which it starts with.
   [PREFIX.krxOpenApi, 'krx-openapi'],

@@ -16,13 +16,19 @@ import { bulkFirstStart, sourcesBeforeBulk } from '../../src/refresh/first-start
 import { Importer, type BulkPreparation } from '../../src/refresh/import.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { EcbSource } from '../../src/sources/ecb/source.js';
 import { FscSource } from '../../src/sources/fsc/source.js';
 import { parseDartEnvelope, parseFinancialStatements } from '../../src/sources/opendart/parse.js';
 import { OpenDartSource } from '../../src/sources/opendart/source.js';
+import { NO_CONVENIENCE_TRANSLATION, NO_REFERENCE_RATE } from '../../src/sources/sec/parse.js';
+import { SecSource } from '../../src/sources/sec/source.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
+import { companyFacts, CONSTRUCTED_FILER } from '../e2e/constructed-foreign.js';
 import { realJson, startUpstream, type Upstream } from '../e2e/upstream.js';
+import { zipOf } from '../sources/helpers.js';
 import { tempDir } from '../support/tmp.js';
 import { archive, FactsZipReader } from './bulk-readers.js';
 
@@ -99,6 +105,40 @@ describe('what the bulk files cover, and the cursors set from them', () => {
       await assert.rejects(sec!.open({ log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: () => undefined }), /SEC_USER_AGENT is not set/);
     } finally {
       tmp.cleanup();
+    }
+  });
+});
+
+describe("the SEC archive's foreign filers at the ECB's rates (a first start reads the rates itself)", () => {
+  it('converts a EUR filer without a USD translation when the ECB source is configured; leaves it out, counted, when not', async () => {
+    // The loopback upstream: SEC's recorded ticker list plus the CONSTRUCTED EUR filer (EURX, test/e2e/constructed-foreign.ts),
+    // and the real ECB excerpt (test/fixtures/real/ecb) as eurofxref-hist.zip.
+    const upstream = await startUpstream({ euroFiler: true });
+    const tmp = tempDir('bulk-ecb-');
+    try {
+      writeFileSync(join(tmp.dir, 'companyfacts.zip'), zipOf([{ name: `CIK${String(CONSTRUCTED_FILER.cik).padStart(10, '0')}.json`, content: JSON.stringify(companyFacts('EUR', '20-F')) }]));
+      const env = { SEC_USER_AGENT: 'e2e-test admin@example.com', SEC_BASE_URL: upstream.base, SEC_DATA_BASE_URL: upstream.base, SEC_TICKERS: CONSTRUCTED_FILER.ticker };
+      const read = async (sources: Source[]): Promise<{ reports: FinancialReport[]; skipped: Record<string, number> }> => {
+        const [sec] = bulkPlan({ dir: tmp.dir, download: false, asOf: '2024-06-30', sources, env }).inputs;
+        const skipped: Record<string, number> = {};
+        const ctx = { asOf: '2024-06-30', log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: (reason: string, _e?: string, n = 1) => void (skipped[reason] = (skipped[reason] ?? 0) + n) };
+        const reader = await sec!.open(ctx);
+        const reports: FinancialReport[] = [];
+        for await (const batch of reader.read(ctx)) reports.push(...(batch.data.reports ?? []));
+        return { reports, skipped };
+      };
+      const secApi = SecSource.fromEnv(env)!;
+      const withRates = await read([secApi, new EcbSource({ baseUrl: upstream.base })]);
+      // FY2023 revenue EUR 24,000 M at the average of 2023's 255 rates (sum 275.7235 in the fixture): USD 25,950.45 M.
+      const fy2023 = withRates.reports.find((r) => r.fiscalYear === 2023 && r.fiscalQuarter === 4);
+      assert.equal(((fy2023?.revenue ?? 0) / 1e6).toFixed(2), (24_000 * (275.7235 / 255)).toFixed(2));
+      assert.equal(withRates.skipped[NO_REFERENCE_RATE], undefined);
+      assert.ok(upstream.answered.some((a) => a.path === '/stats/eurofxref/eurofxref-hist.zip'));
+      const without = await read([secApi]);
+      assert.deepEqual([without.reports.length, without.skipped[NO_CONVENIENCE_TRANSLATION]], [0, 2]);
+    } finally {
+      tmp.cleanup();
+      await upstream.close();
     }
   });
 });
