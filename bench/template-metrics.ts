@@ -19,7 +19,7 @@ const asOf = process.argv[2] ?? '2026-11-25';
 
 for (const t of US_TEMPLATES) {
   const placement = parseSubmissions(t.submissions === null ? constructedSubmissions(t) : realJson(t.submissions));
-  const parsed = placement === null ? null : parseCompanyFacts(realJson(t.facts), t.ticker, { financial: isFinancialSector(placement.sector) });
+  const parsed = placement === null ? null : parseCompanyFacts(realJson(t.facts), t.ticker, undefined, { financial: isFinancialSector(placement.sector) });
   if (parsed === null || placement === null) {
     console.log(`${t.ticker}: unreadable`);
     continue;

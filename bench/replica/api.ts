@@ -210,7 +210,8 @@ export class DartApi {
    * answer of its 2020 Q1 report (test/fixtures/real/opendart; every row and field as recorded:
    * `se`, `stock_knd` on the per-share rows, `thstrm` this year to date, `frmtrm` and `lwfr` the
    * two fiscal years before), re-keyed to the copy's corp_code, name and receipt number, with the
-   * cash-dividend rows DERIVED per copy: seven copies in ten pay 0.5-5 % of their base price a
+   * cash-dividend rows CONSTRUCTED per copy (deterministically from its index, the same on every
+   * run; no copy's figures are real): seven copies in ten pay 0.5-5 % of their base price a
    * year (one in five of them quarterly, the rest once, with the annual report), the common and
    * preferred share alike; the rest answer `-`. 013 when the report is not filed.
    */
@@ -674,6 +675,35 @@ export function polygonGrouped(universe: Universe, date: string, today: string):
         return { T: c.ticker, v: p.volume, vw: r((p.high + p.low + p.close) / 3), o: r(p.open), c: r(p.close), h: r(p.high), l: r(p.low), t: Date.parse(`${date}T20:00:00Z`), n: Math.round(p.volume / 250) };
       });
   return json({ queryCount: results.length, resultsCount: results.length, adjusted: true, ...(results.length ? { results } : {}), status: 'OK', request_id: 'replica', count: results.length });
+}
+
+// ---------------------------------------------------------------------------------------
+// ECB euro reference rates (CONSTRUCTED values in the real file's layout: the header of the
+// recorded eurofxref-hist.csv, test/fixtures/real/ecb, column for column with its trailing comma;
+// one row per weekday but 1 January and 25-26 December, newest first, up to the day before
+// `today`; USD, JPY and CAD per EUR on a deterministic path around the rates the replica's foreign
+// filers convert their facts at (FOREIGN_FILERS: 0.92 EUR, 150 JPY, 1.36 CAD a dollar), every
+// other column N/A. TWD, as in the real file, is not among them.)
+
+const ECB_HEADER = 'Date,USD,JPY,BGN,CYP,CZK,DKK,EEK,GBP,HUF,LTL,LVL,MTL,PLN,ROL,RON,SEK,SIT,SKK,CHF,ISK,NOK,HRK,RUB,TRL,TRY,AUD,BRL,CAD,CNY,HKD,IDR,ILS,INR,KRW,MXN,MYR,NZD,PHP,SGD,THB,ZAR,';
+const ECB_FIRST_DAY = '2009-01-02';
+let ecbCache: { today: string; zip: Uint8Array } | null = null;
+
+/** eurofxref-hist.zip as the replica serves it on `today`. */
+export function ecbRatesZip(today: string): Answer {
+  if (ecbCache?.today !== today) {
+    const columns = ECB_HEADER.split(',').slice(1, -1);
+    const lines = [ECB_HEADER];
+    for (let d = epochDay(today) - 1; d >= epochDay(ECB_FIRST_DAY); d--) {
+      const iso = isoOfDay(d);
+      if (!isWeekday(d) || /-(01-01|12-25|12-26)$/.test(iso)) continue;
+      const usd = (1 / 0.92) * (1 + 0.04 * Math.sin(d / 250));
+      const value: Record<string, string> = { USD: usd.toFixed(4), JPY: (150 * usd).toFixed(2), CAD: (1.36 * usd * (1 + 0.02 * Math.sin(d / 90))).toFixed(4) };
+      lines.push(`${iso},${columns.map((c) => value[c] ?? 'N/A').join(',')},`);
+    }
+    ecbCache = { today, zip: zipOne('eurofxref-hist.csv', `${lines.join('\n')}\n`) };
+  }
+  return { headers: { 'content-type': 'application/zip' }, body: ecbCache.zip };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { customs, DartApi, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer } from './api.js';
+import { customs, DartApi, ecbRatesZip, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer } from './api.js';
 import { KisApi, kisRateRefusal } from './kis.js';
 import { DOCUMENTED_LIMITS, LimitJudge, type ReplicaSource, type SourceLimits } from './limits.js';
 import { isKrxOpenApiService, krxOpenApi } from './krx-openapi.js';
@@ -21,6 +21,7 @@ export const PREFIX = {
   fsc: '/fsc/1160100/service/GetStockSecuritiesInfoService',
   polygon: '/polygon',
   ecos: '/ecos',
+  ecb: '/ecb',
   customs: '/customs/1220000',
   krx: '/krx',
   krxOpenApi: '/krx-openapi/svc/apis',
@@ -36,6 +37,7 @@ export function baseUrlEnv(base: string): Record<string, string> {
     FSC_BASE_URL: `${base}${PREFIX.fsc}`,
     US_PRICES_BASE_URL: `${base}${PREFIX.polygon}`,
     ECOS_BASE_URL: `${base}${PREFIX.ecos}`,
+    ECB_BASE_URL: `${base}${PREFIX.ecb}`,
     CUSTOMS_BASE_URL: `${base}${PREFIX.customs}`,
     KRX_BASE_URL: `${base}${PREFIX.krx}`,
     KRX_OPENAPI_BASE_URL: `${base}${PREFIX.krxOpenApi}`,
@@ -157,6 +159,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
       const date = m[1] as string;
       return { source: 'polygon', kind: 'grouped daily', answer: () => polygonGrouped(universe, date, today()) };
     }
+    if (p === `${PREFIX.ecb}/stats/eurofxref/eurofxref-hist.zip`) return { source: 'ecb', kind: 'eurofxref-hist.zip', answer: () => ecbRatesZip(today()) };
     if (p.startsWith(`${PREFIX.ecos}/api/StatisticSearch/`)) {
       const parts = p.slice(PREFIX.ecos.length).split('/');
       return { source: 'ecos', kind: 'StatisticSearch', answer: () => ecosRates(parts, today()) };

@@ -12,6 +12,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type {
   DailyBar,
   Dataset,
+  EuroReferenceRate,
   FinancialReport,
   FlowDay,
   FxRate,
@@ -101,6 +102,8 @@ export interface MarketDataStore {
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
   fx(): Promise<FxRate[]>;
+  /** The ECB's euro reference rates published on or after `from` (all when absent), by currency and day. */
+  referenceRates(from?: string): Promise<EuroReferenceRate[]>;
   trade(): Promise<TradeMonth[]>;
   /** Every sector's monthly exports, or those of the months in [from, to] (YYYY-MM). */
   sectorExports(months?: { from: string; to: string }): Promise<SectorExportMonth[]>;
@@ -174,7 +177,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
     await this.barsData.write(trx, known('bars', data.bars), idOf);
     await this.reportsData.write(trx, known('reports', data.reports), idOf);
     await this.flowsData.write(trx, known('flows', data.flows), idOf);
-    report.written += (data.fx?.length ?? 0) + (data.trade?.length ?? 0) + (data.sectorExports?.length ?? 0);
+    report.written += (data.fx?.length ?? 0) + (data.referenceRates?.length ?? 0) + (data.trade?.length ?? 0) + (data.sectorExports?.length ?? 0);
     await economy.writeEconomy(trx, this.ctx.dialect.rowRunner, data);
   }
 
@@ -244,6 +247,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   fx(): Promise<FxRate[]> {
     return economy.fx(this.ctx.db);
+  }
+
+  referenceRates(from?: string): Promise<EuroReferenceRate[]> {
+    return economy.referenceRates(this.ctx.db, from);
   }
 
   trade(): Promise<TradeMonth[]> {

@@ -103,6 +103,13 @@ export interface FxTable {
   source: string;
 }
 
+export interface ReferenceRatesTable {
+  date: string;
+  currency: string;
+  per_eur: number;
+  source: string;
+}
+
 export interface TradeTable {
   month: string;
   exports: number;
@@ -233,6 +240,7 @@ export interface DB {
   report_packs: ReportPacksTable;
   flows: FlowsTable;
   fx: FxTable;
+  reference_rates: ReferenceRatesTable;
   trade: TradeTable;
   sector_exports: SectorExportsTable;
   api_keys: ApiKeysTable;

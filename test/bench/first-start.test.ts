@@ -427,6 +427,9 @@ describe('the rehearsal', () => {
       // 2025 x 4, 2026 Q1-Q3): 132 ZIPs. SEC: the two nightly archives, once each.
       assert.deepEqual(by.get('opendart-bulk')?.byKind, { 'bulk list page': 1, 'bulk quarterly ZIP': 132 });
       assert.deepEqual(by.get('sec-bulk')?.byKind, { 'companyfacts.zip': 1, 'submissions.zip': 1 });
+      // The ECB's file twice: the SEC archive's read converts at it, and the ECB source's first run
+      // beside the import stores it (the run after the import, the same Seoul day, asks nothing).
+      assert.deepEqual(by.get('ecb')?.byKind, { 'eurofxref-hist.zip': 2 });
       // The flows from KIS (the default): one token, then beside the import one call per KR copy
       // FSC placed (5), each answering 30 weekdays through 11-24, the last closed session; after
       // the import every copy is through 11-24 already: no call. The KRX marketplace is not asked.
@@ -440,7 +443,9 @@ describe('the rehearsal', () => {
       for (const s of result.perSource) assert.deepEqual([s.source, s.refusedRate, s.refusedDay, s.loggedOut, s.unanswered], [s.source, 0, 0, 0, 0]);
       assert.ok(result.service.sources.every((x) => x.ok), JSON.stringify(result.service.sources));
       // Every copy has ten years of statements from the files and prices: all scored but the
-      // 20-F filer (index 7), whose EUR figures come without a USD convenience translation.
+      // 20-F filer (index 7), whose EUR figures (no USD convenience translation) are converted at
+      // the replica's ECB reference rates and served (PER below), its score undefined for the
+      // company as the replica's other foreign filers' are.
       assert.deepEqual(result.coverage, [
         { market: 'KR', listed: 5, scored: 5, pct: 100 },
         { market: 'US', listed: 12, scored: 11, pct: 91.7 },
@@ -451,14 +456,14 @@ describe('the rehearsal', () => {
         { market: 'US', listed: 12, priced: 12, scored: 11, complete: 0.9167 },
       ]);
       assert.deepEqual(result.served.readyz, result.served.health);
-      // The service's coverage per metric, as the rehearsal keeps it: PER for every KR copy and 11
-      // of the 12 US ones (0.9167), the 20-F filer without figures it can use (noFilingsYet); the
-      // store lists every listing, so the lines over the replica's listings are the same.
+      // The service's coverage per metric, as the rehearsal keeps it: PER for every KR copy and
+      // every US one, the EUR 20-F filer's at the ECB's rates; the store lists every listing, so
+      // the lines over the replica's listings are the same.
       const zero = { noPrice: 0, noFilingsYet: 0, filingsIncomplete: 0, notCovered: 0, undefinedForCompany: 0, noFlows: 0, noFxRate: 0, notApplicable: 0, other: 0 };
       const mc = result.metricCoverage;
       assert.deepEqual(mc.metrics.filter((m) => m.metric === 'per'), [
         { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 5, complete: 1, nulls: zero },
-        { metric: 'per', market: 'US', percentile: true, listed: 12, applicable: 12, withValues: 11, complete: 0.9167, nulls: { ...zero, noFilingsYet: 1 } },
+        { metric: 'per', market: 'US', percentile: true, listed: 12, applicable: 12, withValues: 12, complete: 1, nulls: zero },
       ]);
       assert.deepEqual(mc.overListings, mc.metrics);
       assert.equal(mc.metrics.filter((m) => m.percentile).length, 34);
@@ -481,6 +486,21 @@ describe('the rehearsal', () => {
       const fsc = result.progress.find((p) => p.source === 'fsc');
       assert.deepEqual([fsc?.done, fsc?.total], [500, 2_609]);
       assert.ok(result.service.firstDataset.realMs <= result.service.readyRealMs);
+      // The dividend backfill after the import: the bulk files have no dividend section, so every
+      // filing of the 5 KR copies lacks one: 44 periods each (2015 annual, 2016-2025 x 4, 2026
+      // Q1-Q3) = 220 alotMatter.json calls, each a filed report the replica answers (a figure, or
+      // `-` = 0 for a copy that pays none), each written; 221 calls with corpCode.xml, well inside
+      // the day's 20,000 less the 5,000 reserve: done in one pass.
+      const d = result.dividends;
+      assert.deepEqual(
+        d && { status: d.status, calls: d.calls, replicaCalls: d.replicaCalls, figures: d.figures, noData: d.noData, written: d.written, left: d.left },
+        { status: 'done', calls: 220, replicaCalls: 220, figures: 220, noData: 0, written: 220, left: 0 },
+      );
+      // So every KR copy is served its dividend figures.
+      for (const metric of ['dividendPerShare', 'dividendPerShareFy', 'dividendYield']) {
+        assert.deepEqual(mc.metrics.filter((m) => m.metric === metric && m.market === 'KR').map((m) => [m.metric, m.withValues, m.listed]), [[metric, 5, 5]]);
+      }
+      assert.equal(result.progress.find((p) => p.source === 'opendart-dividends')?.phase, 'done');
       assert.deepEqual(result.unanswered, []);
     } finally {
       tmp.cleanup();

@@ -21,7 +21,7 @@ const cli = (args: string[], env: NodeJS.ProcessEnv) => run(process.execPath, ['
 /** The environment without any upstream credential, so only what a test sets is configured. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['DART_API_KEY', 'DATA_GO_KR_API_KEY', 'KRX_COOKIE', 'KRX_ENABLED', 'SEC_USER_AGENT', 'SEC_TICKERS', 'US_PRICES_API_KEY', 'ECOS_API_KEY', 'DATABASE_URL']) delete env[k];
+  for (const k of ['DART_API_KEY', 'DATA_GO_KR_API_KEY', 'KRX_COOKIE', 'KRX_ENABLED', 'SEC_USER_AGENT', 'SEC_TICKERS', 'US_PRICES_API_KEY', 'ECOS_API_KEY', 'ECB_RATES', 'ECB_BASE_URL', 'DATABASE_URL']) delete env[k];
   return { ...env, LOG_LEVEL: 'silent', ...extra };
 }
 
@@ -108,7 +108,7 @@ describe('cli import --from DIR', () => {
   });
 
   it('stores the companies of the archive, then runs the API sources from the cursor it set', async () => {
-    const env = cleanEnv({ DATA_DIR: join(tmp.dir, 'd2'), SEC_USER_AGENT: 'e2e-test admin@example.com', SEC_BASE_URL: upstream.base, SEC_DATA_BASE_URL: upstream.base });
+    const env = cleanEnv({ DATA_DIR: join(tmp.dir, 'd2'), SEC_USER_AGENT: 'e2e-test admin@example.com', SEC_BASE_URL: upstream.base, SEC_DATA_BASE_URL: upstream.base, ECB_RATES: 'off' });
     const { stdout } = await cli(['import', '--from', files], env);
     assert.match(stdout, /\nimport ok: 1 batches, 1 dataset versions published\n/);
     // The import (run 1): 3 securities + the reports of Apple (68), Tesla (47) and Marvell (21),

@@ -109,7 +109,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis', '0015_reference_rates']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -400,6 +400,31 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.equal((await store.market.securities()).find((s) => s.code === 'TSM')?.filerBasis, undefined);
   });
 
+  it("keeps a filing's ECB reference conversion in the filer basis (flows' average period and days, the balances' rate and day)", async () => {
+    // Made here: a EUR reporter without a USD translation, its 6-K for Q1 2024 converted at the ECB's rates.
+    const eu = { market: 'US' as const, code: 'EURX', name: 'EURO FILER NV', exchange: 'NYSE', sector: 'Unclassified', currency: 'USD' as const, fiscalYearEndMonth: 12, source: 'sec' };
+    const filerBasis = {
+      annualForm: '20-F',
+      reportingCurrency: 'EUR',
+      usdRates: [
+        { disclosedOn: '2024-05-02', usdPerUnit: 1.0857, reference: { from: '2024-01-01', to: '2024-03-31', days: 62, balanceUsdPerUnit: 1.0811, balanceOn: '2024-03-28' } },
+      ],
+    };
+    await store.market.writeDataset({ securities: [{ ...eu, filerBasis }] });
+    const stored = (await store.market.securities()).find((s) => s.code === 'EURX');
+    assert.deepEqual(stored?.filerBasis, filerBasis);
+  });
+
+  it("stores the ECB's reference rates by currency and day, and reads them from a day on; a corrected rate replaces the stored one", async () => {
+    // Made here, with figures of the real file (test/fixtures/real/ecb): 2024-03-27 and 2024-03-28, USD and CAD per EUR.
+    const rate = (date: string, currency: string, perEur: number) => ({ date, currency, perEur, source: 'ecb' });
+    const written = await store.market.writeDataset({ referenceRates: [rate('2024-03-27', 'USD', 1.0816), rate('2024-03-27', 'CAD', 1.4712), rate('2024-03-28', 'USD', 1.0811), rate('2024-03-28', 'CAD', 1.4672)] });
+    assert.equal(written.written, 4);
+    assert.deepEqual(await store.market.referenceRates('2024-03-28'), [rate('2024-03-28', 'CAD', 1.4672), rate('2024-03-28', 'USD', 1.0811)]);
+    await store.market.writeDataset({ referenceRates: [rate('2024-03-27', 'USD', 1.083)] });
+    assert.deepEqual(await store.market.referenceRates(), [rate('2024-03-27', 'CAD', 1.4712), rate('2024-03-28', 'CAD', 1.4672), rate('2024-03-27', 'USD', 1.083), rate('2024-03-28', 'USD', 1.0811)]);
+  });
+
   it('upserts: a corrected value replaces the stored one', async () => {
     await store.market.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
     assert.deepEqual((await store.market.trade())[0]?.exports, 57_600_000_000);
@@ -499,7 +524,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 13); // 0001 to 0013, each once
+      assert.equal(applied.rows.length, 14); // 0001 to 0013 and 0015, each once
       await store.close();
     } finally {
       await other.drop();

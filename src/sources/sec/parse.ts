@@ -8,8 +8,9 @@
 // of the filing and, for flows, the fact ending there whose duration matches the fiscal
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
-import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } from '../../domain/model.js';
+import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type ReferenceConversion, type Security } from '../../domain/model.js';
 import { splitRatioOf } from '../../domain/price-change.js';
+import { periodAverage, rateOnOrBefore, type UsdSeries } from '../../domain/reference-rates.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
 import { isFinancialSector } from '../../domain/financials.js';
@@ -318,6 +319,8 @@ interface Filing {
   fy: number;
   quarter: FiscalQuarter;
   periodEnd: string;
+  /** The first day of its year-to-date flows (the fiscal year's start); absent when it has none. */
+  periodStart?: string;
 }
 
 export interface CompanyFactsResult {
@@ -340,7 +343,7 @@ export interface CompanyFactsResult {
    * converted at (USD per unit of the reporting currency, from the filing's own USD convenience
    * translation, `convenienceRate`), by filing. Empty for USD reporters.
    */
-  rates: { accn: string; filed: string; usdPerUnit: number }[];
+  rates: { accn: string; filed: string; usdPerUnit: number; reference?: ReferenceConversion }[];
 }
 
 /** Why a foreign filer's interim filing is not taken (its TTM stays the latest annual one). */
@@ -348,6 +351,22 @@ export const INTERIM_WITHOUT_FLOWS = 'interim filing of a foreign filer without 
 
 /** Why a filing of a foreign-currency reporter is not taken: its figures cannot be put in USD. */
 export const NO_CONVENIENCE_TRANSLATION = 'filing in a foreign currency without a USD convenience translation';
+
+/** Why such a filing is not taken where reference rates were given: none covers its currency and period. */
+export const NO_REFERENCE_RATE = 'filing in a foreign currency without a USD convenience translation or an ECB reference rate for its period';
+
+/**
+ * How a filing without a USD convenience translation is converted at the ECB's reference rates
+ * (docs/calculations.md section 9): its flows at the average of the daily rates of its
+ * year-to-date period, its balances at the rate of its period end (the last published on or before
+ * it); null when the series does not cover the period (a rate not published, or not yet stored).
+ */
+export function referenceConversion(series: UsdSeries, from: string, to: string): { usdPerUnit: number; reference: ReferenceConversion } | null {
+  const average = periodAverage(series, from, to);
+  const end = rateOnOrBefore(series, to);
+  if (average === null || end === null) return null;
+  return { usdPerUnit: average.usdPerUnit, reference: { from, to, days: average.days, balanceUsdPerUnit: end.usdPerUnit, balanceOn: end.date } };
+}
 
 /**
  * The currency a filer reports in: the unit that holds most of the statement facts of its latest
@@ -403,14 +422,16 @@ export function convenienceRate(pairs: Iterable<{ own: number; usd: number }>): 
  * calendar year in which that fiscal year ends.
  *
  * A filer reporting in another currency than USD has its figures converted into USD at the rate of
- * the filing's own USD convenience translation (`convenienceRate`), and each of its filings gives,
+ * the filing's own USD convenience translation (`convenienceRate`); a filing without one, where
+ * `usdRates` (the ECB's reference rates crossed into USD) covers its currency and period, at those
+ * (`referenceConversion`: flows at the period's average, balances at its end). Each filing gives,
  * besides its own period, the same period a year earlier as a second report disclosed on the same
- * day, converted at the same rate: from that day on the TTM and the TTM a year earlier are at one
+ * day, converted at the same rates: from that day on the TTM and the TTM a year earlier are at one
  * rate, so growth is the growth in the reporting currency (a year translated at its own year's
  * rate would move growth by the currency's move). Share counts are in the listed security's units:
  * an ADS ticker's ordinary shares divided by its ADS ratio (src/domain/ads.ts).
  */
-export function parseCompanyFacts(body: unknown, code: string, options: CompanyFactsOptions = {}): CompanyFactsResult | null {
+export function parseCompanyFacts(body: unknown, code: string, usdRates?: ReadonlyMap<string, UsdSeries>, options: CompanyFactsOptions = {}): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
   const entityName = str(body, 'entityName');
   const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
@@ -511,7 +532,7 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
       skip('filing whose period is not a fiscal quarter');
       continue;
     }
-    filings.push({ accn, form, filed, fy, quarter, periodEnd: end });
+    filings.push({ accn, form, filed, fy, quarter, periodEnd: end, ...(ytdStart !== undefined ? { periodStart: ytdStart } : {}) });
   }
   filings.sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn));
 
@@ -685,13 +706,18 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
           if (u) pairs.push({ own: f.val, usd: u.val });
         }
       }
-      const rate = convenienceRate(pairs);
+      const convenience = convenienceRate(pairs);
+      // Without a translation of its own: the reference rates of its period, where given.
+      const series = convenience === null ? usdRates?.get(currency) : undefined;
+      const reference = series && filing.periodStart !== undefined ? referenceConversion(series, filing.periodStart, filing.periodEnd) : null;
+      const rate = convenience ?? reference?.usdPerUnit ?? null;
       if (rate === null) {
-        skip(NO_CONVENIENCE_TRANSLATION);
+        skip(usdRates === undefined ? NO_CONVENIENCE_TRANSLATION : NO_REFERENCE_RATE);
         return;
       }
-      rates.push({ accn: filing.accn, filed: filing.filed, usdPerUnit: rate });
-      out.push(inUsd(report, rate));
+      const balanceRate = reference?.reference.balanceUsdPerUnit ?? rate;
+      rates.push({ accn: filing.accn, filed: filing.filed, usdPerUnit: rate, ...(reference ? { reference: reference.reference } : {}) });
+      out.push(inUsd(report, rate, balanceRate));
       outShares.push({ raw: rawShares[i] ?? null, filed: report.disclosedOn });
       // The same period a year earlier, from this filing, at this filing's rate.
       const priorEnd = comparativeEnd(filing, (concept) => inFiling(concept, filing.accn), flowConcepts);
@@ -703,7 +729,7 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
       reports.forEach((r, k) => {
         if (r.fiscalYear === prior.fiscalYear && r.fiscalQuarter === prior.fiscalQuarter && r.disclosedOn <= filing.filed) original = k;
       });
-      out.push(inUsd(prior, rate));
+      out.push(inUsd(prior, rate, balanceRate));
       outShares.push(original < 0 ? { raw: null, filed: filing.filed } : { raw: rawShares[original] ?? null, filed: (reports[original] as FinancialReport).disclosedOn });
     });
   }
@@ -726,17 +752,21 @@ export function parseCompanyFacts(body: unknown, code: string, options: CompanyF
   return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, annualForm, rates };
 }
 
-const MONEY_ITEMS = [
-  'revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense',
+const FLOW_MONEY_ITEMS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const satisfies readonly Item[];
+const BALANCE_MONEY_ITEMS = [
   'totalAssets', 'currentAssets', 'totalLiabilities', 'currentLiabilities', 'equity', 'cash', 'debt', 'receivables', 'inventory', 'payables',
 ] as const satisfies readonly Item[];
 
-/** A report's money figures times `usdPerUnit` (shares and dates as they are). */
-function inUsd(report: FinancialReport, usdPerUnit: number): FinancialReport {
+/** A report's flows times `usdPerUnit` and its balances times `balanceUsdPerUnit` (shares and dates as they are). */
+function inUsd(report: FinancialReport, usdPerUnit: number, balanceUsdPerUnit: number): FinancialReport {
   const out = { ...report };
-  for (const k of MONEY_ITEMS) {
+  for (const k of FLOW_MONEY_ITEMS) {
     const v = report[k];
     out[k] = v === null ? null : v * usdPerUnit;
+  }
+  for (const k of BALANCE_MONEY_ITEMS) {
+    const v = report[k];
+    out[k] = v === null ? null : v * balanceUsdPerUnit;
   }
   return out;
 }
@@ -927,8 +957,8 @@ export type SecCompany =
  * without submissions: the exchange, sector and year end then fall back to `US`, `Unclassified`
  * and the facts' own year end). The one combination the API adapter and the bulk reader share.
  */
-export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null): SecCompany {
-  const parsed = parseCompanyFacts(factsBody, entry.ticker, { financial: isFinancialSector(placement?.sector ?? '') });
+export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null, usdRates?: ReadonlyMap<string, UsdSeries>): SecCompany {
+  const parsed = parseCompanyFacts(factsBody, entry.ticker, usdRates, { financial: isFinancialSector(placement?.sector ?? '') });
   if (parsed === null) return { kind: 'skipped', reason: SEC_SKIP.unreadable };
   if (isRecord(factsBody) && isRecord(factsBody['facts']) && Object.keys(factsBody['facts']).length === 0) {
     return { kind: 'skipped', reason: SEC_SKIP.emptyFacts };
@@ -944,7 +974,7 @@ export function secCompany(entry: TickerEntry, factsBody: unknown, placement: Se
     security.filerBasis = {
       annualForm: parsed.annualForm,
       reportingCurrency: parsed.reportingCurrency,
-      usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit })),
+      usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit, ...(r.reference ? { reference: r.reference } : {}) })),
     };
   }
   return { kind: 'covered', reports: parsed.reports, security, skipped: parsed.skipped };

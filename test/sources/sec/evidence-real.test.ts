@@ -32,7 +32,7 @@ const reportsOf = (ticker: keyof typeof FILES, options: CompanyFactsOptions = {}
   const key = `${ticker}|${options.financial === true}`;
   let reports = parsedCache.get(key);
   if (!reports) {
-    reports = parseCompanyFacts(real(FILES[ticker]), ticker, options)!.reports;
+    reports = parseCompanyFacts(real(FILES[ticker]), ticker, undefined, options)!.reports;
     parsedCache.set(key, reports);
   }
   return reports;
