@@ -1,7 +1,7 @@
 // `node --import tsx bench/template-metrics.ts [asOf]`: for each recorded SEC companyfacts the
 // first-start replica copies (bench/replica/universe.ts, US_TEMPLATES), the service's own
 // calculation (parseCompanyFacts -> discreteQuarters -> stockMetrics, the financial flag from the
-// template's submissions SIC) and which of the 17 percentile metrics come out null and why.
+// template's submissions SIC, given to both as the API adapter and the bulk reader do) and which of the 17 percentile metrics come out null and why.
 // A price is needed by the price-based metrics: a close of 100 USD on `asOf` times the latest
 // filed share count, so only a missing share count makes them null. `asOf` defaults to the
 // rehearsal's clock day (2026-11-25).

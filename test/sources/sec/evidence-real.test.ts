@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { FinancialReport } from '../../../src/domain/model.js';
 import { NO_COST_OF_SALES, stockMetrics } from '../../../src/domain/snapshot.js';
 import { discreteQuarters, ttmAsOf } from '../../../src/domain/ttm.js';
-import { debtFlowSign, ebitOfPretax, parseCompanyFacts, type CompanyFactsOptions } from '../../../src/sources/sec/parse.js';
+import { debtFlowSign, ebitOfPretax, parseCompanyFacts, secCompany, type CompanyFactsOptions } from '../../../src/sources/sec/parse.js';
 
 const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
 const M = 1_000_000;
@@ -75,6 +75,10 @@ describe('operating income of a filer that tags none: pre-tax income + interest 
     // industrial company; as the insurer it is (financial), its operating income stays unknown.
     assert.equal(filed(reportsOf('BRK'), '2025-08-04').operatingIncome, (19_898 + 2_510) * M);
     assert.equal(filed(reportsOf('BRK', { financial: true }), '2025-08-04').operatingIncome, null);
+    // The API adapter and the bulk reader pass the placement's sector: SIC 6331 is Insurance, a financial sector.
+    const company = secCompany({ cik: 1067983, ticker: 'BRK.B', title: 'Berkshire Hathaway' }, real(FILES.BRK), { exchange: 'NYSE', sector: 'Insurance', fiscalYearEndMonth: 12 });
+    assert.ok(company.kind === 'covered');
+    assert.equal(filed(company.reports, '2025-08-04').operatingIncome, null);
     assert.equal(ebitOfPretax(100, null), null);
     assert.equal(ebitOfPretax(null, 5), null);
     // An interest expense tagged negative is still deducted in pre-tax income.
