@@ -659,7 +659,11 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       source: SOURCE_NAME,
     };
     const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
-    if (report.debt === null && balanceSheet && gaapFiler && options.financial !== true && debtProvenZero(filing)) report.debt = 0;
+    if (report.debt === null && balanceSheet && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
+      // No debt and no interest stated for the period: its interest expense is 0 too.
+      report.debt = 0;
+      report.interestExpense ??= 0;
+    }
     // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
     if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.

@@ -93,6 +93,9 @@ describe('debt proven 0 by the filer history and no interest', () => {
     // 2023-01-01..2023-12-31 = 0 (10-K of 2024-02-20), nets to 0; the 10-K of 2026-02-17 tags no debt or interest concept.
     assert.equal(filed(pltr, '2026-02-17').debt, 0);
     assert.equal(filed(pltr, '2025-08-05').debt, 0);
+    // No debt and no interest stated: interest expense 0, so interest coverage is undefined, not missing.
+    assert.equal(filed(pltr, '2026-02-17').interestExpense, 0);
+    assert.equal(stockMetrics(discreteQuarters(pltr, '2026-02-17'), null, 'USD').interestCoverage.reason, 'no interest expense');
     // Negative (interest): the 10-K of 2024-02-20 tags InterestExpense 3,470 thousand for 2023: unknown.
     assert.equal(filed(pltr, '2024-02-20').interestExpense, 3_470 * K);
     assert.equal(filed(pltr, '2024-02-20').debt, null);
@@ -104,6 +107,18 @@ describe('debt proven 0 by the filer history and no interest', () => {
     const fig = reportsOf('FIG');
     assert.equal(filed(fig, '2026-02-18').debt, 0);
     assert.equal(filed(fig, '2025-11-05').debt, 0);
+  });
+
+  it('Snowflake before its convertible notes: debt and interest 0, so the TTM interest across them is known', () => {
+    const snow = reportsOf('SNOW');
+    // 10-Q of 2024-05-31 (Q1 FY2025, to 2024-04-30): no debt or interest concept in it, none in any earlier filing
+    // (the 10-Q of 2025-05-30 confirms it: InterestExpenseNonoperating 0 for 2024-02-01..2024-04-30).
+    const q1 = filed(snow, '2024-05-31');
+    assert.deepEqual([q1.debt, q1.interestExpense], [0, 0]);
+    // TTM to FY2026 Q1: interest InterestExpenseNonoperating FY2025 2,759 + Q1 FY2026 2,071 - Q1 FY2025 0 = 4,830;
+    // OperatingIncomeLoss -1,456,010 + -447,257 - -348,572 = -1,554,695 (thousand). Coverage -1,554,695 / 4,830.
+    const coverage = stockMetrics(discreteQuarters(snow, '2025-05-30'), null, 'USD').interestCoverage;
+    assert.equal(coverage.value, -1_554_695_000 / 4_830_000);
   });
 
   it('SoundHound: a repaid loan (LongTermDebt 0 at 2024-12-31) but interest in 2025 keeps the debt unknown', () => {
