@@ -220,6 +220,12 @@ export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
  * concept of the name, not only the item's (`InterestExpenseOther`, `InterestPaidNet`...).
  */
 const INTEREST_EVIDENCE = /^Interest(Expense|Paid|AndDebtExpense)/;
+/**
+ * Interest concepts that may hold an interest expense: those of INTEREST_EVIDENCE and the net ones
+ * (`InterestIncomeExpenseNet`, `InterestIncomeExpenseNonoperatingNet`: interest income less expense).
+ * A filing proven debt-free has interest expense 0 only where none of these is filed for its period.
+ */
+const INTEREST_ANY = /^Interest(Expense|Paid|AndDebtExpense|IncomeExpense)/;
 
 /**
  * Pre-tax income from continuing operations, with equity-method income, else without it: with
@@ -483,8 +489,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     const sign = debtFlowSign(concept);
     return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
   });
-  const interestConcepts = [...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...history.concepts.filter((n) => n.startsWith('us-gaap:') && INTEREST_EVIDENCE.test(n.slice(8))).map((n) => n.slice(8))])];
-  const interestFacts = interestConcepts.flatMap((c) => factsInEveryUnit(body, c));
+  const gaapConcepts = (pattern: RegExp): string[] => history.concepts.filter((n) => n.startsWith('us-gaap:') && pattern.test(n.slice(8))).map((n) => n.slice(8));
+  const interestFacts = [...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c));
+  const anyInterestFacts = gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c));
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -660,9 +667,10 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     };
     const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
     if (report.debt === null && balanceSheet && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
-      // No debt and no interest stated for the period: its interest expense is 0 too.
       report.debt = 0;
-      report.interestExpense ??= 0;
+      // No interest concept at all for the period, net ones included, and nothing borrowed or repaid in it: interest expense 0 too.
+      const quiet = (list: readonly Fact[]): boolean => !list.some((f) => f.accn === filing.accn && f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
+      if (report.interestExpense === null && !anyInterestFacts.some((f) => f.accn === filing.accn && f.end === filing.periodEnd) && quiet(debtFlows)) report.interestExpense = 0;
     }
     // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
     if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;

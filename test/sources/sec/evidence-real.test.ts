@@ -109,16 +109,16 @@ describe('debt proven 0 by the filer history and no interest', () => {
     assert.equal(filed(fig, '2025-11-05').debt, 0);
   });
 
-  it('Snowflake before its convertible notes: debt and interest 0, so the TTM interest across them is known', () => {
-    const snow = reportsOf('SNOW');
-    // 10-Q of 2024-05-31 (Q1 FY2025, to 2024-04-30): no debt or interest concept in it, none in any earlier filing
-    // (the 10-Q of 2025-05-30 confirms it: InterestExpenseNonoperating 0 for 2024-02-01..2024-04-30).
-    const q1 = filed(snow, '2024-05-31');
-    assert.deepEqual([q1.debt, q1.interestExpense], [0, 0]);
-    // TTM to FY2026 Q1: interest InterestExpenseNonoperating FY2025 2,759 + Q1 FY2026 2,071 - Q1 FY2025 0 = 4,830;
-    // OperatingIncomeLoss -1,456,010 + -447,257 - -348,572 = -1,554,695 (thousand). Coverage -1,554,695 / 4,830.
-    const coverage = stockMetrics(discreteQuarters(snow, '2025-05-30'), null, 'USD').interestCoverage;
-    assert.equal(coverage.value, -1_554_695_000 / 4_830_000);
+  it('interest expense 0 only where no interest concept at all is filed for the period and nothing was borrowed', () => {
+    // Snowflake's 10-Q of 2024-05-31 (Q1 FY2025, before its convertible notes): no debt or interest-expense concept
+    // in it or before it (debt 0), but InterestIncomeExpenseNonoperatingNet 54,779 thousand, interest income net of
+    // any expense: its interest expense stays unknown.
+    const snow = filed(reportsOf('SNOW'), '2024-05-31');
+    assert.deepEqual([snow.debt, snow.interestExpense], [0, null]);
+    // Figma FY2025: debt 0, but a credit line drawn and repaid in the year (330.5 million) and
+    // InterestIncomeExpenseNonoperatingNet +62.2 million: unknown.
+    const fig = filed(reportsOf('FIG'), '2026-02-18');
+    assert.deepEqual([fig.debt, fig.interestExpense], [0, null]);
   });
 
   it('SoundHound: a repaid loan (LongTermDebt 0 at 2024-12-31) but interest in 2025 keeps the debt unknown', () => {
