@@ -25,6 +25,7 @@ import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
 import type { SplitEvent } from '../domain/price-change.js';
 import type { StoreDialect } from './dialect.js';
+import { deriveDelistings } from './delistings.js';
 import { BarsData } from './market-bars.js';
 import * as economy from './market-economy.js';
 import { FlowsData } from './market-flows.js';
@@ -100,6 +101,8 @@ export interface MarketDataStore {
   flows(securityId: number): Promise<InvestorFlow[]>;
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
+  /** Each security's first bar date (by security id); a security without bars has none. */
+  firstBarDates(): Promise<Map<number, string>>;
   fx(): Promise<FxRate[]>;
   trade(): Promise<TradeMonth[]>;
   /** Every sector's monthly exports, or those of the months in [from, to] (YYYY-MM). */
@@ -139,6 +142,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
       // at the end instead of row by row; in the same transaction, so a failed load leaves it.
       if (options.bulk) await sql`drop index bars_date`.execute(trx);
       let ids: Map<string, number> | null = null;
+      const barMarkets = new Set<Market>();
       for await (const part of parts) {
         if (ids === null || (part.securities?.length ?? 0) > 0) {
           await securityRows.writeSecurities(trx, dialect.rowRunner, part.securities ?? []);
@@ -146,8 +150,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
         }
         report.written += part.securities?.length ?? 0;
         await this.writePart(trx, part, ids, report);
+        for (const bar of part.bars ?? []) barMarkets.add(bar.market);
       }
       if (options.bulk) await createBarsDateIndex(trx as unknown as Kysely<unknown>);
+      // Which codes have left their market's listing, from the bars as now stored (./delistings.ts).
+      if (barMarkets.size > 0) await deriveDelistings(trx, barMarkets);
     });
     return report;
   }
@@ -232,6 +239,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   tradingDates(market: Market): Promise<string[]> {
     return this.barsData.tradingDates(market);
+  }
+
+  firstBarDates(): Promise<Map<number, string>> {
+    return this.barsData.firstBarDates();
   }
 
   flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>> {
