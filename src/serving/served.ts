@@ -205,7 +205,7 @@ export async function listedOn(store: MarketDataStore, day: string): Promise<{ s
   const securities: StoredSecurity[] = [];
   const delisted: DelistedSecurity[] = [];
   for (const s of all) {
-    if (s.delistedOn !== null && s.delistedOn < day) delisted.push({ security: s, delistedOn: s.delistedOn });
+    if (s.delistedOn !== undefined && s.delistedOn < day) delisted.push({ security: s, delistedOn: s.delistedOn });
     else if ((firstBars.get(s.id) ?? day) <= day) securities.push(s);
   }
   return { securities, delisted };

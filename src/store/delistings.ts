@@ -12,10 +12,12 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 /**
- * Sessions of its market without a bar of a code after which the code counts as delisted: more
- * than a day's feed that arrived late or partly, less than a week.
+ * Sessions of its market without a bar of a code after which the code counts as delisted (about a
+ * month): KR feeds list a suspended code every session, but a US feed gives a bar only for a
+ * session with a trade, so a thinly traded ticker may miss a few; and a day's feed that arrived
+ * late or partly must not delist anything.
  */
-export const DELISTED_AFTER_SESSIONS = 5;
+export const DELISTED_AFTER_SESSIONS = 20;
 
 /** The version of the derivation, kept as the derived-forms step keeps the packs' (./derived.ts). */
 export const DELISTINGS_FORMAT = 1;
