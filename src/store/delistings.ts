@@ -43,20 +43,44 @@ async function listedSince(db: Kysely<DB>, market: string): Promise<string | nul
   return before;
 }
 
+/** Which securities of a market a derivation looks at: all, those with ids in (`after`, `through`], or those of `ids`. */
+export type DelistingScope = { after: number; through: number } | { ids: readonly number[] } | undefined;
+
 /**
- * Sets `delisted_on` of the securities of `markets` (with ids in (`after`, `through`] when given)
- * from their bars and their market's sessions (see the top of this file). Answers how many
- * securities it changed.
+ * Sets `delisted_on` of the securities of `markets` in `scope` from their bars and their market's
+ * sessions (see the top of this file). Answers how many securities it changed.
  */
-export async function deriveDelistings(db: Kysely<DB>, markets: Iterable<string>, range?: { after: number; through: number }): Promise<number> {
+export async function deriveDelistings(db: Kysely<DB>, markets: Iterable<string>, scope?: DelistingScope): Promise<number> {
   let changed = 0;
-  for (const market of new Set(markets)) {
+  for (const market of new Set(markets)) changed += await deriveMarket(db, market, await listedSince(db, market), scope);
+  return changed;
+}
+
+/**
+ * What a write that brought bars of `written` (per market: the latest date among them and the
+ * securities they are of) changes: a bar of one of the market's last sessions moves its sessions
+ * on, so every security of the market is looked at again (one seek of the bars' key each); older
+ * bars (a backfill) change only their own securities' last bars.
+ */
+export async function deriveAfterWrite(db: Kysely<DB>, written: ReadonlyMap<string, { latest: string; ids: ReadonlySet<number> }>): Promise<number> {
+  let changed = 0;
+  for (const [market, { latest, ids }] of written) {
     const since = await listedSince(db, market);
+    changed += await deriveMarket(db, market, since, since === null || latest >= since ? undefined : { ids: [...ids] });
+  }
+  return changed;
+}
+
+async function deriveMarket(db: Kysely<DB>, market: string, since: string | null, scope: DelistingScope): Promise<number> {
+  let changed = 0;
+  const ids = scope !== undefined && 'ids' in scope ? scope.ids : null;
+  for (let k = 0; ids === null ? k === 0 : k < ids.length; k += STOCKS_PER_READ) {
     let q = db
       .selectFrom('securities')
       .where('securities.market', '=', market)
       .select(['securities.id', 'securities.delisted_on', sql<string | null>`(select max(bars.date) from bars where bars.security_id = securities.id)`.as('last')]);
-    if (range) q = q.where('securities.id', '>', range.after).where('securities.id', '<=', range.through);
+    if (ids !== null) q = q.where('securities.id', 'in', ids.slice(k, k + STOCKS_PER_READ));
+    else if (scope !== undefined && 'after' in scope) q = q.where('securities.id', '>', scope.after).where('securities.id', '<=', scope.through);
     for (const row of await q.execute()) {
       const delistedOn = since !== null && row.last !== null && row.last < since ? row.last : null;
       if (delistedOn === row.delisted_on) continue;
@@ -66,6 +90,9 @@ export async function deriveDelistings(db: Kysely<DB>, markets: Iterable<string>
   }
   return changed;
 }
+
+/** Securities one read of a list of ids asks for (a bound parameter each). */
+const STOCKS_PER_READ = 500;
 
 /** Every market the store holds securities of. */
 export async function storedMarkets(db: Kysely<DB>): Promise<string[]> {
