@@ -29,14 +29,17 @@ export const DELISTINGS_FORMAT = 1;
 async function listedSince(db: Kysely<DB>, market: string): Promise<string | null> {
   let before: string | null = null;
   for (let k = 0; k < DELISTED_AFTER_SESSIONS; k++) {
+    // Down the bars' date index from the top, to the first bar of the market: a few index
+    // entries, not an aggregate over every bar.
     let q = db
       .selectFrom('bars')
-      .innerJoin('securities', 'securities.id', 'bars.security_id')
-      .where('securities.market', '=', market)
-      .select((eb) => eb.fn.max('bars.date').as('date'));
+      .where('bars.security_id', 'in', (eb) => eb.selectFrom('securities').select('securities.id').where('securities.market', '=', market))
+      .select('bars.date')
+      .orderBy('bars.date', 'desc')
+      .limit(1);
     if (before !== null) q = q.where('bars.date', '<', before);
     const row = await q.executeTakeFirst();
-    const date = (row?.date as string | null | undefined) ?? null;
+    const date = row?.date ?? null;
     if (date === null) return null;
     before = date;
   }
