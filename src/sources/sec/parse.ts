@@ -477,6 +477,10 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   if (currency === 'USD') {
     out.push(...reports);
     outShares.push(...reports.map((r, i) => ({ raw: rawShares[i] ?? null, filed: r.disclosedOn })));
+    for (const v of comparativeVersions(reports, taken, (filing, periodEnd) => reportOf({ ...filing, fy: filing.fy - 1, periodEnd }))) {
+      out.push(v.report);
+      outShares.push({ raw: rawShares[v.of] ?? null, filed: (reports[v.of] as FinancialReport).disclosedOn });
+    }
   } else {
     reports.forEach((report, i) => {
       const filing = taken[i] as Filing;
@@ -528,6 +532,67 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   const latestAnnual = filings.filter((f) => f.quarter === 4).at(-1)?.form.replace(/\/A$/, '') ?? null;
   const annualForm = latestAnnual === '20-F' || latestAnnual === '40-F' ? latestAnnual : null;
   return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, annualForm, rates };
+}
+
+/**
+ * The versions of earlier periods that later domestic filings (10-K, 10-Q and their amendments)
+ * restate in their comparatives: a filing's
+ * figures for the same fiscal quarter a year before its own (a 10-K's prior-year column, a 10-Q's
+ * prior-year year to date), where one of them differs from that period's version known when the
+ * filing was made. Such a version is that known version with the filing's figures in place of its
+ * own where the filing gives one (a 10-Q states no balance sheet at the prior year's quarter end),
+ * dated at the filing's `filed`; a comparative that repeats the known figures makes none. Money
+ * figures only: a per-share figure of a comparative is on the later filing's share basis. `prior`
+ * reads a filing's figures for a period end (`reportOf` on the filing's own facts). Answers each
+ * version and the index in `reports` of the report whose shares it carries (the period's first).
+ */
+function comparativeVersions(
+  reports: readonly FinancialReport[],
+  filings: readonly Filing[],
+  prior: (filing: Filing, periodEnd: string) => FinancialReport | null,
+): { report: FinancialReport; of: number }[] {
+  const out: { report: FinancialReport; of: number }[] = [];
+  /** Per period (fiscal year and quarter): the index of its first report and its latest version. */
+  const known = new Map<string, { of: number; latest: FinancialReport }>();
+  const keyOf = (fy: number, q: number): string => `${fy}Q${q}`;
+  reports.forEach((report, i) => {
+    const filing = filings[i] as Filing;
+    const earlier = known.get(keyOf(report.fiscalYear - 1, report.fiscalQuarter));
+    const own = known.get(keyOf(report.fiscalYear, report.fiscalQuarter));
+    if (own === undefined) known.set(keyOf(report.fiscalYear, report.fiscalQuarter), { of: i, latest: report });
+    else if (report.disclosedOn >= own.latest.disclosedOn) own.latest = report;
+    // A 20-F's comparatives are the foreign private issuer's growth base (section 9 of docs/calculations.md), not versions here.
+    if (earlier === undefined || earlier.latest.disclosedOn >= report.disclosedOn || !DOMESTIC_FORMS.has(filing.form)) return;
+    const stated = prior(filing, earlier.latest.periodEnd);
+    if (stated === null) return;
+    const version: FinancialReport = { ...earlier.latest, disclosedOn: report.disclosedOn };
+    let changed = false;
+    for (const k of MONEY_ITEMS) {
+      const v = stated[k];
+      const held = version[k];
+      if (v === null || (held !== null && sameToPrecision(v, held))) continue;
+      version[k] = v;
+      changed = true;
+    }
+    if (!changed) return;
+    out.push({ report: version, of: earlier.of });
+    earlier.latest = version;
+  });
+  return out;
+}
+
+/**
+ * Whether `stated` (a later filing's figure) states `held` to its own precision: a filer that moves
+ * from thousands to millions restates nothing when 14,235,395,000 becomes 14,235,000,000 (Tesla's
+ * 2018 Q3 revenue in its 2019 10-Q), nor when a subtotal of rounded lines comes out a unit off
+ * (Tesla's 2018 current assets 8,306,308,000 as 8,307,000,000; Marvell's FY2022 capex 169,324,000
+ * as 169,200,000 in tenths of a million). The precision is the largest power of ten, up to a
+ * million, that divides `stated`; the figures agree when they differ by at most two of it.
+ */
+function sameToPrecision(stated: number, held: number): boolean {
+  let unit = 1;
+  while (unit < 1_000_000 && stated % (unit * 10) === 0) unit *= 10;
+  return Math.abs(stated - held) <= 2 * unit;
 }
 
 const MONEY_ITEMS = [
