@@ -623,6 +623,36 @@ for (const engine of engines) describe(`${engine.name} migration 0012 on a fille
   });
 });
 
+// Migration 0014 on a database that 0001-0013 made and filled with bars: the column starts empty
+// and marked unbuilt, and the derived-forms step at open sets the delisting of a code its market
+// traded DELISTED_AFTER_SESSIONS sessions without (the first 25 weekdays of 2024: A trades all of
+// them, B the first 3, so B is delisted on 2024-01-03).
+for (const engine of engines) describe(`${engine.name} migration 0014 on a filled database`, { skip: engine.skip }, () => {
+  it('is followed at open by the delistings of the bars already stored', async () => {
+    const sessions = Array.from({ length: 35 }, (_, k) => new Date(Date.UTC(2024, 0, 1 + k)))
+      .filter((d) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6)
+      .map((d) => d.toISOString().slice(0, 10))
+      .slice(0, 25);
+    const { store, cleanup } = await openMigratedFrom(engine, '0013_security_filer_basis', async (db) => {
+      const s = dataset.securities[0]!;
+      for (const code of ['A00001', 'B00002'])
+        await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
+          values (${s.market}, ${code}, ${s.name}, ${s.exchange}, ${s.sector}, ${s.currency}, ${s.fiscalYearEndMonth}, ${s.source})`.execute(db);
+      for (const [id, dates] of [[1, sessions], [2, sessions.slice(0, 3)]] as const)
+        for (const date of dates)
+          await sql`insert into bars (security_id, date, open, high, low, close, volume, traded_value, shares, market_cap, source)
+            values (${id}, ${date}, 10, 10, 10, 10, 1, 10, 100, 1000, 'demo')`.execute(db);
+    });
+    try {
+      assert.deepEqual((await store.market.securities()).map((s) => [s.code, s.delistedOn]), [['A00001', undefined], ['B00002', '2024-01-03']]);
+      assert.equal(await store.refresh.getMeta('derived:delistings:format'), '1');
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+});
+
 // The store reads SQLite's change counter at most once per millisecond.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
