@@ -6,7 +6,7 @@
 
 import { zipOne } from '../../test/sources/helpers.js';
 import { financialRows } from './financial.js';
-import { epochDay, FINANCIAL_SECTORS, isoOfDay, isWeekday, priceOn, real, realJson, unit, type ForeignFiler, type KrCompany, type Universe, type UsCompany } from './universe.js';
+import { epochDay, FINANCIAL_SECTORS, isoOfDay, isWeekday, priceOn, real, realJson, unit, type ForeignFiler, type KrCompany, type Universe, type UsCompany, type UsTemplate } from './universe.js';
 
 export interface Answer {
   status?: number;
@@ -210,7 +210,8 @@ export class DartApi {
    * answer of its 2020 Q1 report (test/fixtures/real/opendart; every row and field as recorded:
    * `se`, `stock_knd` on the per-share rows, `thstrm` this year to date, `frmtrm` and `lwfr` the
    * two fiscal years before), re-keyed to the copy's corp_code, name and receipt number, with the
-   * cash-dividend rows DERIVED per copy: seven copies in ten pay 0.5-5 % of their base price a
+   * cash-dividend rows CONSTRUCTED per copy (deterministically from its index, the same on every
+   * run; no copy's figures are real): seven copies in ten pay 0.5-5 % of their base price a
    * year (one in five of them quarterly, the rest once, with the annual report), the common and
    * preferred share alike; the rest answer `-`. 013 when the report is not filed.
    */
@@ -309,6 +310,8 @@ const IFRS_OF_US_GAAP: Record<string, string> = {
   ProfitLoss: 'ProfitLoss',
   IncomeTaxExpenseBenefit: 'IncomeTaxExpenseContinuingOperations',
   InterestExpense: 'InterestExpense',
+  InterestExpenseNonoperating: 'InterestExpense',
+  InterestExpenseDebt: 'InterestExpense',
   EarningsPerShareBasic: 'BasicEarningsLossPerShare',
   EarningsPerShareDiluted: 'DilutedEarningsLossPerShare',
   WeightedAverageNumberOfSharesOutstandingBasic: 'WeightedAverageShares',
@@ -418,6 +421,62 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
   return { dei, 'ifrs-full': ifrs };
 }
 
+/** The periodic and current reports whose facts companyfacts carries (what a constructed submissions lists). */
+const FACT_FORMS = new Set(['10-K', '10-K/A', '10-Q', '10-Q/A', '8-K', '8-K/A']);
+
+/**
+ * CONSTRUCTED for a template without recorded submissions: the submissions answer's fields the
+ * service and the replica read (`sic`, `sicDescription`, `exchanges`, `fiscalYearEnd`,
+ * `filings.recent`), from the template's `placement` and its facts. The filings are those the
+ * facts come from, newest first: accession, filing date, form and report date (the latest period
+ * end among the filing's us-gaap facts); the fiscal year end is the month and day of the latest
+ * twelve-month period of a 10-K.
+ */
+export function constructedSubmissions(template: UsTemplate): Record<string, unknown> {
+  const { placement } = template;
+  if (placement === undefined) throw new Error(`template ${template.ticker}: no recorded submissions and no placement`);
+  const body = realJson<{ cik: number | string; entityName: string; facts: { 'us-gaap'?: Concepts; dei?: Concepts } }>(template.facts);
+  const filings = new Map<string, { form: string; filed: string; report: string }>();
+  let yearEnd = '';
+  for (const [taxonomy, concepts] of Object.entries(body.facts)) {
+    for (const concept of Object.values(concepts ?? {})) {
+      for (const list of Object.values(concept.units)) {
+        for (const f of list) {
+          if (!FACT_FORMS.has(f.form)) continue;
+          const entry = filings.get(f.accn) ?? { form: f.form, filed: f.filed, report: '' };
+          if (taxonomy === 'us-gaap' && f.end > entry.report) entry.report = f.end;
+          filings.set(f.accn, entry);
+          if (f.form === '10-K' && f.start !== undefined && f.end > yearEnd) {
+            const days = (Date.parse(f.end) - Date.parse(f.start)) / DAY_MS;
+            if (days >= 350 && days <= 380) yearEnd = f.end;
+          }
+        }
+      }
+    }
+  }
+  const rows = [...filings].sort(([a, x], [b, y]) => y.filed.localeCompare(x.filed) || b.localeCompare(a));
+  return {
+    cik: String(body.cik).padStart(10, '0'),
+    entityType: 'operating',
+    sic: placement.sic,
+    sicDescription: placement.sicDescription,
+    name: body.entityName,
+    tickers: [template.ticker],
+    exchanges: [placement.exchange],
+    fiscalYearEnd: yearEnd === '' ? '' : yearEnd.slice(5, 7) + yearEnd.slice(8, 10),
+    formerNames: [],
+    filings: {
+      recent: {
+        accessionNumber: rows.map(([accn]) => accn),
+        filingDate: rows.map(([, r]) => r.filed),
+        reportDate: rows.map(([, r]) => r.report),
+        form: rows.map(([, r]) => r.form),
+      },
+      files: [],
+    },
+  };
+}
+
 export class SecApi {
   private readonly facts = new Map<string, FactsTemplate>();
   private readonly submissions = new Map<string, Record<string, unknown>>();
@@ -450,10 +509,11 @@ export class SecApi {
   }
 
   submissionsOf(c: UsCompany): string {
-    let t = this.submissions.get(c.template.submissions);
+    const key = c.template.submissions ?? c.template.facts;
+    let t = this.submissions.get(key);
     if (!t) {
-      t = realJson<Record<string, unknown>>(c.template.submissions);
-      this.submissions.set(c.template.submissions, t);
+      t = c.template.submissions === null ? constructedSubmissions(c.template) : realJson<Record<string, unknown>>(c.template.submissions);
+      this.submissions.set(key, t);
     }
     const base = { ...t, cik: String(c.cik).padStart(10, '0'), name: c.title, tickers: [c.ticker], formerNames: [] };
     if (c.foreign === null) return JSON.stringify(base);

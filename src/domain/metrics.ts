@@ -61,7 +61,8 @@ const DEFINITIONS: Readonly<Record<PercentileMetricKey, MetricDefinition>> = {
   ccc: {
     name: 'Cash conversion cycle',
     unit: 'days',
-    definition: 'DSO + DIO - DPO: receivables / TTM revenue x 365 + inventory / TTM cost of sales x 365 - payables / TTM cost of sales x 365',
+    definition:
+      'DSO + DIO - DPO: receivables / TTM revenue x 365 + inventory / TTM cost of sales x 365 - payables / TTM cost of sales x 365; null (not applicable) when the filings state no cost of sales',
   },
 };
 

@@ -83,7 +83,8 @@ export type FiscalQuarter = 1 | 2 | 3 | 4;
  * Q1 = 3 months, 2 = H1 (6 months), 3 = 9 months, 4 = the full year. Balance items are
  * the position at `periodEnd`. A corrected filing is a second row for the same fiscal
  * period with a later `disclosedOn`; it replaces the original from its own disclosure
- * date on (point in time). Missing items are null, never 0.
+ * date on (point in time). Missing items are null, never 0; an item a complete statement
+ * section proves absent is 0 (KR: docs/calculations.md, "Debt").
  */
 export interface FinancialReport {
   market: Market;

@@ -125,7 +125,9 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   currentLiabilities: ['LiabilitiesCurrent', 'ifrs-full:CurrentLiabilities'],
   equity: ['StockholdersEquity', 'ifrs-full:EquityAttributableToOwnersOfParent', 'ifrs-full:Equity'],
   cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
-  receivables: ['AccountsReceivableNetCurrent', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
+  // AccountsReceivableNet: the same right to consideration from customers, without the current
+  // classification (SoundHound tags its current-assets line with it); read after the current one.
+  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
   inventory: ['InventoryNet', 'ifrs-full:Inventories'],
   payables: ['AccountsPayableCurrent', 'ifrs-full:TradeAndOtherCurrentPayables', 'ifrs-full:TradeAndOtherCurrentPayablesToTradeSuppliers'],
 };
@@ -150,6 +152,26 @@ const IFRS_DEBT_CONCEPTS = [
   'ifrs-full:Borrowings', 'ifrs-full:CurrentBorrowingsAndCurrentPortionOfNoncurrentBorrowings', 'ifrs-full:ShorttermBorrowings', 'ifrs-full:CurrentPortionOfLongtermBorrowings',
   'ifrs-full:NoncurrentPortionOfNoncurrentBorrowings', 'ifrs-full:LongtermBorrowings', 'ifrs-full:BondsIssued', 'ifrs-full:CurrentPortionOfNoncurrentBondsIssued', 'ifrs-full:NoncurrentPortionOfNoncurrentBondsIssued',
 ] as const;
+/**
+ * Fallbacks for a filer that tags its parent's net income or equity only as the consolidated total
+ * (`ProfitLoss`, `StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest`, as Broadcom,
+ * Procter & Gamble, UnitedHealth and Visa do in recent filings): the total less the non-controlling
+ * interest's share where the filing tags it, the total itself where it does not (no non-controlling
+ * interest), as the IFRS `ProfitLoss` fallback.
+ */
+const CONSOLIDATED_NET_INCOME = { total: 'ProfitLoss', nci: 'NetIncomeLossAttributableToNoncontrollingInterest' } as const;
+const CONSOLIDATED_EQUITY = { total: 'StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest', nci: 'MinorityInterest' } as const;
+/**
+ * The balance sheet's cash line tagged with the cash-flow statement's total (ASU 2016-18), as a filer
+ * without restricted cash does (Procter & Gamble from its FY2020 second quarter on): taken as cash where the filing tags no
+ * `CashAndCashEquivalentsAtCarryingValue` and no positive restricted cash at the date.
+ */
+const CASH_WITH_RESTRICTED = 'CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents';
+const RESTRICTED_CASH = [
+  'RestrictedCash', 'RestrictedCashCurrent', 'RestrictedCashNoncurrent', 'RestrictedCashAndCashEquivalents',
+  'RestrictedCashAndCashEquivalentsAtCarryingValue', 'RestrictedCashAndCashEquivalentsNoncurrent', 'RestrictedCashAndInvestmentsCurrent',
+] as const;
+
 /** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
 
@@ -161,8 +183,14 @@ const DIVIDEND_CONCEPTS = ['CommonStockDividendsPerShareDeclared', 'CommonStockD
 
 const SHARE_CONCEPTS = ['CommonStockSharesOutstanding', 'WeightedAverageNumberOfSharesOutstandingBasic'] as const;
 
-/** Expected year-to-date length in days per fiscal period, with room for 52/53-week years. */
-const YTD_DAYS: Record<FiscalQuarter, [number, number]> = { 1: [80, 100], 2: [170, 190], 3: [260, 285], 4: [350, 380] };
+/**
+ * Expected year-to-date length in days per fiscal period (days between start and end, as
+ * `daysBetween` counts them), with room for 52/53-week years and for retail calendars whose
+ * quarters are 12 and 16 weeks: 12/12/12/16 (Costco: 83, 167, 251 days to Q1, Q2, Q3) and
+ * 16/12/12/12 (111, 195, 279). The ranges do not overlap, so a filing's longest flow ending at its
+ * period end names its quarter.
+ */
+const YTD_DAYS: Record<FiscalQuarter, [number, number]> = { 1: [80, 115], 2: [160, 200], 3: [245, 290], 4: [350, 380] };
 
 function quarterOfDuration(days: number): FiscalQuarter | null {
   for (const q of [1, 2, 3, 4] as const) {
@@ -412,6 +440,11 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     };
     const capex = item('capex');
     const interest = item('interestExpense');
+    const lessNci = (total: number | null, nci: number | null): number | null => (total === null ? null : total - (nci ?? 0));
+    const netIncome = item('netIncome') ?? lessNci(flow(filing, [CONSOLIDATED_NET_INCOME.total]), flow(filing, [CONSOLIDATED_NET_INCOME.nci]));
+    const equity = item('equity') ?? lessNci(balance(filing, [CONSOLIDATED_EQUITY.total]), balance(filing, [CONSOLIDATED_EQUITY.nci]));
+    const restricted = RESTRICTED_CASH.some((c) => (balance(filing, [c]) ?? 0) > 0);
+    const cash = item('cash') ?? (restricted ? null : balance(filing, [CASH_WITH_RESTRICTED]));
     const report: FinancialReport = {
       market: 'US',
       code,
@@ -423,7 +456,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       revenue: item('revenue'),
       costOfSales: item('costOfSales'),
       operatingIncome: item('operatingIncome'),
-      netIncome: item('netIncome'),
+      netIncome,
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
       interestExpense: interest === null ? null : Math.abs(interest),
@@ -434,8 +467,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       currentAssets: item('currentAssets'),
       totalLiabilities: item('totalLiabilities'),
       currentLiabilities: item('currentLiabilities'),
-      equity: item('equity'),
-      cash: item('cash'),
+      equity,
+      cash,
       debt: debtOf((concepts) => balance(filing, concepts)) ?? ifrsDebtOf((concepts) => balance(filing, concepts)),
       receivables: item('receivables'),
       inventory: item('inventory'),
