@@ -573,7 +573,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
  * figures for the same fiscal quarter a year before its own (a 10-K's prior-year column, a 10-Q's
  * prior-year year to date), where one of them differs from that period's version known when the
  * filing was made. Such a version is that known version with the filing's figures in place of its
- * own where the filing gives one (a 10-Q states no balance sheet at the prior year's quarter end),
+ * own where the filing gives one (of a 10-Q's, its flows: it states no balance sheet at the prior
+ * year's quarter end),
  * dated at the filing's `filed`; a comparative that repeats the known figures makes none. Money
  * figures only: a per-share figure of a comparative is on the later filing's share basis. `prior`
  * reads a filing's figures for a period end (`reportOf` on the filing's own facts). Answers each
@@ -600,7 +601,11 @@ function comparativeVersions(
     if (stated === null) return;
     const version: FinancialReport = { ...earlier.latest, disclosedOn: report.disclosedOn };
     let changed = false;
-    for (const k of MONEY_ITEMS) {
+    // A 10-K states the prior year's balance sheet beside its own; a 10-Q has none at the prior-year
+    // quarter end, and the facts dated there are other statements' (the cash-flow statement's
+    // cash with restricted cash, the equity statement's equity with the non-controlling
+    // interests): of a 10-Q's comparatives, the flows alone.
+    for (const k of report.fiscalQuarter === 4 ? MONEY_ITEMS : COMPARATIVE_FLOWS) {
       const v = stated[k];
       const held = version[k];
       if (v === null || (held !== null && sameToPrecision(v, held))) continue;
@@ -632,6 +637,9 @@ const MONEY_ITEMS = [
   'revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense',
   'totalAssets', 'currentAssets', 'totalLiabilities', 'currentLiabilities', 'equity', 'cash', 'debt', 'receivables', 'inventory', 'payables',
 ] as const satisfies readonly Item[];
+
+/** The money figures of a 10-Q's comparatives (`comparativeVersions`): its flows. */
+const COMPARATIVE_FLOWS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const satisfies readonly Item[];
 
 /** A report's money figures times `usdPerUnit` (shares and dates as they are). */
 function inUsd(report: FinancialReport, usdPerUnit: number): FinancialReport {
