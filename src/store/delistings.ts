@@ -33,7 +33,7 @@ async function listedSince(db: Kysely<DB>, market: string): Promise<string | nul
     // entries, not an aggregate over every bar.
     let q = db
       .selectFrom('bars')
-      .where('bars.security_id', 'in', (eb) => eb.selectFrom('securities').select('securities.id').where('securities.market', '=', market))
+      .where((eb) => eb.exists(eb.selectFrom('securities').select('securities.id').whereRef('securities.id', '=', 'bars.security_id').where('securities.market', '=', market)))
       .select('bars.date')
       .orderBy('bars.date', 'desc')
       .limit(1);
