@@ -204,7 +204,8 @@ export class Refresher {
           },
           ...(progress ? { progress } : {}),
           calls,
-          universe: async (market) => (await this.store.market.securities()).filter((s) => s.market === market).map((s) => s.code),
+          // Listed codes only: a delisted one (src/store/delistings.ts) has nothing more to ask for.
+          universe: async (market) => (await this.store.market.securities()).filter((s) => s.market === market && s.delistedOn === undefined).map((s) => s.code),
           usdRates: async () => usdSeriesOf(await this.store.market.referenceRates()),
         }),
         timeout,

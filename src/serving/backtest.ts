@@ -28,6 +28,9 @@ export function backtestReads(store: MarketDataStore, market: Market): MarketDat
       switch (property) {
         case 'securities':
           return () => once('securities', async () => (await target.securities()).filter((s) => s.market === market));
+        case 'firstBarDates':
+          // Each stock's first bar, for every day's universe (`listedOn`): the same for all of them.
+          return () => once('firstBarDates', () => target.firstBarDates());
         case 'fx':
           return () => once('fx', () => target.fx());
         case 'trade':

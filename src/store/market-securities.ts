@@ -63,6 +63,7 @@ export async function securities(db: Kysely<DB>): Promise<StoredSecurity[]> {
     fiscalYearEndMonth: r.fiscal_year_end_month,
     source: r.source,
     ...(r.filer_basis !== null ? { filerBasis: filerBasisOf(r.filer_basis) } : {}),
+    ...(r.delisted_on !== null ? { delistedOn: r.delisted_on } : {}),
   }));
 }
 

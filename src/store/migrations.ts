@@ -366,6 +366,15 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable('securities').addColumn('filer_basis', 'text').execute();
       },
     },
+    '0014_security_delisted_on': {
+      async up(db: Kysely<unknown>) {
+        // The last trading day of a code that left its market's listing; null while listed. Derived
+        // from the bars (./delistings.ts): the column starts empty and marked unbuilt, so the
+        // derived-forms step fills it from the bars the store holds at the next open.
+        await db.schema.alterTable('securities').addColumn('delisted_on', 'varchar(10)').execute();
+        await markUnbuilt(db, 'delistings');
+      },
+    },
     '0015_reference_rates': {
       async up(db: Kysely<unknown>) {
         // The ECB's euro foreign exchange reference rates (src/sources/ecb): units of a currency

@@ -708,6 +708,10 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
   if (currency === 'USD') {
     out.push(...reports);
     outShares.push(...reports.map((r, i) => ({ raw: rawShares[i] ?? null, filed: r.disclosedOn })));
+    for (const v of comparativeVersions(reports, taken, (filing, periodEnd) => reportOf({ ...filing, fy: filing.fy - 1, periodEnd }))) {
+      out.push(v.report);
+      outShares.push({ raw: rawShares[v.of] ?? null, filed: (reports[v.of] as FinancialReport).disclosedOn });
+    }
   } else {
     reports.forEach((report, i) => {
       const filing = taken[i] as Filing;
@@ -766,10 +770,79 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
   return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, annualForm, rates };
 }
 
+/**
+ * The versions of earlier periods that later domestic filings (10-K, 10-Q and their amendments)
+ * restate in their comparatives: a filing's
+ * figures for the same fiscal quarter a year before its own (a 10-K's prior-year column, a 10-Q's
+ * prior-year year to date), where one of them differs from that period's version known when the
+ * filing was made. Such a version is that known version with the filing's figures in place of its
+ * own where the filing gives one (of a 10-Q's, its flows: it states no balance sheet at the prior
+ * year's quarter end),
+ * dated at the filing's `filed`; a comparative that repeats the known figures makes none. Money
+ * figures only: a per-share figure of a comparative is on the later filing's share basis. `prior`
+ * reads a filing's figures for a period end (`reportOf` on the filing's own facts). Answers each
+ * version and the index in `reports` of the report whose shares it carries (the period's first).
+ */
+function comparativeVersions(
+  reports: readonly FinancialReport[],
+  filings: readonly Filing[],
+  prior: (filing: Filing, periodEnd: string) => FinancialReport | null,
+): { report: FinancialReport; of: number }[] {
+  const out: { report: FinancialReport; of: number }[] = [];
+  /** Per period (fiscal year and quarter): the index of its first report and its latest version. */
+  const known = new Map<string, { of: number; latest: FinancialReport }>();
+  const keyOf = (fy: number, q: number): string => `${fy}Q${q}`;
+  reports.forEach((report, i) => {
+    const filing = filings[i] as Filing;
+    const earlier = known.get(keyOf(report.fiscalYear - 1, report.fiscalQuarter));
+    const own = known.get(keyOf(report.fiscalYear, report.fiscalQuarter));
+    if (own === undefined) known.set(keyOf(report.fiscalYear, report.fiscalQuarter), { of: i, latest: report });
+    else if (report.disclosedOn >= own.latest.disclosedOn) own.latest = report;
+    // A 20-F's comparatives are the foreign private issuer's growth base (section 9 of docs/calculations.md), not versions here.
+    if (earlier === undefined || earlier.latest.disclosedOn >= report.disclosedOn || !DOMESTIC_FORMS.has(filing.form)) return;
+    const stated = prior(filing, earlier.latest.periodEnd);
+    if (stated === null) return;
+    const version: FinancialReport = { ...earlier.latest, disclosedOn: report.disclosedOn };
+    let changed = false;
+    // A 10-K states the prior year's balance sheet beside its own; a 10-Q has none at the prior-year
+    // quarter end, and the facts dated there are other statements' (the cash-flow statement's
+    // cash with restricted cash, the equity statement's equity with the non-controlling
+    // interests): of a 10-Q's comparatives, the flows alone.
+    for (const k of report.fiscalQuarter === 4 ? MONEY_ITEMS : FLOW_MONEY_ITEMS) {
+      const v = stated[k];
+      const held = version[k];
+      if (v === null || (held !== null && sameToPrecision(v, held))) continue;
+      version[k] = v;
+      changed = true;
+    }
+    if (!changed) return;
+    out.push({ report: version, of: earlier.of });
+    earlier.latest = version;
+  });
+  return out;
+}
+
+/**
+ * Whether `stated` (a later filing's figure) states `held` to its own precision: a filer that moves
+ * from thousands to millions restates nothing when 14,235,395,000 becomes 14,235,000,000 (Tesla's
+ * 2018 Q3 revenue in its 2019 10-Q), nor when a subtotal of rounded lines comes out a unit off
+ * (Tesla's 2018 current assets 8,306,308,000 as 8,307,000,000; Marvell's FY2022 capex 169,324,000
+ * as 169,200,000 in tenths of a million). The precision is the largest power of ten, up to a
+ * million, that divides `stated`; the figures agree when they differ by at most two of it.
+ */
+function sameToPrecision(stated: number, held: number): boolean {
+  let unit = 1;
+  while (unit < 1_000_000 && stated % (unit * 10) === 0) unit *= 10;
+  return Math.abs(stated - held) <= 2 * unit;
+}
+
 const FLOW_MONEY_ITEMS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const satisfies readonly Item[];
 const BALANCE_MONEY_ITEMS = [
   'totalAssets', 'currentAssets', 'totalLiabilities', 'currentLiabilities', 'equity', 'cash', 'debt', 'receivables', 'inventory', 'payables',
 ] as const satisfies readonly Item[];
+
+/** Every money figure of a report (`comparativeVersions`: a 10-K's comparatives; a 10-Q's are its flows). */
+const MONEY_ITEMS = [...FLOW_MONEY_ITEMS, ...BALANCE_MONEY_ITEMS] as const;
 
 /** A report's flows times `usdPerUnit` and its balances times `balanceUsdPerUnit` (shares and dates as they are). */
 function inUsd(report: FinancialReport, usdPerUnit: number, balanceUsdPerUnit: number): FinancialReport {
