@@ -666,7 +666,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       source: SOURCE_NAME,
     };
     const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
-    if (report.debt === null && balanceSheet && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
+    // Of the filing's own period only: a later filing's comparative column need not repeat the interest lines of the period.
+    const ownPeriod = ends.get(filing.accn)?.end === filing.periodEnd;
+    if (report.debt === null && balanceSheet && ownPeriod && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
       report.debt = 0;
       // No interest concept at all for the period, net ones included, and nothing borrowed or repaid in it: interest expense 0 too.
       const quiet = (list: readonly Fact[]): boolean => !list.some((f) => f.accn === filing.accn && f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
