@@ -25,7 +25,11 @@ for (const t of US_TEMPLATES) {
     continue;
   }
   const quarters = discreteQuarters(parsed.reports, asOf);
-  const latest = parsed.reports.filter((r) => r.disclosedOn <= asOf).at(-1);
+  // The latest fiscal quarter known at `asOf`, its latest version (the reports also hold earlier periods' versions from later filings).
+  const latest = parsed.reports
+    .filter((r) => r.disclosedOn <= asOf)
+    .sort((a, b) => a.fiscalYear - b.fiscalYear || a.fiscalQuarter - b.fiscalQuarter || a.disclosedOn.localeCompare(b.disclosedOn))
+    .at(-1);
   const shares = latest?.shares ?? 0;
   const price = { date: asOf, close: 100, shares, marketCap: 100 * shares };
   const metrics = stockMetrics(quarters, price, 'USD', { financial: isFinancialSector(placement.sector) });
