@@ -481,17 +481,37 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
   const neverInventory = gaapFiler && !history.tags(INVENTORY_EVIDENCE);
   let lastOperatingIncomeEnd = '';
   for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
-  // Debt and interest facts in every unit: a filer's borrowings in other currencies count too.
-  const debtHistory = DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c));
-  const debtFilings = new Set(debtHistory.map((f) => f.accn));
-  const debtFlows = history.concepts.flatMap((n) => {
-    const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
-    const sign = debtFlowSign(concept);
-    return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
-  });
+  // Debt and interest facts in every unit (a filer's borrowings in other currencies count too),
+  // gathered at the first filing that needs them: most filers' every filing has a debt line.
   const gaapConcepts = (pattern: RegExp): string[] => history.concepts.filter((n) => n.startsWith('us-gaap:') && pattern.test(n.slice(8))).map((n) => n.slice(8));
-  const interestFacts = [...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c));
-  const anyInterestFacts = gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c));
+  /** Facts by filing (accn). */
+  const byAccn = <F extends Fact>(list: readonly F[]): Map<string, F[]> => {
+    const index = new Map<string, F[]>();
+    for (const f of list) {
+      const at = index.get(f.accn);
+      if (at) at.push(f);
+      else index.set(f.accn, [f]);
+    }
+    return index;
+  };
+  let debtFacts: ReturnType<typeof gatherDebtFacts> | undefined;
+  const gatherDebtFacts = () => {
+    const balances = DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c));
+    const flows = history.concepts.flatMap((n) => {
+      const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
+      const sign = debtFlowSign(concept);
+      return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
+    });
+    return {
+      balances,
+      filings: new Set(balances.map((f) => f.accn)),
+      flows,
+      flowsOf: byAccn(flows),
+      interest: byAccn([...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c))),
+      anyInterest: byAccn(gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c))),
+    };
+  };
+  const debtFactsOf = (): ReturnType<typeof gatherDebtFacts> => (debtFacts ??= gatherDebtFacts());
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -598,6 +618,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
    * states no interest (INTEREST_EVIDENCE) for its period.
    */
   const debtProvenZero = (filing: Filing): boolean => {
+    const { balances: debtHistory, filings: debtFilings, flows: debtFlows, interest } = debtFactsOf();
     if (debtFilings.has(filing.accn)) return false;
     let lastEnd = '';
     for (const f of debtHistory) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
@@ -613,7 +634,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       for (const f of flows.filter((x) => x.start === start).sort((a, b) => a.filed.localeCompare(b.filed))) byConcept.set(f.concept, f.signed);
       if ([...byConcept.values()].reduce((a, b) => a + b, 0) !== 0) return false;
     }
-    return !interestFacts.some((f) => f.accn === filing.accn && f.end === filing.periodEnd && f.val !== 0);
+    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0);
   };
   /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
   const reportOf = (filing: Filing): FinancialReport | null => {
@@ -671,8 +692,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     if (report.debt === null && balanceSheet && ownPeriod && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
       report.debt = 0;
       // No interest concept at all for the period, net ones included, and nothing borrowed or repaid in it: interest expense 0 too.
-      const quiet = (list: readonly Fact[]): boolean => !list.some((f) => f.accn === filing.accn && f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
-      if (report.interestExpense === null && !anyInterestFacts.some((f) => f.accn === filing.accn && f.end === filing.periodEnd) && quiet(debtFlows)) report.interestExpense = 0;
+      const { flowsOf, anyInterest } = debtFactsOf();
+      const borrowed = (flowsOf.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
+      if (report.interestExpense === null && !borrowed && !(anyInterest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd)) report.interestExpense = 0;
     }
     // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
     if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
