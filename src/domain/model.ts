@@ -97,7 +97,8 @@ export type FiscalQuarter = 1 | 2 | 3 | 4;
  * the position at `periodEnd`. A corrected filing is a second row for the same fiscal
  * period with a later `disclosedOn`; it replaces the original from its own disclosure
  * date on (point in time). Missing items are null, never 0; an item a complete statement
- * section proves absent is 0 (KR: docs/calculations.md, "Debt").
+ * section proves absent is 0 (KR), and so is one a US filer's whole companyfacts history proves
+ * absent (docs/calculations.md, "Debt" and CCC).
  */
 export interface FinancialReport {
   market: Market;

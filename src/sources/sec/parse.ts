@@ -13,6 +13,7 @@ import { splitRatioOf } from '../../domain/price-change.js';
 import { periodAverage, rateOnOrBefore, type UsdSeries } from '../../domain/reference-rates.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
+import { isFinancialSector } from '../../domain/financials.js';
 import { sectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
@@ -90,6 +91,16 @@ function facts(body: Record<string, unknown>, name: string, unit: string): Fact[
     });
   }
   return out;
+}
+
+/** A concept's facts in every unit it is filed in (a borrowing in EUR and JPY besides USD). */
+function factsInEveryUnit(body: Record<string, unknown>, name: string): Fact[] {
+  const [taxonomy, concept] = splitConcept(name);
+  const tax = body['facts'];
+  if (!isRecord(tax) || !isRecord(tax[taxonomy])) return [];
+  const c = (tax[taxonomy] as Record<string, unknown>)[concept];
+  if (!isRecord(c) || !isRecord(c['units'])) return [];
+  return Object.keys(c['units']).flatMap((unit) => facts(body, name, unit));
 }
 
 /** `ifrs-full:Revenue` -> [`ifrs-full`, `Revenue`]; a name without a prefix is us-gaap's. */
@@ -175,6 +186,105 @@ const RESTRICTED_CASH = [
 
 /** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
+
+/**
+ * Every concept that states an amount of borrowings, read or not by `debtOf`: a filer's history of
+ * these is the first signal of `debtProvenZero` (docs/calculations.md, "Debt"). Leases are not debt
+ * here (`OperatingLeaseLiability`, `FinanceLeaseLiability` are not in it).
+ */
+const DEBT_HISTORY_CONCEPTS = [
+  ...DEBT_CONCEPTS, ...DEBT_EVIDENCE, ...IFRS_DEBT_CONCEPTS,
+  'DebtNoncurrent', 'DebtInstrumentFaceAmount', 'LongTermDebtFairValue', 'LineOfCredit', 'ConvertibleDebt', 'SeniorNotesCurrent', 'SeniorNotesNoncurrent',
+  'NotesPayable', 'NotesPayableCurrent', 'NotesPayableNoncurrent', 'NotesPayableToBankCurrent', 'NotesPayableRelatedPartiesClassifiedCurrent', 'NotesPayableRelatedPartiesNoncurrent',
+  'OtherNotesPayable', 'OtherNotesPayableCurrent', 'LongTermNotesPayableCurrent', 'ShortTermNonBankLoansAndNotesPayable',
+  'SecuredDebt', 'SecuredDebtCurrent', 'SecuredLongTermDebt', 'UnsecuredDebt', 'UnsecuredDebtCurrent', 'UnsecuredLongTermDebt', 'SubordinatedDebt', 'JuniorSubordinatedNotes',
+  'LoansPayable', 'LoansPayableCurrent', 'LongTermLoansPayable', 'OtherLongTermDebt', 'OtherLongTermDebtCurrent',
+  'LongTermDebtAndCapitalLeaseObligationsIncludingCurrentMaturities', 'DebtAndCapitalLeaseObligations', 'AdvancesFromFederalHomeLoanBanks',
+] as const;
+
+/**
+ * A us-gaap cash-flow concept of money borrowed or repaid (`ProceedsFromLinesOfCredit`,
+ * `RepaymentsOfLongTermDebt`, the net `ProceedsFromRepaymentsOfShortTermDebt`...): debt history
+ * too. Not the proceeds of debt securities held or of loans made (assets).
+ */
+export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
+  if (!/^(ProceedsFrom|RepaymentsOf)/.test(concept) || /Securities|Receivable|Investment|Held|LoansTo|LoansBy/.test(concept)) return null;
+  if (!/Debt|Borrowing|NotesPayable|LinesOfCredit|LineOfCredit|CommercialPaper|LoansPayable|SeniorNotes|ConvertibleNotes|SecuredNotes/.test(concept)) return null;
+  // 0: a net figure (proceeds less repayments), taken with its own sign.
+  return concept.startsWith('ProceedsFromRepaymentsOf') ? 0 : concept.startsWith('ProceedsFrom') ? 1 : -1;
+}
+
+/**
+ * A us-gaap concept that states interest on borrowings (expensed, paid or capitalized): any one of
+ * them positive in a filing's period is the second signal of `debtProvenZero`, read from every
+ * concept of the name, not only the item's (`InterestExpenseOther`, `InterestPaidNet`...).
+ */
+const INTEREST_EVIDENCE = /^Interest(Expense|Paid|AndDebtExpense)/;
+/**
+ * Interest concepts that may hold an interest expense: those of INTEREST_EVIDENCE and the net ones
+ * (`InterestIncomeExpenseNet`, `InterestIncomeExpenseNonoperatingNet`: interest income less expense).
+ * A filing proven debt-free has interest expense 0 only where none of these is filed for its period.
+ */
+const INTEREST_ANY = /^Interest(Expense|Paid|AndDebtExpense|IncomeExpense)/;
+
+/**
+ * Pre-tax income from continuing operations, with equity-method income, else without it: with
+ * interest expense, the operating income of a filer that tags no operating-income concept
+ * (`ebitOfPretax`).
+ */
+const PRETAX_CONCEPTS = [
+  'IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest',
+  'IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethodInvestments',
+] as const;
+
+/**
+ * How long an operating-income fact keeps a filer on its tagged operating income: a filing takes
+ * pre-tax income + interest expense only when the filer tags no operating-income concept for any
+ * period ending in the three years (1,096 days) before its period end or after it. Three years hold
+ * every filing its TTM and the TTM four quarters earlier are taken from, so the figures compared
+ * are on one basis.
+ */
+const EBIT_LOOKBACK_DAYS = 1096;
+
+/** A us-gaap or IFRS concept of cost of sales (`CostOfRevenue`, `CostOfGoodsAndServicesSold`, `CostOfServices`, `ifrs-full:CostOfSales`...). */
+const COST_OF_SALES_EVIDENCE = /^CostOf/;
+/** The total of an income statement's expenses, which a cost of sales would be part of. */
+const EXPENSE_TOTALS = ['CostsAndExpenses', 'OperatingExpenses'] as const;
+/** A concept that states inventory or its change (`InventoryNet`, `EnergyRelatedInventory`, `IncreaseDecreaseInInventories`, `ifrs-full:Inventories`...). */
+const INVENTORY_EVIDENCE = /Inventor/;
+
+/** What a filer's whole companyfacts history proves absent (docs/calculations.md, "Debt" and CCC). */
+interface FilerHistory {
+  /** Names (`taxonomy:concept`) of every us-gaap and IFRS concept with a fact in the document, in any form. */
+  concepts: readonly string[];
+  /** Whether any concept matching `pattern` has a fact. */
+  tags(pattern: RegExp): boolean;
+}
+
+function historyOf(body: Record<string, unknown>): FilerHistory {
+  const concepts: string[] = [];
+  const taxonomies = body['facts'];
+  if (isRecord(taxonomies)) {
+    for (const taxonomy of ['us-gaap', 'ifrs-full']) {
+      const tax = taxonomies[taxonomy];
+      if (!isRecord(tax)) continue;
+      for (const [name, c] of Object.entries(tax)) {
+        if (isRecord(c) && isRecord(c['units']) && Object.values(c['units']).some((l) => Array.isArray(l) && l.length > 0)) concepts.push(`${taxonomy}:${name}`);
+      }
+    }
+  }
+  return { concepts, tags: (pattern) => concepts.some((n) => pattern.test(n.slice(n.indexOf(':') + 1))) };
+}
+
+/** What `parseCompanyFacts` knows of the company besides its facts. */
+export interface CompanyFactsOptions {
+  /**
+   * A financial company (`isFinancialSector` of its placement): its operating income is never taken
+   * as pre-tax income + interest expense, interest being a lender's cost of sales, and its debt is
+   * never proven 0 (its borrowings fund what it holds; debt metrics do not apply to it).
+   */
+  financial?: boolean;
+}
 
 /**
  * Dividends per common share, year to date, in USD per share: declared first (the figure that
@@ -327,7 +437,7 @@ export function convenienceRate(pairs: Iterable<{ own: number; usd: number }>): 
  * rate would move growth by the currency's move). Share counts are in the listed security's units:
  * an ADS ticker's ordinary shares divided by its ADS ratio (src/domain/ads.ts).
  */
-export function parseCompanyFacts(body: unknown, code: string, usdRates?: ReadonlyMap<string, UsdSeries>): CompanyFactsResult | null {
+export function parseCompanyFacts(body: unknown, code: string, usdRates?: ReadonlyMap<string, UsdSeries>, options: CompanyFactsOptions = {}): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
   const entityName = str(body, 'entityName');
   const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
@@ -362,6 +472,46 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
   };
   const skipped: Record<string, number> = {};
   const skip = (reason: string): void => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
+
+  // What the filer's whole history proves absent (docs/calculations.md, "Debt" and CCC).
+  const history = historyOf(body);
+  // The proofs of absence read us-gaap filers only: the concept lists are us-gaap's, checked on us-gaap filings.
+  const gaapFiler = !history.concepts.some((n) => n.startsWith('ifrs-full:'));
+  const neverCostOfSales = gaapFiler && !history.tags(COST_OF_SALES_EVIDENCE);
+  const neverInventory = gaapFiler && !history.tags(INVENTORY_EVIDENCE);
+  let lastOperatingIncomeEnd = '';
+  for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
+  // Debt and interest facts in every unit (a filer's borrowings in other currencies count too),
+  // gathered at the first filing that needs them: most filers' every filing has a debt line.
+  const gaapConcepts = (pattern: RegExp): string[] => history.concepts.filter((n) => n.startsWith('us-gaap:') && pattern.test(n.slice(8))).map((n) => n.slice(8));
+  /** Facts by filing (accn). */
+  const byAccn = <F extends Fact>(list: readonly F[]): Map<string, F[]> => {
+    const index = new Map<string, F[]>();
+    for (const f of list) {
+      const at = index.get(f.accn);
+      if (at) at.push(f);
+      else index.set(f.accn, [f]);
+    }
+    return index;
+  };
+  let debtFacts: ReturnType<typeof gatherDebtFacts> | undefined;
+  const gatherDebtFacts = () => {
+    const balances = DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c));
+    const flows = history.concepts.flatMap((n) => {
+      const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
+      const sign = debtFlowSign(concept);
+      return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
+    });
+    return {
+      balances,
+      filings: new Set(balances.map((f) => f.accn)),
+      flows,
+      flowsOf: byAccn(flows),
+      interest: byAccn([...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c))),
+      anyInterest: byAccn(gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c))),
+    };
+  };
+  const debtFactsOf = (): ReturnType<typeof gatherDebtFacts> => (debtFacts ??= gatherDebtFacts());
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -451,6 +601,41 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     }
     return best?.val ?? null;
   };
+  /**
+   * Operating income as pre-tax income + interest expense is taken for a filing of a non-financial
+   * filer that tags no operating-income concept for a period ending within EBIT_LOOKBACK_DAYS
+   * before the filing's period end or after it.
+   */
+  const ebitOfPretaxAllowed = (filing: Filing): boolean =>
+    options.financial !== true && (lastOperatingIncomeEnd === '' || lastOperatingIncomeEnd <= addDays(filing.periodEnd, -EBIT_LOOKBACK_DAYS));
+  /**
+   * Debt at the filing's date proven 0 by two signals (docs/calculations.md, "Debt"). The filer's
+   * debt history as filed by then says none: the filing tags no debt balance concept
+   * (DEBT_HISTORY_CONCEPTS) at all, and at the latest date any debt fact (balance or borrowing
+   * flow, `debtFlowSign`) is for, the balances are all 0 (a repaid loan's line), or, without a
+   * balance there, the borrowings and repayments of the longest period ending there net to 0 (a
+   * credit line drawn and repaid within the year); no debt fact ever is none too. And the filing
+   * states no interest (INTEREST_EVIDENCE) for its period.
+   */
+  const debtProvenZero = (filing: Filing): boolean => {
+    const { balances: debtHistory, filings: debtFilings, flows: debtFlows, interest } = debtFactsOf();
+    if (debtFilings.has(filing.accn)) return false;
+    let lastEnd = '';
+    for (const f of debtHistory) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    for (const f of debtFlows) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    const balances = debtHistory.filter((f) => f.filed <= filing.filed && f.end === lastEnd);
+    if (balances.length > 0) {
+      if (balances.some((f) => f.val !== 0)) return false;
+    } else if (lastEnd !== '') {
+      const flows = debtFlows.filter((f) => f.filed <= filing.filed && f.end === lastEnd && f.start !== undefined);
+      const start = flows.map((f) => f.start as string).sort()[0];
+      // Each concept once (the latest filing's figure for the period), then the net.
+      const byConcept = new Map<string, number>();
+      for (const f of flows.filter((x) => x.start === start).sort((a, b) => a.filed.localeCompare(b.filed))) byConcept.set(f.concept, f.signed);
+      if ([...byConcept.values()].reduce((a, b) => a + b, 0) !== 0) return false;
+    }
+    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0);
+  };
   /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
   const reportOf = (filing: Filing): FinancialReport | null => {
     const item = (i: Item): number | null => {
@@ -461,6 +646,8 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     };
     const capex = item('capex');
     const interest = item('interestExpense');
+    const revenue = item('revenue');
+    const operatingIncome = item('operatingIncome') ?? (ebitOfPretaxAllowed(filing) ? ebitOfPretax(flow(filing, PRETAX_CONCEPTS), interest) : null);
     const lessNci = (total: number | null, nci: number | null): number | null => (total === null ? null : total - (nci ?? 0));
     const netIncome = item('netIncome') ?? lessNci(flow(filing, [CONSOLIDATED_NET_INCOME.total]), flow(filing, [CONSOLIDATED_NET_INCOME.nci]));
     const equity = item('equity') ?? lessNci(balance(filing, [CONSOLIDATED_EQUITY.total]), balance(filing, [CONSOLIDATED_EQUITY.nci]));
@@ -474,9 +661,11 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       periodEnd: filing.periodEnd,
       disclosedOn: filing.filed,
       consolidated: true,
-      revenue: item('revenue'),
-      costOfSales: item('costOfSales'),
-      operatingIncome: item('operatingIncome'),
+      revenue,
+      // Revenue and the total of expenses in the filing, no cost-of-sales concept in the filer's
+      // history: its income statement has none (0; CCC not applicable).
+      costOfSales: item('costOfSales') ?? (neverCostOfSales && revenue !== null && flow(filing, EXPENSE_TOTALS) !== null ? 0 : null),
+      operatingIncome,
       netIncome,
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
@@ -497,6 +686,18 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       shares: null,
       source: SOURCE_NAME,
     };
+    const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
+    // Of the filing's own period only: a later filing's comparative column need not repeat the interest lines of the period.
+    const ownPeriod = ends.get(filing.accn)?.end === filing.periodEnd;
+    if (report.debt === null && balanceSheet && ownPeriod && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
+      report.debt = 0;
+      // No interest concept at all for the period, net ones included, and nothing borrowed or repaid in it: interest expense 0 too.
+      const { flowsOf, anyInterest } = debtFactsOf();
+      const borrowed = (flowsOf.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
+      if (report.interestExpense === null && !borrowed && !(anyInterest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd)) report.interestExpense = 0;
+    }
+    // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
+    if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
     const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
     return hasData ? report : null;
@@ -733,6 +934,15 @@ export function debtOf(balance: (concepts: readonly string[]) => number | null):
 }
 
 /**
+ * Operating income (EBIT) of a filer whose income statement goes from its expenses straight to
+ * pre-tax income (Exxon Mobil, Johnson & Johnson): pre-tax income from continuing operations plus
+ * the interest expense deducted in it, null unless both are filed for the period.
+ */
+export function ebitOfPretax(pretax: number | null, interestExpense: number | null): number | null {
+  return pretax === null || interestExpense === null ? null : pretax + Math.abs(interestExpense);
+}
+
+/**
  * Stock splits between consecutive filings: the share count jumps by a near-integer factor
  * n >= 2 (or falls to 1/n, a reverse split) from one filing to the next, where a business does
  * not grow or shrink its share count by that much. Where the company files basic EPS, the split
@@ -859,7 +1069,7 @@ export type SecCompany =
  * and the facts' own year end). The one combination the API adapter and the bulk reader share.
  */
 export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null, usdRates?: ReadonlyMap<string, UsdSeries>): SecCompany {
-  const parsed = parseCompanyFacts(factsBody, entry.ticker, usdRates);
+  const parsed = parseCompanyFacts(factsBody, entry.ticker, usdRates, { financial: isFinancialSector(placement?.sector ?? '') });
   if (parsed === null) return { kind: 'skipped', reason: SEC_SKIP.unreadable };
   if (isRecord(factsBody) && isRecord(factsBody['facts']) && Object.keys(factsBody['facts']).length === 0) {
     return { kind: 'skipped', reason: SEC_SKIP.emptyFacts };
