@@ -281,11 +281,19 @@ function financialStatementRows(corp: KrCompany, filing: Filing, quarter: number
 // ---------------------------------------------------------------------------------------
 // SEC
 
+/**
+ * The share-count frames the replica answers, as the Polygon source asks them: the cover page's
+ * count, then (for companies that file it per class) the balance sheet's, then the quarter's
+ * weighted average (a duration frame).
+ */
+export const SHARE_FRAMES = ['dei/EntityCommonStockSharesOutstanding', 'us-gaap/CommonStockSharesOutstanding', 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic'] as const;
+export type ShareFrame = (typeof SHARE_FRAMES)[number];
+
 export interface FactsTemplate {
   /** Everything after `"entityName":"..."`, from the `"facts"` key to the end (the bytes shared by every copy). */
   tail: Buffer;
-  /** The latest cover-page shares fact (for the frames answer). */
-  shares: { end: string; val: number; accn: string } | null;
+  /** The latest fact of each share-count concept the frames answer (`SHARE_FRAMES`). */
+  shares: Record<ShareFrame, { end: string; val: number; accn: string } | null>;
 }
 
 /** A copy's companyfacts: its own `cik` and `entityName`, then the template's facts byte for byte. */
@@ -499,10 +507,18 @@ export class SecApi {
     if (!t) {
       const raw = real(c.template.facts);
       const parsed = JSON.parse(raw.toString('utf8')) as { facts: { dei?: Concepts; 'us-gaap'?: Concepts } };
-      const covers = (parsed.facts.dei?.['EntityCommonStockSharesOutstanding']?.units['shares'] ?? []) as Fact[];
-      const latest = covers.reduce<Fact | null>((a, f) => (a === null || f.end > a.end ? f : a), null);
+      const latestOf = (concept: ShareFrame): FactsTemplate['shares'][ShareFrame] => {
+        const [taxonomy, tag] = concept.split('/') as ['dei' | 'us-gaap', string];
+        // A foreign filer's copy has no us-gaap facts (they move to ifrs-full): its cover count only.
+        if (taxonomy === 'us-gaap' && c.foreign !== null) return null;
+        const all = (parsed.facts[taxonomy]?.[tag]?.units['shares'] ?? []) as Fact[];
+        // The weighted average as a quarter's frame holds it: a three-month duration.
+        const usable = concept === 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic' ? all.filter((f) => f.start !== undefined && (Date.parse(f.end) - Date.parse(f.start)) / DAY_MS < 100) : all;
+        const latest = usable.reduce<Fact | null>((a, f) => (a === null || f.end > a.end ? f : a), null);
+        return latest ? { end: latest.end, val: latest.val, accn: latest.accn } : null;
+      };
       const tail = c.foreign === null ? raw.subarray(raw.indexOf('"facts"')) : Buffer.from(`"facts":${JSON.stringify(foreignFacts(parsed.facts, c.foreign))}}`, 'utf8');
-      t = { tail, shares: latest ? { end: latest.end, val: latest.val, accn: latest.accn } : null };
+      t = { tail, shares: Object.fromEntries(SHARE_FRAMES.map((f) => [f, latestOf(f)])) as FactsTemplate['shares'] };
       this.facts.set(key, t);
     }
     return t;
@@ -546,16 +562,20 @@ export class SecApi {
 
   /**
    * CONSTRUCTED (no frames recording at this scale): the frames API's documented shape, one row
-   * per copy holding its template's latest recorded cover-page shares fact, as test/e2e/upstream.ts.
+   * per copy holding its template's latest recorded fact of the concept (`SHARE_FRAMES`), as
+   * test/e2e/upstream.ts; the cover count first, so a copy of a company that files it per class
+   * (Palantir, AppLovin, Figma) is in the us-gaap frames only.
    */
-  sharesFrame(year: number, quarter: number): Answer {
+  sharesFrame(concept: ShareFrame, year: number, quarter: number): Answer {
     const data = this.universe.us
       .map((c) => {
-        const s = this.factsTemplate(c).shares;
+        const s = this.factsTemplate(c).shares[concept];
         return s ? { accn: s.accn, cik: c.cik, entityName: c.title, end: s.end, val: s.val } : null;
       })
       .filter((r) => r !== null);
-    return json({ taxonomy: 'dei', tag: 'EntityCommonStockSharesOutstanding', ccp: `CY${year}Q${quarter}I`, uom: 'shares', label: 'Entity Common Stock, Shares Outstanding', pts: data.length, data });
+    const [taxonomy, tag] = concept.split('/') as [string, string];
+    const instant = concept !== 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic';
+    return json({ taxonomy, tag, ccp: `CY${year}Q${quarter}${instant ? 'I' : ''}`, uom: 'shares', label: tag, pts: data.length, data });
   }
 
   /**

@@ -6,7 +6,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { customs, DartApi, ecbRatesZip, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer } from './api.js';
+import { customs, DartApi, ecbRatesZip, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer, type ShareFrame } from './api.js';
 import { KisApi, kisRateRefusal } from './kis.js';
 import { DOCUMENTED_LIMITS, LimitJudge, type ReplicaSource, type SourceLimits } from './limits.js';
 import { isKrxOpenApiService, krxOpenApi } from './krx-openapi.js';
@@ -144,9 +144,11 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         const cik = Number(m[1]);
         return { source: 'sec', kind: 'submissions', answer: () => sec.submissionsAnswer(cik) };
       }
-      if ((m = /^\/api\/xbrl\/frames\/dei\/EntityCommonStockSharesOutstanding\/shares\/CY(\d{4})Q([1-4])I\.json$/.exec(sub))) {
-        const [y, qq] = [Number(m[1]), Number(m[2])];
-        return { source: 'sec', kind: 'frames', answer: () => sec.sharesFrame(y, qq) };
+      if ((m = /^\/api\/xbrl\/frames\/(dei\/EntityCommonStockSharesOutstanding|us-gaap\/CommonStockSharesOutstanding|us-gaap\/WeightedAverageNumberOfSharesOutstandingBasic)\/shares\/CY(\d{4})Q([1-4])(I?)\.json$/.exec(sub))) {
+        const [concept, y, qq] = [m[1] as ShareFrame, Number(m[2]), Number(m[3])];
+        // The weighted average is a duration frame (no `I`), the counts are instants.
+        if ((m[4] === 'I') === (concept === 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic')) return null;
+        return { source: 'sec', kind: 'frames', answer: () => sec.sharesFrame(concept, y, qq) };
       }
       if ((m = /^\/Archives\/edgar\/daily-index\/\d{4}\/QTR[1-4]\/form\.(\d{4})(\d{2})(\d{2})\.idx$/.exec(sub))) {
         const date = `${m[1]}-${m[2]}-${m[3]}`;
