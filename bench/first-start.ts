@@ -43,7 +43,7 @@ import { bulkPlan } from '../src/refresh/bulk-sources.js';
 import { POLYGON_PLANS } from '../src/sources/polygon/source.js';
 import type { SourceProgress } from '../src/refresh/progress.js';
 import { BAND_KEYS } from '../src/domain/results.js';
-import { coverageMetricTable, METRIC_TARGET, type CoverageReport, type MetricCoverage } from '../src/serving/coverage.js';
+import { applicableOf, coverageMetricTable, METRIC_TARGET, type CoverageReport, type MetricCoverage } from '../src/serving/coverage.js';
 import { log, machineLoad, procStatusBytes, round } from './lib/util.js';
 import { printTable } from './lib/table.js';
 import { WarpClock } from './replica/clock.js';
@@ -221,7 +221,27 @@ export interface FirstStartResult {
   today: { dartFilingsTenYears: number; dartCallsTenYears: number; dartDaysAtAllowance: number; secCallsAllCompanies: number; secHoursAtRate: number; polygonDaysOfHistoryPerHourAtRate: number; note: string };
   /** Ten years of KR statements by today's API path, measured (null: not run). */
   backfill: BackfillResult | null;
+  /**
+   * The dividend backfill after the bulk first start (src/refresh/dividends.ts), its first pass
+   * (the day's allowance less the reserve), measured from `app.loaded`; null on the API path.
+   */
+  dividends: DividendsResult | null;
   unanswered: string[];
+}
+
+export interface DividendsResult {
+  status: string;
+  /** alotMatter.json calls, as the service counted them and as the replica saw them after `loaded`. */
+  calls: number;
+  replicaCalls: number;
+  figures: number;
+  noData: number;
+  /** Filings written with their dividend. */
+  written: number;
+  /** Periods left for the next days. */
+  left: number;
+  realMs: number;
+  simulatedMs: number;
 }
 
 export interface ProgressSummary {
@@ -284,6 +304,7 @@ const SOURCE_OF_PREFIX: [string, ReplicaSource][] = [
   [PREFIX.fsc, 'fsc'],
   [PREFIX.polygon, 'polygon'],
   [PREFIX.ecos, 'ecos'],
+  [PREFIX.ecb, 'ecb'],
   [PREFIX.customs, 'customs'],
   // Before '/krx', which it starts with.
   [PREFIX.krxOpenApi, 'krx-openapi'],
@@ -450,6 +471,27 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const cpu = process.cpuUsage(cpu0);
     const peakRssBytes = procStatusBytes('self', 'VmHWM');
     const waitedMs = clock.skippedMs - skipped0;
+    // The per-source table is the first start's own: its calls before the dividend backfill's.
+    const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
+    const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
+    // The dividend backfill's first pass, which follows the bulk first start: its own time and calls.
+    let dividends: DividendsResult | null = null;
+    if (firstStart === 'bulk') {
+      const d0 = performance.now();
+      const ds0 = clock.now();
+      const alot0 = replica.stats.opendart.byKind['alotMatter.json'] ?? 0;
+      const pass = await app.dividends;
+      if (pass) {
+        dividends = {
+          status: pass.status, calls: pass.calls, replicaCalls: (replica.stats.opendart.byKind['alotMatter.json'] ?? 0) - alot0, figures: pass.figures, noData: pass.noData,
+          written: pass.written, left: pass.left, realMs: Math.round(performance.now() - d0), simulatedMs: Math.round(clock.now() - ds0),
+        };
+        // Its last version served before coverage is read (the service serves it when no recompute is under way, else on the poll).
+        const version = await app.store.refresh.datasetVersion();
+        if ((app.holder.current?.version ?? 0) < version) await app.publisher.publish(version);
+        log(`dividend backfill: ${pass.status}, ${pass.calls} alotMatter calls, ${pass.written} filings written, ${pass.left} periods left, ${round(dividends.realMs / 1000, 1)} s real, ${round(dividends.simulatedMs / 60_000, 1)} min simulated`);
+      }
+    }
     clearInterval(sampler);
     clearInterval(krSampler);
     sample();
@@ -472,8 +514,6 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
     const diskBytes = dirBytes(dataDir);
     const bulkDir = join(dataDir, 'bulk');
     const bulkDiskBytes = existsSync(bulkDir) ? dirBytes(bulkDir) : 0;
-    const spansAtReady = new Map([...metered.spans].map(([k, v]) => [k, { ...v }]));
-    const statsAtReady = JSON.parse(JSON.stringify(replica.stats)) as Replica['stats'];
 
     let backfill: BackfillResult | null = null;
     if (settings.backfill) {
@@ -622,6 +662,7 @@ export async function rehearse(settings: FirstStartSettings): Promise<FirstStart
         note: "The API path's calls for the whole history: DART's first run looks back 90 days, a backfill per three months fetches the rest; SEC is asked for every company; Polygon walks back one day per call.",
       },
       backfill,
+      dividends,
       unanswered: [...new Set(replica.unanswered)].slice(0, 50),
     };
     if (!settings.keep) log(`run folder ${runDir} removed at the end (BENCH_KEEP=1 keeps it)`);
@@ -658,9 +699,8 @@ async function krxSignIn(base: string): Promise<string> {
 export function overListings(metrics: readonly MetricCoverage[], listings: Record<'KR' | 'US', number>): MetricCoverage[] {
   return metrics.map((m) => {
     const missing = Math.max(0, listings[m.market] - m.listed);
-    const listed = m.listed + missing;
-    const applicable = listed - m.nulls.notApplicable;
-    return { ...m, listed, applicable, complete: applicable === 0 ? 0 : Math.round((m.withValues / applicable) * 10_000) / 10_000, nulls: { ...m.nulls, other: m.nulls.other + missing } };
+    const line = { ...m, listed: m.listed + missing, nulls: { ...m.nulls, other: m.nulls.other + missing } };
+    return { ...line, ...applicableOf(line) };
   });
 }
 
@@ -743,6 +783,13 @@ export function printResult(r: FirstStartResult): void {
       `ten years of KR statements by today's API path, measured: ${b.windows} three-month DART backfills in ${b.runs} runs (${b.runsRefused} stopped by status 020 and rerun the next day), ` +
         `${b.dartCalls} DART calls (${b.dartRefusedDay} refused), ${round(b.simulatedMs / 86_400_000, 2)} days simulated, ${round(b.realMs / 1000, 1)} s real; coverage after: ${b.coverage.map((c) => `${c.market} ${c.scored}/${c.listed} (${c.pct} %)`).join(', ')}` +
         `${b.failed.length > 0 ? `; failed windows: ${b.failed.map((f) => `${f.from}..${f.to}: ${f.error}`).join(' | ')}` : ''}\n`,
+    );
+  }
+  const d = r.dividends;
+  if (d) {
+    process.stdout.write(
+      `dividend backfill after the bulk first start (first pass): ${d.status}; ${d.calls} alotMatter.json calls (replica saw ${d.replicaCalls}), ${d.figures} figures, ${d.noData} without one, ` +
+        `${d.written} filings written, ${d.left} periods left for the next days; ${round(d.realMs / 1000, 1)} s real, ${round(d.simulatedMs / 60_000, 1)} min simulated\n`,
     );
   }
   if (r.unanswered.length > 0) process.stdout.write(`replica had no answer for: ${r.unanswered.slice(0, 10).join(' ')}\n`);

@@ -67,7 +67,7 @@ for (const [id, what, make, kind] of cases) {
   const zip = join(files, kind === 'dart' ? '2016_1Q_PL_20210317040000.zip' : 'companyfacts.zip');
   writeFileSync(zip, make());
   // SEC's reader takes its ticker list from the loopback upstream of recorded answers.
-  const sec: Record<string, string> = kind === 'sec' ? { SEC_USER_AGENT: 'bench admin@example.com', SEC_TICKERS: 'AAPL', SEC_BASE_URL: upstream.base, SEC_DATA_BASE_URL: upstream.base } : {};
+  const sec: Record<string, string> = kind === 'sec' ? { SEC_USER_AGENT: 'bench admin@example.com', SEC_TICKERS: 'AAPL', SEC_BASE_URL: upstream.base, SEC_DATA_BASE_URL: upstream.base, ECB_BASE_URL: upstream.base } : {};
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent', ...sec };
   const t0 = Date.now();
   const r = await runTimed( files, env);

@@ -12,6 +12,7 @@ import { OAuthService } from './oauth/service.js';
 import { bootstrap } from './refresh/bootstrap.js';
 import type { BulkPlan } from './refresh/bulk-sources.js';
 import { Claims } from './refresh/claims.js';
+import { DividendBackfill, type DividendPass } from './refresh/dividends.js';
 import type { Refresher } from './refresh/pipeline.js';
 import type { ProgressBoard } from './refresh/progress.js';
 import { COVERAGE_META_KEY } from './serving/coverage.js';
@@ -19,6 +20,7 @@ import { DatasetHolder } from './serving/holder.js';
 import { Publisher } from './serving/publisher.js';
 import type { SnapshotDataset } from './serving/served.js';
 import { warmHistoriesOnSwap } from './serving/warming.js';
+import { OpenDartSource } from './sources/opendart/source.js';
 import type { Source } from './sources/source.js';
 import type { Store } from './store/store.js';
 
@@ -63,6 +65,11 @@ export interface App {
   ready: Promise<void>;
   /** Resolves when the first start's loading is over (a bulk first start goes on after `ready`). */
   loaded: Promise<void>;
+  /**
+   * After `loaded`: the first pass of the dividend backfill that follows a bulk first start with a
+   * DART key (refresh/dividends.ts); null when none ran. Later passes go on in the background.
+   */
+  dividends: Promise<DividendPass | null>;
   /** Per source: phase, done / total, bytes, calls of the day's allowance, ETA. */
   progress: ProgressBoard;
   close(): Promise<void>;
@@ -184,6 +191,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // The first dataset in the store (./refresh/bootstrap.ts), then served; then the refreshes.
   // While a first start loads, the versions it publishes are served as they come; the hourly runs
   // begin once it is done (they would only repeat its API refreshes meanwhile).
+  // With a DART key, the filings a bulk first start brings get their dividend sections afterwards.
+  const dart = sources.find((s): s is OpenDartSource => s instanceof OpenDartSource);
   const start = bootstrap({
     store,
     claims,
@@ -206,6 +215,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     enough: firstStocks,
     // What a bulk first start publishes is served when no recompute is under way; else the poll's.
     onPublish: () => void publisher.catchUp().catch(() => undefined),
+    ...(dart ? { dividends: new DividendBackfill({ store, source: dart, clock, logger, board: progress, onPublish: () => void publisher.catchUp().catch(() => undefined) }) } : {}),
   });
   const served = start.stored.then(async () => {
     phase = 'computing the dataset';
@@ -220,6 +230,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const loaded = ready.then(() => start.loading());
   // Its failure is `ready`'s, reported there; unawaited, it must not end the process.
   loaded.catch(() => undefined);
+  const dividends = loaded.then(() => start.dividends());
+  dividends.catch(() => undefined);
   ready.catch((err: unknown) => {
     if (!stopping.signal.aborted) logger.error({ errName: (err as Error).name }, 'start-up load failed');
   });
@@ -234,6 +246,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     url,
     ready,
     loaded,
+    dividends,
     progress,
     async close() {
       // Graceful, whatever start-up is doing: stop start-up and the refresh (a load in progress

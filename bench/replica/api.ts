@@ -6,7 +6,7 @@
 
 import { zipOne } from '../../test/sources/helpers.js';
 import { financialRows } from './financial.js';
-import { epochDay, FINANCIAL_SECTORS, isoOfDay, isWeekday, priceOn, real, realJson, unit, type ForeignFiler, type KrCompany, type Universe, type UsCompany } from './universe.js';
+import { epochDay, FINANCIAL_SECTORS, isoOfDay, isWeekday, priceOn, real, realJson, unit, type ForeignFiler, type KrCompany, type Universe, type UsCompany, type UsTemplate } from './universe.js';
 
 export interface Answer {
   status?: number;
@@ -210,7 +210,8 @@ export class DartApi {
    * answer of its 2020 Q1 report (test/fixtures/real/opendart; every row and field as recorded:
    * `se`, `stock_knd` on the per-share rows, `thstrm` this year to date, `frmtrm` and `lwfr` the
    * two fiscal years before), re-keyed to the copy's corp_code, name and receipt number, with the
-   * cash-dividend rows DERIVED per copy: seven copies in ten pay 0.5-5 % of their base price a
+   * cash-dividend rows CONSTRUCTED per copy (deterministically from its index, the same on every
+   * run; no copy's figures are real): seven copies in ten pay 0.5-5 % of their base price a
    * year (one in five of them quarterly, the rest once, with the annual report), the common and
    * preferred share alike; the rest answer `-`. 013 when the report is not filed.
    */
@@ -280,11 +281,19 @@ function financialStatementRows(corp: KrCompany, filing: Filing, quarter: number
 // ---------------------------------------------------------------------------------------
 // SEC
 
+/**
+ * The share-count frames the replica answers, as the Polygon source asks them: the cover page's
+ * count, then (for companies that file it per class) the balance sheet's, then the quarter's
+ * weighted average (a duration frame).
+ */
+export const SHARE_FRAMES = ['dei/EntityCommonStockSharesOutstanding', 'us-gaap/CommonStockSharesOutstanding', 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic'] as const;
+export type ShareFrame = (typeof SHARE_FRAMES)[number];
+
 export interface FactsTemplate {
   /** Everything after `"entityName":"..."`, from the `"facts"` key to the end (the bytes shared by every copy). */
   tail: Buffer;
-  /** The latest cover-page shares fact (for the frames answer). */
-  shares: { end: string; val: number; accn: string } | null;
+  /** The latest fact of each share-count concept the frames answer (`SHARE_FRAMES`). */
+  shares: Record<ShareFrame, { end: string; val: number; accn: string } | null>;
 }
 
 /** A copy's companyfacts: its own `cik` and `entityName`, then the template's facts byte for byte. */
@@ -309,6 +318,8 @@ const IFRS_OF_US_GAAP: Record<string, string> = {
   ProfitLoss: 'ProfitLoss',
   IncomeTaxExpenseBenefit: 'IncomeTaxExpenseContinuingOperations',
   InterestExpense: 'InterestExpense',
+  InterestExpenseNonoperating: 'InterestExpense',
+  InterestExpenseDebt: 'InterestExpense',
   EarningsPerShareBasic: 'BasicEarningsLossPerShare',
   EarningsPerShareDiluted: 'DilutedEarningsLossPerShare',
   WeightedAverageNumberOfSharesOutstandingBasic: 'WeightedAverageShares',
@@ -418,6 +429,62 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
   return { dei, 'ifrs-full': ifrs };
 }
 
+/** The periodic and current reports whose facts companyfacts carries (what a constructed submissions lists). */
+const FACT_FORMS = new Set(['10-K', '10-K/A', '10-Q', '10-Q/A', '8-K', '8-K/A']);
+
+/**
+ * CONSTRUCTED for a template without recorded submissions: the submissions answer's fields the
+ * service and the replica read (`sic`, `sicDescription`, `exchanges`, `fiscalYearEnd`,
+ * `filings.recent`), from the template's `placement` and its facts. The filings are those the
+ * facts come from, newest first: accession, filing date, form and report date (the latest period
+ * end among the filing's us-gaap facts); the fiscal year end is the month and day of the latest
+ * twelve-month period of a 10-K.
+ */
+export function constructedSubmissions(template: UsTemplate): Record<string, unknown> {
+  const { placement } = template;
+  if (placement === undefined) throw new Error(`template ${template.ticker}: no recorded submissions and no placement`);
+  const body = realJson<{ cik: number | string; entityName: string; facts: { 'us-gaap'?: Concepts; dei?: Concepts } }>(template.facts);
+  const filings = new Map<string, { form: string; filed: string; report: string }>();
+  let yearEnd = '';
+  for (const [taxonomy, concepts] of Object.entries(body.facts)) {
+    for (const concept of Object.values(concepts ?? {})) {
+      for (const list of Object.values(concept.units)) {
+        for (const f of list) {
+          if (!FACT_FORMS.has(f.form)) continue;
+          const entry = filings.get(f.accn) ?? { form: f.form, filed: f.filed, report: '' };
+          if (taxonomy === 'us-gaap' && f.end > entry.report) entry.report = f.end;
+          filings.set(f.accn, entry);
+          if (f.form === '10-K' && f.start !== undefined && f.end > yearEnd) {
+            const days = (Date.parse(f.end) - Date.parse(f.start)) / DAY_MS;
+            if (days >= 350 && days <= 380) yearEnd = f.end;
+          }
+        }
+      }
+    }
+  }
+  const rows = [...filings].sort(([a, x], [b, y]) => y.filed.localeCompare(x.filed) || b.localeCompare(a));
+  return {
+    cik: String(body.cik).padStart(10, '0'),
+    entityType: 'operating',
+    sic: placement.sic,
+    sicDescription: placement.sicDescription,
+    name: body.entityName,
+    tickers: [template.ticker],
+    exchanges: [placement.exchange],
+    fiscalYearEnd: yearEnd === '' ? '' : yearEnd.slice(5, 7) + yearEnd.slice(8, 10),
+    formerNames: [],
+    filings: {
+      recent: {
+        accessionNumber: rows.map(([accn]) => accn),
+        filingDate: rows.map(([, r]) => r.filed),
+        reportDate: rows.map(([, r]) => r.report),
+        form: rows.map(([, r]) => r.form),
+      },
+      files: [],
+    },
+  };
+}
+
 export class SecApi {
   private readonly facts = new Map<string, FactsTemplate>();
   private readonly submissions = new Map<string, Record<string, unknown>>();
@@ -440,20 +507,29 @@ export class SecApi {
     if (!t) {
       const raw = real(c.template.facts);
       const parsed = JSON.parse(raw.toString('utf8')) as { facts: { dei?: Concepts; 'us-gaap'?: Concepts } };
-      const covers = (parsed.facts.dei?.['EntityCommonStockSharesOutstanding']?.units['shares'] ?? []) as Fact[];
-      const latest = covers.reduce<Fact | null>((a, f) => (a === null || f.end > a.end ? f : a), null);
+      const latestOf = (concept: ShareFrame): FactsTemplate['shares'][ShareFrame] => {
+        const [taxonomy, tag] = concept.split('/') as ['dei' | 'us-gaap', string];
+        // A foreign filer's copy has no us-gaap facts (they move to ifrs-full): its cover count only.
+        if (taxonomy === 'us-gaap' && c.foreign !== null) return null;
+        const all = (parsed.facts[taxonomy]?.[tag]?.units['shares'] ?? []) as Fact[];
+        // The weighted average as a quarter's frame holds it: a three-month duration.
+        const usable = concept === 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic' ? all.filter((f) => f.start !== undefined && (Date.parse(f.end) - Date.parse(f.start)) / DAY_MS < 100) : all;
+        const latest = usable.reduce<Fact | null>((a, f) => (a === null || f.end > a.end ? f : a), null);
+        return latest ? { end: latest.end, val: latest.val, accn: latest.accn } : null;
+      };
       const tail = c.foreign === null ? raw.subarray(raw.indexOf('"facts"')) : Buffer.from(`"facts":${JSON.stringify(foreignFacts(parsed.facts, c.foreign))}}`, 'utf8');
-      t = { tail, shares: latest ? { end: latest.end, val: latest.val, accn: latest.accn } : null };
+      t = { tail, shares: Object.fromEntries(SHARE_FRAMES.map((f) => [f, latestOf(f)])) as FactsTemplate['shares'] };
       this.facts.set(key, t);
     }
     return t;
   }
 
   submissionsOf(c: UsCompany): string {
-    let t = this.submissions.get(c.template.submissions);
+    const key = c.template.submissions ?? c.template.facts;
+    let t = this.submissions.get(key);
     if (!t) {
-      t = realJson<Record<string, unknown>>(c.template.submissions);
-      this.submissions.set(c.template.submissions, t);
+      t = c.template.submissions === null ? constructedSubmissions(c.template) : realJson<Record<string, unknown>>(c.template.submissions);
+      this.submissions.set(key, t);
     }
     const base = { ...t, cik: String(c.cik).padStart(10, '0'), name: c.title, tickers: [c.ticker], formerNames: [] };
     if (c.foreign === null) return JSON.stringify(base);
@@ -486,16 +562,20 @@ export class SecApi {
 
   /**
    * CONSTRUCTED (no frames recording at this scale): the frames API's documented shape, one row
-   * per copy holding its template's latest recorded cover-page shares fact, as test/e2e/upstream.ts.
+   * per copy holding its template's latest recorded fact of the concept (`SHARE_FRAMES`), as
+   * test/e2e/upstream.ts; the cover count first, so a copy of a company that files it per class
+   * (Palantir, AppLovin, Figma) is in the us-gaap frames only.
    */
-  sharesFrame(year: number, quarter: number): Answer {
+  sharesFrame(concept: ShareFrame, year: number, quarter: number): Answer {
     const data = this.universe.us
       .map((c) => {
-        const s = this.factsTemplate(c).shares;
+        const s = this.factsTemplate(c).shares[concept];
         return s ? { accn: s.accn, cik: c.cik, entityName: c.title, end: s.end, val: s.val } : null;
       })
       .filter((r) => r !== null);
-    return json({ taxonomy: 'dei', tag: 'EntityCommonStockSharesOutstanding', ccp: `CY${year}Q${quarter}I`, uom: 'shares', label: 'Entity Common Stock, Shares Outstanding', pts: data.length, data });
+    const [taxonomy, tag] = concept.split('/') as [string, string];
+    const instant = concept !== 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic';
+    return json({ taxonomy, tag, ccp: `CY${year}Q${quarter}${instant ? 'I' : ''}`, uom: 'shares', label: tag, pts: data.length, data });
   }
 
   /**
@@ -615,6 +695,35 @@ export function polygonGrouped(universe: Universe, date: string, today: string):
         return { T: c.ticker, v: p.volume, vw: r((p.high + p.low + p.close) / 3), o: r(p.open), c: r(p.close), h: r(p.high), l: r(p.low), t: Date.parse(`${date}T20:00:00Z`), n: Math.round(p.volume / 250) };
       });
   return json({ queryCount: results.length, resultsCount: results.length, adjusted: true, ...(results.length ? { results } : {}), status: 'OK', request_id: 'replica', count: results.length });
+}
+
+// ---------------------------------------------------------------------------------------
+// ECB euro reference rates (CONSTRUCTED values in the real file's layout: the header of the
+// recorded eurofxref-hist.csv, test/fixtures/real/ecb, column for column with its trailing comma;
+// one row per weekday but 1 January and 25-26 December, newest first, up to the day before
+// `today`; USD, JPY and CAD per EUR on a deterministic path around the rates the replica's foreign
+// filers convert their facts at (FOREIGN_FILERS: 0.92 EUR, 150 JPY, 1.36 CAD a dollar), every
+// other column N/A. TWD, as in the real file, is not among them.)
+
+const ECB_HEADER = 'Date,USD,JPY,BGN,CYP,CZK,DKK,EEK,GBP,HUF,LTL,LVL,MTL,PLN,ROL,RON,SEK,SIT,SKK,CHF,ISK,NOK,HRK,RUB,TRL,TRY,AUD,BRL,CAD,CNY,HKD,IDR,ILS,INR,KRW,MXN,MYR,NZD,PHP,SGD,THB,ZAR,';
+const ECB_FIRST_DAY = '2009-01-02';
+let ecbCache: { today: string; zip: Uint8Array } | null = null;
+
+/** eurofxref-hist.zip as the replica serves it on `today`. */
+export function ecbRatesZip(today: string): Answer {
+  if (ecbCache?.today !== today) {
+    const columns = ECB_HEADER.split(',').slice(1, -1);
+    const lines = [ECB_HEADER];
+    for (let d = epochDay(today) - 1; d >= epochDay(ECB_FIRST_DAY); d--) {
+      const iso = isoOfDay(d);
+      if (!isWeekday(d) || /-(01-01|12-25|12-26)$/.test(iso)) continue;
+      const usd = (1 / 0.92) * (1 + 0.04 * Math.sin(d / 250));
+      const value: Record<string, string> = { USD: usd.toFixed(4), JPY: (150 * usd).toFixed(2), CAD: (1.36 * usd * (1 + 0.02 * Math.sin(d / 90))).toFixed(4) };
+      lines.push(`${iso},${columns.map((c) => value[c] ?? 'N/A').join(',')},`);
+    }
+    ecbCache = { today, zip: zipOne('eurofxref-hist.csv', `${lines.join('\n')}\n`) };
+  }
+  return { headers: { 'content-type': 'application/zip' }, body: ecbCache.zip };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@
 //   block per copy: 종목코드, 회사명, 시장구분, 결산기준일, 보고서종류 rewritten). Financial-sector
 //   copies (one in 25) are in their sector's members (은행, 보험, 증권, 금융기타) only, with the
 //   real rows of the 2025 first quarter's sector files (bench/replica/financial.ts): balances as
-//   recorded, income and cash flows the recorded quarter's times the quarters to date.
+//   recorded, income and cash flows the recorded quarter's times the quarters to date (the
+//   half-year and third-quarter income statements in the quarterly layout, `quarterlyIncomeHeader`).
 // - SEC's nightly companyfacts.zip and submissions.zip: one CIK##########.json member per copy,
 //   byte for byte the API answer of bench/replica/api.ts. A companyfacts member is deflated as
 //   two pieces: the copy's own head (cik, entityName; a sync-flushed, non-final deflate block)
@@ -184,24 +185,45 @@ function headerFor(header: string, member: string, report: Report): string {
   return header.replace(/당기 ?1분기(말)?/g, (_m, end: string | undefined) => (word === '' ? '당기' : `당기 ${word}${end ?? ''}`)).replace(/전기1분기/g, word === '' ? '전기' : `전기${word}`);
 }
 
+/**
+ * CONSTRUCTED: the half-year and third-quarter income statement (03) of a financial sector. No
+ * real non-Q1 financial-sector file is at hand (../shared/realdata/bulk holds 2025 Q1's; the
+ * repository it came from, Q1 only), and the Q1 files' layout, the balance sheet's header with
+ * one value per row, cannot say whether a half-year value is the three months or the year to
+ * date: the reader refuses such an income statement rather than guess. These members are written
+ * in the layout FORMATS.md documents for the quarterly income statements (02, and 03 "as IS"):
+ * the twelve common columns, then `당기 {반기|3분기} 3개월`, `당기 … 누적`, `전기 … 3개월`,
+ * `전기 … 누적`, `전기`, `전전기`; the recorded quarter's amount as the three months, times the
+ * quarters to date as the year to date, the prior periods left empty.
+ */
+function quarterlyIncomeHeader(financialHeader: string, report: 2 | 3): string {
+  const word = report === 2 ? '반기' : '3분기';
+  return [...financialHeader.split('\t').slice(0, 12), `당기 ${word} 3개월`, `당기 ${word} 누적`, `전기 ${word} 3개월`, `전기 ${word} 누적`, '전기', '전전기'].join('\t');
+}
+
 function dartMember(universe: Universe, year: number, report: Report, statement: Statement, member: '01' | '02' | '03' | '04' | '05', label: string, sector: string, consolidated: boolean, vintage: string, cache: Map<string, SampleBlocks>): Member {
   const rname = REPORT_NAME[report];
   const name = `${year}_${rname}_${member}_${label}${sector ? `_${sector}` : ''}${consolidated ? '_연결' : ''}_${vintage}.txt`;
   const end = `${year}-${PERIOD_END[report]}`;
   if (sector !== '') {
-    // A financial sector's member: the sector's copies, the balance sheet's header for every statement.
+    // A financial sector's member: the sector's copies, the balance sheet's header for every
+    // statement (as the recorded 2025 Q1 files), except the half-year and third-quarter income
+    // statements (`quarterlyIncome`).
     const fin = member as '01' | '03' | '04' | '05';
-    const lines: string[] = [headerFor(financialSample(sector as FinancialSector, fin, consolidated).header, '01', report)];
+    const sample = financialSample(sector as FinancialSector, fin, consolidated);
+    const quarterly = fin === '03' && (report === 2 || report === 3);
+    const lines: string[] = [quarterly ? quarterlyIncomeHeader(sample.header, report) : headerFor(sample.header, '01', report)];
     for (const co of universe.kr) {
       if (co.financial !== sector || (consolidated && co.separateOnly)) continue;
       for (const cells of financialRows(co, fin, consolidated)) {
-        const row = [...cells];
+        let row = [...cells];
         row[1] = `[${co.stockCode}]`;
         row[2] = co.name;
         row[3] = marketName(co);
         row[7] = end;
         row[8] = rname;
-        if (fin === '03' || fin === '04') row[12] = scaledAmount(row[12] ?? '', report);
+        if (quarterly) row = [...row.slice(0, 12), row[12] ?? '', scaledAmount(row[12] ?? '', report), '', '', '', ''];
+        else if (fin === '03' || fin === '04') row[12] = scaledAmount(row[12] ?? '', report);
         lines.push(row.join('\t'));
       }
     }
@@ -275,7 +297,7 @@ function stampOf(p: DartPeriod): string {
  */
 export function prepareBulk(universe: Universe, today: string, dir: string, log: (msg: string) => void = () => undefined): BulkFiles {
   const marker = join(dir, 'done.json');
-  const key = { scale: universe.scale, today, format: 4 };
+  const key = { scale: universe.scale, today, format: 6 };
   let summary: BulkSummary;
   const periods = dartPeriods(today);
   const zipName = (p: DartPeriod, s: Statement): string => `${p.year}_${p.report}Q_${s}_${stampOf(p)}.zip`;

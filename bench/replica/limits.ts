@@ -26,7 +26,7 @@ export interface SourceLimits {
   dayOffsetHours?: number;
 }
 
-export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'customs' | 'krx' | 'krx-openapi' | 'kis';
+export type ReplicaSource = 'opendart' | 'opendart-bulk' | 'sec' | 'sec-bulk' | 'fsc' | 'polygon' | 'ecos' | 'ecb' | 'customs' | 'krx' | 'krx-openapi' | 'kis';
 
 export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = {
   opendart: { perDay: 20_000, dayOffsetHours: 9 },
@@ -37,6 +37,8 @@ export const DOCUMENTED_LIMITS: Readonly<Record<ReplicaSource, SourceLimits>> = 
   fsc: { perDay: 10_000, dayOffsetHours: 9 },
   polygon: { rate: { calls: 5, windowMs: 60_000 } },
   ecos: {},
+  // One static file, no key, no published limit.
+  ecb: {},
   customs: { perDay: 10_000, dayOffsetHours: 9 },
   krx: {},
   'krx-openapi': { perDay: 10_000, dayOffsetHours: 9 },

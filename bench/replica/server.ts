@@ -6,7 +6,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { customs, DartApi, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer } from './api.js';
+import { customs, DartApi, ecbRatesZip, ecosRates, fscPrices, krxData, polygonGrouped, SecApi, type Answer, type ShareFrame } from './api.js';
 import { KisApi, kisRateRefusal } from './kis.js';
 import { DOCUMENTED_LIMITS, LimitJudge, type ReplicaSource, type SourceLimits } from './limits.js';
 import { isKrxOpenApiService, krxOpenApi } from './krx-openapi.js';
@@ -21,6 +21,7 @@ export const PREFIX = {
   fsc: '/fsc/1160100/service/GetStockSecuritiesInfoService',
   polygon: '/polygon',
   ecos: '/ecos',
+  ecb: '/ecb',
   customs: '/customs/1220000',
   krx: '/krx',
   krxOpenApi: '/krx-openapi/svc/apis',
@@ -36,6 +37,7 @@ export function baseUrlEnv(base: string): Record<string, string> {
     FSC_BASE_URL: `${base}${PREFIX.fsc}`,
     US_PRICES_BASE_URL: `${base}${PREFIX.polygon}`,
     ECOS_BASE_URL: `${base}${PREFIX.ecos}`,
+    ECB_BASE_URL: `${base}${PREFIX.ecb}`,
     CUSTOMS_BASE_URL: `${base}${PREFIX.customs}`,
     KRX_BASE_URL: `${base}${PREFIX.krx}`,
     KRX_OPENAPI_BASE_URL: `${base}${PREFIX.krxOpenApi}`,
@@ -142,9 +144,11 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         const cik = Number(m[1]);
         return { source: 'sec', kind: 'submissions', answer: () => sec.submissionsAnswer(cik) };
       }
-      if ((m = /^\/api\/xbrl\/frames\/dei\/EntityCommonStockSharesOutstanding\/shares\/CY(\d{4})Q([1-4])I\.json$/.exec(sub))) {
-        const [y, qq] = [Number(m[1]), Number(m[2])];
-        return { source: 'sec', kind: 'frames', answer: () => sec.sharesFrame(y, qq) };
+      if ((m = /^\/api\/xbrl\/frames\/(dei\/EntityCommonStockSharesOutstanding|us-gaap\/CommonStockSharesOutstanding|us-gaap\/WeightedAverageNumberOfSharesOutstandingBasic)\/shares\/CY(\d{4})Q([1-4])(I?)\.json$/.exec(sub))) {
+        const [concept, y, qq] = [m[1] as ShareFrame, Number(m[2]), Number(m[3])];
+        // The weighted average is a duration frame (no `I`), the counts are instants.
+        if ((m[4] === 'I') === (concept === 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic')) return null;
+        return { source: 'sec', kind: 'frames', answer: () => sec.sharesFrame(concept, y, qq) };
       }
       if ((m = /^\/Archives\/edgar\/daily-index\/\d{4}\/QTR[1-4]\/form\.(\d{4})(\d{2})(\d{2})\.idx$/.exec(sub))) {
         const date = `${m[1]}-${m[2]}-${m[3]}`;
@@ -157,6 +161,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
       const date = m[1] as string;
       return { source: 'polygon', kind: 'grouped daily', answer: () => polygonGrouped(universe, date, today()) };
     }
+    if (p === `${PREFIX.ecb}/stats/eurofxref/eurofxref-hist.zip`) return { source: 'ecb', kind: 'eurofxref-hist.zip', answer: () => ecbRatesZip(today()) };
     if (p.startsWith(`${PREFIX.ecos}/api/StatisticSearch/`)) {
       const parts = p.slice(PREFIX.ecos.length).split('/');
       return { source: 'ecos', kind: 'StatisticSearch', answer: () => ecosRates(parts, today()) };

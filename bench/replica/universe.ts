@@ -90,8 +90,13 @@ export interface UsTemplate {
   ticker: string;
   /** Recorded companyfacts (gzipped file under test/fixtures/real). */
   facts: string;
-  /** Recorded submissions used for its copies (Apple's and Marvell's are recorded). */
-  submissions: string;
+  /**
+   * Recorded submissions used for its copies (Apple's and Marvell's are recorded), or null: then
+   * its copies' submissions are CONSTRUCTED from the facts and `placement` (SecApi.submissionsOf).
+   */
+  submissions: string | null;
+  /** Where `submissions` is null: the company's SIC code and description and its exchange, as EDGAR lists them. */
+  placement?: { sic: string; sicDescription: string; exchange: string };
 }
 
 const KR_TEMPLATES: KrTemplate[] = [
@@ -99,10 +104,34 @@ const KR_TEMPLATES: KrTemplate[] = [
   { corpCode: '00164779', company: realJson<Record<string, string>>('opendart/company_00164779.json') },
 ];
 
-const US_TEMPLATES: UsTemplate[] = [
+/**
+ * The US companies copied, in turn (round robin over the index): large and small caps, industrials,
+ * retail, energy, health care, a bank holding company and insurers, loss-makers and companies
+ * without debt (test/fixtures/real/PROVENANCE.md, sec). Apple's and Marvell's submissions are
+ * recorded; the others' are constructed from their facts with the SIC code and exchange below.
+ */
+export const US_TEMPLATES: readonly UsTemplate[] = [
   { ticker: 'AAPL', facts: 'sec/companyfacts_CIK0000320193_AAPL.json.gz', submissions: 'sec/submissions_CIK0000320193_AAPL.json.gz' },
-  { ticker: 'TSLA', facts: 'sec/companyfacts_CIK0001318605_TSLA.json.gz', submissions: 'sec/submissions_CIK0001835632_MRVL.json.gz' },
+  { ticker: 'TSLA', facts: 'sec/companyfacts_CIK0001318605_TSLA.json.gz', submissions: null, placement: { sic: '3711', sicDescription: 'Motor Vehicles & Passenger Car Bodies', exchange: 'Nasdaq' } },
   { ticker: 'MRVL', facts: 'sec/companyfacts_CIK0001835632_MRVL.json.gz', submissions: 'sec/submissions_CIK0001835632_MRVL.json.gz' },
+  { ticker: 'XOM', facts: 'sec/companyfacts_CIK0000034088_XOM.json.gz', submissions: null, placement: { sic: '2911', sicDescription: 'Petroleum Refining', exchange: 'NYSE' } },
+  { ticker: 'HD', facts: 'sec/companyfacts_CIK0000354950_HD.json.gz', submissions: null, placement: { sic: '5211', sicDescription: 'Retail-Lumber & Other Building Materials Dealers', exchange: 'NYSE' } },
+  { ticker: 'SOFI', facts: 'sec/companyfacts_CIK0001818874_SOFI.json.gz', submissions: null, placement: { sic: '6199', sicDescription: 'Finance Services', exchange: 'Nasdaq' } },
+  { ticker: 'JNJ', facts: 'sec/companyfacts_CIK0000200406_JNJ.json.gz', submissions: null, placement: { sic: '2834', sicDescription: 'Pharmaceutical Preparations', exchange: 'NYSE' } },
+  { ticker: 'PG', facts: 'sec/companyfacts_CIK0000080424_PG.json.gz', submissions: null, placement: { sic: '2840', sicDescription: 'Soap, Detergents, Cleang Preparations, Perfumes, Cosmetics', exchange: 'NYSE' } },
+  { ticker: 'COST', facts: 'sec/companyfacts_CIK0000909832_COST.json.gz', submissions: null, placement: { sic: '5331', sicDescription: 'Retail-Variety Stores', exchange: 'Nasdaq' } },
+  { ticker: 'UNH', facts: 'sec/companyfacts_CIK0000731766_UNH.json.gz', submissions: null, placement: { sic: '6324', sicDescription: 'Hospital & Medical Service Plans', exchange: 'NYSE' } },
+  { ticker: 'BRK', facts: 'sec/companyfacts_CIK0001067983_BRK.json.gz', submissions: null, placement: { sic: '6331', sicDescription: 'Fire, Marine & Casualty Insurance', exchange: 'NYSE' } },
+  { ticker: 'V', facts: 'sec/companyfacts_CIK0001403161_V.json.gz', submissions: null, placement: { sic: '7389', sicDescription: 'Services-Business Services, NEC', exchange: 'NYSE' } },
+  { ticker: 'AVGO', facts: 'sec/companyfacts_CIK0001730168_AVGO.json.gz', submissions: null, placement: { sic: '3674', sicDescription: 'Semiconductors & Related Devices', exchange: 'Nasdaq' } },
+  { ticker: 'SNOW', facts: 'sec/companyfacts_CIK0001640147_SNOW.json.gz', submissions: null, placement: { sic: '7372', sicDescription: 'Services-Prepackaged Software', exchange: 'NYSE' } },
+  { ticker: 'CELH', facts: 'sec/companyfacts_CIK0001341766_CELH.json.gz', submissions: null, placement: { sic: '2086', sicDescription: 'Bottled & Canned Soft Drinks & Carbonated Waters', exchange: 'Nasdaq' } },
+  { ticker: 'SOUN', facts: 'sec/companyfacts_CIK0001840856_SOUN.json.gz', submissions: null, placement: { sic: '7374', sicDescription: 'Services-Computer Processing & Data Preparation', exchange: 'Nasdaq' } },
+  { ticker: 'ONDS', facts: 'sec/companyfacts_CIK0001646188_ONDS.json.gz', submissions: null, placement: { sic: '3663', sicDescription: 'Radio & Tv Broadcasting & Communications Equipment', exchange: 'Nasdaq' } },
+  { ticker: 'FIG', facts: 'sec/companyfacts_CIK0001579878_FIG.json.gz', submissions: null, placement: { sic: '7372', sicDescription: 'Services-Prepackaged Software', exchange: 'NYSE' } },
+  { ticker: 'RKLB', facts: 'sec/companyfacts_CIK0001819994_RKLB.json.gz', submissions: null, placement: { sic: '3760', sicDescription: 'Guided Missiles & Space Vehicles & Parts', exchange: 'Nasdaq' } },
+  { ticker: 'PLTR', facts: 'sec/companyfacts_CIK0001321655_PLTR.json.gz', submissions: null, placement: { sic: '7372', sicDescription: 'Services-Prepackaged Software', exchange: 'Nasdaq' } },
+  { ticker: 'APP', facts: 'sec/companyfacts_CIK0001751008_APP.json.gz', submissions: null, placement: { sic: '7372', sicDescription: 'Services-Prepackaged Software', exchange: 'Nasdaq' } },
 ];
 
 /** A ticker from an index: Q then four letters (QAAAA, QAAAB, ...), no real listing uses them all. */

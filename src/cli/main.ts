@@ -17,6 +17,7 @@ import { configuredSources, sourceNotices } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
 import pino from 'pino';
+import { backtest, BACKTEST_USAGE, BacktestDataError, BacktestUsageError, parseBacktestOptions } from './backtest.js';
 import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
 import { printable } from './printable.js';
 import { followProgress } from './progress.js';
@@ -37,6 +38,10 @@ const USAGE = `usage:
                                           sources from their APIs over the range; --api: every source from its API
   sources [--runs N]                      progress per source, then what the latest N runs took and skipped (default 5)
   backup <file>                           a consistent copy of the SQLite store, safe while serving
+  backtest --market KR|US --from YYYY-MM [--to YYYY-MM] [--rebalance month|quarter] [--top N]
+           [--by score | --screen FILTERS [--sort FIELD[:asc|desc]]] [--bands B,...] [--hold MONTHS] [--csv FILE]
+                                          top N by V3 score or by a screen as of each rebalance day, held MONTHS
+                                          (default 12), against the market's equal-weight mean (backtest --help)
   restore <file> [--force]                replace the SQLite store with a backup (a running service picks it up); keys
                                           revoked since the backup stay revoked (--force: replace a store that cannot be read)
   version`;
@@ -273,6 +278,36 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
   }
 }
 
+/** `backtest`: exit 2 for an invalid option, 1 when the store cannot answer (src/cli/backtest.ts). */
+async function runBacktestCommand(args: string[]): Promise<void> {
+  if (args.includes('--help')) {
+    process.stdout.write(`${BACKTEST_USAGE}\n`);
+    return;
+  }
+  let options;
+  try {
+    options = parseBacktestOptions(args);
+  } catch (err) {
+    if (err instanceof BacktestUsageError) fail(`backtest: ${err.message}\n${BACKTEST_USAGE}`);
+    throw err;
+  }
+  const store = await openStore(loadConfig());
+  try {
+    const demo = (await store.refresh.getMeta('demo_as_of')) !== null;
+    await backtest(store.market, demo, options, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  } catch (err) {
+    if (err instanceof BacktestUsageError) {
+      process.stderr.write(`backtest: ${err.message}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof BacktestDataError) {
+      process.stderr.write(`backtest: ${err.message}\n`);
+      process.exitCode = 1;
+    } else throw err;
+  } finally {
+    await store.close();
+  }
+}
+
 // Every file and folder this process creates (the store, its logs, backups, downloaded bulk
 // files) is its owner's alone: 0600 and 0700.
 process.umask(0o077);
@@ -343,6 +378,9 @@ async function runCommand(): Promise<void> {
       }
       break;
     }
+    case 'backtest':
+      await runBacktestCommand(rest);
+      break;
     case 'version':
       process.stdout.write(`${VERSION}\n`);
       break;

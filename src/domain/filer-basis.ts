@@ -14,10 +14,18 @@ export interface FilerNote {
   /** ISO 4217 code of the currency of its statements. */
   reportingCurrency: string;
   /**
-   * The rate its TTM's latest filing was converted at: USD per unit of `reportingCurrency`, the
-   * filing's disclosure date and where the rate comes from. Null when it reports in USD or has no TTM.
+   * The rates its TTM's latest filing was converted at: USD per unit of `reportingCurrency` of its
+   * flows and of its balances (the same rate for a convenience translation), which rate each is,
+   * the filing's disclosure date and where the rates come from. Null when it reports in USD or has no TTM.
    */
-  conversion: { usdPerUnit: number; disclosedOn: string; source: string } | null;
+  conversion: {
+    usdPerUnit: number;
+    balanceUsdPerUnit: number;
+    flowRate: string;
+    balanceRate: string;
+    disclosedOn: string;
+    source: string;
+  } | null;
   /** What the TTM is made of, in words; the reason when there is none. */
   ttmBasis: string;
   /** Ordinary shares one ADS represents, and where that is stated; null when it trades its ordinary shares. */
@@ -33,6 +41,30 @@ function rateOf(basis: FilerBasis, disclosedOn: string): FilerBasis['usdRates'][
   return found;
 }
 
+/** What the note says of one filing's rates. */
+function conversionOf(rate: FilerBasis['usdRates'][number], currency: string): NonNullable<FilerNote['conversion']> {
+  const ref = rate.reference;
+  if (!ref) {
+    return {
+      usdPerUnit: rate.usdPerUnit,
+      balanceUsdPerUnit: rate.usdPerUnit,
+      flowRate: "the filer's USD convenience translation",
+      balanceRate: "the filer's USD convenience translation",
+      disclosedOn: rate.disclosedOn,
+      source: `the filer's own USD convenience translation in its filing of ${rate.disclosedOn} (its USD figure over its ${currency} figure for the same item); the year before it in the same filing at the same rate, so growth is in ${currency}`,
+    };
+  }
+  const cross = currency === 'EUR' ? 'USD per EUR' : `USD per EUR / ${currency} per EUR`;
+  return {
+    usdPerUnit: rate.usdPerUnit,
+    balanceUsdPerUnit: ref.balanceUsdPerUnit,
+    flowRate: `ECB reference rate, average of the period ${ref.from} to ${ref.to} (${ref.days} days published)`,
+    balanceRate: `ECB reference rate at period end (${ref.balanceOn}${ref.balanceOn === ref.to ? '' : `, the last published on or before ${ref.to}`})`,
+    disclosedOn: rate.disclosedOn,
+    source: `ECB euro foreign exchange reference rates (www.ecb.europa.eu, eurofxref), ${cross} of each day: flows (income, cash flow, per share) at the average of the period's daily rates, balances at the rate of the period end; the year before it in the filing of ${rate.disclosedOn} at the same rates, so growth is in ${currency}`,
+  };
+}
+
 /** The note of a security with a filer basis (null for every other), as of the TTM view taken of its filings. */
 export function filerNoteOf(security: Pick<Security, 'code' | 'currency' | 'filerBasis'>, view: TtmView): FilerNote | null {
   const basis = security.filerBasis;
@@ -41,7 +73,7 @@ export function filerNoteOf(security: Pick<Security, 'code' | 'currency' | 'file
   let ttmBasis: string;
   if (!ttm && basis.reportingCurrency !== security.currency && basis.usdRates.length === 0) {
     // Its filings were not taken: none gives a USD figure to convert its own currency's at.
-    ttmBasis = `no TTM: its filings give no USD convenience translation of their ${basis.reportingCurrency} figures, and no other rate source is read`;
+    ttmBasis = `no TTM: its filings give no USD convenience translation of their ${basis.reportingCurrency} figures, and no ECB reference rate of ${basis.reportingCurrency} covered their periods when they were read (the ECB publishes no rate of some currencies, TWD among them)`;
   } else if (!ttm) ttmBasis = `no TTM: ${view.current.reason ?? ''}`;
   else if (ttm.end.fiscalQuarter === 4) {
     const interims = view.quarters.some((q) => q.fiscalQuarter !== 4);
@@ -55,13 +87,7 @@ export function filerNoteOf(security: Pick<Security, 'code' | 'currency' | 'file
   return {
     annualForm: basis.annualForm,
     reportingCurrency: basis.reportingCurrency,
-    conversion: rate
-      ? {
-          usdPerUnit: rate.usdPerUnit,
-          disclosedOn: rate.disclosedOn,
-          source: `the filer's own USD convenience translation in its filing of ${rate.disclosedOn} (its USD figure over its ${basis.reportingCurrency} figure for the same item); the year before it in the same filing at the same rate, so growth is in ${basis.reportingCurrency}`,
-        }
-      : null,
+    conversion: rate ? conversionOf(rate, basis.reportingCurrency) : null,
     ttmBasis,
     ads: ads ? { ordinaryPerAds: ads.ordinaryPerAds, source: ads.source } : null,
   };

@@ -46,10 +46,23 @@ export interface FilerBasis {
   reportingCurrency: string;
   /**
    * Per filing, by disclosure date (ascending): USD per unit of `reportingCurrency` its figures
-   * (and the year before it gives) were converted at, from the filing's own USD convenience
-   * translation. Empty when it reports in USD.
+   * (and the year before it gives) were converted at. From the filing's own USD convenience
+   * translation (one rate for every figure), or, where it gives none, from the ECB's reference
+   * rates (`reference`): `usdPerUnit` the average of the period's daily rates (flows), the
+   * balances at the rate of the period end. Empty when it reports in USD.
    */
-  usdRates: { disclosedOn: string; usdPerUnit: number }[];
+  usdRates: { disclosedOn: string; usdPerUnit: number; reference?: ReferenceConversion }[];
+}
+
+/** How a filing's figures were converted at the ECB's reference rates (src/domain/reference-rates.ts). */
+export interface ReferenceConversion {
+  /** The period whose daily rates were averaged (flows): its first and last day, and the number of days with a published rate. */
+  from: string;
+  to: string;
+  days: number;
+  /** USD per unit at the period end (balances), and the day of that rate: the last published on or before the period end. */
+  balanceUsdPerUnit: number;
+  balanceOn: string;
 }
 
 /** A company's English name: the one a source gave, else (US) its listed name; null when unknown. */
@@ -83,7 +96,9 @@ export type FiscalQuarter = 1 | 2 | 3 | 4;
  * Q1 = 3 months, 2 = H1 (6 months), 3 = 9 months, 4 = the full year. Balance items are
  * the position at `periodEnd`. A corrected filing is a second row for the same fiscal
  * period with a later `disclosedOn`; it replaces the original from its own disclosure
- * date on (point in time). Missing items are null, never 0.
+ * date on (point in time). Missing items are null, never 0; an item a complete statement
+ * section proves absent is 0 (KR), and so is one a US filer's whole companyfacts history proves
+ * absent (docs/calculations.md, "Debt" and CCC).
  */
 export interface FinancialReport {
   market: Market;
@@ -186,6 +201,18 @@ export interface FxRate {
   source: SourceName;
 }
 
+/**
+ * A euro foreign exchange reference rate as the ECB publishes it: units of `currency` per 1 EUR
+ * on `date`, the day it was published (src/domain/reference-rates.ts crosses them into USD).
+ */
+export interface EuroReferenceRate {
+  date: string;
+  /** ISO 4217 code (`USD`, `JPY`, `CAD`...). */
+  currency: string;
+  perEur: number;
+  source: SourceName;
+}
+
 /** Korean trade totals for one month, in US dollars. */
 export interface TradeMonth {
   month: string;
@@ -213,4 +240,6 @@ export interface Dataset {
   fx: FxRate[];
   trade: TradeMonth[];
   sectorExports: SectorExportMonth[];
+  /** The ECB's euro reference rates (the conversion of foreign filers without a USD translation); optional. */
+  referenceRates?: EuroReferenceRate[];
 }

@@ -87,6 +87,14 @@ export interface SnapshotMetric extends Measured {
    * or `net income / shares ...`, docs/calculations.md); absent elsewhere.
    */
   basis?: string;
+  /**
+   * True where a later version of a filing the figure uses (an amendment, or a period filed
+   * again) changed it: the figure is the latest version's, `firstKnown` the figure as the first
+   * versions gave it (docs/calculations.md, "Amendments and restated figures"). Absent elsewhere.
+   */
+  restated?: true;
+  /** The figure from the first-known version of each filing, and the date that figure became known; only beside `restated`. */
+  firstKnown?: { value: number | null; disclosedOn: string | null };
 }
 
 export type SnapshotMetricKey =

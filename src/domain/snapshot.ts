@@ -149,6 +149,9 @@ export function perShareOnBasisOf<R extends Pick<FinancialReport, 'disclosedOn' 
   });
 }
 
+/** CCC's reason where the filings state no cost of sales (docs/calculations.md, CCC). */
+export const NO_COST_OF_SALES = 'not applicable to a company that reports no cost of sales';
+
 function positive(value: number, reason: string): number {
   if (!(value > 0)) throw new Missing(reason);
   return value;
@@ -305,8 +308,13 @@ function industrialMetrics(view: TtmView, price: PricePoint | null, currency: Cu
     fcfYield: measure(pct, ttmRef, priceDate, () => ((flow('operatingCashFlow') - flow('capex')) * 100) / marketCap()),
     // Earnings quality.
     cfToNi: measure(x, ttmRef, null, () => flow('operatingCashFlow') / ni()),
+    // A company with revenue whose income statement has no cost of sales (the by-nature form,
+    // proven complete by the reader: TTM cost of sales 0) has no inventory or payables days: not
+    // applicable. Without revenue, CCC is undefined (DSO divides by it).
     ccc: measure('days', ttmRef, null, () => {
-      const dso = (balance('receivables') * 365) / revenue();
+      const sales = revenue();
+      if (flow('costOfSales') === 0) throw new Missing(NO_COST_OF_SALES);
+      const dso = (balance('receivables') * 365) / sales;
       const dio = (balance('inventory') * 365) / costOfSales();
       const dpo = (balance('payables') * 365) / costOfSales();
       return dso + dio - dpo;

@@ -30,7 +30,9 @@ export const V3_FORMULA: Formula = {
   gap: 'gapPct = expectedReturn = -2.25 + 1.05 x sqrt(score): the upside versus the current price in percent; rows are sorted by gapPct, highest first.',
   backtest:
     'The gap parameters (-2.25 and 1.05) come from a one-year-return backtest over all Korean market-cap bands ' +
-    'for a fixed past period; the upside is about a one-year horizon.',
+    'for a fixed past period (that backtest\'s period and data are not stated); the upside is about a one-year horizon. ' +
+    'The same kind of test runs on the served data, every figure as known on each rebalance day: ' +
+    'npm run cli -- backtest --market KR --from 2016-01 --by score --top 20 --hold 12 (docs/calculations.md, "Backtest").',
 };
 
 /**

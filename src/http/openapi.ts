@@ -22,6 +22,7 @@ const problemSchema = {
     detail: { type: 'string' },
     code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
     parameter: { type: 'string', description: 'The parameter at fault (invalid_parameter)' },
+    delistedOn: { type: 'string', description: 'not_found of a stock that left its market: its last trading day (YYYY-MM-DD); its history is kept and served for days it was listed' },
   },
 };
 
@@ -73,7 +74,7 @@ export function openApiDocument(version: string): Json {
       '503': problem('data_unavailable: the data has not been loaded yet; service_unavailable: the database or Redis is not reachable right now (Retry-After)'),
     };
     if (tool.cacheable) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
-    if (tool.path.includes('{code}')) responses['404'] = problem('not_found: no stock with that code in the market tried');
+    if (tool.path.includes('{code}')) responses['404'] = problem('not_found: no stock with that code in the market tried, or a stock that has left its market (delistedOn: its last trading day)');
     paths[`/api/public/v2${tool.path}`] = {
       get: {
         operationId: tool.name,

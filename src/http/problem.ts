@@ -10,6 +10,8 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   parameter?: string;
+  /** not_found of a delisted stock: its last trading day. */
+  delistedOn?: string;
   instance?: string;
 }
 
@@ -21,6 +23,7 @@ export function problemOf(err: ApiError, instance?: string): Problem {
     detail: err.detail,
     code: err.code,
     ...(err.extra.parameter === undefined ? {} : { parameter: err.extra.parameter }),
+    ...(err.extra.delistedOn === undefined ? {} : { delistedOn: err.extra.delistedOn }),
     ...(instance === undefined ? {} : { instance }),
   };
 }

@@ -53,7 +53,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly extra: { parameter?: string; retryAfter?: number } = {},
+    readonly extra: { parameter?: string; retryAfter?: number; delistedOn?: string } = {},
   ) {
     super(detail);
     this.name = 'ApiError';

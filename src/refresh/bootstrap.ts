@@ -2,7 +2,9 @@
 // `bootstrap` claim) loads it (the demo universe, one API refresh, or the bulk files) while the
 // others wait. Serving it is the caller's (app.ts, with serving/publisher.ts). A bulk first start
 // goes on loading once what it stored is enough to serve, and a start that finds one unfinished
-// goes on with it.
+// goes on with it. After a bulk first start, with a DART key, the dividend backfill
+// (./dividends.ts) walks in the background, one instance at a time (the `dividend-backfill`
+// claim), on later starts too until it is done.
 
 import type { Logger } from 'pino';
 import { seoulDay, type Clock } from '../kernel/clock.js';
@@ -11,6 +13,7 @@ import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import type { BulkPlan } from './bulk-sources.js';
 import type { Claims, Lease } from './claims.js';
+import { dividendBackfillPending, wantDividendBackfill, type DividendBackfill, type DividendPass } from './dividends.js';
 import { loadDemoInWorker, type DemoLoadProgress, type StoreLocation } from './demo-load.js';
 import { bulkFirstStart } from './first-start.js';
 import { Importer } from './import.js';
@@ -48,6 +51,11 @@ export interface BootstrapOptions {
   enough: Promise<void>;
   /** Told of each version a bulk first start publishes (a serving process serves it); never awaited. */
   onPublish?: (version: number) => void;
+  /**
+   * The dividend backfill (with a DART key): run after a bulk first start, and on any start
+   * while one is wanted and unfinished. Without it (no key) nothing is called.
+   */
+  dividends?: DividendBackfill;
 }
 
 export interface Bootstrap {
@@ -59,6 +67,11 @@ export interface Bootstrap {
   stored: Promise<void>;
   /** The bulk first start under way (settled at once when there is none); never rejects. */
   loading(): Promise<void>;
+  /**
+   * The dividend backfill's first pass (the day's allowance; null when none ran here): resolves
+   * when it ends, while later passes go on after the allowance renews. Never rejects.
+   */
+  dividends(): Promise<DividendPass | null>;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
@@ -78,6 +91,39 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
   const { store, claims, refresher, sources, clock, logger, progress, signal } = o;
   let loading: Promise<void> = Promise.resolve();
   let bulkStarted = false;
+  let dividends: Promise<DividendPass | null> = Promise.resolve(null);
+  let dividendsStarted = false;
+
+  /**
+   * The dividend backfill in the background under its claim (another instance's, or a finished
+   * one, means nothing to do here); a stop gives the claim back, the next start goes on.
+   */
+  const startDividends = (): void => {
+    const backfill = o.dividends;
+    if (!backfill || dividendsStarted || signal.aborted) return;
+    dividendsStarted = true;
+    let firstPass: (pass: DividendPass | null) => void = () => undefined;
+    dividends = new Promise((resolve) => (firstPass = resolve));
+    void (async () => {
+      try {
+        if (!(await dividendBackfillPending(store.refresh))) return;
+        const lease = await claims.acquire('dividend-backfill');
+        if (!lease) return;
+        try {
+          const done = await backfill.walk(AbortSignal.any([signal, lease.lost]), firstPass);
+          if (done) await lease.finish();
+          else await lease.release();
+        } catch (err) {
+          await lease.release().catch(() => undefined);
+          if (!signal.aborted) logger.error({ errName: (err as Error).name, err }, 'dividend backfill failed; the next start goes on with it');
+        }
+      } catch (err) {
+        logger.warn({ errName: (err as Error).name }, 'dividend backfill not started');
+      } finally {
+        firstPass(null);
+      }
+    })();
+  };
 
   /**
    * The first start from the bulk files (./first-start.ts), holding the `bootstrap` claim until
@@ -89,6 +135,8 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
     const stopped = AbortSignal.any([signal, lease.lost]);
     try {
       await store.refresh.setMeta(FIRST_START, 'bulk');
+      // The bulk release has no dividend section: the filings it brings lack the dividend.
+      await wantDividendBackfill(store.refresh);
       const importer = new Importer(store, clock, logger, progress, {
         publishEverySeconds: o.bulkPublishSeconds,
         // Fire and forget: serving a version must not hold the import's reading.
@@ -101,7 +149,9 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
     } catch (err) {
       await lease.release().catch(() => undefined);
       if (!stopped.aborted) logger.error({ errName: (err as Error).name, err }, 'first start failed; the next start tries again, the hourly refresh goes on');
+      return;
     }
+    startDividends();
   };
 
   const stored = (async () => {
@@ -159,7 +209,9 @@ export function bootstrap(o: BootstrapOptions): Bootstrap {
     // first version, so that what it holds is served.
     if ((await store.refresh.datasetVersion()) === 0) await store.refresh.bumpDatasetVersion();
     signal.throwIfAborted();
+    // A dividend backfill wanted by an earlier bulk first start and not finished goes on.
+    if (!bulkStarted && (await store.refresh.getMeta(FIRST_START)) !== 'bulk') startDividends();
   })();
 
-  return { stored, loading: () => loading };
+  return { stored, loading: () => loading, dividends: () => loading.then(() => dividends) };
 }

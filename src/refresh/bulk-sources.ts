@@ -7,10 +7,12 @@ import { readdirSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { seoulDay } from '../kernel/clock.js';
+import type { UsdSeries } from '../domain/reference-rates.js';
 import { clientForRun, RateLimiter, type HttpClient } from '../sources/http.js';
 import { OpenDartBulkReader, type KnowledgeKey } from '../sources/opendart/bulk.js';
 import { downloadDartBulk } from '../sources/opendart/bulk-list.js';
 import { OpenDartSource, writeCursor } from '../sources/opendart/source.js';
+import { EcbSource } from '../sources/ecb/source.js';
 import { SecBulkReader } from '../sources/sec/bulk.js';
 import { downloadSecArchives } from '../sources/sec/bulk-download.js';
 import { SEC_UPSTREAM } from '../sources/sec/parse.js';
@@ -142,6 +144,7 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
   const found = options.download ? null : folderContents(dir);
   const dartApi = options.sources.find((s): s is OpenDartSource => s instanceof OpenDartSource);
   const secApi = options.sources.find((s): s is SecSource => s instanceof SecSource);
+  const ecbApi = options.sources.find((s): s is EcbSource => s instanceof EcbSource);
   const userAgent = env['SEC_USER_AGENT']?.trim();
   const client = (source: string, ctx: { signal?: AbortSignal; log: SourceLogger }, extra: { headers?: Record<string, string>; perSecond: number; timeoutMs?: number; upstream?: string }): HttpClient =>
     clientForRun(source, { fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }, { timeoutMs: extra.timeoutMs ?? 120_000 }, {
@@ -211,7 +214,18 @@ export function bulkPlan(options: BulkPlanOptions): BulkPlan & { inputs: BulkPre
           secVintage = seoulDay(statSync(join(secDir, 'companyfacts.zip')).mtime);
         }
         const only = env['SEC_TICKERS']?.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
-        return new SecBulkReader({ dir: secDir, tickers, ...(only && only.length > 0 ? { onlyTickers: only } : {}) });
+        // The ECB's reference rates, read here for the conversion of foreign filers without a USD
+        // translation (the ECB source's own run, beside the import, stores them). Without them
+        // such filers' filings are left out and counted, as the API run leaves them out.
+        let usdRates: Map<string, UsdSeries> | undefined;
+        if (ecbApi) {
+          try {
+            usdRates = await ecbApi.usdSeries({ fetch: doFetch, ...(ctx.signal ? { signal: ctx.signal } : {}), log: ctx.log }, asOf);
+          } catch (err) {
+            ctx.log.warn('sec bulk: the ECB reference rates could not be read; foreign filers without a USD translation are left out', { error: (err as Error).message.slice(0, 200) });
+          }
+        }
+        return new SecBulkReader({ dir: secDir, tickers, ...(only && only.length > 0 ? { onlyTickers: only } : {}), ...(usdRates ? { usdRates } : {}) });
       },
     });
   }

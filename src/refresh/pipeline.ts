@@ -18,6 +18,7 @@ import { readMeterState } from '../sources/meter.js';
 import type { Source } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 import { runOutcome } from '../domain/runs.js';
+import { usdSeriesOf } from '../domain/reference-rates.js';
 import { Claims } from './claims.js';
 import { failAbandonedRuns, runningDetail } from './runs.js';
 import type { ProgressBoard } from './progress.js';
@@ -203,7 +204,9 @@ export class Refresher {
           },
           ...(progress ? { progress } : {}),
           calls,
-          universe: async (market) => (await this.store.market.securities()).filter((s) => s.market === market).map((s) => s.code),
+          // Listed codes only: a delisted one (src/store/delistings.ts) has nothing more to ask for.
+          universe: async (market) => (await this.store.market.securities()).filter((s) => s.market === market && s.delistedOn === undefined).map((s) => s.code),
+          usdRates: async () => usdSeriesOf(await this.store.market.referenceRates()),
         }),
         timeout,
       ]);

@@ -20,7 +20,7 @@ import type { FxRate } from '../domain/model.js';
 import { ApiError } from '../kernel/errors.js';
 import type { MarketDataStore } from '../store/market-data.js';
 import { computeSnapshot, computeSnapshotYielding, viewKey, type ComputedSnapshot } from './build.js';
-import { type AnsweredDay, type AsOfUse, type PastDay, type PastDays, type ServedSecurity, type StockView } from './dataset.js';
+import { normaliseCode, type AnsweredDay, type AsOfUse, type PastDay, type PastDays, type ServedSecurity, type StockView } from './dataset.js';
 import { loadUniverse, SnapshotDataset, STOCKS_PER_READ, type UniversePart } from './served.js';
 
 /** Past days whose universe is kept per dataset version (AS_OF_CACHE_DAYS). */
@@ -155,11 +155,38 @@ class ServedPastDays implements PastDays {
       const view = held.data.stock(code);
       return { view, asOf: held.asOfStock(view) };
     }
-    // Not served today is not served as of a past day either: the same not_found and data_unavailable.
-    const security = this.served.stock(code).security;
+    const security = this.securityOn(code, answered.date);
     const computed = await snapshotOfDay(this.served.store, answered.date, { securities: [security], fx: await this.fx() });
     const view = computed.views.get(viewKey(security.market, security.code)) as StockView;
     return { view, asOf: stockUse(computed, view, answered) };
+  }
+
+  async view(code: string, day: string): Promise<StockView> {
+    try {
+      return this.served.stock(code);
+    } catch (err) {
+      // A code delisted since: its view of the day (answered while it was listed).
+      if (!(err instanceof ApiError) || this.delistedOn(code, day) === undefined) throw err;
+      return (await this.stock(code, day)).view;
+    }
+  }
+
+  /** A served stock's security, or a delisted one's for a day it was listed; else the served dataset's not_found or data_unavailable. */
+  private securityOn(code: string, day: string): ServedSecurity {
+    try {
+      return this.served.stock(code).security;
+    } catch (err) {
+      const gone = this.delistedOn(code, day);
+      if (gone === undefined) throw err;
+      return gone;
+    }
+  }
+
+  /** The security of a code delisted by the served day whose last trading day is on or after `day`. */
+  private delistedOn(code: string, day: string): ServedSecurity | undefined {
+    const { market, code: normalised } = normaliseCode(code);
+    const gone = this.served.computed.delisted.get(viewKey(market, normalised));
+    return gone !== undefined && day <= gone.delistedOn ? gone.security : undefined;
   }
 
   async ttmDisclosedBy(view: StockView, through: string): Promise<string | null> {

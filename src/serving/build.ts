@@ -12,6 +12,7 @@ import { keyedEntry, searchIndexOfKeyed, type KeyedSearchEntry, type SearchIndex
 import { percentileRanker } from '../domain/score.js';
 import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetricsOfView, withListedShares, type PercentileValues, type PricePoint } from '../domain/snapshot.js';
 import { filerNoteOf } from '../domain/filer-basis.js';
+import { firstKnownVersions, hasLaterVersion, markRestated } from '../domain/restated.js';
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { NO_PRICE_CHANGES, type PriceChanges, type SplitEvent } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -28,8 +29,17 @@ export const SNAPSHOT_BARS = SUPPLY_WINDOW_DAYS + 1;
  */
 export const SNAPSHOT_QUARTERS = 9;
 
+/** A security that left its market's listing by the snapshot's date: its last trading day. */
+export interface DelistedSecurity {
+  security: ServedSecurity;
+  delistedOn: string;
+}
+
 export interface UniverseData {
+  /** The securities listed on the snapshot's date (src/serving/served.ts `loadUniverse`). */
   securities: readonly ServedSecurity[];
+  /** Those delisted by the snapshot's date, kept with their history; none when absent. */
+  delisted?: readonly DelistedSecurity[];
   /**
    * Each security's filings, at least those of its last SNAPSHOT_QUARTERS fiscal quarters
    * disclosed by `asOf` (all of them where that window holds fewer than four quarters).
@@ -68,6 +78,8 @@ export interface ComputedSnapshot {
   counts: { securities: number; scored: number; unscored: number };
   /** Every security the store lists, served or not (the coverage report's `listed`). */
   listed: readonly ServedSecurity[];
+  /** The securities delisted by `asOf`, by `${market}:${code}`. */
+  delisted: ReadonlyMap<string, DelistedSecurity>;
   /** What the snapshot used, as an as-of answer states it (src/serving/as-of.ts). */
   used: SnapshotUse;
 }
@@ -174,7 +186,14 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       v3 = { ok: false, reason: ranked.reason };
     }
 
-    const metrics = stockMetricsOfView(ttm, price, security.currency, { financial: isFinancialSector(security.sector) });
+    const metricOptions = { financial: isFinancialSector(security.sector) };
+    let metrics = stockMetricsOfView(ttm, price, security.currency, metricOptions);
+    // A period filed in more than one version by asOf: the figures a later version changed say so,
+    // with the figure of the first-known versions beside them (src/domain/restated.ts).
+    if (hasLaterVersion(reports, asOf)) {
+      const firstKnown = stockMetricsOfView(ttmOfQuarters(discreteQuarters(firstKnownVersions(reports, asOf), asOf)), price, security.currency, metricOptions);
+      metrics = markRestated(metrics, firstKnown);
+    }
     const values = percentileValuesOf(metrics);
     metricValues.set(key, values);
     const sectorKey = `${security.market}:${security.sector}`;
@@ -280,6 +299,7 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     usdKrw: fx,
     counts: { securities: universe.securities.length, scored: rows.length, unscored: universe.securities.length - rows.length },
     listed: universe.securities,
+    delisted: new Map((universe.delisted ?? []).map((d) => [viewKey(d.security.market, d.security.code), d])),
     used: { lastSession, lastDisclosure, disclosures },
   };
 }

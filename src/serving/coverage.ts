@@ -15,10 +15,12 @@ import { PERCENTILE_METRICS, type PercentileMetricKey, type SnapshotGroups, type
  * - `notCovered`: the filings do not carry the item (a company that does not report net income
  *   every quarter, an industrial filer without a current/non-current split);
  * - `undefinedForCompany`: the inputs are there but the metric is undefined (a loss for PER,
- *   a zero or negative denominator, a factor that does not exist);
+ *   a zero or negative denominator, a factor that does not exist): not a gap in the data (the
+ *   filings are complete and say the figure does not exist), so such a stock is outside the
+ *   metric's `applicable` count;
  * - `notApplicable`: the metric does not exist for the kind of company (a bank's current ratio,
- *   src/domain/financials.ts; any reason starting `not applicable`): not a gap in the data, and
- *   such a stock is outside the metric's `applicable` count;
+ *   src/domain/financials.ts; any reason starting `not applicable`): not a gap in the data
+ *   either, and outside `applicable` too;
  * - `noFlows`: no investor-type flows or traded value for the score's supply input;
  * - `noFxRate`: no USD/KRW rate, which a US stock's score needs;
  * - `other`: a reason none of the above describes.
@@ -63,7 +65,11 @@ export interface MetricCoverage {
   percentile: boolean;
   /** Securities the store lists for the market (served or not). */
   listed: number;
-  /** Those the metric applies to: `listed` less the `notApplicable` nulls. */
+  /**
+   * Those the metric applies to: `listed` less the stocks for which it does not exist, by kind of
+   * company (`notApplicable`) or by the company's own complete figures (`undefinedForCompany`,
+   * e.g. PER of a loss).
+   */
   applicable: number;
   /** Stocks with a value. */
   withValues: number;
@@ -222,11 +228,18 @@ export function coverageOf(asOf: string, views: Iterable<CoveredStock>, listed: 
   }
   for (const m of markets.values()) m.complete = ratio(m.scored, m.listed);
   for (const t of tools.values()) t.complete = ratio(t.withValues, t.listed);
-  for (const entry of metrics.values()) {
-    entry.applicable = entry.listed - entry.nulls.notApplicable;
-    entry.complete = ratio(entry.withValues, entry.applicable);
-  }
+  for (const entry of metrics.values()) Object.assign(entry, applicableOf(entry));
   return { asOf, markets: [...markets.values()], tools: [...tools.values()], metrics: [...metrics.values()] };
+}
+
+/**
+ * A metric line's `applicable` and `complete` from its counts: the listed stocks less those for
+ * which the metric does not exist (`notApplicable`, `undefinedForCompany`), and the share of
+ * them with a value.
+ */
+export function applicableOf(m: Pick<MetricCoverage, 'listed' | 'withValues' | 'nulls'>): Pick<MetricCoverage, 'applicable' | 'complete'> {
+  const applicable = m.listed - m.nulls.notApplicable - m.nulls.undefinedForCompany;
+  return { applicable, complete: ratio(m.withValues, applicable) };
 }
 
 /** Where the service keeps the served dataset's report in the store's meta, for the CLI's `sources`. */
@@ -273,8 +286,8 @@ export const METRIC_TARGET = 0.9;
 /**
  * The per-metric coverage as a Markdown table (the README's "Coverage" section, the rehearsal's
  * printout): per metric and market, the stocks with a value of those it applies to, and the rest
- * by why the value is null (only the non-zero categories; `notApplicable` is outside
- * `applicable`). Percentile metrics first, marked `*` below the target.
+ * by why the value is null (only the non-zero categories; `notApplicable` and
+ * `undefinedForCompany` are outside `applicable`). Percentile metrics first, marked `*` below the target.
  */
 export function coverageMetricTable(report: CoverageReport): string[] {
   const names = [...new Set(report.metrics.map((m) => m.metric))];

@@ -173,6 +173,11 @@ export interface PastDays {
   universe(day: string): Promise<PastDay>;
   /** One stock's view as of the day (its snapshot, price and V3 inputs), without the day's universe unless that is held. */
   stock(code: string, day: string): Promise<{ view: StockView; asOf: AsOfUse }>;
+  /**
+   * The stock a history answer (price history, valuation band) as of `day` reads: the served one,
+   * or a code delisted since, for a day it was listed; else the served dataset's not_found.
+   */
+  view(code: string, day: string): Promise<StockView>;
   /** The disclosure date of the latest filing in the stock's TTM as of `through` (the valuation band's). */
   ttmDisclosedBy(view: StockView, through: string): Promise<string | null>;
 }

@@ -9,11 +9,11 @@ import type { AdjustedBars } from '../domain/adjusted.js';
 import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
-import type { MarketDataStore, UniverseSlice } from '../store/market-data.js';
+import type { MarketDataStore, StoredSecurity, UniverseSlice } from '../store/market-data.js';
 import { normaliseCode, type PastDays, type SectorCount, type ServedDataset, type ServedSecurity, type SourceState, type StockView } from './dataset.js';
 import { ApiError } from '../kernel/errors.js';
 import { coverageOf, type CoverageReport } from './coverage.js';
-import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type UniverseData } from './build.js';
+import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type DelistedSecurity, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
 import { readPriceChanges } from './price-changes.js';
 import type { SplitEvent } from '../domain/price-change.js';
@@ -22,7 +22,7 @@ import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 /** The as-of answers of a dataset made without them: no earliest day, and every as-of call refused. */
 const refuseAsOf = (): Promise<never> => Promise.reject(new ApiError('invalid_parameter', 'this dataset serves no as-of answers; allowed: omit asOf', { parameter: 'asOf' }));
-const NO_PAST_DAYS: PastDays = { earliest: () => Promise.resolve(null), resolve: refuseAsOf, universe: refuseAsOf, stock: refuseAsOf, ttmDisclosedBy: () => Promise.resolve(null) };
+const NO_PAST_DAYS: PastDays = { earliest: () => Promise.resolve(null), resolve: refuseAsOf, universe: refuseAsOf, stock: refuseAsOf, view: refuseAsOf, ttmDisclosedBy: () => Promise.resolve(null) };
 
 export interface DatasetOptions {
   /** A past day's dataset reads the served dataset's histories (through its own as-of date). */
@@ -80,6 +80,8 @@ export class SnapshotDataset implements ServedDataset {
     this.requireStocks();
     const view = this.computed.views.get(key);
     if (view === undefined) {
+      const delisted = this.computed.delisted.get(key);
+      if (delisted !== undefined) throw delistedError(delisted.security, delisted.delistedOn);
       if (this.listedKeys().has(key)) {
         throw new ApiError('data_unavailable', `${market === 'KR' ? `the KR stock ${normalised}` : `the US stock ${normalised}`} is listed but not loaded yet (no price yet); try again after the next refresh`);
       }
@@ -184,6 +186,17 @@ export function notFoundDetail(market: Market, code: string, source: string): st
 }
 
 /**
+ * A stock that left its market by the date served: not_found, saying when it was delisted (its
+ * last trading day, also as the problem's `delistedOn`). Its history is kept.
+ */
+export function delistedError(security: Pick<ServedSecurity, 'market' | 'code' | 'name'>, delistedOn: string): ApiError {
+  const what = security.market === 'KR' ? `the KR stock ${security.code}` : `the US stock ${security.code}`;
+  return new ApiError('not_found', `${what} (${security.name}) was delisted: its last trading day was ${delistedOn}; its history is kept, and answers as of a day on or before ${delistedOn} include it`, {
+    delistedOn,
+  });
+}
+
+/**
  * Stocks per slice of the universe's reads: at full size (8,700 stocks) a slice's three reads
  * take ~10-20 ms together instead of 0.5-0.6 s for the filings alone in one read.
  */
@@ -209,6 +222,30 @@ export interface UniversePart {
  * filing and bar: it uses nothing older (test/serving/served.test.ts checks it).
  */
 export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ, only?: UniversePart): Promise<UniverseData> {
+  if (only?.securities !== undefined) return { ...(await loadListed(store, asOf, only.securities, stocksPerRead, only)), delisted: [] };
+  const { securities, delisted } = await listedOn(store, asOf);
+  return { ...(await loadListed(store, asOf, securities, stocksPerRead, only)), delisted };
+}
+
+/**
+ * The securities listed on `day` (docs/calculations.md, "The universe of a day"): those whose
+ * first bar is on or before it (or that have no bar: listed by a filing source, not priced yet),
+ * less those delisted before it (a delisted code is listed through its last trading day); and
+ * those delisted by `day` (its last trading day before it), kept apart with that day.
+ */
+export async function listedOn(store: MarketDataStore, day: string): Promise<{ securities: StoredSecurity[]; delisted: DelistedSecurity[] }> {
+  const all = await store.securities();
+  const firstBars = await store.firstBarDates();
+  const securities: StoredSecurity[] = [];
+  const delisted: DelistedSecurity[] = [];
+  for (const s of all) {
+    if (s.delistedOn !== undefined && s.delistedOn < day) delisted.push({ security: s, delistedOn: s.delistedOn });
+    else if ((firstBars.get(s.id) ?? day) <= day) securities.push(s);
+  }
+  return { securities, delisted };
+}
+
+async function loadListed(store: MarketDataStore, asOf: string, securities: readonly StoredSecurity[], stocksPerRead: number, only?: UniversePart): Promise<Omit<UniverseData, 'delisted'>> {
   const since = addDays(asOf, -RECENT_DAYS);
   // One read after another with a turn of the event loop between them: on SQLite each read is
   // synchronous, and run back to back they would hold a serving instance for all of them.
@@ -218,7 +255,6 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
     if (few === undefined) await new Promise((resolve) => setImmediate(resolve));
     return read();
   };
-  const securities = few ?? (await step(() => store.securities()));
   const reports = new Map<number, FinancialReport[]>();
   const recentBars = new Map<number, SnapshotBar[]>();
   const recentFlows = new Map<number, FlowDay[]>();

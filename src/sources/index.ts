@@ -4,6 +4,7 @@
 
 import type { Source } from './source.js';
 import { CustomsSource } from './customs/source.js';
+import { EcbSource } from './ecb/source.js';
 import { EcosSource } from './ecos/source.js';
 import { FscSource } from './fsc/source.js';
 import { KisSource } from './kis/source.js';
@@ -13,7 +14,7 @@ import { OpenDartSource } from './opendart/source.js';
 import { PolygonSource } from './polygon/source.js';
 import { SecSource } from './sec/source.js';
 
-export { CustomsSource, EcosSource, FscSource, KisSource, KrxOpenApiSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
+export { CustomsSource, EcbSource, EcosSource, FscSource, KisSource, KrxOpenApiSource, KrxSource, OpenDartSource, PolygonSource, SecSource };
 export { KRX_TERMS_VARIABLE, krxTermsAccepted } from './krx/source.js';
 export { HttpClient, RateLimiter, SourceHttpError, redact } from './http.js';
 
@@ -28,6 +29,8 @@ export function configuredSources(env: Env): Source[] {
     KrxSource.fromEnv(env),
     // After FSC: it asks the listed KR stocks FSC's prices place.
     KisSource.fromEnv(env),
+    // Before SEC: its foreign filers without a USD translation are converted at the rates it stores.
+    EcbSource.fromEnv(env),
     SecSource.fromEnv(env),
     PolygonSource.fromEnv(env),
     CustomsSource.fromEnv(env),

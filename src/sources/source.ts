@@ -3,6 +3,7 @@
 // pipeline stores what it returns, in one transaction, and keeps its cursor.
 
 import type { Dataset, Market } from '../domain/model.js';
+import type { UsdSeries } from '../domain/reference-rates.js';
 import type { MeterState } from './meter.js';
 import type { ProgressSink } from './progress.js';
 
@@ -43,6 +44,12 @@ export interface SourceContext {
    * adapter asks nothing.
    */
   universe?: (market: Market) => Promise<readonly string[]>;
+  /**
+   * The ECB's reference rates as the store holds them, each currency's daily USD series (placed by
+   * the ECB source, src/sources/ecb). For SEC's foreign filers without a USD convenience
+   * translation; the others ignore it. Optional: without it such a filer's filings are not taken.
+   */
+  usdRates?: () => Promise<ReadonlyMap<string, UsdSeries>>;
 }
 
 export interface SourceResult {

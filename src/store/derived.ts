@@ -1,7 +1,8 @@
 // The derived forms' step. The bar packs, split events, TTM steps and report packs (./bar-packs.ts,
 // ./bar-splits.ts, ./ttm-steps.ts, ./report-packs.ts) are derived from the records (bars, reports)
-// and kept beside them. Each form's code names its format (BAR_PACK_FORMAT, BAR_SPLITS_FORMAT,
-// TTM_STEPS_FORMAT, REPORT_PACK_FORMAT);
+// and kept beside them, as is each security's `delisted_on` (./delistings.ts, a column of the
+// securities, derived from the bars). Each form's code names its format (BAR_PACK_FORMAT,
+// BAR_SPLITS_FORMAT, TTM_STEPS_FORMAT, REPORT_PACK_FORMAT, DELISTINGS_FORMAT);
 // the store keeps the format each form was built at (meta `derived:<table>:format`). Every open of
 // the store (./sqlite.ts, ./postgres.ts) runs this step after the migrations: each form whose
 // stored format differs from its code's is rebuilt from the records, a batch of stocks per
@@ -31,6 +32,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { dayNumber } from '../domain/calendar.js';
 import { BAR_PACK_FORMAT, encodePack } from './bar-packs.js';
 import { BAR_SPLITS_FORMAT, deriveBarSplits } from './bar-splits.js';
+import { DELISTINGS_FORMAT, deriveDelistings, storedMarkets } from './delistings.js';
 import type { StoreDialect } from './dialect.js';
 import { groupById, QueryRunner, upsert } from './queries.js';
 import { REPORT_PACK_FORMAT } from './report-packs.js';
@@ -39,7 +41,13 @@ import { COLUMNS_OF } from './series-rows.js';
 import { TTM_STEPS_FORMAT, writeFilingDerivatives } from './ttm-steps.js';
 
 /** Each derived form (its table) and the format its code builds. */
-export const DERIVED_FORMATS = { bar_packs: BAR_PACK_FORMAT, bar_splits: BAR_SPLITS_FORMAT, ttm_steps: TTM_STEPS_FORMAT, report_packs: REPORT_PACK_FORMAT } as const;
+export const DERIVED_FORMATS = {
+  bar_packs: BAR_PACK_FORMAT,
+  bar_splits: BAR_SPLITS_FORMAT,
+  ttm_steps: TTM_STEPS_FORMAT,
+  report_packs: REPORT_PACK_FORMAT,
+  delistings: DELISTINGS_FORMAT,
+} as const;
 export type DerivedForm = keyof typeof DERIVED_FORMATS;
 const FORMS = Object.keys(DERIVED_FORMATS) as DerivedForm[];
 
@@ -50,7 +58,7 @@ export const FIRST_FILL_FORMAT = 1;
  * Stocks a batch rebuilds: ~2,600 bars each at full size (a batch of bar packs reads ~130,000
  * rows of 9 values, one of split events ~520,000 of 4), ~10 filings each.
  */
-const STOCKS_PER_BATCH: Record<DerivedForm, number> = { bar_packs: 50, bar_splits: 200, ttm_steps: 200, report_packs: 200 };
+const STOCKS_PER_BATCH: Record<DerivedForm, number> = { bar_packs: 50, bar_splits: 200, ttm_steps: 200, report_packs: 200, delistings: 1000 };
 
 /** A rebuild logs how far it is at most this often, besides its start and end. */
 const PROGRESS_LOG_MS = 10_000;
@@ -81,7 +89,7 @@ export interface DerivedRebuild {
   to: number;
   /** Stocks this call rebuilt (after a resume, only the rest). */
   stocks: number;
-  /** Rows it wrote: bar packs (stock-years), split events, or stocks with filings. */
+  /** Rows it wrote: bar packs (stock-years), split events, stocks with filings, or securities whose delisting changed. */
   rows: number;
   ms: number;
 }
@@ -171,6 +179,12 @@ async function rebuildBatch(trx: Transaction<DB>, target: DerivedTarget, form: D
     await setEntry(trx, formatKey(form), String(to));
     await trx.deleteFrom('meta').where('key', '=', progressKey(form)).execute();
     return null;
+  }
+  if (form === 'delistings') {
+    // A column of the securities, set (or cleared) for each security of the range.
+    const rows = await deriveDelistings(trx, await storedMarkets(trx), { after, through });
+    await setEntry(trx, progressKey(form), `${to}:${through}`);
+    return { stocks: ids.length, rows };
   }
   // Every row of the range goes, a stock's rows of the records come back.
   await trx.deleteFrom(form).where('security_id', '>', after).where('security_id', '<=', through).execute();

@@ -224,6 +224,16 @@ export class BarsData {
     );
   }
 
+  async firstBarDates(): Promise<Map<number, string>> {
+    // One seek of the bars' key per security (its first bar), not a scan of the bars.
+    const rows = await this.ctx.queries.arrays(
+      this.ctx.db.selectFrom('securities').select(['securities.id', sql<string | null>`(select min(bars.date) from bars where bars.security_id = securities.id)`.as('first')]),
+    );
+    const out = new Map<number, string>();
+    for (const [id, first] of rows) if (first !== null) out.set(Number(id), first as string);
+    return out;
+  }
+
   async tradingDates(market: Market): Promise<string[]> {
     const rows = await this.ctx.db
       .selectFrom('bars')

@@ -12,6 +12,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type {
   DailyBar,
   Dataset,
+  EuroReferenceRate,
   FinancialReport,
   FlowDay,
   FxRate,
@@ -25,6 +26,7 @@ import type { BarSeries, MarketCapSeries } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
 import type { SplitEvent } from '../domain/price-change.js';
 import type { StoreDialect } from './dialect.js';
+import { deriveAfterWrite } from './delistings.js';
 import { BarsData } from './market-bars.js';
 import * as economy from './market-economy.js';
 import { FlowsData } from './market-flows.js';
@@ -100,7 +102,11 @@ export interface MarketDataStore {
   flows(securityId: number): Promise<InvestorFlow[]>;
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
+  /** Each security's first bar date (by security id); a security without bars has none. */
+  firstBarDates(): Promise<Map<number, string>>;
   fx(): Promise<FxRate[]>;
+  /** The ECB's euro reference rates published on or after `from` (all when absent), by currency and day. */
+  referenceRates(from?: string): Promise<EuroReferenceRate[]>;
   trade(): Promise<TradeMonth[]>;
   /** Every sector's monthly exports, or those of the months in [from, to] (YYYY-MM). */
   sectorExports(months?: { from: string; to: string }): Promise<SectorExportMonth[]>;
@@ -139,6 +145,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
       // at the end instead of row by row; in the same transaction, so a failed load leaves it.
       if (options.bulk) await sql`drop index bars_date`.execute(trx);
       let ids: Map<string, number> | null = null;
+      const barsWritten = new Map<Market, { latest: string; ids: Set<number> }>();
       for await (const part of parts) {
         if (ids === null || (part.securities?.length ?? 0) > 0) {
           await securityRows.writeSecurities(trx, dialect.rowRunner, part.securities ?? []);
@@ -146,8 +153,20 @@ export class KyselyMarketDataStore implements MarketDataStore {
         }
         report.written += part.securities?.length ?? 0;
         await this.writePart(trx, part, ids, report);
+        for (const bar of part.bars ?? []) {
+          const id = ids.get(`${bar.market}:${bar.code}`);
+          if (id === undefined) continue;
+          const written = barsWritten.get(bar.market);
+          if (written === undefined) barsWritten.set(bar.market, { latest: bar.date, ids: new Set([id]) });
+          else {
+            written.ids.add(id);
+            if (bar.date > written.latest) written.latest = bar.date;
+          }
+        }
       }
       if (options.bulk) await createBarsDateIndex(trx as unknown as Kysely<unknown>);
+      // Which codes have left their market's listing, from the bars as now stored (./delistings.ts).
+      if (barsWritten.size > 0) await deriveAfterWrite(trx, barsWritten);
     });
     return report;
   }
@@ -174,7 +193,7 @@ export class KyselyMarketDataStore implements MarketDataStore {
     await this.barsData.write(trx, known('bars', data.bars), idOf);
     await this.reportsData.write(trx, known('reports', data.reports), idOf);
     await this.flowsData.write(trx, known('flows', data.flows), idOf);
-    report.written += (data.fx?.length ?? 0) + (data.trade?.length ?? 0) + (data.sectorExports?.length ?? 0);
+    report.written += (data.fx?.length ?? 0) + (data.referenceRates?.length ?? 0) + (data.trade?.length ?? 0) + (data.sectorExports?.length ?? 0);
     await economy.writeEconomy(trx, this.ctx.dialect.rowRunner, data);
   }
 
@@ -234,6 +253,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return this.barsData.tradingDates(market);
   }
 
+  firstBarDates(): Promise<Map<number, string>> {
+    return this.barsData.firstBarDates();
+  }
+
   flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>> {
     return this.flowsData.flowsOfLastBars(from, asOf, count, slice);
   }
@@ -244,6 +267,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   fx(): Promise<FxRate[]> {
     return economy.fx(this.ctx.db);
+  }
+
+  referenceRates(from?: string): Promise<EuroReferenceRate[]> {
+    return economy.referenceRates(this.ctx.db, from);
   }
 
   trade(): Promise<TradeMonth[]> {

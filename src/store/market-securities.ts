@@ -2,7 +2,7 @@
 // each part of a write (./market-data.ts), read as the universe's list.
 
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { FilerBasis, Market, Security } from '../domain/model.js';
+import type { FilerBasis, Market, ReferenceConversion, Security } from '../domain/model.js';
 import type { StoredSecurity } from './market-types.js';
 import { upsert, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
@@ -63,6 +63,7 @@ export async function securities(db: Kysely<DB>): Promise<StoredSecurity[]> {
     fiscalYearEndMonth: r.fiscal_year_end_month,
     source: r.source,
     ...(r.filer_basis !== null ? { filerBasis: filerBasisOf(r.filer_basis) } : {}),
+    ...(r.delisted_on !== null ? { delistedOn: r.delisted_on } : {}),
   }));
 }
 
@@ -81,11 +82,26 @@ export function filerBasisOf(text: string): FilerBasis | null {
   const usdRates: FilerBasis['usdRates'] = [];
   for (const r of rates as unknown[]) {
     if (typeof r !== 'object' || r === null) return null;
-    const { disclosedOn, usdPerUnit } = r as Record<string, unknown>;
+    const { disclosedOn, usdPerUnit, reference } = r as Record<string, unknown>;
     if (typeof disclosedOn !== 'string' || typeof usdPerUnit !== 'number' || !(usdPerUnit > 0)) return null;
-    usdRates.push({ disclosedOn, usdPerUnit });
+    if (reference === undefined) {
+      usdRates.push({ disclosedOn, usdPerUnit });
+      continue;
+    }
+    const ref = referenceOf(reference);
+    if (ref === null) return null;
+    usdRates.push({ disclosedOn, usdPerUnit, reference: ref });
   }
   return { annualForm: o['annualForm'], reportingCurrency: o['reportingCurrency'], usdRates };
+}
+
+/** A stored ReferenceConversion; null when it does not read as one. */
+function referenceOf(v: unknown): ReferenceConversion | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const { from, to, days, balanceUsdPerUnit, balanceOn } = v as Record<string, unknown>;
+  if (typeof from !== 'string' || typeof to !== 'string' || typeof balanceOn !== 'string') return null;
+  if (typeof days !== 'number' || !(days > 0) || typeof balanceUsdPerUnit !== 'number' || !(balanceUsdPerUnit > 0)) return null;
+  return { from, to, days, balanceUsdPerUnit, balanceOn };
 }
 
 /** Securities by id, made once per list: the recompute passes one list with every slice of its reads. */

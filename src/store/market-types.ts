@@ -6,6 +6,8 @@ import type { Security } from '../domain/model.js';
 /** A security as the store holds it: the id its records are keyed by. */
 export interface StoredSecurity extends Security {
   id: number;
+  /** The last trading day of a code that left its market's listing; absent while listed (./delistings.ts). */
+  delistedOn?: string;
 }
 
 /**

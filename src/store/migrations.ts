@@ -366,6 +366,30 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable('securities').addColumn('filer_basis', 'text').execute();
       },
     },
+    '0014_security_delisted_on': {
+      async up(db: Kysely<unknown>) {
+        // The last trading day of a code that left its market's listing; null while listed. Derived
+        // from the bars (./delistings.ts): the column starts empty and marked unbuilt, so the
+        // derived-forms step fills it from the bars the store holds at the next open.
+        await db.schema.alterTable('securities').addColumn('delisted_on', 'varchar(10)').execute();
+        await markUnbuilt(db, 'delistings');
+      },
+    },
+    '0015_reference_rates': {
+      async up(db: Kysely<unknown>) {
+        // The ECB's euro foreign exchange reference rates (src/sources/ecb): units of a currency
+        // per 1 EUR, by publication day and currency, as published. What converts the figures of
+        // foreign filers without a USD convenience translation (src/domain/reference-rates.ts).
+        await db.schema
+          .createTable('reference_rates')
+          .addColumn('date', 'varchar(10)', (c) => c.notNull())
+          .addColumn('currency', 'varchar(3)', (c) => c.notNull())
+          .addColumn('per_eur', money, (c) => c.notNull())
+          .addColumn('source', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('reference_rates_pk', ['currency', 'date'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -17,6 +17,8 @@ export interface SecuritiesTable {
   source: string;
   /** A foreign private issuer's FilerBasis as JSON; null for every other security (migration 0013). */
   filer_basis: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last trading day of a code that left its market's listing; null while listed (migration 0014, ./delistings.ts). */
+  delisted_on: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BarsTable {
@@ -100,6 +102,13 @@ export interface FlowsTable {
 export interface FxTable {
   date: string;
   usd_krw: number;
+  source: string;
+}
+
+export interface ReferenceRatesTable {
+  date: string;
+  currency: string;
+  per_eur: number;
   source: string;
 }
 
@@ -233,6 +242,7 @@ export interface DB {
   report_packs: ReportPacksTable;
   flows: FlowsTable;
   fx: FxTable;
+  reference_rates: ReferenceRatesTable;
   trade: TradeTable;
   sector_exports: SectorExportsTable;
   api_keys: ApiKeysTable;

@@ -102,7 +102,7 @@ export const getPriceHistory = defineTool({
     }
     // As of a day: the bars through that day, adjusted for the splits known by then (no universe needed).
     const day = args.asOf === undefined ? null : await data.past.resolve(args.asOf);
-    const view = data.stock(args.code);
+    const view = day === null || day.served ? data.stock(args.code) : await data.past.view(args.code, day.date);
     const { bars, splits } = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit }, args.adjusted, day?.date);
     const count = Array.isArray(bars) ? bars.length : bars.end - bars.start;
     const bySource = view.security.market === 'US';

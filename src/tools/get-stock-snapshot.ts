@@ -24,9 +24,12 @@ const output = z.object({
       reportingCurrency: z.string().describe('ISO 4217 code of the currency its statements are in'),
       conversion: z
         .object({
-          usdPerUnit: z.number().describe('USD per unit of the reporting currency the TTM figures were converted at'),
-          disclosedOn: z.string().describe('Disclosure date of the filing whose rate it is'),
-          source: z.string().describe('Where the rate comes from'),
+          usdPerUnit: z.number().describe('USD per unit of the reporting currency the TTM flows (income, cash flow, per share) were converted at'),
+          balanceUsdPerUnit: z.number().describe('USD per unit the balances were converted at (the same rate for a convenience translation)'),
+          flowRate: z.string().describe("Which rate the flows are at: the filer's USD convenience translation, or the ECB reference rate averaged over the period"),
+          balanceRate: z.string().describe('Which rate the balances are at: the convenience translation, or the ECB reference rate at period end'),
+          disclosedOn: z.string().describe('Disclosure date of the filing whose rates they are'),
+          source: z.string().describe('Where the rates come from'),
         })
         .nullable()
         .describe('Null when it reports in USD'),

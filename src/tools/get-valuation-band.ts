@@ -58,7 +58,7 @@ export const getValuationBand = defineTool({
         parameter: 'from',
       });
     }
-    const view = data.stock(args.code);
+    const view = day === null || day.served ? data.stock(args.code) : await data.past.view(args.code, day.date);
     const band = await data.valuationBand(view, args.type, args.from, to);
     const answer = stockAnswer(view.security, data, band);
     if (day === null) return answer;

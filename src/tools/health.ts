@@ -39,7 +39,7 @@ export const coverageReport = z
           market,
           percentile: z.boolean().describe('One of the 17 percentile metrics (screenable, ranked in cohorts); false for a snapshot-only metric'),
           listed: z.number().int().describe('Securities the store lists'),
-          applicable: z.number().int().describe('Those the metric applies to: listed less the notApplicable nulls'),
+          applicable: z.number().int().describe('Those the metric applies to: listed less the notApplicable and undefinedForCompany nulls (it does not exist for the kind of company, or is undefined on its complete figures, e.g. PER of a loss)'),
           withValues: z.number().int().describe('Stocks with a value'),
           complete: z.number().describe('withValues / applicable, 0..1'),
           nulls: nullCounts.describe('The other listed stocks by why the value is null'),

@@ -38,6 +38,14 @@ export const snapshotMetric = z.object({
   disclosedOn: z.string().nullable().describe('Disclosure date of that quarter as used (point in time)'),
   priceDate: z.string().nullable().describe('Date of the closing price used; null when no price enters'),
   basis: z.string().optional().describe('How a per-share figure was taken (EPS: reported basic EPS, or net income over a share count); absent elsewhere'),
+  restated: z.literal(true).optional().describe('Present (true) where a later version of a filing the figure uses (an amendment, a period filed again) changed it; absent elsewhere'),
+  firstKnown: z
+    .object({
+      value: z.number().nullable().describe('The figure from the first-known version of each filing it uses'),
+      disclosedOn: z.string().nullable().describe('When that first-known figure became known (its latest disclosure date)'),
+    })
+    .optional()
+    .describe('Only beside restated: the figure as first known'),
 });
 
 export const percentileEntry = z.object({

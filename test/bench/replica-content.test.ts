@@ -7,8 +7,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import iconv from 'iconv-lite';
-import { zipMembers } from '../../src/sources/shared/zip-stream.js';
-import { DartApi, SecApi } from '../../bench/replica/api.js';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { usdSeriesOf } from '../../src/domain/reference-rates.js';
+import { parseReferenceRates } from '../../src/sources/ecb/parse.js';
+import { OpenDartBulkReader } from '../../src/sources/opendart/bulk.js';
+import { NO_REFERENCE_RATE, parseCompanyFacts } from '../../src/sources/sec/parse.js';
+import { zipMembers, zipMembersOfBuffer } from '../../src/sources/shared/zip-stream.js';
+import { DartApi, ecbRatesZip, SecApi } from '../../bench/replica/api.js';
 import { prepareBulk } from '../../bench/replica/bulk.js';
 import { financialRows, financialTemplateCode } from '../../bench/replica/financial.js';
 import { buildUniverse, realJson } from '../../bench/replica/universe.js';
@@ -75,6 +80,35 @@ describe('financial-sector companies', () => {
   });
 });
 
+describe('financial-sector companies, read back by the service\'s bulk reader', () => {
+  const bank = universe.kr[12];
+  assert.ok(bank);
+
+  it('all four periods of a year: balances as filed, income and cash flow the recorded quarter\'s times the quarters to date', async () => {
+    const tmp = tempDir('replica-financial-read-');
+    try {
+      const bulk = prepareBulk(universe, today, join(tmp.dir, 'cache'));
+      const skipped: Record<string, number> = {};
+      const reports: FinancialReport[] = [];
+      const reader = new OpenDartBulkReader({ dir: join(bulk.summary.dir, 'dart'), fromYear: 2025, toYear: 2025 });
+      const ctx = { asOf: today, log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: (reason: string, _e?: string, n = 1) => void (skipped[reason] = (skipped[reason] ?? 0) + n) };
+      for await (const batch of reader.read(ctx)) reports.push(...(batch.data.reports ?? []).filter((r) => r.code === bank.stockCode));
+      assert.deepEqual(skipped, {});
+      // The real rows of the bank the copy is made from (2025_1분기보고서_0N_..._은행_연결): 항목코드 col 11, amount col 13.
+      const real = (member: '01' | '03' | '04', id: string): number => Number((financialRows(bank, member, true).find((r) => r[10] === id)?.[12] ?? 'NaN').replace(/,/g, ''));
+      const netIncome = real('03', 'ifrs-full_ProfitLossAttributableToOwnersOfParent');
+      const eps = real('03', 'ifrs-full_BasicEarningsLossPerShare');
+      assert.ok(Number.isFinite(netIncome) && Number.isFinite(eps));
+      assert.deepEqual(
+        reports.map((r) => [r.fiscalQuarter, r.consolidated, r.totalAssets, r.netIncome, r.basicEps]),
+        [1, 2, 3, 4].map((q) => [q, true, real('01', 'ifrs-full_Assets'), netIncome * q, eps * q]),
+      );
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
 describe('alotMatter.json (배당에 관한 사항)', () => {
   const dart = new DartApi(universe, () => today);
 
@@ -115,8 +149,8 @@ describe('US foreign filers', () => {
   it('companyfacts: ifrs-full facts in the reporting currency, the template\'s USD annual facts times the rate, on 20-F; half-years on 6-K', () => {
     const c = universe.us[7];
     assert.ok(c);
-    // Index 7: 7 % 3 = 1, the Tesla template.
-    assert.equal(c.template.ticker, 'TSLA');
+    // Index 7: 7 % 21 = 7, the Procter & Gamble template (bench/replica/universe.ts), whose facts hold 10-K/A filings.
+    assert.equal(c.template.ticker, 'PG');
     const facts = body(sec.companyFacts(c.cik) as { body: Uint8Array }) as Facts;
     assert.deepEqual(Object.keys(facts.facts), ['dei', 'ifrs-full']);
     const template = realJson<Facts>(c.template.facts);
@@ -166,5 +200,63 @@ describe('US foreign filers', () => {
     for (const f of ['10-K', '10-Q', 'DEF 14A', '8-K']) assert.ok(!forms.has(f), f);
     const n = subs.filings.recent['form']?.length;
     for (const list of Object.values(subs.filings.recent)) assert.equal(list.length, n, 'the parallel arrays keep their length');
+  });
+});
+
+describe('US domestic filers', () => {
+  const sec = new SecApi(universe, () => today);
+
+  it('copies every template in turn: the 30 copies at scale 0.005 cover all 21 recorded companies', () => {
+    // Index i copies template i % 21 (bench/replica/universe.ts, US_TEMPLATES): indexes 0..20 one each.
+    const copied = new Set(universe.us.map((c) => c.template.ticker));
+    assert.equal(copied.size, 21);
+    assert.deepEqual(universe.us.slice(0, 4).map((c) => c.template.ticker), ['AAPL', 'TSLA', 'MRVL', 'XOM']);
+    assert.equal(universe.us[21]?.template.ticker, 'AAPL');
+  });
+
+  it('a template without recorded submissions: its SIC code and exchange, the year end and filings from its facts (CONSTRUCTED)', () => {
+    const c = universe.us[3];
+    assert.ok(c && c.foreign === null);
+    const subs = JSON.parse(sec.submissionsOf(c)) as { cik: string; sic: string; exchanges: string[]; fiscalYearEnd: string; tickers: string[]; filings: { recent: Record<string, string[]> } };
+    // Exxon Mobil (SIC 2911, the 2009q3 Financial Statement Data Set's sub.txt); its latest 10-K
+    // year ends 2024-12-31; its facts come from 66 10-K, 10-Q and 8-K filings (and amendments),
+    // the newest the Q2 2025 10-Q 0000034088-25-000042 filed 2025-08-04 for the period to 2025-06-30.
+    assert.deepEqual([subs.cik, subs.sic, subs.exchanges, subs.fiscalYearEnd, subs.tickers], ['0009000003', '2911', ['NYSE'], '1231', [c.ticker]]);
+    const recent = subs.filings.recent;
+    assert.equal(recent['accessionNumber']?.length, 66);
+    assert.deepEqual(['accessionNumber', 'filingDate', 'reportDate', 'form'].map((k) => recent[k]?.[0]), ['0000034088-25-000042', '2025-08-04', '2025-06-30', '10-Q']);
+  });
+});
+
+describe('ECB reference rates (eurofxref-hist.zip)', () => {
+  it("the real file's layout up to the day before today; the replica's EUR filer is converted at them, its figures back near the template's USD", async () => {
+    const zip = ecbRatesZip(today).body as Uint8Array;
+    const members: string[] = [];
+    let text = '';
+    for await (const m of zipMembersOfBuffer(zip)) {
+      members.push(m.name);
+      text = (await m.bytes()).toString('utf8');
+    }
+    assert.deepEqual(members, ['eurofxref-hist.csv']);
+    const parsed = parseReferenceRates(text);
+    assert.ok(parsed);
+    // Newest first, the day before 2026-11-25; USD, JPY and CAD only (TWD is not published).
+    assert.equal(parsed.latest, '2026-11-24');
+    assert.deepEqual([...new Set(parsed.rates.map((r) => r.currency))].sort(), ['CAD', 'JPY', 'USD']);
+    assert.equal(parsed.rates.some((r) => r.date === '2025-12-25' || r.date === '2026-01-01'), false);
+    const c = universe.us[7];
+    assert.ok(c && c.foreign?.currency === 'EUR');
+    const answer = new SecApi(universe, () => today).companyFacts(c.cik);
+    assert.ok(answer);
+    const facts = JSON.parse(new TextDecoder().decode(answer.body as Uint8Array)) as unknown;
+    const converted = parseCompanyFacts(facts, c.template.ticker, usdSeriesOf(parsed.rates));
+    assert.ok(converted && converted.reports.length > 0);
+    assert.equal(converted.skipped[NO_REFERENCE_RATE], undefined);
+    // EUR figures are the template's USD x 0.92; the rates run around 1 / 0.92 (within 4 %): the template's USD figures within 5 %.
+    const template = realJson<{ facts: Record<string, Record<string, { units: Record<string, { end: string; start?: string; val: number; form: string }[]> }>> }>(c.template.facts);
+    const fy = converted.reports.filter((r) => r.fiscalQuarter === 4).at(-1);
+    const usd = template.facts['us-gaap']?.['NetIncomeLoss']?.units['USD']?.find((f) => f.form === '10-K' && f.end === fy?.periodEnd && f.start !== undefined);
+    assert.ok(fy?.netIncome && usd);
+    assert.ok(Math.abs(fy.netIncome / usd.val - 1) < 0.05, `${fy.netIncome} against ${usd.val}`);
   });
 });

@@ -54,7 +54,32 @@ describe('the filer note', () => {
     const untranslated = { code: 'XYZ', currency: 'USD' as const, filerBasis: { ...basis, usdRates: [] } };
     assert.equal(
       filerNoteOf(untranslated, ttmAsOf([], '2021-10-01'))?.ttmBasis,
-      'no TTM: its filings give no USD convenience translation of their EUR figures, and no other rate source is read',
+      'no TTM: its filings give no USD convenience translation of their EUR figures, and no ECB reference rate of EUR covered their periods when they were read (the ECB publishes no rate of some currencies, TWD among them)',
     );
+  });
+
+  it("a filing converted at the ECB's reference rates: flows at the period's average, balances at its end, each said, with the source", () => {
+    // Made here: the 6-K of H1 2021 converted at the ECB's rates (1.2054 the H1 average over 125 days, 1.1884 on 2021-06-30).
+    const reference = { from: '2021-01-01', to: '2021-06-30', days: 125, balanceUsdPerUnit: 1.1884, balanceOn: '2021-06-30' };
+    const ecb = { code: 'XYZ', currency: 'USD' as const, filerBasis: { ...basis, usdRates: [...basis.usdRates.slice(0, 2), { disclosedOn: '2021-09-01', usdPerUnit: 1.2054, reference }] } };
+    const conversion = filerNoteOf(ecb, ttmAsOf(reports, '2021-10-01'))?.conversion;
+    assert.deepEqual(
+      { ...conversion, source: undefined },
+      {
+        usdPerUnit: 1.2054,
+        balanceUsdPerUnit: 1.1884,
+        flowRate: 'ECB reference rate, average of the period 2021-01-01 to 2021-06-30 (125 days published)',
+        balanceRate: 'ECB reference rate at period end (2021-06-30)',
+        disclosedOn: '2021-09-01',
+        source: undefined,
+      },
+    );
+    assert.match(conversion?.source ?? '', /^ECB euro foreign exchange reference rates \(www\.ecb\.europa\.eu, eurofxref\), USD per EUR of each day: flows .* at the average of the period's daily rates, balances at the rate of the period end; .* so growth is in EUR$/);
+    // A period ending on a day without a rate (a Sunday): the balances at the last one before it, said so.
+    const sunday = { ...ecb, filerBasis: { ...ecb.filerBasis, usdRates: [{ disclosedOn: '2021-09-01', usdPerUnit: 1.2054, reference: { ...reference, to: '2021-06-27', balanceOn: '2021-06-25' } }] } };
+    assert.equal(filerNoteOf(sunday, ttmAsOf(reports, '2021-10-01'))?.conversion?.balanceRate, 'ECB reference rate at period end (2021-06-25, the last published on or before 2021-06-27)');
+    // A convenience translation: one rate for both, said so.
+    const convenience = filerNoteOf(security, ttmAsOf(reports, '2021-10-01'))?.conversion;
+    assert.deepEqual([convenience?.balanceUsdPerUnit, convenience?.flowRate, convenience?.balanceRate], [1.17, "the filer's USD convenience translation", "the filer's USD convenience translation"]);
   });
 });

@@ -5,7 +5,7 @@ import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../../src/domai
 import type { FinancialReport } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import type { PercentileMetricKey } from '../../src/domain/results.js';
-import { cohortRanker, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
+import { cohortRanker, NO_COST_OF_SALES, percentileValuesOf, perShareOnBasisOf, snapshotGroups, stockMetrics } from '../../src/domain/snapshot.js';
 import type { PercentileValues, PricePoint } from '../../src/domain/snapshot.js';
 import { discreteQuarters } from '../../src/domain/ttm.js';
 import { fiscalYear, report } from './fixtures.js';
@@ -104,6 +104,20 @@ void describe('stockMetrics: undefined values are null with a reason', () => {
     assert.equal(m.ccc.value, null);
     // Revenue YoY against a positive base is still defined: (0 - 800) x 100 / 800 = -100
     assert.equal(m.revenueYoy.value, -100);
+  });
+
+  void it('no cost of sales (an income statement by nature, proven complete): CCC not applicable', () => {
+    const m = metricsWith({ costOfSales: 0 });
+    assert.equal(m.ccc.value, null);
+    assert.equal(m.ccc.reason, 'not applicable to a company that reports no cost of sales');
+    assert.equal(m.ccc.reason, NO_COST_OF_SALES);
+    // The zero-revenue biotech above (cost of sales 0 as well) stays undefined: DSO has no revenue.
+    assert.equal(metricsWith({ revenue: 0, costOfSales: 0 }).ccc.reason, 'TTM revenue is not positive (no revenue)');
+  });
+
+  void it('inventory proven 0 with a cost of sales: DIO 0', () => {
+    // DSO 100 / 1,000 x 365 = 36.5; DIO 0 / 600 x 365 = 0; DPO 30 / 600 x 365 = 18.25
+    assert.equal(metricsWith({}, { inventory: 0 }).ccc.value, 18.25);
   });
 
   void it('negative equity: PBR, ROE and net-debt ratio are null', () => {

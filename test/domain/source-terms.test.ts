@@ -15,7 +15,7 @@ describe('source terms', () => {
 
   it('covers every adapter name, each once, with a line and a place where the terms are published', () => {
     const names = SOURCE_TERMS.map((t) => t.source);
-    assert.deepEqual(names, ['opendart', 'fsc', 'krx', 'krx-openapi', 'kis', 'sec', 'polygon', 'customs', 'ecos', 'demo']);
+    assert.deepEqual(names, ['opendart', 'fsc', 'krx', 'krx-openapi', 'kis', 'sec', 'polygon', 'customs', 'ecos', 'ecb', 'demo']);
     for (const t of SOURCE_TERMS) {
       assert.ok(t.line.length > 0 && t.url.length > 0, t.source);
       // A cell of the markdown table cannot hold a pipe.

@@ -294,5 +294,7 @@ void describe('V3_FORMULA', () => {
     assert.match(V3_FORMULA.expectedReturn, /-2\.25 \+ 1\.05 x sqrt\(score\)/);
     assert.match(V3_FORMULA.targetPrice, /currentPrice x \(1 \+ gapPct \/ 100\)/);
     assert.match(V3_FORMULA.backtest, /one-year-return backtest over all Korean market-cap bands/);
+    // How to run one on the served data: the command exists with these options (test/cli/backtest.test.ts).
+    assert.match(V3_FORMULA.backtest, /npm run cli -- backtest --market KR --from 2016-01 --by score --top 20 --hold 12/);
   });
 });

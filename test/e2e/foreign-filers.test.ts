@@ -36,7 +36,7 @@ describe('TSMC (TSM, a 20-F filer reporting in TWD) on 2021-06-30 through both d
   before(async () => {
     s = await startScenario({
       at: '2021-06-30T03:00:00Z',
-      env: (base) => ({ SEC_USER_AGENT: DUMMY.secUserAgent, SEC_BASE_URL: base, SEC_DATA_BASE_URL: base, SEC_TICKERS: 'TSM' }),
+      env: (base) => ({ SEC_USER_AGENT: DUMMY.secUserAgent, SEC_BASE_URL: base, SEC_DATA_BASE_URL: base, SEC_TICKERS: 'TSM', ECB_BASE_URL: base }),
     });
     const res = await s.get('/stocks/TSM/snapshot');
     assert.equal(res.status, 200, `snapshot: ${JSON.stringify(res.body)}`);
@@ -49,7 +49,7 @@ describe('TSMC (TSM, a 20-F filer reporting in TWD) on 2021-06-30 through both d
   it('refreshes from the loopback upstream and asks for nothing unrecorded', () => {
     assert.deepEqual(
       s.app.refresher.sourceStatus.map((x) => [x.source, x.ok, x.error ?? '']),
-      [['sec', true, '']],
+      [['ecb', true, ''], ['sec', true, '']],
     );
     assert.deepEqual(s.upstream.unanswered, []);
   });
@@ -101,6 +101,89 @@ describe('TSMC (TSM, a 20-F filer reporting in TWD) on 2021-06-30 through both d
     await client.connect(new StreamableHTTPClientTransport(new URL(`${s.app.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${s.key}` } } }));
     try {
       const result = await client.callTool({ name: 'get_stock_snapshot', arguments: { code: 'TSM' } });
+      assert.equal(result.isError, undefined, JSON.stringify(result.content));
+      assert.deepEqual(result.structuredContent, rest);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+// A foreign filer WITHOUT a USD convenience translation: the CONSTRUCTED EUR 20-F filer of
+// ./constructed-foreign.ts (no such filer's companyfacts is recorded), listed by the upstream as
+// EURX, converted at the REAL ECB reference rates the upstream serves (the recorded excerpt of
+// eurofxref-hist.csv, test/fixtures/real/ecb). The service refreshes once on 2024-04-15 (Seoul):
+// the ECB source first (it stores the rates up to that day), then SEC, which converts at them.
+//
+// 20-F filed 2024-03-01 (EUR million): Revenue FY2023 24,000, FY2022 20,000; operating profit 5,000
+// and 4,000; net income attributable 3,600; equity 25,000 at 2023-12-31.
+// Flows at the average of 2023's daily rates: the 255 USD-per-EUR figures of 2023 in the fixture sum
+// to 275.7235 (awk -F, '$1>="2023-01-01" && $1<="2023-12-31"{s+=$2}'), 275.7235 / 255 = 1.0812686274509804.
+// Balances at the rate of the period end: 2023-12-31 is a Sunday, the last rate on or before it is
+// 2023-12-29's, USD 1.105.
+const EUR_FY2023 = 275.7235 / 255;
+
+describe('EURX (a 20-F filer in EUR without a USD translation) on 2024-04-15 through both doors', () => {
+  let s: Scenario;
+  let rest: Record<string, unknown>;
+  before(async () => {
+    s = await startScenario({
+      at: '2024-04-15T03:00:00Z',
+      env: (base) => ({ SEC_USER_AGENT: DUMMY.secUserAgent, SEC_BASE_URL: base, SEC_DATA_BASE_URL: base, SEC_TICKERS: 'EURX', ECB_BASE_URL: base }),
+      faults: { euroFiler: true },
+    });
+    const res = await s.get('/stocks/EURX/snapshot');
+    assert.equal(res.status, 200, `snapshot: ${JSON.stringify(res.body)}`);
+    rest = res.body as Record<string, unknown>;
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  it('refreshes the ECB rates, then SEC, from the loopback upstream', () => {
+    assert.deepEqual(
+      s.app.refresher.sourceStatus.map((x) => [x.source, x.ok, x.error ?? '']),
+      [['ecb', true, ''], ['sec', true, '']],
+    );
+    assert.deepEqual(s.upstream.unanswered, []);
+  });
+
+  it('the filer block says which rate and from where: the ECB average of the period for flows, the rate at period end for balances', () => {
+    assert.deepEqual(rest['filer'], {
+      annualForm: '20-F',
+      reportingCurrency: 'EUR',
+      conversion: {
+        usdPerUnit: EUR_FY2023,
+        balanceUsdPerUnit: 1.105,
+        flowRate: 'ECB reference rate, average of the period 2023-01-01 to 2023-12-31 (255 days published)',
+        balanceRate: 'ECB reference rate at period end (2023-12-29, the last published on or before 2023-12-31)',
+        disclosedOn: '2024-03-01',
+        source:
+          "ECB euro foreign exchange reference rates (www.ecb.europa.eu, eurofxref), USD per EUR of each day: flows (income, cash flow, per share) at the average of the period's daily rates, balances at the rate of the period end; the year before it in the filing of 2024-03-01 at the same rates, so growth is in EUR",
+      },
+      ttmBasis: 'fiscal year 2023 as filed on 20-F (no interim flow figures among its XBRL facts: the latest fiscal year)',
+      ads: null,
+    });
+  });
+
+  it('figures derived by hand: growth and margins in EUR terms, ROE across the two rates', () => {
+    type Metric = { value: number | null; referenceQuarter: string | null; disclosedOn: string | null };
+    const g = (group: string, key: string): Metric => (rest[group] as Record<string, Metric>)[key] as Metric;
+    // Revenue YoY = (24,000 - 20,000) / 20,000 x 100 = 20 (both years from the 20-F at its one flow rate).
+    near(g('growth', 'revenueYoy').value, 20, 'revenueYoy');
+    // Operating margin = 5,000 / 24,000 x 100 = 20.833333333333336 (flows of one filing: the rate cancels).
+    near(g('profitability', 'operatingMargin').value, 20.833333333333336, 'operatingMargin');
+    assert.deepEqual([g('profitability', 'operatingMargin').referenceQuarter, g('profitability', 'operatingMargin').disclosedOn], ['2023Q4', '2024-03-01']);
+    // ROE = TTM net income / equity = 3,600 x 1.0812686274509804 / (25,000 x 1.105) x 100 = 14.090740484429066:
+    // a flow at the year's average over a balance at its end (in EUR terms it would be 3,600 / 25,000 = 14.4).
+    near(g('profitability', 'roe').value, 14.090740484429066, 'roe');
+  });
+
+  it('MCP: get_stock_snapshot answers the REST body, the filer block included', async () => {
+    const client = new Client({ name: 'foreign-filers-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.app.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${s.key}` } } }));
+    try {
+      const result = await client.callTool({ name: 'get_stock_snapshot', arguments: { code: 'EURX' } });
       assert.equal(result.isError, undefined, JSON.stringify(result.content));
       assert.deepEqual(result.structuredContent, rest);
     } finally {

@@ -425,6 +425,7 @@ runCase({
       SEC_BASE_URL: base,
       SEC_DATA_BASE_URL: base,
       SEC_TICKERS: 'AAPL',
+      ECB_BASE_URL: base,
       US_PRICES_API_KEY: DUMMY.polygonKey,
       US_PRICES_BASE_URL: base,
       US_PRICES_REQUESTS_PER_MINUTE: '600000',
@@ -432,7 +433,7 @@ runCase({
     cursors: { polygon: '2026-09-24' },
   },
   code: 'AAPL',
-  identity: { code: 'AAPL', market: 'US', currency: 'USD', name: 'Apple Inc.', source: 'sec,polygon' },
+  identity: { code: 'AAPL', market: 'US', currency: 'USD', name: 'Apple Inc.', source: 'ecb,sec,polygon' },
   price: { date: '2026-09-25', close: 341.07, marketCap: 5_007_296_419_800 },
   metrics: {
     // PER = 5,007,296,419,800 / 117,777,000,000 = 42.51506168267149

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { loopback, zipOne, type Loopback, type Recorded, type Reply } from '../sources/helpers.js';
+import { companyFacts, CONSTRUCTED_FILER } from './constructed-foreign.js';
 
 const REAL = new URL('../fixtures/real/', import.meta.url);
 
@@ -72,6 +73,11 @@ const json = (body: unknown): Reply => ({ status: 200, headers: { 'content-type'
 export interface UpstreamFaults {
   /** company.json answers OpenDART's "no data" (013) for every company, as it does for some real filers. */
   companyJson013?: boolean;
+  /**
+   * Not a fault: SEC's ticker list also names the CONSTRUCTED EUR 20-F filer of
+   * ./constructed-foreign.ts (EURX), whose companyfacts the harness then serves.
+   */
+  euroFiler?: boolean;
 }
 
 export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstream> {
@@ -101,14 +107,23 @@ export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstre
     const q = req.url.searchParams;
 
     // --- SEC EDGAR (www.sec.gov and data.sec.gov share the loopback base) ---
-    if (p === '/files/company_tickers.json') return { reply: { body: recorded('sec/company_tickers.json.gz') }, constructed: false };
+    if (p === '/files/company_tickers.json') {
+      if (!faults.euroFiler) return { reply: { body: recorded('sec/company_tickers.json.gz') }, constructed: false };
+      // The recorded list plus one CONSTRUCTED entry, in its layout ({"0":{"cik_str","ticker","title"},...}).
+      const list = JSON.parse(recorded('sec/company_tickers.json.gz').toString('utf8')) as Record<string, unknown>;
+      list[String(Object.keys(list).length)] = { cik_str: CONSTRUCTED_FILER.cik, ticker: CONSTRUCTED_FILER.ticker, title: CONSTRUCTED_FILER.title };
+      return { reply: json(list), constructed: true };
+    }
     let m = /^\/api\/xbrl\/companyfacts\/CIK(\d{10})\.json$/.exec(p);
+    if (m && faults.euroFiler && Number(m[1]) === CONSTRUCTED_FILER.cik) return { reply: json(companyFacts('EUR', '20-F')), constructed: true };
     if (m) {
       const c = SEC_COMPANIES[Number(m[1])];
       // SEC answers 404 for a company without XBRL financials; here: without a recording.
       return c ? { reply: { body: recorded(c.facts) }, constructed: false } : null;
     }
     m = /^\/submissions\/CIK(\d{10})\.json$/.exec(p);
+    // The constructed filer has no submissions: answered as SEC answers a CIK it holds none for.
+    if (m && faults.euroFiler && Number(m[1]) === CONSTRUCTED_FILER.cik) return { reply: { status: 404, body: 'Not Found' }, constructed: true };
     if (m) {
       const cik = Number(m[1]);
       const c = SEC_COMPANIES[cik];
@@ -151,6 +166,14 @@ export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstre
     if (p.startsWith('/Archives/edgar/daily-index/')) {
       // No daily index is recorded: answered as EDGAR answers a day without an index file.
       return { reply: { status: 404, body: 'Not Found' }, constructed: true };
+    }
+
+    // --- ECB euro reference rates ---
+    if (p === '/stats/eurofxref/eurofxref-hist.zip') {
+      // The recorded excerpt of eurofxref-hist.csv (2022-12-01 to 2024-10-11, unchanged) in a ZIP
+      // made here: the ECB's ZIP itself is not recorded, the CSV member is.
+      const csv = recorded('ecb/eurofxref-hist_2022-12-01_2024-10-11.csv.gz').toString('utf8');
+      return { reply: { headers: { 'content-type': 'application/zip' }, body: zipOne('eurofxref-hist.csv', csv) }, constructed: true };
     }
 
     // --- Polygon grouped daily ---

@@ -401,7 +401,7 @@ describe('REST /api/public/v2', () => {
         const listed = coverage.markets.find((x) => x.market === m.market)?.listed;
         assert.equal(m.listed, listed, `${m.metric} ${m.market}: every listed stock counted`);
         assert.equal(m.withValues + Object.values(m.nulls).reduce((a, b) => a + b, 0), m.listed, `${m.metric} ${m.market}: values and nulls add up`);
-        assert.equal(m.applicable, m.listed - (m.nulls['notApplicable'] ?? 0));
+        assert.equal(m.applicable, m.listed - (m.nulls['notApplicable'] ?? 0) - (m.nulls['undefinedForCompany'] ?? 0));
         assert.equal(m.complete, m.applicable === 0 ? 0 : Math.round((m.withValues / m.applicable) * 10_000) / 10_000);
       }
       // The same count through another door: the screener keeps, for a field bounded by neither

@@ -16,11 +16,19 @@ import { bulkFirstStart, sourcesBeforeBulk } from '../../src/refresh/first-start
 import { Importer, type BulkPreparation } from '../../src/refresh/import.js';
 import { Refresher } from '../../src/refresh/pipeline.js';
 import { ProgressBoard } from '../../src/refresh/progress.js';
+import type { FinancialReport } from '../../src/domain/model.js';
+import { EcbSource } from '../../src/sources/ecb/source.js';
 import { FscSource } from '../../src/sources/fsc/source.js';
+import { parseDartEnvelope, parseFinancialStatements } from '../../src/sources/opendart/parse.js';
+import { OpenDartSource } from '../../src/sources/opendart/source.js';
+import { NO_CONVENIENCE_TRANSLATION, NO_REFERENCE_RATE } from '../../src/sources/sec/parse.js';
+import { SecSource } from '../../src/sources/sec/source.js';
 import type { Source, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { startUpstream, type Upstream } from '../e2e/upstream.js';
+import { companyFacts, CONSTRUCTED_FILER } from '../e2e/constructed-foreign.js';
+import { realJson, startUpstream, type Upstream } from '../e2e/upstream.js';
+import { zipOf } from '../sources/helpers.js';
 import { tempDir } from '../support/tmp.js';
 import { archive, FactsZipReader } from './bulk-readers.js';
 
@@ -97,6 +105,40 @@ describe('what the bulk files cover, and the cursors set from them', () => {
       await assert.rejects(sec!.open({ log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: () => undefined }), /SEC_USER_AGENT is not set/);
     } finally {
       tmp.cleanup();
+    }
+  });
+});
+
+describe("the SEC archive's foreign filers at the ECB's rates (a first start reads the rates itself)", () => {
+  it('converts a EUR filer without a USD translation when the ECB source is configured; leaves it out, counted, when not', async () => {
+    // The loopback upstream: SEC's recorded ticker list plus the CONSTRUCTED EUR filer (EURX, test/e2e/constructed-foreign.ts),
+    // and the real ECB excerpt (test/fixtures/real/ecb) as eurofxref-hist.zip.
+    const upstream = await startUpstream({ euroFiler: true });
+    const tmp = tempDir('bulk-ecb-');
+    try {
+      writeFileSync(join(tmp.dir, 'companyfacts.zip'), zipOf([{ name: `CIK${String(CONSTRUCTED_FILER.cik).padStart(10, '0')}.json`, content: JSON.stringify(companyFacts('EUR', '20-F')) }]));
+      const env = { SEC_USER_AGENT: 'e2e-test admin@example.com', SEC_BASE_URL: upstream.base, SEC_DATA_BASE_URL: upstream.base, SEC_TICKERS: CONSTRUCTED_FILER.ticker };
+      const read = async (sources: Source[]): Promise<{ reports: FinancialReport[]; skipped: Record<string, number> }> => {
+        const [sec] = bulkPlan({ dir: tmp.dir, download: false, asOf: '2024-06-30', sources, env }).inputs;
+        const skipped: Record<string, number> = {};
+        const ctx = { asOf: '2024-06-30', log: { info: () => undefined, warn: () => undefined }, progress: () => undefined, skip: (reason: string, _e?: string, n = 1) => void (skipped[reason] = (skipped[reason] ?? 0) + n) };
+        const reader = await sec!.open(ctx);
+        const reports: FinancialReport[] = [];
+        for await (const batch of reader.read(ctx)) reports.push(...(batch.data.reports ?? []));
+        return { reports, skipped };
+      };
+      const secApi = SecSource.fromEnv(env)!;
+      const withRates = await read([secApi, new EcbSource({ baseUrl: upstream.base })]);
+      // FY2023 revenue EUR 24,000 M at the average of 2023's 255 rates (sum 275.7235 in the fixture): USD 25,950.45 M.
+      const fy2023 = withRates.reports.find((r) => r.fiscalYear === 2023 && r.fiscalQuarter === 4);
+      assert.equal(((fy2023?.revenue ?? 0) / 1e6).toFixed(2), (24_000 * (275.7235 / 255)).toFixed(2));
+      assert.equal(withRates.skipped[NO_REFERENCE_RATE], undefined);
+      assert.ok(upstream.answered.some((a) => a.path === '/stats/eurofxref/eurofxref-hist.zip'));
+      const without = await read([secApi]);
+      assert.deepEqual([without.reports.length, without.skipped[NO_CONVENIENCE_TRANSLATION]], [0, 2]);
+    } finally {
+      tmp.cleanup();
+      await upstream.close();
     }
   });
 });
@@ -272,6 +314,10 @@ describe('a first real start serves stocks before the bulk import is done', () =
     assert.equal(app.holder.current?.stock('AAPL').security.code, 'AAPL');
     // The board is persisted for the CLI's `sources` (flushed at the end of each run).
     assert.deepEqual(JSON.parse((await app.store.refresh.getMeta('progress')) ?? '[]').map((p: { source: string; phase: string }) => [p.source, p.phase]), [['sec', 'done'], ['fsc', 'done']]);
+    // No DART key: the dividend backfill is wanted (the bulk files have no dividend section) and nothing is called.
+    assert.equal(await app.dividends, null);
+    assert.deepEqual(JSON.parse((await app.store.refresh.getMeta('dividend-backfill')) ?? 'null'), { done: false, noData: [], pending: {} });
+    assert.deepEqual(upstream.answered.filter((a) => a.path.includes('alotMatter')), []);
   });
 });
 
@@ -310,5 +356,49 @@ describe('a first start from the bulk files that did not finish goes on at the n
     assert.equal(await app.store.refresh.getMeta('first-start'), 'done');
     // The FSC refresh beside the import, the import, the refresh of every source.
     assert.deepEqual((await app.store.refresh.refreshRuns(5)).map((r) => r.status), ['ok', 'ok', 'ok']);
+  });
+});
+
+describe('after a first start from the bulk files, with a DART key, the dividend backfill', () => {
+  let upstream: Upstream;
+  let app: App;
+  const tmp = tempDir('first-start-dividends-');
+
+  before(async () => {
+    upstream = await startUpstream();
+    const config = loadConfig({ DATA_DIR: tmp.dir, PORT: '0', HOST: '127.0.0.1', REFRESH_SCHEDULE: 'off', LOG_LEVEL: 'silent' });
+    // What the DART bulk files leave (an unfinished first start, resumed): Samsung's FY2021 statements (real), no dividend.
+    const store = await openSqliteStore(join(tmp.dir, 'service.sqlite'));
+    const fy2021 = parseFinancialStatements(parseDartEnvelope(realJson('opendart/fnlttSinglAcntAll_00126380_2021_11011_CFS.json.gz'))!, { code: '005930', fiscalYear: 2021, fiscalQuarter: 4, periodEnd: '2021-12-31', fsDiv: 'CFS' });
+    assert.ok(fy2021);
+    await store.market.writeDataset({
+      securities: [{ market: 'KR', code: '005930', name: '삼성전자', exchange: 'KOSPI', sector: 'Semiconductors', currency: 'KRW', fiscalYearEndMonth: 12, source: 'opendart' }],
+      reports: [fy2021],
+    });
+    await store.refresh.setMeta('first-start', 'bulk');
+    await store.close();
+    const reader = new FactsZipReader('sec', archive(tmp.dir, 'facts.zip', ['AAPL']));
+    app = await startApp(config, {
+      clock: () => new Date('2022-06-23T03:00:00Z'),
+      logger: silent,
+      sources: [new OpenDartSource({ apiKey: 'e2eDartKey', baseUrl: upstream.base, requestsPerSecond: 1000, timeoutMs: 2_000, retries: 0 })],
+      bulk: { inputs: [reader], setCursors: async () => ({}) },
+    });
+  });
+  after(async () => {
+    await app.close();
+    await upstream.close();
+    tmp.cleanup();
+  });
+
+  it('asks the dividend section of the stored filing once, keeps its 013, and shows on the board', async () => {
+    await app.loaded;
+    const pass = await app.dividends;
+    // One filing lacking a dividend (FY2021, asked as bsns_year 2021, reprt_code 11011); the harness answers 013.
+    assert.deepEqual([pass?.status, pass?.calls, pass?.figures, pass?.noData], ['done', 1, 0, 1]);
+    assert.deepEqual(upstream.answered.filter((a) => a.path === '/api/alotMatter.json').length, 1);
+    assert.deepEqual(JSON.parse((await app.store.refresh.getMeta('dividend-backfill')) ?? 'null'), { done: true, noData: ['005930:2021:4'], pending: {} });
+    const board = app.progress.snapshot().find((p) => p.source === 'opendart-dividends');
+    assert.deepEqual([board?.phase, board?.unit, board?.done, board?.total], ['done', 'reports', 1, 1]);
   });
 });

@@ -109,8 +109,9 @@ describe('coverageOf', () => {
     assert.ok(report.metrics.slice(0, 34).every((m) => m.percentile));
     const line = (name: string, market: Market) => report.metrics.find((m) => m.metric === name && m.market === market);
     // KR PER, listed 5: 000010 a value; 000020 a loss (undefinedForCompany), 000030 noFilingsYet,
-    // 000040 and the unserved 000050 noPrice. Applies to all 5: 1/5 = 0.2.
-    assert.deepEqual(line('per', 'KR'), { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 1, complete: 0.2, nulls: counts({ undefinedForCompany: 1, noFilingsYet: 1, noPrice: 2 }) });
+    // 000040 and the unserved 000050 noPrice. A PER of a loss does not exist (outside
+    // `applicable`: 5 - 1 = 4): 1/4 = 0.25.
+    assert.deepEqual(line('per', 'KR'), { metric: 'per', market: 'KR', percentile: true, listed: 5, applicable: 4, withValues: 1, complete: 0.25, nulls: counts({ undefinedForCompany: 1, noFilingsYet: 1, noPrice: 2 }) });
     // KR current ratio: 000010 and 000040 (a balance ratio needs no price); 000020 is a financial
     // company (not applicable, outside `applicable`: 5 - 1 = 4); 000030 noFilingsYet, 000050 noPrice. 2/4 = 0.5.
     assert.deepEqual(line('currentRatio', 'KR'), { metric: 'currentRatio', market: 'KR', percentile: true, listed: 5, applicable: 4, withValues: 2, complete: 0.5, nulls: counts({ notApplicable: 1, noFilingsYet: 1, noPrice: 1 }) });
@@ -120,8 +121,9 @@ describe('coverageOf', () => {
     // KR PSR (a percentile metric the snapshot does not show): 000010, 000020; 000030
     // noFilingsYet; 000040, 000050 noPrice. 2/5 = 0.4.
     assert.deepEqual(line('psr', 'KR'), { metric: 'psr', market: 'KR', percentile: true, listed: 5, applicable: 5, withValues: 2, complete: 0.4, nulls: counts({ noFilingsYet: 1, noPrice: 2 }) });
-    // US PBR, listed 3: AAA, BBB; CCC's equity is not positive. 2/3 = 0.6667.
-    assert.deepEqual(line('pbr', 'US'), { metric: 'pbr', market: 'US', percentile: true, listed: 3, applicable: 3, withValues: 2, complete: 0.6667, nulls: counts({ undefinedForCompany: 1 }) });
+    // US PBR, listed 3: AAA, BBB; CCC's equity is not positive, so its PBR does not exist
+    // (outside `applicable`: 3 - 1 = 2). 2/2 = 1.
+    assert.deepEqual(line('pbr', 'US'), { metric: 'pbr', market: 'US', percentile: true, listed: 3, applicable: 2, withValues: 2, complete: 1, nulls: counts({ undefinedForCompany: 1 }) });
     // US ROE: AAA, BBB; CCC misses a quarter.
     assert.deepEqual(line('roe', 'US'), { metric: 'roe', market: 'US', percentile: true, listed: 3, applicable: 3, withValues: 2, complete: 0.6667, nulls: counts({ filingsIncomplete: 1 }) });
     // KR operating cash flow (snapshot only): 000010, 000020, 000040; 000030 noFilingsYet, 000050 noPrice. 3/5 = 0.6.
@@ -135,9 +137,9 @@ describe('coverageOf', () => {
     assert.deepEqual(table.slice(0, 3), [
       '| metric | KR with a value / applicable | KR without, by reason | US with a value / applicable | US without, by reason |',
       '|---|---|---|---|---|',
-      '| `per` | 1 / 5 (20.0 %) * | noPrice 2, noFilingsYet 1, undefinedForCompany 1 | 2 / 3 (66.7 %) * | filingsIncomplete 1 |',
+      '| `per` | 1 / 4 (25.0 %) * | noPrice 2, noFilingsYet 1, undefinedForCompany 1 | 2 / 3 (66.7 %) * | filingsIncomplete 1 |',
     ]);
-    assert.ok(table.includes('| `currentRatio` | 2 / 4 (50.0 %) * | noPrice 1, noFilingsYet 1, notApplicable 1 | 2 / 3 (66.7 %) * | undefinedForCompany 1 |'));
+    assert.ok(table.includes('| `currentRatio` | 2 / 4 (50.0 %) * | noPrice 1, noFilingsYet 1, notApplicable 1 | 2 / 2 (100.0 %) | undefinedForCompany 1 |'));
     // Snapshot-only metrics are not held to the target (no mark).
     assert.ok(table.includes('| `operatingCashFlow` (snapshot only) | 3 / 5 (60.0 %) | noPrice 1, noFilingsYet 1 | 2 / 3 (66.7 %) | filingsIncomplete 1 |'));
     // Header, separator, 17 percentile metrics and the snapshot's other five (operating cash flow,

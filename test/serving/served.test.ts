@@ -94,7 +94,14 @@ describe('loadUniverse (the recent window) against every filing and bar', () => 
     const gap = a.views.get(viewKey('KR', gapCode));
     assert.ok(gap && !gap.v3.ok);
     assert.match(gap.v3.reason, /^no TTM net income: no filing for \d{4}Q4$/);
-    assert.equal(a.views.get(viewKey('KR', '900020'))?.price, null);
+    // Halted for more than DELISTED_AFTER_SESSIONS of its market's sessions: delisted on its last
+    // bar's date (src/store/delistings.ts), out of the day's universe, its history kept.
+    const halted = (await store.market.securities()).find((s) => s.code === '900020');
+    const lastBar = (await store.market.bars(halted?.id ?? -1)).at(-1)?.date;
+    assert.ok(halted && lastBar !== undefined && lastBar < addDays(AS_OF, -RECENT_DAYS));
+    assert.equal(halted.delistedOn, lastBar);
+    assert.equal(a.views.get(viewKey('KR', '900020')), undefined);
+    assert.equal(a.delisted.get(viewKey('KR', '900020'))?.delistedOn, lastBar);
     assert.ok(a.counts.scored > 50, `${a.counts.scored} scored`);
   });
 

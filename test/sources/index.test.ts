@@ -15,7 +15,7 @@ describe('configuredSources', () => {
     assert.deepEqual(names({ DATA_GO_KR_API_KEY: 'k', KIS_APP_KEY: 'k', KIS_APP_SECRET: 's' }), ['fsc', 'kis', 'customs']);
     assert.deepEqual(
       names({ DART_API_KEY: 'k', DATA_GO_KR_API_KEY: 'k', KRX_COOKIE: 'c', KRX_MARKETPLACE_ACCEPT_TERMS: 'yes', SEC_USER_AGENT: 'A a@b.c', US_PRICES_API_KEY: 'k', ECOS_API_KEY: 'k' }),
-      ['opendart', 'fsc', 'krx', 'sec', 'polygon', 'customs', 'ecos'],
+      ['opendart', 'fsc', 'krx', 'ecb', 'sec', 'polygon', 'customs', 'ecos'],
     );
   });
 

@@ -266,11 +266,13 @@ describe('OpenDART bulk files: figures of the real rows, through the one mapping
     );
   });
 
-  it('capex under the investing-activities concept by its long label, else the other-PP&E concept', () => {
+  it('capex under the investing-activities concept by its long label, else the sum of the PP&E part purchases', () => {
     // 2025 Q1 CF excerpt (separate), 당기1분기: DS단석 [017860] ifrs-full_PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities
-    // `투자활동으로 분류된 유형자산의 취득` 9,955,211,596; AP위성 [211270] files only
-    // dart_PurchaseOfOtherPropertyPlantAndEquipment `기타유형자산의 취득` 2,900,000.
-    assert.deepEqual([find(all, '017860', '2025-03-31').capex, find(all, '211270', '2025-03-31').capex], [9_955_211_596, 2_900_000]);
+    // `투자활동으로 분류된 유형자산의 취득` 9,955,211,596; AP위성 [211270] has no whole-PP&E line and files its
+    // parts: dart_PurchaseOfConstructionInProgress `건설중인자산의 취득` 78,150,000 + dart_PurchaseOfFixturesAndFittings
+    // `집기의 취득` 281,093,991 + dart_PurchaseOfOtherPropertyPlantAndEquipment `기타유형자산의 취득` 2,900,000
+    // = 362,143,991 (its investing section: 20,000,000 + 20,000,000 - 362,143,991 = -322,143,991 투자활동현금흐름).
+    assert.deepEqual([find(all, '017860', '2025-03-31').capex, find(all, '211270', '2025-03-31').capex], [9_955_211_596, 362_143_991]);
   });
 
   it('2025 Q1 financial layouts (the BS header on every statement): bank, insurer, securities firm, other financial', () => {

@@ -213,6 +213,43 @@ describe('SEC parsers', () => {
     assert.deepEqual(parseCompanyFacts(doc, 'BABA')?.reports.map((r) => [r.dividendPerShare, r.shares]), [[4, 10]]);
   });
 
+  it('a 16/12/12/12-week retail year: 111, 195 and 279 days to date are Q1, Q2, Q3 (hand-made facts)', () => {
+    // Constructed: a year from 2024-02-04 to 2025-02-01 (363 days), a 16-week first quarter to 2024-05-25 (111 days), then
+    // 12-week quarters to 2024-08-17 (195 days to date), 2024-11-09 (279) and 2025-02-01. Revenues to date 100, 175, 250,
+    // 325; the Q2 and Q3 10-Qs also tag the 12-week quarter alone (75), which must not name the quarter.
+    const start = '2024-02-04';
+    const filing = (n: number, end: string, form: string, filed: string, ytd: number) => {
+      const accn = `0000000002-24-00000${n}`;
+      const rows = [{ start, end, val: ytd, accn, fy: 2024, fp: form === '10-K' ? 'FY' : `Q${n}`, form, filed }];
+      if (n === 2 || n === 3) rows.push({ ...rows[0]!, start: n === 2 ? '2024-05-26' : '2024-08-18', val: 75 });
+      return rows;
+    };
+    const doc = {
+      entityName: 'Made Up Grocers',
+      facts: {
+        'us-gaap': {
+          Revenues: {
+            units: {
+              USD: [
+                ...filing(1, '2024-05-25', '10-Q', '2024-06-20', 100),
+                ...filing(2, '2024-08-17', '10-Q', '2024-09-12', 175),
+                ...filing(3, '2024-11-09', '10-Q', '2024-12-05', 250),
+                ...filing(4, '2025-02-01', '10-K', '2025-04-01', 325),
+              ],
+            },
+          },
+        },
+      },
+    };
+    // The year ends in February 2025 (an end in a month's first week counts for January): FY2025.
+    assert.deepEqual(parseCompanyFacts(doc, 'MADE')?.reports.map((r) => [r.fiscalYear, r.fiscalQuarter, r.periodEnd, r.revenue]), [
+      [2025, 1, '2024-05-25', 100],
+      [2025, 2, '2024-08-17', 175],
+      [2025, 3, '2024-11-09', 250],
+      [2025, 4, '2025-02-01', 325],
+    ]);
+  });
+
   it('daily form index: periodic filers only, names with double spaces', () => {
     assert.deepEqual(parseDailyFormIndex(fixture('sec/form.20241101.idx')), [320193, 789019, 1234567]);
   });

@@ -50,6 +50,8 @@ export async function ageForms(store: KyselyStore, ids: number[]): Promise<void>
   await store.db.insertInto('ttm_steps').values({ security_id: ids[2]!, data: unreadable }).execute();
   // And a split event no bar shows.
   await store.db.insertInto('bar_splits').values({ security_id: ids[0]!, date: '2023-12-28', factor: 3 }).execute();
+  // And a delisting the bars do not show (the market has fewer than DELISTED_AFTER_SESSIONS sessions).
+  await store.db.updateTable('securities').set({ delisted_on: '2023-12-28' }).where('id', '=', ids[1]!).execute();
   for (const form of FORMS) await store.refresh.setMeta(formatKey(form), String(DERIVED_FORMATS[form] - 1));
   await assert.rejects(store.market.ttmSteps(ids[0]!), /not whole steps/, 'aged: the steps do not read');
 }
@@ -63,6 +65,7 @@ export async function assertCurrent(store: KyselyStore, ids: number[]): Promise<
   assert.deepEqual(await store.db.selectFrom('bar_splits').select(['security_id', 'date', 'factor']).execute(), [{ security_id: ids[4], date: '2024-01-02', factor: 2 }]);
   assert.equal((await store.db.selectFrom('ttm_steps').select('security_id').execute()).length, WITH_FILINGS, 'the stock without filings has no steps');
   assert.equal((await store.db.selectFrom('report_packs').select('security_id').execute()).length, WITH_FILINGS);
+  assert.deepEqual((await store.market.securities()).map((s) => s.delistedOn), ids.map(() => undefined), 'none delisted');
   const last = (await store.market.ttmSteps(ids[1]!)).at(-1);
   assert.deepEqual([last?.effectiveFrom, last?.referenceQuarter, last?.netIncome], ['2024-03-15', '2023Q4', 200], 'stock 2: FY 2023 net income 100 x 2');
 }

@@ -67,6 +67,7 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
         rebuiltFromAged('bar_splits', 5, SPLIT_EVENTS),
         rebuiltFromAged('ttm_steps', 5, WITH_FILINGS),
         rebuiltFromAged('report_packs', 5, WITH_FILINGS),
+        rebuiltFromAged('delistings', 5, 1),
       ]);
       await assertCurrent(store, ids);
     } finally {
@@ -137,6 +138,7 @@ for (const place of places) describe(`${place.name} derived forms at open`, { sk
         rebuiltFromAged('bar_splits', 5, SPLIT_EVENTS),
         rebuiltFromAged('ttm_steps', 5, WITH_FILINGS),
         rebuiltFromAged('report_packs', 5, WITH_FILINGS),
+        rebuiltFromAged('delistings', 5, 1),
       ]);
       await assertCurrent(store, ids);
     } finally {

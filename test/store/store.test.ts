@@ -109,7 +109,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis', '0014_security_delisted_on', '0015_reference_rates']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -400,6 +400,31 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
     assert.equal((await store.market.securities()).find((s) => s.code === 'TSM')?.filerBasis, undefined);
   });
 
+  it("keeps a filing's ECB reference conversion in the filer basis (flows' average period and days, the balances' rate and day)", async () => {
+    // Made here: a EUR reporter without a USD translation, its 6-K for Q1 2024 converted at the ECB's rates.
+    const eu = { market: 'US' as const, code: 'EURX', name: 'EURO FILER NV', exchange: 'NYSE', sector: 'Unclassified', currency: 'USD' as const, fiscalYearEndMonth: 12, source: 'sec' };
+    const filerBasis = {
+      annualForm: '20-F',
+      reportingCurrency: 'EUR',
+      usdRates: [
+        { disclosedOn: '2024-05-02', usdPerUnit: 1.0857, reference: { from: '2024-01-01', to: '2024-03-31', days: 62, balanceUsdPerUnit: 1.0811, balanceOn: '2024-03-28' } },
+      ],
+    };
+    await store.market.writeDataset({ securities: [{ ...eu, filerBasis }] });
+    const stored = (await store.market.securities()).find((s) => s.code === 'EURX');
+    assert.deepEqual(stored?.filerBasis, filerBasis);
+  });
+
+  it("stores the ECB's reference rates by currency and day, and reads them from a day on; a corrected rate replaces the stored one", async () => {
+    // Made here, with figures of the real file (test/fixtures/real/ecb): 2024-03-27 and 2024-03-28, USD and CAD per EUR.
+    const rate = (date: string, currency: string, perEur: number) => ({ date, currency, perEur, source: 'ecb' });
+    const written = await store.market.writeDataset({ referenceRates: [rate('2024-03-27', 'USD', 1.0816), rate('2024-03-27', 'CAD', 1.4712), rate('2024-03-28', 'USD', 1.0811), rate('2024-03-28', 'CAD', 1.4672)] });
+    assert.equal(written.written, 4);
+    assert.deepEqual(await store.market.referenceRates('2024-03-28'), [rate('2024-03-28', 'CAD', 1.4672), rate('2024-03-28', 'USD', 1.0811)]);
+    await store.market.writeDataset({ referenceRates: [rate('2024-03-27', 'USD', 1.083)] });
+    assert.deepEqual(await store.market.referenceRates(), [rate('2024-03-27', 'CAD', 1.4712), rate('2024-03-28', 'CAD', 1.4672), rate('2024-03-27', 'USD', 1.083), rate('2024-03-28', 'USD', 1.0811)]);
+  });
+
   it('upserts: a corrected value replaces the stored one', async () => {
     await store.market.writeDataset({ trade: [{ ...dataset.trade[0]!, exports: 57_600_000_000, balance: 3_600_000_000 }] });
     assert.deepEqual((await store.market.trade())[0]?.exports, 57_600_000_000);
@@ -499,7 +524,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 13); // 0001 to 0013, each once
+      assert.equal(applied.rows.length, 15); // 0001 to 0015, each once
       await store.close();
     } finally {
       await other.drop();
@@ -616,6 +641,36 @@ for (const engine of engines) describe(`${engine.name} migration 0012 on a fille
       await store.market.writeDataset({ reports: [filings[1]!] });
       assert.deepEqual((await store.market.reports(1)).map((r) => [r.basicEps, r.dividendPerShare]), [[null, null], [-41, 361.5]]);
       await assertFormsAreTheRecords(store, 1);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+});
+
+// Migration 0014 on a database that 0001-0013 made and filled with bars: the column starts empty
+// and marked unbuilt, and the derived-forms step at open sets the delisting of a code its market
+// traded DELISTED_AFTER_SESSIONS sessions without (the first 25 weekdays of 2024: A trades all of
+// them, B the first 3, so B is delisted on 2024-01-03).
+for (const engine of engines) describe(`${engine.name} migration 0014 on a filled database`, { skip: engine.skip }, () => {
+  it('is followed at open by the delistings of the bars already stored', async () => {
+    const sessions = Array.from({ length: 35 }, (_, k) => new Date(Date.UTC(2024, 0, 1 + k)))
+      .filter((d) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6)
+      .map((d) => d.toISOString().slice(0, 10))
+      .slice(0, 25);
+    const { store, cleanup } = await openMigratedFrom(engine, '0013_security_filer_basis', async (db) => {
+      const s = dataset.securities[0]!;
+      for (const code of ['A00001', 'B00002'])
+        await sql`insert into securities (market, code, name, exchange, sector, currency, fiscal_year_end_month, source)
+          values (${s.market}, ${code}, ${s.name}, ${s.exchange}, ${s.sector}, ${s.currency}, ${s.fiscalYearEndMonth}, ${s.source})`.execute(db);
+      for (const [id, dates] of [[1, sessions], [2, sessions.slice(0, 3)]] as const)
+        for (const date of dates)
+          await sql`insert into bars (security_id, date, open, high, low, close, volume, traded_value, shares, market_cap, source)
+            values (${id}, ${date}, 10, 10, 10, 10, 1, 10, 100, 1000, 'demo')`.execute(db);
+    });
+    try {
+      assert.deepEqual((await store.market.securities()).map((s) => [s.code, s.delistedOn]), [['A00001', undefined], ['B00002', '2024-01-03']]);
+      assert.equal(await store.refresh.getMeta('derived:delistings:format'), '1');
     } finally {
       await store.close();
       await cleanup();

@@ -238,7 +238,9 @@ export const FORMULA_KO: Readonly<Record<'score' | 'expectedReturn' | 'targetPri
   expectedReturn: 'expectedReturn = -2.25 + 1.05 x sqrt(score), 약 1년 기준 퍼센트.',
   targetPrice: 'targetPrice = currentPrice x (1 + gapPct / 100), 원 단위(한국) 또는 센트 단위(미국)로 반올림.',
   gap: 'gapPct = expectedReturn = -2.25 + 1.05 x sqrt(score): 현재가 대비 상승 여력(%); 표는 gapPct가 높은 순입니다.',
-  backtest: '괴리율 인자(-2.25와 1.05)는 고정된 과거 기간에 한국 모든 시가총액 구간의 1년 수익률을 백테스트해 얻었습니다. 상승 여력은 약 1년 기준입니다.',
+  backtest:
+    '괴리율 인자(-2.25와 1.05)는 고정된 과거 기간에 한국 모든 시가총액 구간의 1년 수익률을 백테스트해 얻었습니다(그 백테스트의 기간과 데이터는 밝혀져 있지 않습니다). 상승 여력은 약 1년 기준입니다. ' +
+    '같은 종류의 검증을 서비스의 데이터로, 각 리밸런싱일에 알려진 수치만으로 실행할 수 있습니다: npm run cli -- backtest --market KR --from 2016-01 --by score --top 20 --hold 12 (docs/calculations.md, "Backtest").',
 };
 
 export const DISCLAIMER_KO =

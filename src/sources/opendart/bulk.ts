@@ -15,7 +15,7 @@ import { addDays } from '../shared/parse.js';
 import { byteLines } from '../shared/lines.js';
 import { type ZipLimits, ZipReadError, zipMembers } from '../shared/zip-stream.js';
 import { newestPerPeriod, parseDartBulkName, type DartBulkFile } from './bulk-list.js';
-import { depositShareOf, isDepositsRow, isMappedRow, reportFromRows, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
+import { depositShareOf, isCheckedSection, isDepositsRow, isMappedRow, namedSectionOf, reportFromRows, sectionHeadOf, SOURCE_NAME, statementRow, type StatementRow } from './parse.js';
 import { KSIC_SECTORS, LAYOUT_SECTORS, sectorForKsic, sectorOfLayout, UNCLASSIFIED } from './sectors.js';
 
 /** What a knowledge date is looked up by: the company's stock code and the report's period. */
@@ -212,6 +212,8 @@ export class BulkMemberReader {
   private refused = false;
   private readonly isIncome: boolean;
   private readonly counts = new Map<string, { example: string; keys: Set<string> }>();
+  /** The company whose rows are being read and the section of its statement the last head opened. */
+  private section: { key: string; kind: ReturnType<typeof sectionHeadOf> } = { key: '', kind: null };
 
   constructor(
     private readonly memberName: string,
@@ -344,8 +346,15 @@ export class BulkMemberReader {
     if (member.consolidated) company.hasConsolidated = true;
     else company.hasSeparate = true;
     if (LAYOUT_SECTORS[member.sector] !== undefined) company.layout = member.sector;
+    // Rows come in statement order, each section's head before its lines: the lines of the
+    // sections the absence rules check are kept with every head (`completeSections`, parse.ts),
+    // and so is a filer's own line that names such a section, wherever it is (`namedSectionOf`).
+    const head = sectionHeadOf(row);
+    if (this.section.key !== key) this.section = { key, kind: null };
+    if (head !== null) this.section.kind = head;
+    const sectionRow = head !== null || ((isCheckedSection(this.section.kind) || isCheckedSection(namedSectionOf(row))) && row.thstrmAmount !== null);
     // A 금융기타 filer's customer deposits decide its sector (`sectorOfCompany`).
-    if (isMappedRow(row) || (member.sector === '금융기타' && isDepositsRow(row))) {
+    if (isMappedRow(row) || sectionRow || (member.sector === '금융기타' && isDepositsRow(row))) {
       this.onRow();
       (member.consolidated ? company.consolidated : company.separate).push(row);
     }

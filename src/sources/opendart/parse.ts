@@ -287,8 +287,8 @@ const RULES: readonly Rule[] = [
     names: ['기본주당이익(손실)', '기본주당이익', '기본주당순이익(손실)', '기본주당순이익', '기본및희석주당이익(손실)', '기본및희석주당이익', '기본및희석주당순이익(손실)', '기본및희석주당순이익'].flatMap((n) => [n, `${n}(단위:원)`]),
   },
   { item: 'operatingCashFlow', sj: ['CF'], ids: ['ifrs-full_CashFlowsFromUsedInOperatingActivities'], names: ['영업활동현금흐름', '영업활동으로인한현금흐름'] },
-  // Purchases of PP&E under the plain or the investing-activities concept, else (filers with no
-  // line of their own for it) the `other PP&E` concept: 기타유형자산의 취득 (AP위성, CBI in 2025 Q1).
+  // Purchases of PP&E under the plain or the investing-activities concept; a filer with no line
+  // of its own for it files its parts (`PPE_PARTS`, summed by `partsCapexOf`).
   {
     item: 'capex',
     sj: ['CF'],
@@ -296,7 +296,6 @@ const RULES: readonly Rule[] = [
     names: ['유형자산의취득', '투자활동으로분류된유형자산의취득', '유형자산취득'],
     abs: true,
   },
-  { item: 'capex', sj: ['CF'], ids: ['dart_PurchaseOfOtherPropertyPlantAndEquipment'], names: ['기타유형자산의취득'], abs: true },
   { item: 'totalAssets', sj: ['BS'], ids: ['ifrs-full_Assets'], names: ['자산총계'] },
   { item: 'currentAssets', sj: ['BS'], ids: ['ifrs-full_CurrentAssets'], names: ['유동자산'] },
   { item: 'totalLiabilities', sj: ['BS'], ids: ['ifrs-full_Liabilities'], names: ['부채총계'] },
@@ -307,6 +306,40 @@ const RULES: readonly Rule[] = [
   { item: 'inventory', sj: ['BS'], ids: ['ifrs-full_Inventories'], names: ['재고자산'] },
   { item: 'payables', sj: ['BS'], ids: ['ifrs-full_TradeAndOtherCurrentPayables', 'ifrs-full_CurrentTradePayables', 'dart_ShortTermTradePayables'], names: ['매입채무', '매입채무및기타채무'] },
 ];
+
+/**
+ * Purchases of the parts of PP&E, for a filer with no whole-PP&E purchase line: the `other PP&E`
+ * concept (기타유형자산의 취득) and the classes DART has concepts for (토지, 기계장치, 차량운반구,
+ * 비품, 집기, 건설중인자산), by id or by label (`PPE_PART_LABEL`). AP위성 2025 Q1 files
+ * 건설중인자산의 취득 78,150,000, 집기의 취득 281,093,991 and 기타유형자산의 취득 2,900,000.
+ */
+const PPE_PARTS: Rule = {
+  item: 'capex',
+  sj: ['CF'],
+  ids: [
+    'dart_PurchaseOfOtherPropertyPlantAndEquipment',
+    'dart_PurchaseOfLand',
+    'dart_PurchaseOfMachinery',
+    'dart_PurchaseOfVehicles',
+    'dart_PurchaseOfOfficeEquipment',
+    'dart_PurchaseOfFixturesAndFittings',
+    'dart_PurchaseOfConstructionInProgress',
+  ],
+  names: ['기타유형자산의취득'],
+  abs: true,
+};
+/** Labels (spaces removed) of a PP&E class purchase: 토지의취득, 비품의취득, 건설중인자산의취득, ... */
+const PPE_PART_LABEL = /^(기타유형자산|토지|건물|구축물|기계장치|차량운반구|비품|사무용비품|집기|집기비품|공구와기구|공구기구|건설중인자산|시설장치|선박|항공기)의?(취득|구입)$/;
+
+/** The sum of the PP&E part purchases in the cash-flow statement (year to date), or null when none is filed. */
+function partsCapexOf(rows: readonly StatementRow[]): number | null {
+  let total: number | null = null;
+  for (const r of rows) {
+    if (r.sjDiv !== 'CF' || r.thstrmAmount === null) continue;
+    if (PPE_PARTS.ids.includes(r.accountId) || PPE_PART_LABEL.test(r.accountNm)) total = (total ?? 0) + Math.abs(r.thstrmAmount);
+  }
+  return total;
+}
 
 /**
  * Profit for the period and total equity: taken when there is no controlling/non-controlling
@@ -357,6 +390,30 @@ const DEBT_LABEL = /차입금|사채|유동성장기부채/;
  * borrowings here), accrued interest, provisions, guarantees, and the contra accounts below.
  */
 const NOT_DEBT_LABEL = /리스|이자|충당|보증|미지급|선수|예수|파생|채권$|대여/;
+/**
+ * Concept names (the part after the prefix, `entity00365387_...` included) of borrowings and
+ * bonds, for rows whose label names neither: `OtherCurrentBorrowings...`, `...LoansReceived`,
+ * `...BondsIssued`, `ConvertibleBonds`. Not leases, interest, derivatives or receivables.
+ */
+const DEBT_ID_WORDS = /Borrowings|LoansReceived|BondsIssued|ConvertibleBonds|ExchangeableBonds|BondsWithWarrants|Debentures/;
+const NOT_DEBT_ID_WORDS = /Lease|Interest|Derivative|Receivable|Payable|Provision|Guarantee|Adjustment|Discount|Premium/;
+
+/** An account id without its prefix (`ifrs-full_`, `dart_`, `entity00365387_`). */
+const localName = (id: string): string => id.replace(/^[^_]*_/, '');
+
+/**
+ * The concept a row is filed as: the local name, for a filer's own id without the parent it
+ * names (`entity00265324_CurrentLoansReceivedOfCurrentLiabilities` is `CurrentLoansReceived`;
+ * `..._CallMoneyOfBorrowings`, a part of borrowings, is `CallMoney`).
+ */
+const conceptOf = (id: string): string => (id.startsWith('entity') ? localName(id).replace(/Of[A-Z]\w*$/, '') : localName(id));
+
+/** Whether a row's concept (`conceptOf`) names a borrowing or a bond. */
+function isDebtConcept(r: StatementRow): boolean {
+  const concept = conceptOf(r.accountId);
+  return DEBT_ID_WORDS.test(concept) && !NOT_DEBT_ID_WORDS.test(concept);
+}
+
 /** Contra and premium accounts of bonds: carried beside the face amount, they adjust it. */
 const BOND_DISCOUNT_LABEL = /할인발행차금|전환권조정|신주인수권조정|교환권조정/;
 const BOND_PREMIUM_LABEL = /상환할증금|할증발행차금/;
@@ -371,6 +428,8 @@ function debtSign(r: StatementRow): 'as-is' | 'minus' | 'plus' | null {
   if (BOND_DISCOUNT_LABEL.test(label)) return 'minus';
   if (BOND_PREMIUM_LABEL.test(label)) return 'plus';
   if (DEBT_IDS.has(r.accountId) || (DEBT_LABEL.test(label) && !NOT_DEBT_LABEL.test(label))) return 'as-is';
+  // A filer's own id (`entity..._`) names its concept; the standard ids are the list above.
+  if (r.accountId.startsWith('entity') && isDebtConcept(r) && !NOT_DEBT_LABEL.test(label)) return 'as-is';
   return null;
 }
 
@@ -384,6 +443,280 @@ function debtOf(rows: readonly StatementRow[]): number | null {
     total = (total ?? 0) + signed;
   }
   return total;
+}
+
+// ---------------------------------------------------------------------------------------
+// Absence proven by a complete section (docs/calculations.md, "Debt"; docs/sources.md, opendart).
+// A statement's rows come in statement order, each subtotal before its items (the API's
+// fnlttSinglAcntAll answers and the bulk files alike), so a section is its head row (유동부채,
+// 비유동부채, 유동자산, 투자활동현금흐름, ...) and the rows after it up to the next head. The section is
+// complete when its lines add up to its head; an item it does not list is then 0, not unknown.
+
+/** The sections the absence rules read, and the other heads that end a section. */
+type SectionKind = 'currentAssets' | 'currentLiabilities' | 'nonCurrentLiabilities' | 'liabilities' | 'investing' | 'other';
+
+interface SectionHead {
+  kind: SectionKind;
+  sj: 'BS' | 'CF';
+  ids: readonly string[];
+  names: readonly string[];
+}
+
+const SECTION_HEADS: readonly SectionHead[] = [
+  { kind: 'currentAssets', sj: 'BS', ids: ['ifrs-full_CurrentAssets'], names: ['유동자산'] },
+  { kind: 'currentLiabilities', sj: 'BS', ids: ['ifrs-full_CurrentLiabilities'], names: ['유동부채'] },
+  { kind: 'nonCurrentLiabilities', sj: 'BS', ids: ['ifrs-full_NoncurrentLiabilities'], names: ['비유동부채'] },
+  { kind: 'liabilities', sj: 'BS', ids: ['ifrs-full_Liabilities'], names: ['부채총계'] },
+  {
+    kind: 'other',
+    sj: 'BS',
+    ids: ['ifrs-full_Assets', 'ifrs-full_NoncurrentAssets', 'ifrs-full_Equity', 'ifrs-full_EquityAndLiabilities', 'ifrs-full_EquityAttributableToOwnersOfParent'],
+    names: ['자산총계', '비유동자산', '자본총계', '자본과부채총계', '부채와자본총계', '자본'],
+  },
+  { kind: 'investing', sj: 'CF', ids: ['ifrs-full_CashFlowsFromUsedInInvestingActivities'], names: ['투자활동현금흐름', '투자활동으로인한현금흐름'] },
+  {
+    kind: 'other',
+    sj: 'CF',
+    ids: [
+      'ifrs-full_CashFlowsFromUsedInOperatingActivities',
+      'ifrs-full_CashFlowsFromUsedInFinancingActivities',
+      'ifrs-full_EffectOfExchangeRateChangesOnCashAndCashEquivalents',
+      'ifrs-full_IncreaseDecreaseInCashAndCashEquivalents',
+      'ifrs-full_IncreaseDecreaseInCashAndCashEquivalentsBeforeEffectOfExchangeRateChanges',
+      'dart_CashAndCashEquivalentsAtBeginningOfPeriodCf',
+      'dart_CashAndCashEquivalentsAtEndOfPeriodCf',
+    ],
+    names: ['영업활동현금흐름', '영업활동으로인한현금흐름', '재무활동현금흐름', '재무활동으로인한현금흐름'],
+  },
+];
+
+/** The section a row opens, or null when it is a line within one. */
+export function sectionHeadOf(r: StatementRow): SectionKind | null {
+  for (const h of SECTION_HEADS) {
+    if (h.sj === r.sjDiv && (h.ids.includes(r.accountId) || h.names.includes(r.accountNm))) return h.kind;
+  }
+  // The cash-flow statement's closing lines: 현금및현금성자산의 증감, 기초/기말 현금및현금성자산, 환율변동효과.
+  if (r.sjDiv === 'CF' && r.accountNm.includes('현금및현금성자산')) return 'other';
+  return null;
+}
+
+/** Whether the absence rules read rows of this section (a bulk reader keeps its lines). */
+export const isCheckedSection = (kind: SectionKind | null): boolean => kind !== null && kind !== 'other';
+
+/** A filer's own id naming the section it is a line of: `entity00149026_NetDefinedBenefitLiabilityOfNoncurrentLiabilities`. */
+const PARENT_SECTION = /Of(CurrentAssets|CurrentLiabilities|NoncurrentLiabilities|CashFlowsFromUsedInInvestingActivities)(?=Of|$)/i;
+const SECTION_OF_PARENT: Readonly<Record<string, SectionKind>> = {
+  currentassets: 'currentAssets',
+  currentliabilities: 'currentLiabilities',
+  noncurrentliabilities: 'nonCurrentLiabilities',
+  cashflowsfromusedininvestingactivities: 'investing',
+};
+
+/**
+ * The section a filer's own line names as its parent, or null. The bulk files may put such a
+ * line away from its section (CS홀딩스 2025 Q1: 순확정급여부채 411,520,471 first in its block, before
+ * 자산총계), so the name, not the place, decides.
+ */
+export function namedSectionOf(r: StatementRow): SectionKind | null {
+  if (!r.accountId.startsWith('entity')) return null;
+  const parent = PARENT_SECTION.exec(localName(r.accountId))?.[1];
+  return parent === undefined ? null : (SECTION_OF_PARENT[parent.toLowerCase()] ?? null);
+}
+
+interface Section {
+  head: StatementRow;
+  lines: StatementRow[];
+}
+
+/**
+ * The sections of one statement: each head with the lines after it up to the next head, and
+ * the filer's own lines that name a section (`namedSectionOf`) wherever they are.
+ */
+function sectionsOf(rows: readonly StatementRow[], sj: 'BS' | 'CF'): Map<SectionKind, Section> {
+  const heads = new Map<SectionKind, StatementRow>();
+  const lines = new Map<SectionKind, StatementRow[]>();
+  let current: SectionKind | null = null;
+  let repeated = false;
+  for (const r of rows) {
+    if (r.sjDiv !== sj) continue;
+    const kind = sectionHeadOf(r);
+    if (kind !== null) {
+      // The first of a kind: a later head of the same kind (a repeated total) and its lines add nothing.
+      repeated = heads.has(kind) && kind !== 'other';
+      if (!heads.has(kind)) heads.set(kind, r);
+      current = kind;
+      continue;
+    }
+    const named = namedSectionOf(r);
+    const of = named ?? (repeated ? null : current);
+    if (of === null) continue;
+    const list = lines.get(of) ?? [];
+    list.push(r);
+    lines.set(of, list);
+  }
+  const out = new Map<SectionKind, Section>();
+  for (const [kind, head] of heads) if (kind !== 'other') out.set(kind, { head, lines: lines.get(kind) ?? [] });
+  return out;
+}
+
+/**
+ * The rounding a filing's amounts allow: one unit of the largest power of ten (up to a million
+ * won) that divides every amount given, as filers state figures in won, thousands or millions.
+ */
+function roundingOf(values: readonly number[]): number {
+  let unit = 1_000_000;
+  for (const v of values) {
+    while (unit > 1 && Math.round(v) % unit !== 0) unit /= 10;
+  }
+  return unit;
+}
+
+const OUTFLOW_WORDS = ['취득', '증가', '지급', '유출', '납입', '출자', '구입', '매입', '대여'];
+const INFLOW_WORDS = ['처분', '감소', '회수', '상환', '수취', '유입', '매각', '수령', '수입'];
+
+/** Where the last of the words occurs in the text; -1 when none does. */
+const lastIndexOf = (text: string, words: readonly string[]): number => Math.max(...words.map((w) => text.lastIndexOf(w)));
+
+/**
+ * A cash-flow line's signed amount. The statements file the investing lines as their concept's
+ * own direction, mostly without a sign (유형자산의 취득 4,212,774,761 is an outflow): purchases,
+ * payments, loans made and increases are outflows, proceeds, disposals, collections and decreases
+ * inflows, and a net line (순감소(증가), 기타투자활동으로 인한 현금유출입액) keeps its filed sign.
+ */
+function cashFlowSigned(r: StatementRow, v: number): number {
+  const label = r.accountNm;
+  const local = localName(r.accountId);
+  if (/순증감|순증가|순감소|유출입|증감|감소\(증가\)|증가\(감소\)/.test(label)) return v;
+  // The label's last verb decides (장기대여금의 감소 is an inflow, 대여금의 증가 an outflow).
+  const out = lastIndexOf(label, OUTFLOW_WORDS);
+  const into = lastIndexOf(label, INFLOW_WORDS);
+  if (out > into) return -Math.abs(v);
+  if (into > out) return Math.abs(v);
+  if (/^(Purchase|Payments|Repayments|CashFlowsUsedIn|Acquisition)/.test(local)) return -Math.abs(v);
+  if (/^Proceeds/.test(local)) return Math.abs(v);
+  return v;
+}
+
+/**
+ * Whether a section's lines add up to its head, within the filing's rounding. The lines are
+ * summed flat; failing that, a line that equals the sum of the lines right after it is read as
+ * their subtotal (its items are then counted once, through it). Every line with an amount counts.
+ */
+function isComplete(section: Section, signed: (r: StatementRow, v: number) => number = (_r, v) => v): boolean {
+  const total = section.head.thstrmAmount;
+  if (total === null) return false;
+  const lines = section.lines.filter((r) => r.thstrmAmount !== null);
+  // A head of 0 without a line that has an amount: nothing in the section (CNH 2025 Q1: 투자활동현금흐름 0).
+  if (lines.length === 0) return total === 0;
+  const values = lines.map((r) => signed(r, r.thstrmAmount as number));
+  const tolerance = roundingOf([total, ...values]);
+  const sum = (vs: readonly number[]): number => vs.reduce((a, b) => a + b, 0);
+  if (Math.abs(sum(values) - total) <= tolerance) return true;
+  // One level of subtotals: a line followed by lines that add up to it.
+  const kept: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    kept.push(v);
+    let run = 0;
+    for (let j = i + 1; j < values.length; j++) {
+      run += values[j] as number;
+      if (Math.abs(run - v) <= tolerance) {
+        i = j;
+        break;
+      }
+    }
+  }
+  return Math.abs(sum(kept) - total) <= tolerance;
+}
+
+/** What the complete sections of a filing prove absent (docs/calculations.md, "Debt"). */
+export interface CompleteSections {
+  /** Current assets: no receivables or inventory line means none. */
+  currentAssets: boolean;
+  /** Current liabilities: no trade payables line means none. */
+  currentLiabilities: boolean;
+  /** Current and non-current liabilities, adding up to total liabilities: no borrowing or bond line means no debt. */
+  liabilities: boolean;
+  /** The investing section of the cash-flow statement: no PP&E purchase line means no capex. */
+  investing: boolean;
+  /** The income statement: revenue less operating expenses is operating income, with no cost of sales line. */
+  noCostOfSales: boolean;
+}
+
+/** No section complete: every item no line gives stays unknown. */
+export const NO_COMPLETE_SECTIONS: CompleteSections = { currentAssets: false, currentLiabilities: false, liabilities: false, investing: false, noCostOfSales: false };
+
+/** Which sections of the filing are complete (see `isComplete`). */
+export function completeSections(rows: readonly StatementRow[], quarter: FiscalQuarter): CompleteSections {
+  const bs = sectionsOf(rows, 'BS');
+  const cf = sectionsOf(rows, 'CF');
+  const complete = (s: Section | undefined): boolean => s !== undefined && isComplete(s);
+  const currentAssets = complete(bs.get('currentAssets'));
+  const currentLiabilities = complete(bs.get('currentLiabilities'));
+  const cl = bs.get('currentLiabilities');
+  const ncl = bs.get('nonCurrentLiabilities');
+  const total = bs.get('liabilities');
+  // A borrowing concept not read as debt (the financial layouts' 차입부채, ifrs-full_Borrowings) is
+  // debt of unknown reading: it never proves debt absent.
+  const unreadDebt = rows.some((r) => r.sjDiv === 'BS' && isDebtConcept(r) && debtSign(r) === null);
+  let liabilities = false;
+  if (cl && total && total.head.thstrmAmount !== null && cl.head.thstrmAmount !== null) {
+    const parts = cl.head.thstrmAmount + (ncl?.head.thstrmAmount ?? 0);
+    const tolerance = roundingOf([total.head.thstrmAmount, parts]);
+    liabilities = currentLiabilities && (ncl === undefined || complete(ncl)) && Math.abs(parts - total.head.thstrmAmount) <= tolerance;
+  } else if (!cl && !ncl && total) {
+    // No current/non-current split (liquidity order): the lines under total liabilities.
+    liabilities = complete(total);
+  }
+  const investing = cf.get('investing');
+  // A line that holds PP&E purchases with other ones (유무형자산및투자부동산의취득, GS 2025 Q1) is
+  // capex not stated apart: unknown, not 0.
+  const combinedCapex = investing?.lines.some((r) => /^(Purchase|Acquisition).*PropertyPlantAndEquipment/.test(localName(r.accountId)) || /유형자산.*취득|유무형자산/.test(r.accountNm)) ?? false;
+  return {
+    currentAssets,
+    currentLiabilities,
+    liabilities: liabilities && !unreadDebt,
+    investing: investing !== undefined && !combinedCapex && isComplete(investing, cashFlowSigned),
+    noCostOfSales: reportsNoCostOfSales(rows, quarter),
+  };
+}
+
+/** The income statement's one operating-expense total (a rule of its own, not an item's value). */
+const OPERATING_EXPENSES: Rule = {
+  item: 'costOfSales',
+  sj: INCOME,
+  ids: ['dart_OperatingExpenses', 'ifrs-full_OperatingExpense', 'dart_TotalSellingGeneralAdministrativeExpenses'],
+  names: ['영업비용', '영업비용합계', '판매비와관리비'],
+};
+
+/**
+ * An income-statement line naming a cost (원가: 영업원가, 용역원가, 상품매출원가, ...) other than
+ * finance costs: a cost of sales under a label the rule does not read, which rules out "none".
+ */
+const isCostLine = (r: StatementRow): boolean => (r.sjDiv === 'IS' || r.sjDiv === 'CIS') && r.accountNm.includes('원가') && !/금융원가|원가법/.test(r.accountNm);
+
+/**
+ * An income statement without cost of sales: revenue less its one operating-expense total
+ * (영업비용 of the by-nature form, or 판매비와관리비) is operating income within the rounding, and
+ * it has no cost of sales line nor any other line naming a cost (`isCostLine`).
+ */
+function reportsNoCostOfSales(rows: readonly StatementRow[], quarter: FiscalQuarter): boolean {
+  const has = (ids: readonly string[], names: readonly string[]): boolean => rows.some((r) => (r.sjDiv === 'IS' || r.sjDiv === 'CIS') && (ids.includes(r.accountId) || names.includes(r.accountNm)));
+  if ((RULES_OF.get('costOfSales') ?? []).some((rule) => has(rule.ids, rule.names ?? [])) || rows.some(isCostLine)) return false;
+  const revenue = firstOf('revenue', rows, quarter);
+  const operatingIncome = firstOf('operatingIncome', rows, quarter);
+  const expenses = pick(rows, OPERATING_EXPENSES, quarter);
+  if (revenue === null || operatingIncome === null || expenses === null) return false;
+  return Math.abs(revenue - Math.abs(expenses) - operatingIncome) <= roundingOf([revenue, expenses, operatingIncome]);
+}
+
+/** An item's value by its rules, in the order RULES lists them: the first that finds one. */
+function firstOf(item: Item, rows: readonly StatementRow[], quarter: FiscalQuarter): number | null {
+  for (const rule of RULES_OF.get(item) ?? []) {
+    const v = pick(rows, rule, quarter);
+    if (v !== null) return v;
+  }
+  return null;
 }
 
 /**
@@ -425,7 +758,8 @@ export interface ReportContext extends StatementContext {
   disclosedOn: string;
 }
 
-const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK];
+/** Rows read besides the items' own rules: the income statement's operating-expense total (`reportsNoCostOfSales`) and the PP&E part purchases (`partsCapexOf`). */
+const MAPPED_RULES: readonly Rule[] = [...RULES, PROFIT_FALLBACK, EQUITY_FALLBACK, OPERATING_EXPENSES, PPE_PARTS];
 /** Each item's rules, in the order RULES lists them. */
 const RULES_OF: ReadonlyMap<Item, readonly Rule[]> = RULES.reduce((by, r) => by.set(r.item, [...(by.get(r.item) ?? []), r]), new Map<Item, Rule[]>());
 const MAPPED_IDS: ReadonlyMap<string, ReadonlySet<string>> = groupBySj(MAPPED_RULES, (r) => r.ids);
@@ -444,29 +778,27 @@ function groupBySj(rules: readonly Rule[], keys: (r: Rule) => readonly string[])
 }
 
 /**
- * Whether `reportFromRows` can read anything from this row. A reader holding many companies'
- * rows at once (a bulk period) keeps only these; dropping the others changes no figure, since
- * every item is found by statement, id or label, and debt by `debtSign`.
+ * Whether `reportFromRows` can read anything from this row by itself. A reader holding many
+ * companies' rows at once (a bulk period) keeps these, and besides them every section head
+ * (`sectionHeadOf`) and, in statement order, the lines of the sections the absence rules check
+ * (`isCheckedSection`); dropping the others changes no figure, since every item is found by
+ * statement, id or label, debt by `debtSign`, and a section by its head and its lines.
  */
 export function isMappedRow(r: StatementRow): boolean {
-  return (MAPPED_IDS.get(r.sjDiv)?.has(r.accountId) ?? false) || (MAPPED_NAMES.get(r.sjDiv)?.has(r.accountNm) ?? false) || debtSign(r) !== null;
+  return (MAPPED_IDS.get(r.sjDiv)?.has(r.accountId) ?? false) || (MAPPED_NAMES.get(r.sjDiv)?.has(r.accountNm) ?? false) || debtSign(r) !== null || isCostLine(r);
 }
 
 /**
  * The one mapping from statement rows to a FinancialReport, for the API's answers and the bulk
  * files alike. Flows are year-to-date (`ytd`), balances at the period end; net income and
  * equity attributable to the parent, falling back to profit for the period and total equity
- * where there is no controlling/non-controlling split.
+ * where there is no controlling/non-controlling split. Debt, receivables, inventory, payables,
+ * capex and cost of sales that no line gives are 0 where `complete` proves them absent
+ * (`completeSections` of the rows unless given), else null.
  */
-export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext): FinancialReport {
+export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext, complete: CompleteSections = completeSections(rows, ctx.fiscalQuarter)): FinancialReport {
   const q = ctx.fiscalQuarter;
-  const value = (item: Item): number | null => {
-    for (const rule of RULES_OF.get(item) ?? []) {
-      const v = pick(rows, rule, q);
-      if (v !== null) return v;
-    }
-    return null;
-  };
+  const value = (item: Item): number | null => firstOf(item, rows, q);
 
   let netIncome = value('netIncome');
   let equity = value('equity');
@@ -479,6 +811,8 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
   if (ctx.fsDiv === 'OFS' || equity === null) {
     equity ??= pick(rows, EQUITY_FALLBACK, q);
   }
+  // An item a complete section does not list is 0; otherwise it stays unknown (null).
+  const orZero = (v: number | null, proven: boolean): number | null => v ?? (proven ? 0 : null);
 
   return {
     market: 'KR',
@@ -489,11 +823,11 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     disclosedOn: ctx.disclosedOn,
     consolidated: ctx.fsDiv === 'CFS',
     revenue: value('revenue'),
-    costOfSales: value('costOfSales'),
+    costOfSales: orZero(value('costOfSales'), complete.noCostOfSales),
     operatingIncome: value('operatingIncome'),
     netIncome,
     operatingCashFlow: value('operatingCashFlow'),
-    capex: value('capex'),
+    capex: orZero(value('capex') ?? partsCapexOf(rows), complete.investing),
     interestExpense: value('interestExpense'),
     basicEps: value('basicEps'),
     // Not in the statements: the periodic report's dividend section (alotMatter.json, `parseAlotMatter`).
@@ -504,10 +838,10 @@ export function reportFromRows(rows: readonly StatementRow[], ctx: ReportContext
     currentLiabilities: value('currentLiabilities'),
     equity,
     cash: value('cash'),
-    debt: debtOf(rows),
-    receivables: value('receivables'),
-    inventory: value('inventory'),
-    payables: value('payables'),
+    debt: orZero(debtOf(rows), complete.liabilities),
+    receivables: orZero(value('receivables'), complete.currentAssets),
+    inventory: orZero(value('inventory'), complete.currentAssets),
+    payables: orZero(value('payables'), complete.currentLiabilities),
     // Share counts are not in the statements; the FSC price feed carries listed shares.
     shares: null,
     source: SOURCE_NAME,

@@ -247,9 +247,29 @@ export class OpenDartSource implements Source {
    * filing's dividend section (alotMatter.json, `parseAlotMatter`): one call per filing, metered
    * and paced with the statements' calls. Null when OpenDART has none (status 013).
    */
-  async dividendPerShare(http: HttpClient, filing: PeriodicFiling): Promise<number | null> {
+  async dividendPerShare(http: HttpClient, filing: Pick<PeriodicFiling, 'corpCode' | 'fiscalYear' | 'reprtCode'>): Promise<number | null> {
     const url = this.url('alotMatter.json', { corp_code: filing.corpCode, bsns_year: String(filing.fiscalYear), reprt_code: filing.reprtCode });
     return parseAlotMatter(await this.envelope(http, url));
+  }
+
+  /**
+   * As `dividendPerShare`, for a walk over many reports (the dividend backfill after a first start
+   * from the bulk files, src/refresh/dividends.ts): status 020 ends the day's calls (the meter is
+   * spent and AllowanceSpent thrown, as `company` does) instead of failing the walk.
+   */
+  async dividendOf(http: HttpClient, filing: Pick<PeriodicFiling, 'corpCode' | 'fiscalYear' | 'reprtCode'>): Promise<number | null> {
+    const url = this.url('alotMatter.json', { corp_code: filing.corpCode, bsns_year: String(filing.fiscalYear), reprt_code: filing.reprtCode });
+    const body = await http.getJson(url);
+    if (parseDartEnvelope(body)?.status === DART_STATUS.RATE_LIMIT) {
+      this.meter.spend();
+      throw new AllowanceSpent(this.name, this.meter.callsToday, this.meter.dailyAllowance ?? 0, this.meter.nextTryAt());
+    }
+    return parseAlotMatter(this.checked(http, url, body));
+  }
+
+  /** The spacing of this key's calls (the adapter's pace), for a walk's ETA. */
+  get callSpacingMs(): number {
+    return this.limiter.minIntervalMs;
   }
 
   /**

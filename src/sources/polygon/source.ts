@@ -111,7 +111,16 @@ export class PolygonSource implements Source {
     });
   }
 
-  /** Ticker -> shares outstanding (in ADSs for an ADS ticker) from the two latest calendar-quarter frames. */
+  /**
+   * Ticker -> shares outstanding (in ADSs for an ADS ticker), from SEC's frames of the two latest
+   * calendar quarters: the cover page's dei:EntityCommonStockSharesOutstanding first. A company
+   * with several share classes tags its cover count per class (a dimension), which frames leave
+   * out (Palantir, AppLovin, Figma): for a company the cover frames do not hold, the balance
+   * sheet's us-gaap:CommonStockSharesOutstanding (every class together), then the quarter's
+   * us-gaap:WeightedAverageNumberOfSharesOutstandingBasic (the EPS denominator, every class that
+   * shares in earnings). A company none of them holds (its every count dimensional, e.g. Visa's
+   * as-converted classes) gets no bar.
+   */
   async shares(ctx: SourceContext, asOf: string): Promise<Map<string, number>> {
     const http = clientForRun(this.name, ctx, this.config, { limiter: this.secLimiter, headers: { 'user-agent': this.config.secUserAgent } });
     const www = (this.config.secWwwBaseUrl ?? 'https://www.sec.gov').replace(/\/+$/, '');
@@ -119,24 +128,35 @@ export class PolygonSource implements Source {
     const tickersUrl = `${www}/files/company_tickers.json`;
     const tickers = parseCompanyTickers(await http.getJson(tickersUrl));
     if (tickers === null) throw http.parseError('company_tickers.json is not an object', tickersUrl);
-    const latest = new Map<number, { end: string; val: number }>();
     const y = Number(asOf.slice(0, 4));
     const q = Math.floor((Number(asOf.slice(5, 7)) - 1) / 3) + 1;
-    // The current quarter's frame fills in as 10-Qs arrive; the previous one is complete.
-    for (const [yy, qq] of [[q === 1 ? y - 1 : y, q === 1 ? 4 : q - 1], [y, q]] as const) {
-      const url = `${data}/api/xbrl/frames/dei/EntityCommonStockSharesOutstanding/shares/CY${yy}Q${qq}I.json`;
-      const res = await http.request(url, { acceptStatus: [404] });
-      if (res.status === 404) continue;
-      const frame = parseSharesFrame(http.parseJson(new TextDecoder().decode(res.body), url));
-      if (frame === null) throw http.parseError('frame without data', url);
-      for (const [cik, v] of frame) {
-        const prev = latest.get(cik);
-        if (!prev || v.end > prev.end) latest.set(cik, v);
+    // The current quarter's frame fills in as filings arrive; the previous one is complete.
+    const quarters = [[q === 1 ? y - 1 : y, q === 1 ? 4 : q - 1], [y, q]] as const;
+    /** The latest count per CIK of one concept's frames over the two quarters (`I`: instants). */
+    const frames = async (concept: string, instant: boolean): Promise<Map<number, { end: string; val: number }>> => {
+      const latest = new Map<number, { end: string; val: number }>();
+      for (const [yy, qq] of quarters) {
+        const url = `${data}/api/xbrl/frames/${concept}/shares/CY${yy}Q${qq}${instant ? 'I' : ''}.json`;
+        const res = await http.request(url, { acceptStatus: [404] });
+        if (res.status === 404) continue;
+        const frame = parseSharesFrame(http.parseJson(new TextDecoder().decode(res.body), url));
+        if (frame === null) throw http.parseError('frame without data', url);
+        for (const [cik, v] of frame) {
+          const prev = latest.get(cik);
+          if (!prev || v.end > prev.end) latest.set(cik, v);
+        }
       }
+      return latest;
+    };
+    const counts = await frames('dei/EntityCommonStockSharesOutstanding', true);
+    const missing = () => tickers.some((t) => !counts.has(t.cik));
+    for (const [concept, instant] of [['us-gaap/CommonStockSharesOutstanding', true], ['us-gaap/WeightedAverageNumberOfSharesOutstandingBasic', false]] as const) {
+      if (!missing()) break;
+      for (const [cik, v] of await frames(concept, instant)) if (!counts.has(cik)) counts.set(cik, v);
     }
     const out = new Map<string, number>();
     for (const t of tickers) {
-      const v = latest.get(t.cik);
+      const v = counts.get(t.cik);
       // The frame's count is ordinary shares; an ADS ticker's price is per ADS (src/domain/ads.ts).
       if (v && !out.has(t.ticker)) out.set(t.ticker, listedShares(t.ticker, v.val));
     }

@@ -13,6 +13,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FinancialReport, Security } from '../../domain/model.js';
+import type { UsdSeries } from '../../domain/reference-rates.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../bulk.js';
 import { type JsonLimits, JsonStreamError, parseJsonStream } from '../shared/json-stream.js';
 import { zipMembers, ZipReadError, type ZipLimits, type ZipMember } from '../shared/zip-stream.js';
@@ -73,6 +74,8 @@ export interface SecBulkOptions {
   limits?: ZipLimits;
   /** Companies per batch (default 200). */
   batchCompanies?: number;
+  /** The ECB's reference rates in USD by currency: foreign filers without a USD translation of their own are converted at them. */
+  usdRates?: ReadonlyMap<string, UsdSeries>;
 }
 
 type MemberRead = { ok: true; body: unknown } | { ok: false; reason: string };
@@ -139,7 +142,7 @@ export class SecBulkReader implements BulkReader {
           ctx.skip(read.reason, member.name);
           continue;
         }
-        const company = secCompany(entry, read.body, placements.get(cik) ?? null);
+        const company = secCompany(entry, read.body, placements.get(cik) ?? null, this.options.usdRates);
         if (company.kind === 'skipped') {
           ctx.skip(company.reason, `${entry.ticker} (CIK ${cik})`);
           continue;

@@ -8,10 +8,12 @@
 // of the filing and, for flows, the fact ending there whose duration matches the fiscal
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
-import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type Security } from '../../domain/model.js';
+import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type ReferenceConversion, type Security } from '../../domain/model.js';
 import { splitRatioOf } from '../../domain/price-change.js';
+import { periodAverage, rateOnOrBefore, type UsdSeries } from '../../domain/reference-rates.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
 import { adsRatioOf, listedShares } from '../../domain/ads.js';
+import { isFinancialSector } from '../../domain/financials.js';
 import { sectorOfSic } from './sectors.js';
 
 export const SOURCE_NAME = 'sec';
@@ -91,6 +93,16 @@ function facts(body: Record<string, unknown>, name: string, unit: string): Fact[
   return out;
 }
 
+/** A concept's facts in every unit it is filed in (a borrowing in EUR and JPY besides USD). */
+function factsInEveryUnit(body: Record<string, unknown>, name: string): Fact[] {
+  const [taxonomy, concept] = splitConcept(name);
+  const tax = body['facts'];
+  if (!isRecord(tax) || !isRecord(tax[taxonomy])) return [];
+  const c = (tax[taxonomy] as Record<string, unknown>)[concept];
+  if (!isRecord(c) || !isRecord(c['units'])) return [];
+  return Object.keys(c['units']).flatMap((unit) => facts(body, name, unit));
+}
+
 /** `ifrs-full:Revenue` -> [`ifrs-full`, `Revenue`]; a name without a prefix is us-gaap's. */
 function splitConcept(name: string): [string, string] {
   const at = name.indexOf(':');
@@ -125,7 +137,9 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   currentLiabilities: ['LiabilitiesCurrent', 'ifrs-full:CurrentLiabilities'],
   equity: ['StockholdersEquity', 'ifrs-full:EquityAttributableToOwnersOfParent', 'ifrs-full:Equity'],
   cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
-  receivables: ['AccountsReceivableNetCurrent', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
+  // AccountsReceivableNet: the same right to consideration from customers, without the current
+  // classification (SoundHound tags its current-assets line with it); read after the current one.
+  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
   inventory: ['InventoryNet', 'ifrs-full:Inventories'],
   payables: ['AccountsPayableCurrent', 'ifrs-full:TradeAndOtherCurrentPayables', 'ifrs-full:TradeAndOtherCurrentPayablesToTradeSuppliers'],
 };
@@ -150,8 +164,127 @@ const IFRS_DEBT_CONCEPTS = [
   'ifrs-full:Borrowings', 'ifrs-full:CurrentBorrowingsAndCurrentPortionOfNoncurrentBorrowings', 'ifrs-full:ShorttermBorrowings', 'ifrs-full:CurrentPortionOfLongtermBorrowings',
   'ifrs-full:NoncurrentPortionOfNoncurrentBorrowings', 'ifrs-full:LongtermBorrowings', 'ifrs-full:BondsIssued', 'ifrs-full:CurrentPortionOfNoncurrentBondsIssued', 'ifrs-full:NoncurrentPortionOfNoncurrentBondsIssued',
 ] as const;
+/**
+ * Fallbacks for a filer that tags its parent's net income or equity only as the consolidated total
+ * (`ProfitLoss`, `StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest`, as Broadcom,
+ * Procter & Gamble, UnitedHealth and Visa do in recent filings): the total less the non-controlling
+ * interest's share where the filing tags it, the total itself where it does not (no non-controlling
+ * interest), as the IFRS `ProfitLoss` fallback.
+ */
+const CONSOLIDATED_NET_INCOME = { total: 'ProfitLoss', nci: 'NetIncomeLossAttributableToNoncontrollingInterest' } as const;
+const CONSOLIDATED_EQUITY = { total: 'StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest', nci: 'MinorityInterest' } as const;
+/**
+ * The balance sheet's cash line tagged with the cash-flow statement's total (ASU 2016-18), as a filer
+ * without restricted cash does (Procter & Gamble from its FY2020 second quarter on): taken as cash where the filing tags no
+ * `CashAndCashEquivalentsAtCarryingValue` and no positive restricted cash at the date.
+ */
+const CASH_WITH_RESTRICTED = 'CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents';
+const RESTRICTED_CASH = [
+  'RestrictedCash', 'RestrictedCashCurrent', 'RestrictedCashNoncurrent', 'RestrictedCashAndCashEquivalents',
+  'RestrictedCashAndCashEquivalentsAtCarryingValue', 'RestrictedCashAndCashEquivalentsNoncurrent', 'RestrictedCashAndInvestmentsCurrent',
+] as const;
+
 /** Concepts that show a company has debt; a debt of 0 beside a positive one of these is not believed. */
 const DEBT_EVIDENCE = ['DebtInstrumentCarryingAmount', 'DebtLongtermAndShorttermCombinedAmount', 'LongTermDebt', 'ConvertibleNotesPayable', 'SeniorNotes'] as const;
+
+/**
+ * Every concept that states an amount of borrowings, read or not by `debtOf`: a filer's history of
+ * these is the first signal of `debtProvenZero` (docs/calculations.md, "Debt"). Leases are not debt
+ * here (`OperatingLeaseLiability`, `FinanceLeaseLiability` are not in it).
+ */
+const DEBT_HISTORY_CONCEPTS = [
+  ...DEBT_CONCEPTS, ...DEBT_EVIDENCE, ...IFRS_DEBT_CONCEPTS,
+  'DebtNoncurrent', 'DebtInstrumentFaceAmount', 'LongTermDebtFairValue', 'LineOfCredit', 'ConvertibleDebt', 'SeniorNotesCurrent', 'SeniorNotesNoncurrent',
+  'NotesPayable', 'NotesPayableCurrent', 'NotesPayableNoncurrent', 'NotesPayableToBankCurrent', 'NotesPayableRelatedPartiesClassifiedCurrent', 'NotesPayableRelatedPartiesNoncurrent',
+  'OtherNotesPayable', 'OtherNotesPayableCurrent', 'LongTermNotesPayableCurrent', 'ShortTermNonBankLoansAndNotesPayable',
+  'SecuredDebt', 'SecuredDebtCurrent', 'SecuredLongTermDebt', 'UnsecuredDebt', 'UnsecuredDebtCurrent', 'UnsecuredLongTermDebt', 'SubordinatedDebt', 'JuniorSubordinatedNotes',
+  'LoansPayable', 'LoansPayableCurrent', 'LongTermLoansPayable', 'OtherLongTermDebt', 'OtherLongTermDebtCurrent',
+  'LongTermDebtAndCapitalLeaseObligationsIncludingCurrentMaturities', 'DebtAndCapitalLeaseObligations', 'AdvancesFromFederalHomeLoanBanks',
+] as const;
+
+/**
+ * A us-gaap cash-flow concept of money borrowed or repaid (`ProceedsFromLinesOfCredit`,
+ * `RepaymentsOfLongTermDebt`, the net `ProceedsFromRepaymentsOfShortTermDebt`...): debt history
+ * too. Not the proceeds of debt securities held or of loans made (assets).
+ */
+export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
+  if (!/^(ProceedsFrom|RepaymentsOf)/.test(concept) || /Securities|Receivable|Investment|Held|LoansTo|LoansBy/.test(concept)) return null;
+  if (!/Debt|Borrowing|NotesPayable|LinesOfCredit|LineOfCredit|CommercialPaper|LoansPayable|SeniorNotes|ConvertibleNotes|SecuredNotes/.test(concept)) return null;
+  // 0: a net figure (proceeds less repayments), taken with its own sign.
+  return concept.startsWith('ProceedsFromRepaymentsOf') ? 0 : concept.startsWith('ProceedsFrom') ? 1 : -1;
+}
+
+/**
+ * A us-gaap concept that states interest on borrowings (expensed, paid or capitalized): any one of
+ * them positive in a filing's period is the second signal of `debtProvenZero`, read from every
+ * concept of the name, not only the item's (`InterestExpenseOther`, `InterestPaidNet`...).
+ */
+const INTEREST_EVIDENCE = /^Interest(Expense|Paid|AndDebtExpense)/;
+/**
+ * Interest concepts that may hold an interest expense: those of INTEREST_EVIDENCE and the net ones
+ * (`InterestIncomeExpenseNet`, `InterestIncomeExpenseNonoperatingNet`: interest income less expense).
+ * A filing proven debt-free has interest expense 0 only where none of these is filed for its period.
+ */
+const INTEREST_ANY = /^Interest(Expense|Paid|AndDebtExpense|IncomeExpense)/;
+
+/**
+ * Pre-tax income from continuing operations, with equity-method income, else without it: with
+ * interest expense, the operating income of a filer that tags no operating-income concept
+ * (`ebitOfPretax`).
+ */
+const PRETAX_CONCEPTS = [
+  'IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest',
+  'IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethodInvestments',
+] as const;
+
+/**
+ * How long an operating-income fact keeps a filer on its tagged operating income: a filing takes
+ * pre-tax income + interest expense only when the filer tags no operating-income concept for any
+ * period ending in the three years (1,096 days) before its period end or after it. Three years hold
+ * every filing its TTM and the TTM four quarters earlier are taken from, so the figures compared
+ * are on one basis.
+ */
+const EBIT_LOOKBACK_DAYS = 1096;
+
+/** A us-gaap or IFRS concept of cost of sales (`CostOfRevenue`, `CostOfGoodsAndServicesSold`, `CostOfServices`, `ifrs-full:CostOfSales`...). */
+const COST_OF_SALES_EVIDENCE = /^CostOf/;
+/** The total of an income statement's expenses, which a cost of sales would be part of. */
+const EXPENSE_TOTALS = ['CostsAndExpenses', 'OperatingExpenses'] as const;
+/** A concept that states inventory or its change (`InventoryNet`, `EnergyRelatedInventory`, `IncreaseDecreaseInInventories`, `ifrs-full:Inventories`...). */
+const INVENTORY_EVIDENCE = /Inventor/;
+
+/** What a filer's whole companyfacts history proves absent (docs/calculations.md, "Debt" and CCC). */
+interface FilerHistory {
+  /** Names (`taxonomy:concept`) of every us-gaap and IFRS concept with a fact in the document, in any form. */
+  concepts: readonly string[];
+  /** Whether any concept matching `pattern` has a fact. */
+  tags(pattern: RegExp): boolean;
+}
+
+function historyOf(body: Record<string, unknown>): FilerHistory {
+  const concepts: string[] = [];
+  const taxonomies = body['facts'];
+  if (isRecord(taxonomies)) {
+    for (const taxonomy of ['us-gaap', 'ifrs-full']) {
+      const tax = taxonomies[taxonomy];
+      if (!isRecord(tax)) continue;
+      for (const [name, c] of Object.entries(tax)) {
+        if (isRecord(c) && isRecord(c['units']) && Object.values(c['units']).some((l) => Array.isArray(l) && l.length > 0)) concepts.push(`${taxonomy}:${name}`);
+      }
+    }
+  }
+  return { concepts, tags: (pattern) => concepts.some((n) => pattern.test(n.slice(n.indexOf(':') + 1))) };
+}
+
+/** What `parseCompanyFacts` knows of the company besides its facts. */
+export interface CompanyFactsOptions {
+  /**
+   * A financial company (`isFinancialSector` of its placement): its operating income is never taken
+   * as pre-tax income + interest expense, interest being a lender's cost of sales, and its debt is
+   * never proven 0 (its borrowings fund what it holds; debt metrics do not apply to it).
+   */
+  financial?: boolean;
+}
 
 /**
  * Dividends per common share, year to date, in USD per share: declared first (the figure that
@@ -161,8 +294,14 @@ const DIVIDEND_CONCEPTS = ['CommonStockDividendsPerShareDeclared', 'CommonStockD
 
 const SHARE_CONCEPTS = ['CommonStockSharesOutstanding', 'WeightedAverageNumberOfSharesOutstandingBasic'] as const;
 
-/** Expected year-to-date length in days per fiscal period, with room for 52/53-week years. */
-const YTD_DAYS: Record<FiscalQuarter, [number, number]> = { 1: [80, 100], 2: [170, 190], 3: [260, 285], 4: [350, 380] };
+/**
+ * Expected year-to-date length in days per fiscal period (days between start and end, as
+ * `daysBetween` counts them), with room for 52/53-week years and for retail calendars whose
+ * quarters are 12 and 16 weeks: 12/12/12/16 (Costco: 83, 167, 251 days to Q1, Q2, Q3) and
+ * 16/12/12/12 (111, 195, 279). The ranges do not overlap, so a filing's longest flow ending at its
+ * period end names its quarter.
+ */
+const YTD_DAYS: Record<FiscalQuarter, [number, number]> = { 1: [80, 115], 2: [160, 200], 3: [245, 290], 4: [350, 380] };
 
 function quarterOfDuration(days: number): FiscalQuarter | null {
   for (const q of [1, 2, 3, 4] as const) {
@@ -186,6 +325,8 @@ interface Filing {
   fy: number;
   quarter: FiscalQuarter;
   periodEnd: string;
+  /** The first day of its year-to-date flows (the fiscal year's start); absent when it has none. */
+  periodStart?: string;
 }
 
 export interface CompanyFactsResult {
@@ -208,7 +349,7 @@ export interface CompanyFactsResult {
    * converted at (USD per unit of the reporting currency, from the filing's own USD convenience
    * translation, `convenienceRate`), by filing. Empty for USD reporters.
    */
-  rates: { accn: string; filed: string; usdPerUnit: number }[];
+  rates: { accn: string; filed: string; usdPerUnit: number; reference?: ReferenceConversion }[];
 }
 
 /** Why a foreign filer's interim filing is not taken (its TTM stays the latest annual one). */
@@ -216,6 +357,22 @@ export const INTERIM_WITHOUT_FLOWS = 'interim filing of a foreign filer without 
 
 /** Why a filing of a foreign-currency reporter is not taken: its figures cannot be put in USD. */
 export const NO_CONVENIENCE_TRANSLATION = 'filing in a foreign currency without a USD convenience translation';
+
+/** Why such a filing is not taken where reference rates were given: none covers its currency and period. */
+export const NO_REFERENCE_RATE = 'filing in a foreign currency without a USD convenience translation or an ECB reference rate for its period';
+
+/**
+ * How a filing without a USD convenience translation is converted at the ECB's reference rates
+ * (docs/calculations.md section 9): its flows at the average of the daily rates of its
+ * year-to-date period, its balances at the rate of its period end (the last published on or before
+ * it); null when the series does not cover the period (a rate not published, or not yet stored).
+ */
+export function referenceConversion(series: UsdSeries, from: string, to: string): { usdPerUnit: number; reference: ReferenceConversion } | null {
+  const average = periodAverage(series, from, to);
+  const end = rateOnOrBefore(series, to);
+  if (average === null || end === null) return null;
+  return { usdPerUnit: average.usdPerUnit, reference: { from, to, days: average.days, balanceUsdPerUnit: end.usdPerUnit, balanceOn: end.date } };
+}
 
 /**
  * The currency a filer reports in: the unit that holds most of the statement facts of its latest
@@ -271,14 +428,16 @@ export function convenienceRate(pairs: Iterable<{ own: number; usd: number }>): 
  * calendar year in which that fiscal year ends.
  *
  * A filer reporting in another currency than USD has its figures converted into USD at the rate of
- * the filing's own USD convenience translation (`convenienceRate`), and each of its filings gives,
+ * the filing's own USD convenience translation (`convenienceRate`); a filing without one, where
+ * `usdRates` (the ECB's reference rates crossed into USD) covers its currency and period, at those
+ * (`referenceConversion`: flows at the period's average, balances at its end). Each filing gives,
  * besides its own period, the same period a year earlier as a second report disclosed on the same
- * day, converted at the same rate: from that day on the TTM and the TTM a year earlier are at one
+ * day, converted at the same rates: from that day on the TTM and the TTM a year earlier are at one
  * rate, so growth is the growth in the reporting currency (a year translated at its own year's
  * rate would move growth by the currency's move). Share counts are in the listed security's units:
  * an ADS ticker's ordinary shares divided by its ADS ratio (src/domain/ads.ts).
  */
-export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResult | null {
+export function parseCompanyFacts(body: unknown, code: string, usdRates?: ReadonlyMap<string, UsdSeries>, options: CompanyFactsOptions = {}): CompanyFactsResult | null {
   if (!isRecord(body) || !isRecord(body['facts'])) return null;
   const entityName = str(body, 'entityName');
   const flowConcepts = Object.values(FLOW_CONCEPTS).flat();
@@ -313,6 +472,46 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   };
   const skipped: Record<string, number> = {};
   const skip = (reason: string): void => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
+
+  // What the filer's whole history proves absent (docs/calculations.md, "Debt" and CCC).
+  const history = historyOf(body);
+  // The proofs of absence read us-gaap filers only: the concept lists are us-gaap's, checked on us-gaap filings.
+  const gaapFiler = !history.concepts.some((n) => n.startsWith('ifrs-full:'));
+  const neverCostOfSales = gaapFiler && !history.tags(COST_OF_SALES_EVIDENCE);
+  const neverInventory = gaapFiler && !history.tags(INVENTORY_EVIDENCE);
+  let lastOperatingIncomeEnd = '';
+  for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
+  // Debt and interest facts in every unit (a filer's borrowings in other currencies count too),
+  // gathered at the first filing that needs them: most filers' every filing has a debt line.
+  const gaapConcepts = (pattern: RegExp): string[] => history.concepts.filter((n) => n.startsWith('us-gaap:') && pattern.test(n.slice(8))).map((n) => n.slice(8));
+  /** Facts by filing (accn). */
+  const byAccn = <F extends Fact>(list: readonly F[]): Map<string, F[]> => {
+    const index = new Map<string, F[]>();
+    for (const f of list) {
+      const at = index.get(f.accn);
+      if (at) at.push(f);
+      else index.set(f.accn, [f]);
+    }
+    return index;
+  };
+  let debtFacts: ReturnType<typeof gatherDebtFacts> | undefined;
+  const gatherDebtFacts = () => {
+    const balances = DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c));
+    const flows = history.concepts.flatMap((n) => {
+      const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
+      const sign = debtFlowSign(concept);
+      return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
+    });
+    return {
+      balances,
+      filings: new Set(balances.map((f) => f.accn)),
+      flows,
+      flowsOf: byAccn(flows),
+      interest: byAccn([...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c))),
+      anyInterest: byAccn(gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c))),
+    };
+  };
+  const debtFactsOf = (): ReturnType<typeof gatherDebtFacts> => (debtFacts ??= gatherDebtFacts());
 
   // Per filing: the latest end among its facts, and the year-to-date length of its flows there.
   const ends = new Map<string, { form: string; filed: string; end: string }>();
@@ -362,7 +561,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       skip('filing whose period is not a fiscal quarter');
       continue;
     }
-    filings.push({ accn, form, filed, fy, quarter, periodEnd: end });
+    filings.push({ accn, form, filed, fy, quarter, periodEnd: end, ...(ytdStart !== undefined ? { periodStart: ytdStart } : {}) });
   }
   filings.sort((a, b) => a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn));
 
@@ -402,6 +601,41 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     }
     return best?.val ?? null;
   };
+  /**
+   * Operating income as pre-tax income + interest expense is taken for a filing of a non-financial
+   * filer that tags no operating-income concept for a period ending within EBIT_LOOKBACK_DAYS
+   * before the filing's period end or after it.
+   */
+  const ebitOfPretaxAllowed = (filing: Filing): boolean =>
+    options.financial !== true && (lastOperatingIncomeEnd === '' || lastOperatingIncomeEnd <= addDays(filing.periodEnd, -EBIT_LOOKBACK_DAYS));
+  /**
+   * Debt at the filing's date proven 0 by two signals (docs/calculations.md, "Debt"). The filer's
+   * debt history as filed by then says none: the filing tags no debt balance concept
+   * (DEBT_HISTORY_CONCEPTS) at all, and at the latest date any debt fact (balance or borrowing
+   * flow, `debtFlowSign`) is for, the balances are all 0 (a repaid loan's line), or, without a
+   * balance there, the borrowings and repayments of the longest period ending there net to 0 (a
+   * credit line drawn and repaid within the year); no debt fact ever is none too. And the filing
+   * states no interest (INTEREST_EVIDENCE) for its period.
+   */
+  const debtProvenZero = (filing: Filing): boolean => {
+    const { balances: debtHistory, filings: debtFilings, flows: debtFlows, interest } = debtFactsOf();
+    if (debtFilings.has(filing.accn)) return false;
+    let lastEnd = '';
+    for (const f of debtHistory) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    for (const f of debtFlows) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    const balances = debtHistory.filter((f) => f.filed <= filing.filed && f.end === lastEnd);
+    if (balances.length > 0) {
+      if (balances.some((f) => f.val !== 0)) return false;
+    } else if (lastEnd !== '') {
+      const flows = debtFlows.filter((f) => f.filed <= filing.filed && f.end === lastEnd && f.start !== undefined);
+      const start = flows.map((f) => f.start as string).sort()[0];
+      // Each concept once (the latest filing's figure for the period), then the net.
+      const byConcept = new Map<string, number>();
+      for (const f of flows.filter((x) => x.start === start).sort((a, b) => a.filed.localeCompare(b.filed))) byConcept.set(f.concept, f.signed);
+      if ([...byConcept.values()].reduce((a, b) => a + b, 0) !== 0) return false;
+    }
+    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0);
+  };
   /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
   const reportOf = (filing: Filing): FinancialReport | null => {
     const item = (i: Item): number | null => {
@@ -412,6 +646,13 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
     };
     const capex = item('capex');
     const interest = item('interestExpense');
+    const revenue = item('revenue');
+    const operatingIncome = item('operatingIncome') ?? (ebitOfPretaxAllowed(filing) ? ebitOfPretax(flow(filing, PRETAX_CONCEPTS), interest) : null);
+    const lessNci = (total: number | null, nci: number | null): number | null => (total === null ? null : total - (nci ?? 0));
+    const netIncome = item('netIncome') ?? lessNci(flow(filing, [CONSOLIDATED_NET_INCOME.total]), flow(filing, [CONSOLIDATED_NET_INCOME.nci]));
+    const equity = item('equity') ?? lessNci(balance(filing, [CONSOLIDATED_EQUITY.total]), balance(filing, [CONSOLIDATED_EQUITY.nci]));
+    const restricted = RESTRICTED_CASH.some((c) => (balance(filing, [c]) ?? 0) > 0);
+    const cash = item('cash') ?? (restricted ? null : balance(filing, [CASH_WITH_RESTRICTED]));
     const report: FinancialReport = {
       market: 'US',
       code,
@@ -420,10 +661,12 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       periodEnd: filing.periodEnd,
       disclosedOn: filing.filed,
       consolidated: true,
-      revenue: item('revenue'),
-      costOfSales: item('costOfSales'),
-      operatingIncome: item('operatingIncome'),
-      netIncome: item('netIncome'),
+      revenue,
+      // Revenue and the total of expenses in the filing, no cost-of-sales concept in the filer's
+      // history: its income statement has none (0; CCC not applicable).
+      costOfSales: item('costOfSales') ?? (neverCostOfSales && revenue !== null && flow(filing, EXPENSE_TOTALS) !== null ? 0 : null),
+      operatingIncome,
+      netIncome,
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
       interestExpense: interest === null ? null : Math.abs(interest),
@@ -434,8 +677,8 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       currentAssets: item('currentAssets'),
       totalLiabilities: item('totalLiabilities'),
       currentLiabilities: item('currentLiabilities'),
-      equity: item('equity'),
-      cash: item('cash'),
+      equity,
+      cash,
       debt: debtOf((concepts) => balance(filing, concepts)) ?? ifrsDebtOf((concepts) => balance(filing, concepts)),
       receivables: item('receivables'),
       inventory: item('inventory'),
@@ -443,6 +686,18 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       shares: null,
       source: SOURCE_NAME,
     };
+    const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
+    // Of the filing's own period only: a later filing's comparative column need not repeat the interest lines of the period.
+    const ownPeriod = ends.get(filing.accn)?.end === filing.periodEnd;
+    if (report.debt === null && balanceSheet && ownPeriod && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
+      report.debt = 0;
+      // No interest concept at all for the period, net ones included, and nothing borrowed or repaid in it: interest expense 0 too.
+      const { flowsOf, anyInterest } = debtFactsOf();
+      const borrowed = (flowsOf.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
+      if (report.interestExpense === null && !borrowed && !(anyInterest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd)) report.interestExpense = 0;
+    }
+    // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
+    if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
     const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
     return hasData ? report : null;
@@ -477,6 +732,10 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   if (currency === 'USD') {
     out.push(...reports);
     outShares.push(...reports.map((r, i) => ({ raw: rawShares[i] ?? null, filed: r.disclosedOn })));
+    for (const v of comparativeVersions(reports, taken, (filing, periodEnd) => reportOf({ ...filing, fy: filing.fy - 1, periodEnd }))) {
+      out.push(v.report);
+      outShares.push({ raw: rawShares[v.of] ?? null, filed: (reports[v.of] as FinancialReport).disclosedOn });
+    }
   } else {
     reports.forEach((report, i) => {
       const filing = taken[i] as Filing;
@@ -489,13 +748,18 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
           if (u) pairs.push({ own: f.val, usd: u.val });
         }
       }
-      const rate = convenienceRate(pairs);
+      const convenience = convenienceRate(pairs);
+      // Without a translation of its own: the reference rates of its period, where given.
+      const series = convenience === null ? usdRates?.get(currency) : undefined;
+      const reference = series && filing.periodStart !== undefined ? referenceConversion(series, filing.periodStart, filing.periodEnd) : null;
+      const rate = convenience ?? reference?.usdPerUnit ?? null;
       if (rate === null) {
-        skip(NO_CONVENIENCE_TRANSLATION);
+        skip(usdRates === undefined ? NO_CONVENIENCE_TRANSLATION : NO_REFERENCE_RATE);
         return;
       }
-      rates.push({ accn: filing.accn, filed: filing.filed, usdPerUnit: rate });
-      out.push(inUsd(report, rate));
+      const balanceRate = reference?.reference.balanceUsdPerUnit ?? rate;
+      rates.push({ accn: filing.accn, filed: filing.filed, usdPerUnit: rate, ...(reference ? { reference: reference.reference } : {}) });
+      out.push(inUsd(report, rate, balanceRate));
       outShares.push({ raw: rawShares[i] ?? null, filed: report.disclosedOn });
       // The same period a year earlier, from this filing, at this filing's rate.
       const priorEnd = comparativeEnd(filing, (concept) => inFiling(concept, filing.accn), flowConcepts);
@@ -507,7 +771,7 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
       reports.forEach((r, k) => {
         if (r.fiscalYear === prior.fiscalYear && r.fiscalQuarter === prior.fiscalQuarter && r.disclosedOn <= filing.filed) original = k;
       });
-      out.push(inUsd(prior, rate));
+      out.push(inUsd(prior, rate, balanceRate));
       outShares.push(original < 0 ? { raw: null, filed: filing.filed } : { raw: rawShares[original] ?? null, filed: (reports[original] as FinancialReport).disclosedOn });
     });
   }
@@ -530,17 +794,90 @@ export function parseCompanyFacts(body: unknown, code: string): CompanyFactsResu
   return { reports: out, fiscalYearEndMonth: fyeMonth, entityName, skipped, splits, reportingCurrency: currency, foreignPrivateIssuer, annualForm, rates };
 }
 
-const MONEY_ITEMS = [
-  'revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense',
+/**
+ * The versions of earlier periods that later domestic filings (10-K, 10-Q and their amendments)
+ * restate in their comparatives: a filing's
+ * figures for the same fiscal quarter a year before its own (a 10-K's prior-year column, a 10-Q's
+ * prior-year year to date), where one of them differs from that period's version known when the
+ * filing was made. Such a version is that known version with the filing's figures in place of its
+ * own where the filing gives one (of a 10-Q's, its flows: it states no balance sheet at the prior
+ * year's quarter end),
+ * dated at the filing's `filed`; a comparative that repeats the known figures makes none. Money
+ * figures only: a per-share figure of a comparative is on the later filing's share basis. `prior`
+ * reads a filing's figures for a period end (`reportOf` on the filing's own facts). Answers each
+ * version and the index in `reports` of the report whose shares it carries (the period's first).
+ */
+function comparativeVersions(
+  reports: readonly FinancialReport[],
+  filings: readonly Filing[],
+  prior: (filing: Filing, periodEnd: string) => FinancialReport | null,
+): { report: FinancialReport; of: number }[] {
+  const out: { report: FinancialReport; of: number }[] = [];
+  /** Per period (fiscal year and quarter): the index of its first report and its latest version. */
+  const known = new Map<string, { of: number; latest: FinancialReport }>();
+  const keyOf = (fy: number, q: number): string => `${fy}Q${q}`;
+  reports.forEach((report, i) => {
+    const filing = filings[i] as Filing;
+    const earlier = known.get(keyOf(report.fiscalYear - 1, report.fiscalQuarter));
+    const own = known.get(keyOf(report.fiscalYear, report.fiscalQuarter));
+    if (own === undefined) known.set(keyOf(report.fiscalYear, report.fiscalQuarter), { of: i, latest: report });
+    else if (report.disclosedOn >= own.latest.disclosedOn) own.latest = report;
+    // A 20-F's comparatives are the foreign private issuer's growth base (section 9 of docs/calculations.md), not versions here.
+    if (earlier === undefined || earlier.latest.disclosedOn >= report.disclosedOn || !DOMESTIC_FORMS.has(filing.form)) return;
+    const stated = prior(filing, earlier.latest.periodEnd);
+    if (stated === null) return;
+    const version: FinancialReport = { ...earlier.latest, disclosedOn: report.disclosedOn };
+    let changed = false;
+    // A 10-K states the prior year's balance sheet beside its own; a 10-Q has none at the prior-year
+    // quarter end, and the facts dated there are other statements' (the cash-flow statement's
+    // cash with restricted cash, the equity statement's equity with the non-controlling
+    // interests): of a 10-Q's comparatives, the flows alone.
+    for (const k of report.fiscalQuarter === 4 ? MONEY_ITEMS : FLOW_MONEY_ITEMS) {
+      const v = stated[k];
+      const held = version[k];
+      if (v === null || (held !== null && sameToPrecision(v, held))) continue;
+      version[k] = v;
+      changed = true;
+    }
+    if (!changed) return;
+    out.push({ report: version, of: earlier.of });
+    earlier.latest = version;
+  });
+  return out;
+}
+
+/**
+ * Whether `stated` (a later filing's figure) states `held` to its own precision: a filer that moves
+ * from thousands to millions restates nothing when 14,235,395,000 becomes 14,235,000,000 (Tesla's
+ * 2018 Q3 revenue in its 2019 10-Q), nor when a subtotal of rounded lines comes out a unit off
+ * (Tesla's 2018 current assets 8,306,308,000 as 8,307,000,000; Marvell's FY2022 capex 169,324,000
+ * as 169,200,000 in tenths of a million). The precision is the largest power of ten, up to a
+ * million, that divides `stated`; the figures agree when they differ by at most two of it.
+ */
+function sameToPrecision(stated: number, held: number): boolean {
+  let unit = 1;
+  while (unit < 1_000_000 && stated % (unit * 10) === 0) unit *= 10;
+  return Math.abs(stated - held) <= 2 * unit;
+}
+
+const FLOW_MONEY_ITEMS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const satisfies readonly Item[];
+const BALANCE_MONEY_ITEMS = [
   'totalAssets', 'currentAssets', 'totalLiabilities', 'currentLiabilities', 'equity', 'cash', 'debt', 'receivables', 'inventory', 'payables',
 ] as const satisfies readonly Item[];
 
-/** A report's money figures times `usdPerUnit` (shares and dates as they are). */
-function inUsd(report: FinancialReport, usdPerUnit: number): FinancialReport {
+/** Every money figure of a report (`comparativeVersions`: a 10-K's comparatives; a 10-Q's are its flows). */
+const MONEY_ITEMS = [...FLOW_MONEY_ITEMS, ...BALANCE_MONEY_ITEMS] as const;
+
+/** A report's flows times `usdPerUnit` and its balances times `balanceUsdPerUnit` (shares and dates as they are). */
+function inUsd(report: FinancialReport, usdPerUnit: number, balanceUsdPerUnit: number): FinancialReport {
   const out = { ...report };
-  for (const k of MONEY_ITEMS) {
+  for (const k of FLOW_MONEY_ITEMS) {
     const v = report[k];
     out[k] = v === null ? null : v * usdPerUnit;
+  }
+  for (const k of BALANCE_MONEY_ITEMS) {
+    const v = report[k];
+    out[k] = v === null ? null : v * balanceUsdPerUnit;
   }
   return out;
 }
@@ -594,6 +931,15 @@ export function debtOf(balance: (concepts: readonly string[]) => number | null):
   const debt = sumOrNull([current, noncurrent]);
   if (debt === 0 && DEBT_EVIDENCE.some((c) => (one(c) ?? 0) > 0)) return null;
   return debt;
+}
+
+/**
+ * Operating income (EBIT) of a filer whose income statement goes from its expenses straight to
+ * pre-tax income (Exxon Mobil, Johnson & Johnson): pre-tax income from continuing operations plus
+ * the interest expense deducted in it, null unless both are filed for the period.
+ */
+export function ebitOfPretax(pretax: number | null, interestExpense: number | null): number | null {
+  return pretax === null || interestExpense === null ? null : pretax + Math.abs(interestExpense);
 }
 
 /**
@@ -722,8 +1068,8 @@ export type SecCompany =
  * without submissions: the exchange, sector and year end then fall back to `US`, `Unclassified`
  * and the facts' own year end). The one combination the API adapter and the bulk reader share.
  */
-export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null): SecCompany {
-  const parsed = parseCompanyFacts(factsBody, entry.ticker);
+export function secCompany(entry: TickerEntry, factsBody: unknown, placement: SecPlacement | null, usdRates?: ReadonlyMap<string, UsdSeries>): SecCompany {
+  const parsed = parseCompanyFacts(factsBody, entry.ticker, usdRates, { financial: isFinancialSector(placement?.sector ?? '') });
   if (parsed === null) return { kind: 'skipped', reason: SEC_SKIP.unreadable };
   if (isRecord(factsBody) && isRecord(factsBody['facts']) && Object.keys(factsBody['facts']).length === 0) {
     return { kind: 'skipped', reason: SEC_SKIP.emptyFacts };
@@ -739,7 +1085,7 @@ export function secCompany(entry: TickerEntry, factsBody: unknown, placement: Se
     security.filerBasis = {
       annualForm: parsed.annualForm,
       reportingCurrency: parsed.reportingCurrency,
-      usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit })),
+      usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit, ...(r.reference ? { reference: r.reference } : {}) })),
     };
   }
   return { kind: 'covered', reports: parsed.reports, security, skipped: parsed.skipped };

@@ -4,6 +4,7 @@
 // a second (https://www.sec.gov/os/accessing-edgar-data).
 
 import type { FinancialReport, Security } from '../../domain/model.js';
+import type { UsdSeries } from '../../domain/reference-rates.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter, SourceHttpError } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
 import { addDays, compactDate, weekdaysBetween } from '../shared/parse.js';
@@ -92,7 +93,7 @@ export class SecSource implements Source {
   }
 
   /** One company through the API: its companyfacts and submissions, combined by `secCompany`. */
-  async company(http: HttpClient, entry: TickerEntry): Promise<SecCompany> {
+  async company(http: HttpClient, entry: TickerEntry, usdRates?: ReadonlyMap<string, UsdSeries>): Promise<SecCompany> {
     const factsUrl = `${this.dataBase}/api/xbrl/companyfacts/CIK${cik10(entry.cik)}.json`;
     // Companies without XBRL financials (funds, new registrants) have no companyfacts: 404.
     const res = await http.request(factsUrl, { acceptStatus: [404] });
@@ -102,7 +103,7 @@ export class SecSource implements Source {
     // Without submissions the company is still placed (exchange, sector and year end from the facts).
     const subRes = await http.request(subUrl, { acceptStatus: [404] });
     const placement = subRes.status === 404 ? null : parseSubmissions(http.parseJson(new TextDecoder().decode(subRes.body), subUrl));
-    return secCompany(entry, facts, placement);
+    return secCompany(entry, facts, placement, usdRates);
   }
 
   async ingest(ctx: SourceContext): Promise<SourceResult> {
@@ -111,6 +112,8 @@ export class SecSource implements Source {
     const byCik = companiesOf(await this.tickers(http), this.config.tickers);
     const changed = ctx.cursor && !ctx.range ? await this.changedCiks(http, ctx.cursor, to) : null;
     const targets = [...byCik.values()].filter((t) => changed === null || changed.has(t.cik));
+    // The reference rates stored so far: a foreign filer without a USD translation of its own is converted at them.
+    const usdRates = ctx.usdRates && targets.length > 0 ? await ctx.usdRates() : undefined;
     const reports: FinancialReport[] = [];
     const securities: Security[] = [];
     const skipped: Record<string, number> = {};
@@ -120,7 +123,7 @@ export class SecSource implements Source {
     for (const entry of targets) {
       let result: SecCompany;
       try {
-        result = await this.company(http, entry);
+        result = await this.company(http, entry, usdRates);
       } catch (err) {
         // One company's unreadable document is that company's problem, not the run's; an HTTP
         // failure (rate limit, outage) still fails the run so its cursor does not move.

@@ -1,0 +1,10 @@
+// The delisted company suite again, on PostgreSQL with usage counters in Redis.
+import { it } from 'node:test';
+import { PG_SKIP, REDIS_SKIP } from '../support/pg.js';
+
+const skip = PG_SKIP || REDIS_SKIP;
+if (skip) it('a delisted stock on PostgreSQL + Redis', { skip }, () => undefined);
+else {
+  process.env.TEST_BACKEND = 'postgres';
+  await import('./delisted.test.js');
+}

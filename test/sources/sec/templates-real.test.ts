@@ -1,0 +1,80 @@
+// The SEC companyfacts reader on the real recordings the first-start replica copies
+// (test/fixtures/real/sec, provenance in test/fixtures/real/PROVENANCE.md): retail calendars of
+// 12-week quarters, the parent's figures tagged only as consolidated totals, and the cash line
+// tagged with the cash-flow total. Expected figures are the raw facts (USD million), quoted beside.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import type { FinancialReport } from '../../../src/domain/model.js';
+import { ttmAsOf } from '../../../src/domain/ttm.js';
+import { parseCompanyFacts } from '../../../src/sources/sec/parse.js';
+
+const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
+const M = 1_000_000;
+const byDate = (reports: readonly FinancialReport[], filed: string): FinancialReport => {
+  const r = reports.find((x) => x.disclosedOn === filed);
+  assert.ok(r, `a report filed ${filed}`);
+  return r;
+};
+
+describe('SEC companyfacts of the replica templates', () => {
+  it('Costco: 12-week quarters (83, 167, 251 days to date) are Q1, Q2, Q3 of the fiscal year ending around August 31', () => {
+    const costco = parseCompanyFacts(real('companyfacts_CIK0000909832_COST.json.gz'), 'COST')!;
+    // 10-Q 0000909832-25-000015 (2025-03-13): Revenues 2024-09-02..2025-02-16 = 125,874 (167 days);
+    // 10-Q 0000909832-25-000033 (2025-06-05): 2024-09-02..2025-05-11 = 189,079 (251 days), NetIncomeLoss 5,489.
+    const q2 = byDate(costco.reports, '2025-03-13');
+    const q3 = byDate(costco.reports, '2025-06-05');
+    assert.deepEqual([q2.fiscalYear, q2.fiscalQuarter, q2.periodEnd, q2.revenue], [2025, 2, '2025-02-16', 125_874 * M]);
+    assert.deepEqual([q3.fiscalYear, q3.fiscalQuarter, q3.periodEnd, q3.revenue, q3.netIncome], [2025, 3, '2025-05-11', 189_079 * M, 5_489 * M]);
+    // TTM to Q3 FY2025: FY2024 (10-K 2024-10-09, 2023-09-04..2024-09-01) 254,453 - 9M FY2024 174,756 + 9M FY2025 189,079 = 268,776;
+    // net income 7,367 - 5,013 + 5,489 = 7,843.
+    const ttm = ttmAsOf(costco.reports, '2025-06-05').current.ttm;
+    assert.deepEqual([ttm?.referenceQuarter, ttm?.revenue, ttm?.netIncome], ['2025Q3', 268_776 * M, 7_843 * M]);
+  });
+
+  it('Broadcom: net income from ProfitLoss and equity from the total including NCI where the 10-Q tags only those', () => {
+    const broadcom = parseCompanyFacts(real('companyfacts_CIK0001730168_AVGO.json.gz'), 'AVGO')!;
+    // 10-Q 0001730168-25-000064 (2025-06-11), no NetIncomeLoss, StockholdersEquity, NetIncomeLossAttributableToNoncontrollingInterest
+    // or MinorityInterest in it: ProfitLoss 2024-11-04..2025-05-04 = 10,468; StockholdersEquityIncludingPortion... 2025-05-04 = 69,586.
+    const q2 = byDate(broadcom.reports, '2025-06-11');
+    assert.deepEqual([q2.fiscalYear, q2.fiscalQuarter, q2.netIncome, q2.equity], [2025, 2, 10_468 * M, 69_586 * M]);
+  });
+
+  it('Procter & Gamble: equity is the total less MinorityInterest; cash the cash-flow total where no restricted cash is tagged', () => {
+    const pg = parseCompanyFacts(real('companyfacts_CIK0000080424_PG.json.gz'), 'PG')!;
+    // 10-K 0000080424-25-000076 (2025-08-04) at 2025-06-30: StockholdersEquityIncludingPortion... 52,284 - MinorityInterest 272 = 52,012;
+    // CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents 9,556, no restricted cash concept; NetIncomeLoss 15,974
+    // is filed, so ProfitLoss 16,065 (including the non-controlling interest's 91) is not taken.
+    const fy = byDate(pg.reports, '2025-08-04');
+    assert.deepEqual([fy.fiscalYear, fy.fiscalQuarter, fy.equity, fy.cash, fy.netIncome], [2025, 4, 52_012 * M, 9_556 * M, 15_974 * M]);
+  });
+
+  it('UnitedHealth: equity less a non-controlling interest that is there', () => {
+    const unh = parseCompanyFacts(real('companyfacts_CIK0000731766_UNH.json.gz'), 'UNH')!;
+    // 10-Q 0000731766-25-000236 (2025-08-11) at 2025-06-30: 100,469 - MinorityInterest 5,745 = 94,724.
+    assert.equal(byDate(unh.reports, '2025-08-11').equity, 94_724 * M);
+  });
+
+  it('receivables: AccountsReceivableNet where no AccountsReceivableNetCurrent is tagged; never the broader ReceivablesNetCurrent', () => {
+    const soundhound = parseCompanyFacts(real('companyfacts_CIK0001840856_SOUN.json.gz'), 'SOUN')!;
+    // 10-K 0001840856-26-000006 (2026-03-02): AccountsReceivableNet 2025-12-31 = 32,336,000 (no AccountsReceivableNetCurrent).
+    assert.equal(byDate(soundhound.reports, '2026-03-02').receivables, 32_336_000);
+    const costco = parseCompanyFacts(real('companyfacts_CIK0000909832_COST.json.gz'), 'COST')!;
+    // Costco tags only ReceivablesNetCurrent (2,875 at 2025-05-11: vendor, reinsurance and other receivables besides customers').
+    assert.equal(byDate(costco.reports, '2025-06-05').receivables, null);
+  });
+
+  it('interest expense: the concept the filing tags, none from a net interest concept', () => {
+    const applovin = parseCompanyFacts(real('companyfacts_CIK0001751008_APP.json.gz'), 'APP')!;
+    // 10-Q 2025-11-05: InterestExpenseNonoperating 2025-01-01..2025-09-30 = 155.726; 10-K 2026-02-19 tags no
+    // InterestExpense(Nonoperating), InterestExpenseDebt FY2025 = 200.615 (before InterestAndDebtExpense 207.016, which adds
+    // other debt costs).
+    assert.equal(byDate(applovin.reports, '2025-11-05').interestExpense, 155_726_000);
+    assert.equal(byDate(applovin.reports, '2026-02-19').interestExpense, 200_615_000);
+    const figma = parseCompanyFacts(real('companyfacts_CIK0001579878_FIG.json.gz'), 'FIG')!;
+    // Figma tags only InterestIncomeExpenseNonoperatingNet (interest income net of expense, FY2025 +62.2): no interest expense.
+    assert.equal(byDate(figma.reports, '2026-02-18').interestExpense, null);
+  });
+});
