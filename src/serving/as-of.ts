@@ -104,7 +104,9 @@ class ServedPastDays implements PastDays {
 
   earliest(): Promise<string | null> {
     if (this.earliestDay === null) {
-      this.earliestDay = earliestAsOf(this.served.store, this.served.computed.listed, this.served.asOf);
+      // Today's listed stocks and those delisted since: a delisted company's history counts too.
+      const { listed, delisted } = this.served.computed;
+      this.earliestDay = earliestAsOf(this.served.store, [...listed, ...[...delisted.values()].map((d) => d.security)], this.served.asOf);
       this.earliestDay.catch(() => (this.earliestDay = null));
     }
     return this.earliestDay;
