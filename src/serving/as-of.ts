@@ -15,7 +15,6 @@
 // Today's date or later is answered by the served dataset itself.
 
 import { LRUCache } from 'lru-cache';
-import { dateOfDayNumber } from '../domain/calendar.js';
 import type { FxRate } from '../domain/model.js';
 import { ApiError } from '../kernel/errors.js';
 import type { MarketDataStore } from '../store/market-data.js';
@@ -44,37 +43,28 @@ const STOCKS_PER_TURN = 100;
 /**
  * The first day the store holds both prices and a TTM: over the securities, the earliest day on
  * which one has a TTM (four quarters disclosed: the first TTM step with net income) and a close on
- * or before it. Null when no security has both.
+ * or before it, i.e. the later of its first TTM day and its first bar. Null when no security has
+ * both by `through`. The stocks are taken by first bar, earliest first, and the scan stops at the
+ * first whose first bar is not before the best day found (none after it can be earlier): on a
+ * store whose stocks have prices from their first filings on, it reads one stock's TTM steps.
  */
 export async function earliestAsOf(store: MarketDataStore, securities: readonly ServedSecurity[], through: string): Promise<string | null> {
-  const firstTtm: { id: number; day: string }[] = [];
-  let n = 0;
-  for (const security of securities) {
-    if (++n % STOCKS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-    const step = (await store.ttmSteps(security.id)).find((s) => s.netIncome !== null);
-    if (step !== undefined && step.effectiveFrom <= through) firstTtm.push({ id: security.id, day: step.effectiveFrom });
-  }
-  // A stock's earliest day is its first TTM day when it has a close by then, else its first close
-  // after it; no stock's is before its first TTM day, so the scan stops at the first TTM day past the best.
-  firstTtm.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.id - b.id));
+  const firstBars = await store.firstBarDates();
+  const priced = securities
+    .flatMap((s) => {
+      const first = firstBars.get(s.id);
+      return first !== undefined && first <= through ? [{ id: s.id, first }] : [];
+    })
+    .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : a.id - b.id));
   let best: string | null = null;
-  for (let k = 0; k < firstTtm.length; k += STOCKS_PER_READ) {
-    const part = firstTtm.slice(k, k + STOCKS_PER_READ).filter((s) => best === null || s.day < best);
-    if (part.length === 0) break;
-    const closes = await store.closesOnOrBefore(part.map((s) => ({ securityId: s.id, date: s.day })));
-    for (const [i, s] of part.entries()) {
-      if (best !== null && s.day >= best) break;
-      if (closes[i] !== null && closes[i] !== undefined) {
-        best = s.day;
-        break;
-      }
-      const series = await store.marketCapSeries(s.id, { from: s.day, to: through });
-      const first = series.days[0];
-      if (first !== undefined) {
-        const day = dateOfDayNumber(first);
-        if (best === null || day < best) best = day;
-      }
-    }
+  let n = 0;
+  for (const { id, first } of priced) {
+    if (best !== null && first >= best) break;
+    if (++n % STOCKS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    const step = (await store.ttmSteps(id)).find((x) => x.netIncome !== null);
+    if (step === undefined || step.effectiveFrom > through) continue;
+    const day = step.effectiveFrom > first ? step.effectiveFrom : first;
+    if (best === null || day < best) best = day;
   }
   return best;
 }
