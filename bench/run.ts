@@ -469,13 +469,15 @@ async function main(): Promise<void> {
 // `npm run bench -- first-start`: the first-start rehearsal (bench/first-start.ts) instead;
 // `npm run bench -- flood`: a paying key's latency under an unknown-key flood (bench/flood.ts);
 // `npm run bench -- oauth-documents`: memory under six huge client documents (bench/oauth-documents.ts);
-// `npm run bench -- backtest`: a 10-year monthly backtest of the full-size KR market (bench/backtest.ts).
+// `npm run bench -- backtest`: a 10-year monthly backtest of the full-size KR market (bench/backtest.ts);
+// `npm run bench -- asof [universe]`: answers as of a past day (bench/asof.ts).
 const named = process.argv[2];
 const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   'first-start': async () => (await import('./first-start.js')).main,
   flood: async () => (await import('./flood.js')).main,
   'oauth-documents': async () => (await import('./oauth-documents.js')).main,
   backtest: async () => (await import('./backtest.js')).main,
+  asof: async () => (await import('./asof.js')).main,
 };
 const run = named === undefined ? main : ((await BENCHES[named]?.()) ?? null);
 if (run === null) throw new Error(`unknown bench ${named}; known: ${Object.keys(BENCHES).join(', ')} (none: the read-path bench)`);

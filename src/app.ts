@@ -107,6 +107,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const publisher = new Publisher(store, holder, clock, logger, {
     sourceLabel: sources.length ? sources.map((s) => s.name).join(',') : 'demo',
     nextRefreshAfter: (at) => refresher.nextRunAfter(at),
+    asOfDays: config.AS_OF_CACHE_DAYS,
   });
   const refresher = createRefresher({
     store,

@@ -85,6 +85,8 @@ const schema = z.object({
    */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(60),
   /** Turn the hourly refresh off (tests, or an instance that only serves). */
+  /** Past days whose computed universe is kept for as-of answers (src/serving/as-of.ts). */
+  AS_OF_CACHE_DAYS: z.coerce.number().int().min(1).max(366).default(12),
   REFRESH_SCHEDULE: z.enum(['hourly', 'off']).default('hourly'),
   /** The refresh schedule as a cron expression in Asia/Seoul (a seconds field is allowed). */
   REFRESH_CRON: z.string().default('0 * * * *'),

@@ -80,6 +80,19 @@ export interface ComputedSnapshot {
   listed: readonly ServedSecurity[];
   /** The securities delisted by `asOf`, by `${market}:${code}`. */
   delisted: ReadonlyMap<string, DelistedSecurity>;
+  /** What the snapshot used, as an as-of answer states it (src/serving/as-of.ts). */
+  used: SnapshotUse;
+}
+
+/**
+ * The last session and the last disclosure a snapshot used: the universe's (the latest price date
+ * and filing disclosure date on or before the as-of date), and each stock's (by view key).
+ */
+export interface SnapshotUse {
+  lastSession: string | null;
+  lastDisclosure: string | null;
+  /** Each stock's latest disclosure date on or before the as-of date; absent for a stock with none. */
+  disclosures: ReadonlyMap<string, string>;
 }
 
 export const viewKey = (market: Market, code: string): string => `${market}:${code}`;
@@ -120,6 +133,9 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
   const sectorMembers = new Map<string, string[]>();
   const marketMembers: Record<Market, string[]> = { KR: [], US: [] };
   const searchEntries: KeyedSearchEntry[] = [];
+  const disclosures = new Map<string, string>();
+  let lastSession: string | null = null;
+  let lastDisclosure: string | null = null;
 
   let sinceStep = 0;
   for (const security of universe.securities) {
@@ -142,6 +158,13 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     const flows = universe.recentFlows.get(security.id) ?? [];
     const last = barAsOf(bars, asOf);
     const price: PricePoint | null = last ? { date: last.date, close: last.close, shares: last.shares, marketCap: last.marketCap } : null;
+    if (price !== null && (lastSession === null || price.date > lastSession)) lastSession = price.date;
+    let disclosed: string | null = null;
+    for (const r of filed) if (r.disclosedOn <= asOf && (disclosed === null || r.disclosedOn > disclosed)) disclosed = r.disclosedOn;
+    if (disclosed !== null) {
+      disclosures.set(key, disclosed);
+      if (lastDisclosure === null || disclosed > lastDisclosure) lastDisclosure = disclosed;
+    }
 
     // One derivation of the point-in-time quarters and TTM serves V3, the snapshot and the percentiles.
     const quarters = discreteQuarters(reports, asOf);
@@ -277,5 +300,6 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     counts: { securities: universe.securities.length, scored: rows.length, unscored: universe.securities.length - rows.length },
     listed: universe.securities,
     delisted: new Map((universe.delisted ?? []).map((d) => [viewKey(d.security.market, d.security.code), d])),
+    used: { lastSession, lastDisclosure, disclosures },
   };
 }

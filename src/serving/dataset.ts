@@ -123,9 +123,63 @@ export interface ServedDataset {
    * months as objects; split-adjusted when `adjust` (src/domain/adjusted.ts), with the split
    * events that fall within them.
    */
-  priceBars(view: StockView, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars>;
-  /** The stock's valuation band from `from` to `asOf` (`valuationBandOfSeries` on its bars and TTM steps). */
-  valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult>;
+  priceBars(view: StockView, window: SeriesWindow, adjust: boolean, through?: string): Promise<AdjustedBars>;
+  /** The stock's valuation band from `from` to `through` (default `asOf`) (`valuationBandOfSeries` on its bars and TTM steps). */
+  valuationBand(view: StockView, type: BandType, from: string, through?: string): Promise<ValuationBandResult>;
+  /** Answers as of a past day (src/serving/as-of.ts). */
+  readonly past: PastDays;
+}
+
+/** What an answer as of a day states it used: the day, its last session and its last disclosure. */
+export interface AsOfUse {
+  /** The day answered for. */
+  date: string;
+  /** The last trading day whose close the answer used; null when it used none. */
+  lastSession: string | null;
+  /** The disclosure date of the latest filing the answer used; null when it used none. */
+  lastDisclosure: string | null;
+  /** Present when the day asked for is after the latest data day, which answers instead. */
+  note?: string;
+}
+
+/** A day as-of answers are given for: the day itself, or the served day for a later one. */
+export interface AnsweredDay {
+  date: string;
+  /** Whether the served dataset answers (the day asked for is its as-of date or later). */
+  served: boolean;
+  note?: string;
+}
+
+/** The whole universe as it was on a day. */
+export interface PastDay {
+  data: ServedDataset;
+  /** What the day's list answers used (the universe's last session and last disclosure). */
+  asOf: AsOfUse;
+  /** What one stock's answer used. */
+  asOfStock(view: StockView): AsOfUse;
+}
+
+/**
+ * Answers as of a past day: every figure computed from what the store knew that day (a filing
+ * from its disclosure date, a price from its session's close). Each method throws
+ * invalid_parameter for a day before `earliest()`.
+ */
+export interface PastDays {
+  /** The first day the store holds both prices and a TTM (src/serving/as-of.ts); null while it holds none. */
+  earliest(): Promise<string | null>;
+  /** Which day answers for `day`; throws invalid_parameter (naming the earliest day) for one before `earliest()`. */
+  resolve(day: string): Promise<AnsweredDay>;
+  /** The day's universe (rankings, screen, search, score and percentile cohorts), computed once per day and kept. */
+  universe(day: string): Promise<PastDay>;
+  /** One stock's view as of the day (its snapshot, price and V3 inputs), without the day's universe unless that is held. */
+  stock(code: string, day: string): Promise<{ view: StockView; asOf: AsOfUse }>;
+  /**
+   * The stock a history answer (price history, valuation band) as of `day` reads: the served one,
+   * or a code delisted since, for a day it was listed; else the served dataset's not_found.
+   */
+  view(code: string, day: string): Promise<StockView>;
+  /** The disclosure date of the latest filing in the stock's TTM as of `through` (the valuation band's). */
+  ttmDisclosedBy(view: StockView, through: string): Promise<string | null>;
 }
 
 /** `BRK.B`, `brk-b` and `Brk.b` are one ticker; KR codes are six digits. */

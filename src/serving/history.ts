@@ -17,10 +17,26 @@ import type { SplitEvent } from '../domain/price-change.js';
 import type { BandType, PriceBar, ValuationBandResult } from '../domain/results.js';
 import { resampleSeries, seriesBytes, valuationBandOfSeries, type BarSeries, type MarketCapSeries, type SeriesWindow } from '../domain/series.js';
 import type { TtmStep } from '../domain/ttm.js';
+import { dayNumber } from '../domain/calendar.js';
 import type { MarketDataStore } from '../store/market-data.js';
 
 /** The history cache's default budget; with the response cache (128 MiB) and the snapshot, RSS stays under 1 GiB at full size. */
 export const HISTORY_CACHE_BYTES = 192 * 1024 * 1024;
+
+/** The bars of `series` dated on or before day number `last` (views of its columns, no copy). */
+function seriesThrough(series: BarSeries, last: number): BarSeries {
+  const { days } = series;
+  let lo = 0;
+  let hi = days.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((days[mid] as number) <= last) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === days.length) return series;
+  const cut = (c: Float64Array) => c.subarray(0, lo);
+  return { days: days.subarray(0, lo), close: cut(series.close), shares: cut(series.shares), open: cut(series.open), high: cut(series.high), low: cut(series.low), volume: cut(series.volume), tradedValue: cut(series.tradedValue) };
+}
 
 /** A TTM step as held in memory, for the cache's byte count (two strings, four numbers). */
 const STEP_BYTES = 160;
@@ -43,7 +59,7 @@ export class StockHistories {
   constructor(
     private readonly store: MarketDataStore,
     /** Bars dated after this day are not served (the snapshot's as-of date). */
-    private readonly asOf: string,
+    readonly asOf: string,
     private readonly maxBytes = HISTORY_CACHE_BYTES,
   ) {
     this.lru = new LRUCache<string, Held>({
@@ -128,6 +144,18 @@ export class StockHistories {
     return priceBarsAdjusted(series, window, splits, adjust);
   }
 
+  /**
+   * `priceBarsOrDays` as it was on `through`, a day before the as-of date: the bars up to that
+   * day (a week or month ends there, as the current one ends on the as-of date) and only the
+   * split events known by then (src/serving/as-of.ts).
+   */
+  async priceBarsThrough(securityId: number, window: SeriesWindow, adjust: boolean, through: string): Promise<AdjustedBars> {
+    const cut: SeriesWindow = { ...window, to: window.to !== undefined && window.to < through ? window.to : through };
+    const [series, splits] = await Promise.all([this.priceSeries(securityId, cut), this.splits(securityId)]);
+    const last = dayNumber(through);
+    return priceBarsAdjusted(seriesThrough(series, last), cut, splits.filter((e) => dayNumber(e.date) <= last), adjust);
+  }
+
   /** The series a price history reads: the whole history, or (days need no aggregation) the last `limit` in [from, to]. */
   private priceSeries(securityId: number, window: SeriesWindow): Promise<BarSeries> {
     const range = window.interval === 'day' ? { from: window.from, to: window.to, last: window.limit } : undefined;
@@ -135,9 +163,9 @@ export class StockHistories {
   }
 
   /** A valuation band answer's figures (`valuationBandOfSeries` on its market caps and TTM steps) from `from` to the as-of date. */
-  async band(securityId: number, type: BandType, from: string): Promise<ValuationBandResult> {
+  async band(securityId: number, type: BandType, from: string, to = this.asOf): Promise<ValuationBandResult> {
     const [series, steps] = await Promise.all([this.marketCaps(securityId, from), this.steps(securityId)]);
-    return valuationBandOfSeries({ type, series, steps, from, to: this.asOf });
+    return valuationBandOfSeries({ type, series, steps, from, to });
   }
 
   /**

@@ -14,6 +14,7 @@ import { seoulDay, seoulIso, type Clock } from '../kernel/clock.js';
 import { stallMonitor } from '../runtime/stalls.js';
 import type { MarketDataStore } from '../store/market-data.js';
 import type { RefreshStore } from '../store/refresh-store.js';
+import { AS_OF_CACHE_DAYS, pastDaysOf } from './as-of.js';
 import { computeSnapshotYielding } from './build.js';
 import type { SourceState } from './dataset.js';
 import type { DatasetHolder } from './holder.js';
@@ -26,6 +27,8 @@ export interface PublisherOptions {
   nextRefreshAfter?: (at: Date) => Date | null;
   /** How often the store's dataset version is checked. */
   pollMs?: number;
+  /** Past days whose universe each dataset version keeps for as-of answers (src/serving/as-of.ts). */
+  asOfDays?: number;
 }
 
 export interface PublishReport {
@@ -62,7 +65,7 @@ export class Publisher {
     private readonly logger: Logger,
     options: PublisherOptions,
   ) {
-    this.options = { nextRefreshAfter: () => null, pollMs: 3_000, ...options };
+    this.options = { nextRefreshAfter: () => null, pollMs: 3_000, asOfDays: AS_OF_CACHE_DAYS, ...options };
   }
 
   /**
@@ -133,13 +136,17 @@ export class Publisher {
       stalls.stop();
     }
     if (sources !== undefined) this.lastSources = sources.map(servedState);
-    const swapped = this.holder.swap(
-      new SnapshotDataset(
-        computed,
-        { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.options.nextRefreshAfter(now), sources: this.lastSources },
-        this.store.market,
-      ),
+    const dataset = new SnapshotDataset(
+      computed,
+      { version, updatedAt: seoulIso(now), source: this.options.sourceLabel, nextRefreshAt: this.options.nextRefreshAfter(now), sources: this.lastSources },
+      this.store.market,
+      { past: pastDaysOf(this.options.asOfDays) },
     );
+    const swapped = this.holder.swap(dataset);
+    // The earliest as-of day is found in the background (seconds of reads at full size), so that
+    // health and the first as-of call of the version do not wait for it; a failure is found again
+    // by the call that next asks.
+    if (swapped) dataset.past.earliest().catch(() => undefined);
     const report: PublishReport = {
       version,
       swapped,

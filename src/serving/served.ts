@@ -3,14 +3,14 @@
 
 import { addDays } from '../domain/calendar.js';
 import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../domain/financials.js';
-import type { FinancialReport, FlowDay, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
+import type { FinancialReport, FlowDay, FxRate, Market, SectorExportMonth, SnapshotBar } from '../domain/model.js';
 import type { BandKey, BandType, RankingRow, ValuationBandResult } from '../domain/results.js';
 import type { AdjustedBars } from '../domain/adjusted.js';
 import type { SeriesWindow } from '../domain/series.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore, StoredSecurity, UniverseSlice } from '../store/market-data.js';
-import { normaliseCode, type SectorCount, type ServedDataset, type ServedSecurity, type SourceState, type StockView } from './dataset.js';
+import { normaliseCode, type PastDays, type SectorCount, type ServedDataset, type ServedSecurity, type SourceState, type StockView } from './dataset.js';
 import { ApiError } from '../kernel/errors.js';
 import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type DelistedSecurity, type UniverseData } from './build.js';
@@ -19,6 +19,17 @@ import { readPriceChanges } from './price-changes.js';
 import type { SplitEvent } from '../domain/price-change.js';
 import { listedSharesWanted } from '../domain/snapshot.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
+
+/** The as-of answers of a dataset made without them: no earliest day, and every as-of call refused. */
+const refuseAsOf = (): Promise<never> => Promise.reject(new ApiError('invalid_parameter', 'this dataset serves no as-of answers; allowed: omit asOf', { parameter: 'asOf' }));
+const NO_PAST_DAYS: PastDays = { earliest: () => Promise.resolve(null), resolve: refuseAsOf, universe: refuseAsOf, stock: refuseAsOf, view: refuseAsOf, ttmDisclosedBy: () => Promise.resolve(null) };
+
+export interface DatasetOptions {
+  /** A past day's dataset reads the served dataset's histories (through its own as-of date). */
+  histories?: StockHistories;
+  /** Makes the as-of answers of the dataset (src/serving/as-of.ts `pastDaysOf`). */
+  past?: (served: SnapshotDataset) => PastDays;
+}
 
 export interface ServedMeta {
   version: number;
@@ -35,12 +46,16 @@ export class SnapshotDataset implements ServedDataset {
   readonly nextRefreshAt: Date | null;
   readonly asOf: string;
   readonly sources: readonly SourceState[];
-  private readonly histories: StockHistories;
+  /** The per-stock histories: this dataset's own, or (a past day's) the served dataset's. */
+  readonly histories: StockHistories;
+  private readonly pastOf: ((served: SnapshotDataset) => PastDays) | undefined;
+  private pastDays: PastDays | null = null;
 
   constructor(
     readonly computed: ComputedSnapshot,
     meta: ServedMeta,
-    private readonly store: MarketDataStore,
+    readonly store: MarketDataStore,
+    options: DatasetOptions = {},
   ) {
     this.version = meta.version;
     this.updatedAt = meta.updatedAt;
@@ -48,7 +63,13 @@ export class SnapshotDataset implements ServedDataset {
     this.nextRefreshAt = meta.nextRefreshAt;
     this.sources = meta.sources;
     this.asOf = computed.asOf;
-    this.histories = new StockHistories(store, computed.asOf);
+    this.histories = options.histories ?? new StockHistories(store, computed.asOf);
+    this.pastOf = options.past;
+  }
+
+  /** As-of answers: made on first use by `options.past` (src/serving/as-of.ts); without it, none (`NO_PAST_DAYS`). */
+  get past(): PastDays {
+    return (this.pastDays ??= this.pastOf === undefined ? NO_PAST_DAYS : this.pastOf(this));
   }
 
   stock(code: string): StockView {
@@ -136,17 +157,18 @@ export class SnapshotDataset implements ServedDataset {
     return this.histories.warm(bySize, signal);
   }
 
-  priceBars(view: StockView, window: SeriesWindow, adjust: boolean): Promise<AdjustedBars> {
+  priceBars(view: StockView, window: SeriesWindow, adjust: boolean, through = this.asOf): Promise<AdjustedBars> {
+    if (through < this.histories.asOf) return this.histories.priceBarsThrough(view.security.id, window, adjust, through);
     return this.histories.priceBarsOrDays(view.security.id, window, adjust);
   }
 
-  valuationBand(view: StockView, type: BandType, from: string): Promise<ValuationBandResult> {
+  valuationBand(view: StockView, type: BandType, from: string, through = this.asOf): Promise<ValuationBandResult> {
     if (type === 'psr' && isFinancialSector(view.security.sector)) {
       // PSR does not exist for financial companies (src/domain/financials.ts): no band of it either.
-      const none: ValuationBandResult = { type, from, to: this.asOf, daysUsed: 0, daysExcluded: 0, p5: null, median: null, p95: null, min: null, max: null, current: null, years: [] };
+      const none: ValuationBandResult = { type, from, to: through, daysUsed: 0, daysExcluded: 0, p5: null, median: null, p95: null, min: null, max: null, current: null, years: [] };
       return Promise.resolve({ ...none, reason: NOT_APPLICABLE_TO_FINANCIALS });
     }
-    return this.histories.band(view.security.id, type, from);
+    return this.histories.band(view.security.id, type, from, through < this.histories.asOf ? through : this.histories.asOf);
   }
 }
 
@@ -183,14 +205,26 @@ export const STOCKS_PER_READ = 250;
 const EXPORTS_FIRST_YEAR = 1990;
 
 /**
- * Reads from the store what the builder needs for the whole universe, and no more: per stock
+ * What `loadUniverse` reads besides each stock's filings, bars, flows and price changes: with a
+ * part, no trade or sector exports (as-of answers serve neither); `fx` as given, else read; and
+ * with `securities`, those instead of every security the store lists, read as one request's few
+ * (without turns of the event loop, each stock's own split events).
+ */
+export interface UniversePart {
+  securities?: readonly ServedSecurity[];
+  fx?: readonly FxRate[];
+}
+
+/**
+ * Reads from the store what the builder needs for the whole universe (or `only` a part), and no more: per stock
  * the filings of its last SNAPSHOT_QUARTERS fiscal quarters and its last SNAPSHOT_BARS bars
  * (with the flows of their dates). `computeSnapshot` gives the same result on this as on every
  * filing and bar: it uses nothing older (test/serving/served.test.ts checks it).
  */
-export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ): Promise<UniverseData> {
+export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ, only?: UniversePart): Promise<UniverseData> {
+  if (only?.securities !== undefined) return { ...(await loadListed(store, asOf, only.securities, stocksPerRead, only)), delisted: [] };
   const { securities, delisted } = await listedOn(store, asOf);
-  return { ...(await loadListed(store, asOf, securities, stocksPerRead)), delisted };
+  return { ...(await loadListed(store, asOf, securities, stocksPerRead, only)), delisted };
 }
 
 /**
@@ -211,12 +245,14 @@ export async function listedOn(store: MarketDataStore, day: string): Promise<{ s
   return { securities, delisted };
 }
 
-async function loadListed(store: MarketDataStore, asOf: string, securities: readonly StoredSecurity[], stocksPerRead: number): Promise<Omit<UniverseData, 'delisted'>> {
+async function loadListed(store: MarketDataStore, asOf: string, securities: readonly StoredSecurity[], stocksPerRead: number, only?: UniversePart): Promise<Omit<UniverseData, 'delisted'>> {
   const since = addDays(asOf, -RECENT_DAYS);
   // One read after another with a turn of the event loop between them: on SQLite each read is
   // synchronous, and run back to back they would hold a serving instance for all of them.
+  // A few stocks (one request's) are read without those turns: each would queue it behind every other request.
+  const few = only?.securities;
   const step = async <T>(read: () => Promise<T>): Promise<T> => {
-    await new Promise((resolve) => setImmediate(resolve));
+    if (few === undefined) await new Promise((resolve) => setImmediate(resolve));
     return read();
   };
   const reports = new Map<number, FinancialReport[]>();
@@ -253,7 +289,14 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
   // stock at most, none where the filings state basic EPS).
   const splits = new Map<number, SplitEvent[]>();
   const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
-  for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
+  if (few === undefined) {
+    for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
+  } else {
+    for (const id of krIds) {
+      const events = await store.stockSplitEvents(id, asOf);
+      if (events.length > 0) splits.set(id, events);
+    }
+  }
   const wanted: { securityId: number; date: string }[] = [];
   for (const id of krIds) for (const date of listedSharesWanted(reports.get(id) ?? [], asOf)) wanted.push({ securityId: id, date });
   const listedShares = new Map<number, Map<string, number>>();
@@ -265,12 +308,12 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
     if (dates === undefined) listedShares.set(securityId, (dates = new Map()));
     dates.set(date, count);
   });
-  const fx = await step(() => store.fx());
-  const trade = await step(() => store.trade());
+  const fx = only?.fx ?? (await step(() => store.fx()));
+  const trade = only ? [] : await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.
   const sectorExports: SectorExportMonth[] = [];
   const lastYear = Number(asOf.slice(0, 4));
-  for (let year = EXPORTS_FIRST_YEAR; ; year += 10) {
+  for (let year = EXPORTS_FIRST_YEAR; only === undefined; year += 10) {
     const months = { from: year === EXPORTS_FIRST_YEAR ? '0000-00' : `${year}-01`, to: year + 9 >= lastYear ? '9999-99' : `${year + 9}-12` };
     sectorExports.push(...(await step(() => store.sectorExports(months))));
     if (year + 9 >= lastYear) break;

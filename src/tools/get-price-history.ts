@@ -8,6 +8,7 @@ import type { PriceBar } from '../domain/results.js';
 import { ColumnRows, type RowColumn } from '../domain/column-rows.js';
 import { columnsOf, formatParam, inFormat, mcpFormatParam, truncationFields, type Columns, type SeriesFormat } from './series.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 export const BAR_COLUMNS = ['date', 'open', 'high', 'low', 'close', 'volume', 'tradedValue'] as const;
 
@@ -41,6 +42,7 @@ const output = z.object({
     .describe('Ascending by date; week = ISO week, month = calendar month, dated by the last trading day'),
   ...truncationFields,
   ...meta,
+  asOf: asOfField,
 });
 
 /**
@@ -76,6 +78,7 @@ const input = z.strictObject({
     .default(true)
     .describe('true or false: split-adjusted bars (default) or KR bars as traded; US bars are adjusted by the feed either way'),
   format: mcpFormatParam,
+  asOf: asOfParam,
 });
 
 export const getPriceHistory = defineTool({
@@ -97,11 +100,13 @@ export const getPriceHistory = defineTool({
         parameter: 'from',
       });
     }
-    const view = data.stock(args.code);
-    const { bars, splits } = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit }, args.adjusted);
+    // As of a day: the bars through that day, adjusted for the splits known by then (no universe needed).
+    const day = args.asOf === undefined ? null : await data.past.resolve(args.asOf);
+    const view = day === null || day.served ? data.stock(args.code) : await data.past.view(args.code, day.date);
+    const { bars, splits } = await data.priceBars(view, { interval: args.interval, from: args.from, to: args.to, limit: args.limit }, args.adjusted, day?.date);
     const count = Array.isArray(bars) ? bars.length : bars.end - bars.start;
     const bySource = view.security.market === 'US';
-    return stockAnswer(view.security, data, {
+    const answer = stockAnswer(view.security, data, {
       interval: args.interval,
       from: args.from ?? null,
       to: args.to ?? null,
@@ -111,5 +116,8 @@ export const getPriceHistory = defineTool({
       splits,
       bars: Array.isArray(bars) ? inFormat(args.format, bars, BAR_COLUMNS) : dayRowsInFormat(args.format, bars),
     });
+    if (day === null) return answer;
+    const last = Array.isArray(bars) ? (bars.at(-1)?.date ?? null) : count > 0 ? dateOfDay(bars.series.days[bars.end - 1] as number) : null;
+    return withAsOf(answer, { date: day.date, lastSession: last, lastDisclosure: null, ...(day.note === undefined ? {} : { note: day.note }) });
   },
 });

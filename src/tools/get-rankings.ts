@@ -4,6 +4,7 @@ import { BAND_KEYS, type BandKey } from '../domain/results.js';
 import { V3_FORMULA } from '../domain/v3.js';
 import { bandKey, englishName, meta } from './shapes.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 export const DISCLAIMER =
   'For information only, not investment advice. Scores, target prices and gaps are the output of a published formula ' +
@@ -25,6 +26,7 @@ const input = z.strictObject({
     .min(0)
     .default(0)
     .describe('rows to skip: the answer is rows [offset, offset + limit) of the sorted list; walk every row with offset += limit until offset >= totalCount'),
+  asOf: asOfParam,
 });
 
 const row = z.object({
@@ -54,6 +56,7 @@ const output = z.object({
   updatedAt: meta.updatedAt,
   disclaimer: z.string(),
   source: meta.source,
+  asOf: asOfField,
 });
 
 export const getRankings = defineTool({
@@ -68,11 +71,13 @@ export const getRankings = defineTool({
   output,
   path: '/rankings',
   cacheable: true,
-  async handler(args, { data }) {
+  async handler(args, ctx) {
+    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
+    const data = past?.data ?? ctx.data;
     const markets: Market[] = args.market === 'KR,US' ? ['KR', 'US'] : [args.market];
     const bands = [...new Set(args.bands.split(','))] as BandKey[];
     const { rows, totalCount } = data.rankings(markets, bands, args.limit, args.offset);
-    return {
+    const answer = {
       market: args.market,
       bands,
       rows,
@@ -82,5 +87,6 @@ export const getRankings = defineTool({
       disclaimer: DISCLAIMER,
       source: data.source,
     };
+    return withAsOf(answer, past?.asOf);
   },
 });

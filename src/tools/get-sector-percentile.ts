@@ -4,6 +4,7 @@ import { codeParam } from './params.js';
 import { sectorKo } from '../domain/sectors.js';
 import { meta, percentileEntry, sectorKoField, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 const output = z.object({
   ...stockIdentity,
@@ -13,6 +14,7 @@ const output = z.object({
   cohortMembers: z.number().int().describe('Stocks in the cohort'),
   metrics: z.array(percentileEntry).length(17),
   ...meta,
+  asOf: asOfField,
 });
 
 export const getSectorPercentile = defineTool({
@@ -26,19 +28,24 @@ export const getSectorPercentile = defineTool({
   input: z.strictObject({
     code: codeParam,
     cohort: z.enum(['sector', 'market']).default('sector').describe('sector (same market and sector) or market'),
+    asOf: asOfParam,
   }),
   output,
   path: '/stocks/{code}/percentile',
   cacheable: true,
-  async handler(args, { data }) {
+  async handler(args, ctx) {
+    // As of a day: the cohort as it was that day (the day's universe).
+    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
+    const data = past?.data ?? ctx.data;
     const view = data.stock(args.code);
     const cohort = view.percentiles[args.cohort];
-    return stockAnswer(view.security, data, {
+    const answer = stockAnswer(view.security, data, {
       cohort: args.cohort,
       cohortName: cohort.name,
       cohortNameKo: args.cohort === 'sector' ? sectorKo(cohort.name) : null,
       cohortMembers: cohort.members,
       metrics: cohort.metrics,
     });
+    return withAsOf(answer, past?.asOfStock(view));
   },
 });

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { stockAnswer } from './answer.js';
 import { gradeOf } from '../domain/score.js';
 import { codeParam } from './params.js';
+import type { ServedDataset, StockView } from '../serving/dataset.js';
 import { bandKey, meta, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 const output = z.object({
   ...stockIdentity,
@@ -38,6 +40,7 @@ const output = z.object({
   cohortSize: z.number().int().describe('Stocks of the same market with a V3 score'),
   reason: z.string().optional().describe('Why there is no score'),
   ...meta,
+  asOf: asOfField,
 });
 
 export const getStockScore = defineTool({
@@ -46,52 +49,60 @@ export const getStockScore = defineTool({
   description:
     'Score 0..100 (the percentile of the V3 formula score within the stock market), grade A+..D, the formula-based target ' +
     'price and the gap (upside percent) versus the current price, for one KR or US stock.',
-  input: z.strictObject({ code: codeParam }),
+  input: z.strictObject({ code: codeParam, asOf: asOfParam }),
   output,
   path: '/stocks/{code}/score',
   cacheable: true,
-  async handler(args, { data }) {
+  async handler(args, ctx) {
+    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
+    const data = past?.data ?? ctx.data;
     const view = data.stock(args.code);
-    const { security: s, price, v3 } = view;
-    const base = stockAnswer(s, data, {
-      currentPrice: price?.close ?? null,
-      marketCap: price?.marketCap ?? null,
-      band: view.band,
-      priceDate: price?.date ?? null,
-      cohortSize: view.scoreCohortSize,
-    });
-    if (!v3.ok || view.scorePercentile === null) {
-      return {
-        ...base,
-        score: null,
-        grade: null,
-        v3Score: null,
-        targetPrice: null,
-        gapPct: null,
-        referenceQuarter: null,
-        disclosedOn: null,
-        inputs: null,
-        supply: null,
-        reason: v3.ok ? 'no score percentile' : v3.reason,
-      };
-    }
-    return {
-      ...base,
-      score: view.scorePercentile,
-      grade: gradeOf(view.scorePercentile),
-      v3Score: v3.result.score,
-      targetPrice: v3.targetPrice,
-      gapPct: v3.result.gapPct,
-      referenceQuarter: v3.referenceQuarter,
-      disclosedOn: v3.disclosedOn,
-      inputs: {
-        yoy: v3.inputs.yoy,
-        ttmNiEok: v3.inputs.ttmNiEok,
-        supplyPct: v3.inputs.supplyPct,
-        momentumPct: v3.inputs.momentum * 100,
-        usdKrw: v3.inputs.usdKrw,
-      },
-      supply: { days: v3.supply.days, flowDays: v3.supply.flowDays, sources: [...v3.supply.sources] },
-    };
+    return withAsOf(scoreAnswer(view, data), past?.asOfStock(view));
   },
 });
+
+/** The score answer of `view`, from `data` (today's dataset, or a past day's). */
+function scoreAnswer(view: StockView, data: ServedDataset) {
+  const { security: s, price, v3 } = view;
+  const base = stockAnswer(s, data, {
+    currentPrice: price?.close ?? null,
+    marketCap: price?.marketCap ?? null,
+    band: view.band,
+    priceDate: price?.date ?? null,
+    cohortSize: view.scoreCohortSize,
+  });
+  if (!v3.ok || view.scorePercentile === null) {
+    return {
+      ...base,
+      score: null,
+      grade: null,
+      v3Score: null,
+      targetPrice: null,
+      gapPct: null,
+      referenceQuarter: null,
+      disclosedOn: null,
+      inputs: null,
+      supply: null,
+      reason: v3.ok ? 'no score percentile' : v3.reason,
+    };
+  }
+  return {
+    ...base,
+    score: view.scorePercentile,
+    grade: gradeOf(view.scorePercentile),
+    v3Score: v3.result.score,
+    targetPrice: v3.targetPrice,
+    gapPct: v3.result.gapPct,
+    referenceQuarter: v3.referenceQuarter,
+    disclosedOn: v3.disclosedOn,
+    inputs: {
+      yoy: v3.inputs.yoy,
+      ttmNiEok: v3.inputs.ttmNiEok,
+      supplyPct: v3.inputs.supplyPct,
+      momentumPct: v3.inputs.momentum * 100,
+      usdKrw: v3.inputs.usdKrw,
+    },
+    supply: { days: v3.supply.days, flowDays: v3.supply.flowDays, sources: [...v3.supply.sources] },
+  };
+}
+

@@ -3,6 +3,7 @@ import { stockAnswer } from './answer.js';
 import { codeParam } from './params.js';
 import { meta, snapshotMetric, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 const m = snapshotMetric;
 const output = z.object({
@@ -41,6 +42,7 @@ const output = z.object({
     .optional()
     .describe('Foreign private issuers (20-F/40-F) only: how their figures were made'),
   ...meta,
+  asOf: asOfField,
 });
 
 export const getStockSnapshot = defineTool({
@@ -52,17 +54,20 @@ export const getStockSnapshot = defineTool({
     'current ratio), cash generation (operating cash flow, FCF yield), earnings quality (CF/NI, CCC) and per-share figures ' +
     '(TTM EPS, dividend per share TTM and last fiscal year, dividend yield). Each value has its ' +
     'unit, reference quarter, disclosure date and price date; undefined values are null with a reason. Raw material, no verdict.',
-  input: z.strictObject({ code: codeParam }),
+  input: z.strictObject({ code: codeParam, asOf: asOfParam }),
   output,
   path: '/stocks/{code}/snapshot',
   cacheable: true,
   async handler(args, { data }) {
-    const view = data.stock(args.code);
+    // As of a day: that stock's figures alone (the snapshot uses no cohort).
+    const past = args.asOf === undefined ? null : await data.past.stock(args.code, args.asOf);
+    const view = past?.view ?? data.stock(args.code);
     const { price } = view;
-    return stockAnswer(view.security, data, {
+    const answer = stockAnswer(view.security, data, {
       price: price ? { date: price.date, close: price.close, marketCap: price.marketCap } : null,
       ...view.snapshot,
       ...(view.filer ? { filer: view.filer } : {}),
     });
+    return withAsOf(answer, past?.asOf);
   },
 });

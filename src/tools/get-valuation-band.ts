@@ -4,6 +4,7 @@ import { ApiError } from '../kernel/errors.js';
 import { codeParam, dateParam } from './params.js';
 import { meta, stockIdentity } from './shapes.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 const nullableNumber = z.number().nullable();
 const output = z.object({
@@ -29,6 +30,7 @@ const output = z.object({
   years: z.array(z.object({ year: z.number().int(), days: z.number().int(), min: z.number(), median: z.number(), max: z.number() })),
   reason: z.string().optional(),
   ...meta,
+  asOf: asOfField,
 });
 
 export const getValuationBand = defineTool({
@@ -42,18 +44,25 @@ export const getValuationBand = defineTool({
     code: codeParam,
     type: z.enum(['per', 'pbr', 'psr']).default('per'),
     from: dateParam('start').default('2020-01-01'),
+    asOf: asOfParam,
   }),
   output,
   path: '/stocks/{code}/valuation-band',
   cacheable: true,
   async handler(args, { data }) {
-    if (args.from > data.asOf) {
-      throw new ApiError('invalid_parameter', `parameter 'from' (${args.from}) is after the latest data date ${data.asOf}`, {
+    // As of a day: the series and the current position end there (no universe needed).
+    const day = args.asOf === undefined ? null : await data.past.resolve(args.asOf);
+    const to = day?.date ?? data.asOf;
+    if (args.from > to) {
+      throw new ApiError('invalid_parameter', `parameter 'from' (${args.from}) is after the ${day === null ? 'latest data date' : 'as-of date'} ${to}`, {
         parameter: 'from',
       });
     }
-    const view = data.stock(args.code);
-    const band = await data.valuationBand(view, args.type, args.from);
-    return stockAnswer(view.security, data, band);
+    const view = day === null || day.served ? data.stock(args.code) : await data.past.view(args.code, day.date);
+    const band = await data.valuationBand(view, args.type, args.from, to);
+    const answer = stockAnswer(view.security, data, band);
+    if (day === null) return answer;
+    const use = { date: day.date, lastSession: band.current?.date ?? null, lastDisclosure: await data.past.ttmDisclosedBy(view, day.date), ...(day.note === undefined ? {} : { note: day.note }) };
+    return withAsOf(answer, use);
   },
 });

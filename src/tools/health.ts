@@ -75,6 +75,11 @@ const output = z.object({
     .describe('The last refresh per upstream source; a failed one keeps the previous data served'),
   progress: z.array(sourceProgress).describe('What each source is doing now (empty for the demo universe)'),
   coverage: coverageReport,
+  asOf: z
+    .object({
+      earliest: z.string().nullable().describe('The earliest asOf the stock tools take: the first day the store holds both prices and a TTM; null while it holds none'),
+    })
+    .describe('Answers as of a past day (the asOf argument of the stock tools)'),
 });
 
 export const health = defineTool({
@@ -103,6 +108,7 @@ export const health = defineTool({
       sources: data.sources.map((s) => ({ ...s, terms: termsLine(s.source) })),
       progress: (progress?.() ?? []).map(progressEntry),
       coverage: data.coverage(),
+      asOf: { earliest: await data.past.earliest() },
     };
   },
 });

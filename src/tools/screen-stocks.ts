@@ -29,6 +29,7 @@ import { ApiError } from '../kernel/errors.js';
 import { formatParam, mcpFormatParam, truncationFields } from './series.js';
 import { bandKey, englishName, meta, sectorKoField } from './shapes.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 const FIELD_LIST = SCREEN_FIELDS.join(', ');
 const NUMBER_FIELD_LIST = SCREEN_NUMBER_FIELDS.join(', ');
@@ -81,6 +82,7 @@ const input = z.strictObject({
   limit: limitParam,
   offset: offsetParam,
   format: mcpFormatParam,
+  asOf: asOfParam,
 });
 
 // REST's query text, parsed into the MCP door's arguments.
@@ -157,6 +159,7 @@ const restInput = z.strictObject({
   limit: limitParam,
   offset: offsetParam,
   format: formatParam,
+  asOf: asOfParam,
 });
 
 // Arguments the schemas cannot judge: field names against the fields, sectors and exchanges against the dataset.
@@ -245,6 +248,7 @@ const output = z.object({
     .describe('In sort order; compact form (format=columns): columns named once, rows as arrays'),
   ...truncationFields,
   ...meta,
+  asOf: asOfField,
 });
 
 const UNITS: Readonly<Record<string, string>> = Object.fromEntries(SCREEN_FIELD_DEFINITIONS.map((d) => [d.field, d.unit]));
@@ -269,7 +273,7 @@ export const screenStocks = defineTool({
   ],
   cacheable: true,
   series: { field: 'rows', key: 'code', endParam: 'offset', keep: 'first' },
-  async handler(args, { data }) {
+  async handler(args, ctx) {
     const markets = args.market === 'KR,US' ? (['KR', 'US'] as const) : ([args.market] as const);
     const bounds = args.filters.map(checkBound);
     const sortField = args.sort.field;
@@ -284,6 +288,10 @@ export const screenStocks = defineTool({
     }
     // A sector may be named in Korean (반도체); the data keys on the English name.
     const sectors = [...new Set(args.sectors.map(sectorFromEither))];
+    // As of a day (once the arguments are judged): the day's universe (its figures, bands and
+    // cohorts) and its own screen index.
+    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
+    const data = past?.data ?? ctx.data;
     checkSectors(data, markets, sectors);
     const served = await servedScreenOf(data);
     checkExchanges(served, markets, args.exchanges);
@@ -302,7 +310,7 @@ export const screenStocks = defineTool({
     const page = new ScreenRows(served.index, result.at, asked, columns ? 'arrays' : 'objects');
     // Typed as what they serialise to: nothing reads an answer but its serialisers.
     const rows = columns ? { columns: [...IDENTITY, ...asked], rows: page as unknown as ScreenCell[][] } : (page as unknown as z.output<typeof row>[]);
-    return {
+    const answer = {
       market: args.market,
       sectors,
       bands: args.bands,
@@ -318,5 +326,6 @@ export const screenStocks = defineTool({
       updatedAt: data.updatedAt,
       source: data.source,
     };
+    return withAsOf(answer, past?.asOf);
   },
 });

@@ -4,6 +4,7 @@ import { sectorKo } from '../domain/sectors.js';
 import { bandKey, englishName, meta, sectorKoField } from './shapes.js';
 import { metaOf } from './answer.js';
 import { defineTool } from './tool.js';
+import { asOfField, asOfParam, withAsOf } from './as-of.js';
 
 /** Longest query: longer than any listed company's name, short enough to scan cheaply. */
 export const MAX_QUERY_LENGTH = 50;
@@ -20,6 +21,7 @@ const input = z.strictObject({
     ),
   market: z.enum(['KR', 'US']).optional().describe('KR or US; both when absent'),
   limit: z.number().int().min(1).max(50).default(10).describe('matches to return'),
+  asOf: asOfParam,
 });
 
 const match = z.object({
@@ -48,6 +50,7 @@ const output = z.object({
   totalCount: z.number().int().describe('Stocks that match, before limit'),
   updatedAt: meta.updatedAt,
   source: meta.source,
+  asOf: asOfField,
 });
 
 export const searchStocks = defineTool({
@@ -61,9 +64,12 @@ export const searchStocks = defineTool({
   output,
   path: '/stocks',
   cacheable: true,
-  async handler(args, { data }) {
+  async handler(args, ctx) {
+    // As of a day: the bands of that day's closes, the order of that day's market caps.
+    const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
+    const data = past?.data ?? ctx.data;
     const { matches, totalCount } = data.search({ q: args.q, market: args.market, limit: args.limit });
-    return {
+    const answer = {
       q: args.q,
       market: args.market ?? null,
       matches: matches.map(({ entry: e, field, kind }) => ({
@@ -82,5 +88,6 @@ export const searchStocks = defineTool({
       totalCount,
       ...metaOf(data),
     };
+    return withAsOf(answer, past?.asOf);
   },
 });

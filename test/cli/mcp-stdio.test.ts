@@ -53,6 +53,17 @@ describe('stdio MCP bridge', () => {
     assert.match((bad.content as { text: string }[])[0]!.text, /parameter 'limit'/);
   });
 
+  it('passes asOf through: an as-of call answers what REST answers for the same day', async () => {
+    const tool = (await client.listTools()).tools.find((x) => x.name === 'get_rankings');
+    assert.equal((tool?.inputSchema.properties as Record<string, { type?: string }>)['asOf']?.type, 'string');
+    const result = await client.callTool({ name: 'get_rankings', arguments: { limit: 3, asOf: '2025-06-30' } });
+    assert.equal(result.isError, undefined);
+    const rest = (await get(`${t.url}/api/public/v2/rankings?limit=3&asOf=2025-06-30`, key)).body as { asOf: { date: string } };
+    assert.equal(rest.asOf.date, '2025-06-30');
+    // MCP's rankings limit default differs from REST's, so both ask for 3: the answers are one.
+    assert.deepEqual(result.structuredContent, rest);
+  });
+
   it('lists and reads the resources and lists and gets the prompts', async () => {
     const { resources } = await client.listResources();
     assert.ok(resources.some((r) => r.uri === 'stock-data://formula/v3'));

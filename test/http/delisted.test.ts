@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { addDays } from '../../src/domain/calendar.js';
 import { computeSnapshot, viewKey } from '../../src/serving/build.js';
 import { loadUniverse } from '../../src/serving/served.js';
 import { DELISTED_AFTER_SESSIONS } from '../../src/store/delistings.js';
@@ -71,6 +72,29 @@ describe('a delisted KR stock', () => {
     assert.equal(body.code, 'not_found');
     assert.equal(body.delistedOn, lastDay);
     assert.equal(body.detail, `the KR stock ${CODE} (폐지테스트) was delisted: its last trading day was ${lastDay}; its history is kept, and answers as of a day on or before ${lastDay} include it`);
+  });
+
+  it('asOf: answered as of a day it was listed (search, snapshot, score, price history), not_found after its last day', async () => {
+    const api = (path: string) => t.get(`${t.url}/api/public/v2${path}`, key);
+    const found = await api(`/stocks?q=${CODE}&asOf=${lastDay}`);
+    assert.deepEqual((found.body as { matches: { code: string }[] }).matches.map((m) => m.code), [CODE]);
+    assert.deepEqual(((await api(`/stocks?q=${CODE}`)).body as { matches: unknown[] }).matches, []);
+    // Its close on its last day: 1,000 + (sessions kept - 1), the bars written above.
+    const close = 1_000 + (await t.app.store.market.tradingDates('KR')).indexOf(lastDay);
+    const snapshot = await api(`/stocks/${CODE}/snapshot?asOf=${lastDay}`);
+    assert.equal(snapshot.status, 200, snapshot.text);
+    assert.deepEqual((snapshot.body as { price: { date: string; close: number } }).price, { date: lastDay, close, marketCap: 1_000_000 * close });
+    const score = await api(`/stocks/${CODE}/score?asOf=${lastDay}`);
+    assert.equal(score.status, 200, score.text);
+    assert.equal((score.body as { currentPrice: number }).currentPrice, close);
+    const prices = await api(`/stocks/${CODE}/prices?limit=1&asOf=${lastDay}`);
+    assert.equal(prices.status, 200, prices.text);
+    assert.deepEqual((prices.body as { bars: { date: string; close: number }[] }).bars.map((b) => [b.date, b.close]), [[lastDay, close]]);
+    // A week after its last day (its market traded SESSIONS_AFTER sessions after it): not listed.
+    for (const path of [`/stocks/${CODE}/snapshot`, `/stocks/${CODE}/score`, `/stocks/${CODE}/prices`]) {
+      const after = await api(`${path}?asOf=${addDays(lastDay, 7)}`);
+      assert.equal(after.status, 404, `${path}: ${after.text}`);
+    }
   });
 
   it('MCP: an isError result, saying its last trading day', async () => {

@@ -551,7 +551,7 @@ describe('MCP /api/mcp', () => {
         const r = (bad.body as Rpc).result!;
         assert.equal(r.isError, true, body);
         const key = /"(__proto__|constructor|prototype)"/.exec(body)![1];
-        assert.equal((r.content as { text: string }[])[0]!.text, `invalid_parameter: unknown parameter '${key}'; allowed parameters: market, bands, limit, offset`);
+        assert.equal((r.content as { text: string }[])[0]!.text, `invalid_parameter: unknown parameter '${key}'; allowed parameters: market, bands, limit, offset, asOf`);
       }
       const unknown = await rpc(mcp, request(6, 'tools/call', { name: 'nope', arguments: {} }), headers('tools/call', 'nope'));
       assert.equal((unknown.body as Rpc).error?.code, -32602);

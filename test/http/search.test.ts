@@ -125,7 +125,7 @@ describe('search_stocks and rankings paging', () => {
       const tool = tools.find((x) => x.name === 'search_stocks');
       assert.ok(tool);
       const props = tool.inputSchema.properties as Record<string, Json>;
-      assert.deepEqual(Object.keys(props).sort(), ['limit', 'market', 'q']);
+      assert.deepEqual(Object.keys(props).sort(), ['asOf', 'limit', 'market', 'q']);
       assert.deepEqual([props.limit?.minimum, props.limit?.maximum, props.limit?.default], [1, 50, 10]);
       assert.deepEqual(tool.inputSchema.required, ['q']);
       // The SDK client validates structuredContent against the outputSchema itself.

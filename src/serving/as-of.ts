@@ -1,0 +1,231 @@
+// Answers as of a past day. The store keeps every filing with its disclosure date and every bar
+// with its session, so a day's universe is `loadUniverse` + `computeSnapshot` with that day as
+// the as-of date, exactly as the publisher computes today's (`snapshotOfDay`, which the backtest
+// also uses). Per served dataset version:
+//
+// - a day's whole universe (rankings, screen, search, the score and percentile cohorts) is
+//   computed once, however many requests ask for it at once (one promise shared), and kept in an
+//   LRU of `AS_OF_CACHE_DAYS` days; a new dataset version starts with an empty one (the store's
+//   past has changed with it);
+// - one stock's snapshot is computed from that stock's filings and bars alone (a universe of one)
+//   unless its day's universe is held; price history and the valuation band read the served
+//   dataset's history cache through the day (src/serving/history.ts `priceBarsThrough`);
+// - the earliest day answered is the first day the store holds both prices and a TTM, found once.
+//
+// Today's date or later is answered by the served dataset itself.
+
+import { LRUCache } from 'lru-cache';
+import type { FxRate } from '../domain/model.js';
+import { ApiError } from '../kernel/errors.js';
+import type { MarketDataStore } from '../store/market-data.js';
+import { computeSnapshot, computeSnapshotYielding, viewKey, type ComputedSnapshot } from './build.js';
+import { normaliseCode, type AnsweredDay, type AsOfUse, type PastDay, type PastDays, type ServedSecurity, type StockView } from './dataset.js';
+import { loadUniverse, SnapshotDataset, STOCKS_PER_READ, type UniversePart } from './served.js';
+
+/** Past days whose universe is kept per dataset version (AS_OF_CACHE_DAYS). */
+export const AS_OF_CACHE_DAYS = 12;
+
+/**
+ * The snapshot of `day` computed from the store: every security's figures as known at that day's
+ * close (a filing from its disclosure date, a price from its session), as the publisher computes
+ * today's. With `only`: no trade or sector exports, and only `only.securities` when given
+ * (`UniversePart`).
+ */
+export async function snapshotOfDay(store: MarketDataStore, day: string, only?: UniversePart): Promise<ComputedSnapshot> {
+  const universe = await loadUniverse(store, day, STOCKS_PER_READ, only);
+  // One request's few stocks are computed at once: a pause would queue them behind every other request.
+  return only?.securities === undefined ? computeSnapshotYielding(universe, day) : computeSnapshot(universe, day);
+}
+
+/** Stocks whose TTM steps are read between two turns of the event loop. */
+const STOCKS_PER_TURN = 100;
+
+/**
+ * The first day the store holds both prices and a TTM: over the securities, the earliest day on
+ * which one has a TTM (four quarters disclosed: the first TTM step with net income) and a close on
+ * or before it, i.e. the later of its first TTM day and its first bar. Null when no security has
+ * both by `through`. The stocks are taken by first bar, earliest first, and the scan stops at the
+ * first whose first bar is not before the best day found (none after it can be earlier): on a
+ * store whose stocks have prices from their first filings on, it reads one stock's TTM steps.
+ */
+export async function earliestAsOf(store: MarketDataStore, securities: readonly ServedSecurity[], through: string): Promise<string | null> {
+  const firstBars = await store.firstBarDates();
+  const priced = securities
+    .flatMap((s) => {
+      const first = firstBars.get(s.id);
+      return first !== undefined && first <= through ? [{ id: s.id, first }] : [];
+    })
+    .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : a.id - b.id));
+  let best: string | null = null;
+  let n = 0;
+  for (const { id, first } of priced) {
+    if (best !== null && first >= best) break;
+    if (++n % STOCKS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    const step = (await store.ttmSteps(id)).find((x) => x.netIncome !== null);
+    if (step === undefined || step.effectiveFrom > through) continue;
+    const day = step.effectiveFrom > first ? step.effectiveFrom : first;
+    if (best === null || day < best) best = day;
+  }
+  return best;
+}
+
+/** The as-of answers of `served` (its `past`), keeping up to `maxDays` days' universes. */
+export function pastDaysOf(maxDays = AS_OF_CACHE_DAYS): (served: SnapshotDataset) => PastDays {
+  return (served) => new ServedPastDays(served, maxDays);
+}
+
+interface HeldDay {
+  promise: Promise<PastDay>;
+  /** Set once the day is computed. */
+  value?: PastDay;
+}
+
+class ServedPastDays implements PastDays {
+  private readonly days: LRUCache<string, HeldDay>;
+  private earliestDay: Promise<string | null> | null = null;
+  private fxRates: Promise<FxRate[]> | null = null;
+
+  constructor(
+    private readonly served: SnapshotDataset,
+    maxDays: number,
+  ) {
+    this.days = new LRUCache<string, HeldDay>({ max: Math.max(1, maxDays) });
+  }
+
+  earliest(): Promise<string | null> {
+    if (this.earliestDay === null) {
+      // Today's listed stocks and those delisted since: a delisted company's history counts too.
+      const { listed, delisted } = this.served.computed;
+      this.earliestDay = earliestAsOf(this.served.store, [...listed, ...[...delisted.values()].map((d) => d.security)], this.served.asOf);
+      this.earliestDay.catch(() => (this.earliestDay = null));
+    }
+    return this.earliestDay;
+  }
+
+  async resolve(day: string): Promise<AnsweredDay> {
+    const today = this.served.asOf;
+    if (day >= today) {
+      return day === today
+        ? { date: today, served: true }
+        : { date: today, served: true, note: `asOf ${day} is after the latest data day ${today}: answered as of ${today}` };
+    }
+    const earliest = await this.earliest();
+    if (earliest === null || day < earliest) {
+      const detail =
+        earliest === null
+          ? `parameter 'asOf' (${day}) is before any day the store holds both prices and a TTM (it holds none yet); allowed: omit asOf`
+          : `parameter 'asOf' (${day}) is before the earliest day with both prices and a TTM, ${earliest}; allowed: ${earliest} or later`;
+      throw new ApiError('invalid_parameter', detail, { parameter: 'asOf' });
+    }
+    return { date: day, served: false };
+  }
+
+  async universe(day: string): Promise<PastDay> {
+    const answered = await this.resolve(day);
+    if (answered.served) return pastDayOf(this.served, answered);
+    const held = this.days.get(answered.date);
+    if (held !== undefined) return held.promise;
+    const entry: HeldDay = { promise: this.compute(answered) };
+    this.days.set(answered.date, entry);
+    entry.promise.then(
+      (value) => (entry.value = value),
+      () => {
+        if (this.days.peek(answered.date) === entry) this.days.delete(answered.date);
+      },
+    );
+    return entry.promise;
+  }
+
+  async stock(code: string, day: string): Promise<{ view: StockView; asOf: AsOfUse }> {
+    const answered = await this.resolve(day);
+    if (answered.served) {
+      const view = this.served.stock(code);
+      return { view, asOf: stockUse(this.served.computed, view, answered) };
+    }
+    const held = this.days.peek(answered.date)?.value;
+    if (held !== undefined) {
+      const view = held.data.stock(code);
+      return { view, asOf: held.asOfStock(view) };
+    }
+    const security = this.securityOn(code, answered.date);
+    const computed = await snapshotOfDay(this.served.store, answered.date, { securities: [security], fx: await this.fx() });
+    const view = computed.views.get(viewKey(security.market, security.code)) as StockView;
+    return { view, asOf: stockUse(computed, view, answered) };
+  }
+
+  async view(code: string, day: string): Promise<StockView> {
+    try {
+      return this.served.stock(code);
+    } catch (err) {
+      // A code delisted since: its view of the day (answered while it was listed).
+      if (!(err instanceof ApiError) || this.delistedOn(code, day) === undefined) throw err;
+      return (await this.stock(code, day)).view;
+    }
+  }
+
+  /** A served stock's security, or a delisted one's for a day it was listed; else the served dataset's not_found or data_unavailable. */
+  private securityOn(code: string, day: string): ServedSecurity {
+    try {
+      return this.served.stock(code).security;
+    } catch (err) {
+      const gone = this.delistedOn(code, day);
+      if (gone === undefined) throw err;
+      return gone;
+    }
+  }
+
+  /** The security of a code delisted by the served day whose last trading day is on or after `day`. */
+  private delistedOn(code: string, day: string): ServedSecurity | undefined {
+    const { market, code: normalised } = normaliseCode(code);
+    const gone = this.served.computed.delisted.get(viewKey(market, normalised));
+    return gone !== undefined && day <= gone.delistedOn ? gone.security : undefined;
+  }
+
+  async ttmDisclosedBy(view: StockView, through: string): Promise<string | null> {
+    let disclosed: string | null = null;
+    for (const step of await this.served.histories.steps(view.security.id)) {
+      if (step.effectiveFrom > through) break;
+      disclosed = step.effectiveFrom;
+    }
+    return disclosed;
+  }
+
+  private fx(): Promise<FxRate[]> {
+    if (this.fxRates === null) {
+      this.fxRates = this.served.store.fx();
+      this.fxRates.catch(() => (this.fxRates = null));
+    }
+    return this.fxRates;
+  }
+
+  private async compute(answered: AnsweredDay): Promise<PastDay> {
+    // Neither trade nor sector exports take asOf: a held day keeps none.
+    const computed = await snapshotOfDay(this.served.store, answered.date, { fx: await this.fx() });
+    const { served } = this;
+    const data = new SnapshotDataset(
+      computed,
+      { version: served.version, updatedAt: served.updatedAt, source: served.source, nextRefreshAt: served.nextRefreshAt, sources: served.sources },
+      served.store,
+      { histories: served.histories, past: () => this },
+    );
+    return pastDayOf(data, answered);
+  }
+}
+
+function stockUse(computed: ComputedSnapshot, view: StockView, answered: AnsweredDay): AsOfUse {
+  return {
+    date: answered.date,
+    lastSession: view.price?.date ?? null,
+    lastDisclosure: computed.used.disclosures.get(viewKey(view.security.market, view.security.code)) ?? null,
+    ...(answered.note === undefined ? {} : { note: answered.note }),
+  };
+}
+
+function pastDayOf(data: SnapshotDataset, answered: AnsweredDay): PastDay {
+  const { used } = data.computed;
+  return {
+    data,
+    asOf: { date: answered.date, lastSession: used.lastSession, lastDisclosure: used.lastDisclosure, ...(answered.note === undefined ? {} : { note: answered.note }) },
+    asOfStock: (view) => stockUse(data.computed, view, answered),
+  };
+}
