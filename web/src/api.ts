@@ -5,6 +5,7 @@
 import { isLoopbackHost } from '../../src/http/loopback.js';
 
 const KEY_STORAGE = 'krus-dashboard.apiKey';
+const AS_OF_STORAGE = 'krus-dashboard.asOf';
 const BASE = '/api/public/v2';
 
 export class ApiProblem extends Error {
@@ -47,6 +48,24 @@ type Query = Record<string, string | number | undefined>;
 
 const responses = new Map<string, Promise<unknown>>();
 
+/**
+ * The past day the pages look at (`YYYY-MM-DD`), or null for today. Kept for the tab
+ * (sessionStorage): it follows the user from rankings to a stock and back, and a new tab opens
+ * on today's data.
+ */
+export function viewingAsOf(): string | null {
+  const day = sessionStorage.getItem(AS_OF_STORAGE);
+  return day !== null && /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : null;
+}
+
+export function setViewingAsOf(day: string | null): void {
+  if (day === null || day === '') sessionStorage.removeItem(AS_OF_STORAGE);
+  else sessionStorage.setItem(AS_OF_STORAGE, day);
+}
+
+/** The endpoints that answer as of a day (the stock tools and lists); the exports and health do not. */
+const AS_OF_PATHS = /^\/(stocks|rankings|screen)(\/|$)/;
+
 export function apiUrl(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
@@ -54,9 +73,13 @@ export function apiUrl(path: string, query: Query = {}): string {
   return `${BASE}${path}${qs ? `?${qs}` : ''}`;
 }
 
-/** GET one endpoint; the same URL is fetched once per page load unless it failed. */
+/**
+ * GET one endpoint; the same URL is fetched once per page load unless it failed. A stock
+ * endpoint is asked as of the day the user chose (`viewingAsOf`), if any.
+ */
 export function api<T>(path: string, query: Query = {}): Promise<T> {
-  const url = apiUrl(path, query);
+  const asOf = viewingAsOf();
+  const url = apiUrl(path, asOf !== null && AS_OF_PATHS.test(path) ? { ...query, asOf } : query);
   let pending = responses.get(url);
   if (pending === undefined) {
     pending = fetchJson(url);

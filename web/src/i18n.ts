@@ -75,6 +75,11 @@ const LABELS = {
   loading: ['불러오는 중…', 'Loading…'],
   error: ['오류', 'Error'],
   updatedAt: ['데이터 기준', 'Updated'],
+  asOfLabel: ['기준일', 'As of'],
+  asOfToday: ['오늘', 'Today'],
+  asOfViewing: ['{date} 시점에 알려진 데이터를 보고 있습니다 (그날 이후의 공시와 가격은 쓰지 않음).', 'Showing the data as it was known on {date} (no filing or price after that day).'],
+  asOfBack: ['오늘 데이터로', 'Back to today'],
+  asOfAnswer: ['{date} 기준 · 마지막 거래일 {session} · 마지막 공시 {disclosure}', 'as of {date} · last session {session} · last disclosure {disclosure}'],
   source: ['출처', 'Source'],
   // rankings
   market: ['시장', 'Market'],

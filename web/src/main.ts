@@ -2,7 +2,7 @@
 // pages. Each page renders from the public REST API only.
 
 import './style.css';
-import { ApiProblem, adoptKeyFromFragment, api, checkKey, storeKey, storedKey } from './api.js';
+import { ApiProblem, adoptKeyFromFragment, api, checkKey, setViewingAsOf, storeKey, storedKey, viewingAsOf } from './api.js';
 import { errorText } from './errors.js';
 import { koreanFontNote } from './fonts.js';
 import { h, note, showError } from './dom.js';
@@ -44,6 +44,55 @@ let keyRefusal: string | null = null;
 
 function keyRefused(err: unknown): string {
   return err instanceof ApiProblem && (err.status === 401 || err.status === 403) ? t('keyRejected') : errorText(err);
+}
+
+/** Today in Seoul, `YYYY-MM-DD`: the latest day the date picker offers. */
+function seoulToday(): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Seoul', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+}
+
+/**
+ * The as-of picker: the day the stock pages answer for (src/api.ts `viewingAsOf`), empty for
+ * today. Not on the exports page, whose trade statistics are not asked as of a day.
+ */
+function asOfPicker(page: Page): HTMLElement | null {
+  if (page === 'exports') return null;
+  const current = viewingAsOf();
+  const input = h('input', { type: 'date', id: 'as-of', max: seoulToday(), value: current ?? '', 'aria-label': t('asOfLabel') });
+  input.addEventListener('change', () => {
+    // A day after today is today; an empty field is today.
+    const day = input.value !== '' && input.value < seoulToday() ? input.value : null;
+    setViewingAsOf(day);
+    route();
+  });
+  if (storedKey() !== null) {
+    api<Health>('/health')
+      .then((health) => {
+        const earliest = health.asOf?.earliest;
+        if (typeof earliest === 'string') input.min = earliest;
+      })
+      .catch(() => undefined);
+  }
+  return h(
+    'div',
+    { class: 'as-of-picker' },
+    h('label', { for: 'as-of' }, t('asOfLabel')),
+    input,
+    current !== null
+      ? h(
+          'button',
+          {
+            type: 'button',
+            id: 'as-of-today',
+            onclick: () => {
+              setViewingAsOf(null);
+              route();
+            },
+          },
+          t('asOfToday'),
+        )
+      : null,
+  );
 }
 
 function renderHeader(active: Page): void {
@@ -109,9 +158,11 @@ function renderHeader(active: Page): void {
   const navLink = (page: Page, label: string, hash: string) =>
     h('a', { href: hash, class: page === active ? 'active' : null, 'aria-current': page === active ? 'page' : null, 'data-nav': page }, label);
   const fontNote = koreanFontNote();
+  const picker = asOfPicker(active);
   header.replaceChildren(
     h('a', { class: 'brand', href: '#/rankings' }, t('appTitle')),
     h('nav', {}, navLink('rankings', t('navRankings'), '#/rankings'), navLink('screener', t('navScreener'), '#/screener'), navLink('stock', t('navStock'), '#/stock'), navLink('exports', t('navExports'), '#/exports')),
+    ...(picker === null ? [] : [picker]),
     keyForm,
     h(
       'button',
@@ -162,6 +213,29 @@ function route(): void {
   if (storedKey() === null) {
     view.append(note(t('keyNeeded')));
     return;
+  }
+  const asOf = viewingAsOf();
+  if (asOf !== null && page !== 'exports') {
+    view.append(
+      h(
+        'p',
+        { class: 'note as-of-banner', id: 'as-of-banner', role: 'status' },
+        t('asOfViewing', { date: asOf }),
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'link',
+            onclick: () => {
+              setViewingAsOf(null);
+              route();
+            },
+          },
+          t('asOfBack'),
+        ),
+      ),
+    );
   }
   const ctx: PageContext = {
     view,

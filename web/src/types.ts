@@ -13,6 +13,8 @@ export type { BandKey, BandType, Currency, Interval, Market, PercentileEntry, Pe
 interface Meta {
   updatedAt: string;
   source: string;
+  /** Present when the answer was asked as of a past day. */
+  asOf?: AsOfInfo;
 }
 
 interface StockIdentity {
@@ -149,6 +151,15 @@ export interface Health {
   dailyQuota: number;
   dataUpdatedAt: string;
   dataAsOf: string;
+  /** The earliest day an as-of answer can be asked for (the first with prices and a TTM). */
+  asOf?: { earliest: string | null };
+}
+
+/** What an answer asked as of a past day says of the day it answers for. */
+export interface AsOfInfo {
+  date: string;
+  lastSession: string | null;
+  lastDisclosure: string | null;
 }
 
 /** One row of screen_stocks in object form: the identity, then the asked fields. */

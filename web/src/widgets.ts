@@ -2,12 +2,15 @@
 
 import { h } from './dom.js';
 import { t, tDynamic } from './i18n.js';
-import { BAND_KEYS, type BandKey } from './types.js';
+import { BAND_KEYS, type AsOfInfo, type BandKey } from './types.js';
 import { timestamp } from './format.js';
 
-/** "Updated 2026-11-20 12:00 (+09:00) · Source demo", shown with every block of API data. */
-export function metaLine(meta: { updatedAt: string; source: string }): HTMLElement {
-  return h(
+/**
+ * "Updated 2026-11-20 12:00 (+09:00) · Source demo", shown with every block of API data; an
+ * answer asked as of a past day also says that day, its last session and its last disclosure.
+ */
+export function metaLine(meta: { updatedAt: string; source: string; asOf?: AsOfInfo | undefined }): HTMLElement {
+  const line = h(
     'p',
     { class: 'meta' },
     `${t('updatedAt')} `,
@@ -15,6 +18,11 @@ export function metaLine(meta: { updatedAt: string; source: string }): HTMLEleme
     ` · ${t('source')} `,
     h('span', { class: 'source' }, meta.source),
   );
+  const asOf = meta.asOf;
+  if (asOf !== undefined) {
+    line.append(' · ', h('span', { class: 'answer-as-of', 'data-as-of': asOf.date }, t('asOfAnswer', { date: asOf.date, session: asOf.lastSession ?? '-', disclosure: asOf.lastDisclosure ?? '-' })));
+  }
+  return line;
 }
 
 /** A row of toggle buttons; exactly one is pressed. */
