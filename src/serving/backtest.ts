@@ -1,13 +1,13 @@
 // The backtest's reads and loop (`npm run cli -- backtest`, docs/calculations.md "Backtest"): per
 // rebalance day, the whole market's snapshot as of that day (the computation every as-of answer
-// is made of: `loadUniverse` + `computeSnapshot`), the picks the caller's as-of answer gives on it,
+// is made of: `snapshotOfDay`, ./as-of.ts), the picks the caller's as-of answer gives on it,
 // and each stock's last close of its holding period. The arithmetic is src/domain/backtest.ts.
 
 import { forwardReturn, periodFigures, type DatedClose, type Period, type PeriodFigures } from '../domain/backtest.js';
 import type { Market } from '../domain/model.js';
 import type { MarketDataStore } from '../store/market-data.js';
-import { computeSnapshot, type ComputedSnapshot } from './build.js';
-import { loadUniverse, SnapshotDataset, STOCKS_PER_READ } from './served.js';
+import { snapshotOfDay } from './as-of.js';
+import { SnapshotDataset, STOCKS_PER_READ } from './served.js';
 
 /**
  * The store as a backtest of `market` reads it: only the market's securities, and the reads that
@@ -46,10 +46,8 @@ export function backtestReads(store: MarketDataStore, market: Market): MarketDat
   });
 }
 
-/** The snapshot as of `day` of what `store` holds: the computation every as-of answer of that day reads. */
-export async function snapshotOfDay(store: MarketDataStore, day: string): Promise<ComputedSnapshot> {
-  return computeSnapshot(await loadUniverse(store, day), day);
-}
+/** The snapshot as of `day`: the as-of answers' own computation (./as-of.ts), re-exported for the backtest's callers. */
+export { snapshotOfDay };
 
 /** A candidate pick as the day's answer (get_rankings, screen_stocks) gives it, in its order. */
 export interface Candidate {
