@@ -9,6 +9,14 @@ import type { PercentileMetricKey, SnapshotMetricKey } from './results.js';
 /** The reason of every metric a financial company's snapshot leaves null as not applicable. */
 export const NOT_APPLICABLE_TO_FINANCIALS = 'not applicable to financial companies';
 
+/**
+ * The reason of a financial company's operating income YoY when none of its filings at the date
+ * states an operating income: US banks, insurers and lenders file no operating-income subtotal
+ * (their income statements go from revenue and expenses to pre-tax income), so the metric does
+ * not exist for them; a Korean financial layout states 영업이익 and has it.
+ */
+export const NO_OPERATING_INCOME_FILED = 'not applicable to a financial company that reports no operating income';
+
 /** The financial sectors of both markets (KR: src/sources/opendart/sectors.ts, by KSIC code and statement layout; US: src/sources/sec/sectors.ts, by SIC code). */
 export const FINANCIAL_SECTORS: readonly string[] = ['Banks', 'Insurance', 'Securities', 'Asset Management', 'Other Financials'];
 

@@ -3,7 +3,7 @@
 // ratio is null with a reason, never Infinity, NaN or 0.
 
 import { changePct } from './change.js';
-import { NOT_APPLICABLE_TO_FINANCIAL_METRICS, NOT_APPLICABLE_TO_FINANCIALS } from './financials.js';
+import { NO_OPERATING_INCOME_FILED, NOT_APPLICABLE_TO_FINANCIAL_METRICS, NOT_APPLICABLE_TO_FINANCIALS } from './financials.js';
 import type { BalanceItem, Currency, FinancialReport, FlowItem } from './model.js';
 import type { SplitEvent } from './price-change.js';
 import { PERCENTILE_METRICS } from './results.js';
@@ -183,6 +183,12 @@ export function stockMetricsOfView(view: TtmView, price: PricePoint | null, curr
   for (const key of NOT_APPLICABLE_TO_FINANCIAL_METRICS) {
     const { unit, referenceQuarter, disclosedOn, priceDate } = metrics[key];
     metrics[key] = { value: null, reason: NOT_APPLICABLE_TO_FINANCIALS, unit, referenceQuarter, disclosedOn, priceDate };
+  }
+  // Operating income YoY applies to a financial company as its filings define operating income;
+  // one whose filings at the date state none (a US bank's or insurer's) has no such figure.
+  const oiYoy = metrics.operatingIncomeYoy;
+  if (oiYoy.value === null && view.quarters.length > 0 && view.quarters.every((q) => q.operatingIncome === null)) {
+    metrics.operatingIncomeYoy = { ...oiYoy, reason: NO_OPERATING_INCOME_FILED };
   }
   return metrics;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { isFinancialSector, NOT_APPLICABLE_TO_FINANCIALS } from '../../src/domain/financials.js';
+import { isFinancialSector, NO_OPERATING_INCOME_FILED, NOT_APPLICABLE_TO_FINANCIALS } from '../../src/domain/financials.js';
 import type { FinancialReport } from '../../src/domain/model.js';
 import { PERCENTILE_METRICS } from '../../src/domain/results.js';
 import type { PercentileMetricKey } from '../../src/domain/results.js';
@@ -265,6 +265,20 @@ void describe('stockMetrics of a financial company (docs/calculations.md, "Finan
     // Where the industrial definition would give a value, the financial company's is still null.
     assert.equal(m0.currentRatio.value, 200); // 300 x 100 / 150
     assert.equal(fin.evEbit.value, null);
+  });
+
+  void it('operating income YoY of a financial company whose filings state no operating income (a US bank or insurer): not applicable', () => {
+    // The same filings without any operating income: every quarter's is null.
+    const noOi = reports.map((r) => ({ ...r, operatingIncome: null }));
+    const bank = stockMetrics(discreteQuarters(noOi, asOf), price, 'USD', { financial: true });
+    assert.deepEqual(bank.operatingIncomeYoy, { value: null, reason: NO_OPERATING_INCOME_FILED, unit: '%', referenceQuarter: '2024Q4', disclosedOn: '2025-03-15', priceDate: null });
+    // An industrial company without it: missing, not outside the metric.
+    assert.equal(stockMetrics(discreteQuarters(noOi, asOf), price, 'USD').operatingIncomeYoy.reason, 'TTM operating income not reported');
+    // A financial company that states it in some quarters but not the latest: missing too.
+    const gap = reports.map((r) => (r.fiscalYear === 2024 && r.fiscalQuarter === 4 ? { ...r, operatingIncome: null } : r));
+    const partial = stockMetrics(discreteQuarters(gap, asOf), price, 'USD', { financial: true }).operatingIncomeYoy;
+    assert.equal(partial.value, null);
+    assert.notEqual(partial.reason, NO_OPERATING_INCOME_FILED);
   });
 
   void it('sectors: banks, insurers, securities firms, asset managers and other financials are financial companies', () => {
