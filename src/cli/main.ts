@@ -17,7 +17,6 @@ import { configuredSources, sourceNotices } from '../sources/index.js';
 import { backupSqlite, restoreSqlite } from '../store/backup.js';
 import type { Plan } from '../store/access-store.js';
 import pino from 'pino';
-import { backtest, BACKTEST_USAGE, BacktestDataError, BacktestUsageError, parseBacktestOptions } from './backtest.js';
 import { doorsBanner, keyBanner, listenFailureHint, NO_KEY_BANNER, signInBanner } from './banner.js';
 import { printable } from './printable.js';
 import { followProgress } from './progress.js';
@@ -280,6 +279,9 @@ async function refresh(range?: { from: string; to: string }): Promise<void> {
 
 /** `backtest`: exit 2 for an invalid option, 1 when the store cannot answer (src/cli/backtest.ts). */
 async function runBacktestCommand(args: string[]): Promise<void> {
+  // Loaded here, not at the top: the backtest computes snapshots (src/serving), which the other
+  // commands never load (test/cli/imports.test.ts).
+  const { backtest, BACKTEST_USAGE, BacktestDataError, BacktestUsageError, parseBacktestOptions } = await import('./backtest.js');
   if (args.includes('--help')) {
     process.stdout.write(`${BACKTEST_USAGE}\n`);
     return;

@@ -141,25 +141,30 @@ export async function startUpstream(faults: UpstreamFaults = {}): Promise<Upstre
         constructed: true,
       };
     }
-    m = /^\/api\/xbrl\/frames\/dei\/EntityCommonStockSharesOutstanding\/shares\/CY(\d{4})Q([1-4])I\.json$/.exec(p);
-    if (m) {
+    m = /^\/api\/xbrl\/frames\/(dei\/EntityCommonStockSharesOutstanding|us-gaap\/CommonStockSharesOutstanding|us-gaap\/WeightedAverageNumberOfSharesOutstandingBasic)\/shares\/CY(\d{4})Q([1-4])(I?)\.json$/.exec(p);
+    if (m && (m[4] === 'I') === (m[1] !== 'us-gaap/WeightedAverageNumberOfSharesOutstandingBasic')) {
       // CONSTRUCTED (no frames recording): the frames API's documented shape, one row per
-      // recorded company holding its cover-page dei:EntityCommonStockSharesOutstanding fact with
-      // the latest `end` on or before the quarter's last day, exactly as recorded in its
-      // companyfacts (accn, end, val). The real frame holds the fact nearest the quarter end; the
-      // recordings stop earlier (Apple: the Q1 FY2026 10-Q, cover date 2026-01-16), so the latest
-      // recorded count stands in for it.
-      const year = Number(m[1]);
-      const quarterEnd = `${year}-${['03-31', '06-30', '09-30', '12-31'][Number(m[2]) - 1]}`;
+      // recorded company holding its fact of the concept with the latest `end` on or before the
+      // quarter's last day (the weighted average: of a quarter's duration), exactly as recorded in
+      // its companyfacts (accn, end, val). The real frame holds the fact nearest the quarter end;
+      // the recordings stop earlier (Apple: the Q1 FY2026 10-Q, cover date 2026-01-16), so the
+      // latest recorded count stands in for it. The Polygon source asks the cover count first,
+      // then the us-gaap counts for a company the cover frames do not hold.
+      const [taxonomy, tag] = (m[1] as string).split('/') as ['dei' | 'us-gaap', string];
+      const year = Number(m[2]);
+      const quarterEnd = `${year}-${['03-31', '06-30', '09-30', '12-31'][Number(m[3]) - 1]}`;
+      const duration = m[4] !== 'I';
       const data: { accn: string; cik: number; entityName: string; end: string; val: number }[] = [];
       for (const cik of Object.keys(SEC_COMPANIES).map(Number)) {
         const facts = factsOf(cik);
-        const covers = (facts.facts.dei?.EntityCommonStockSharesOutstanding?.units.shares ?? []).filter((f) => f.end <= quarterEnd);
-        const latest = covers.reduce<(typeof covers)[number] | undefined>((a, f) => (!a || f.end > a.end ? f : a), undefined);
+        const concepts = facts.facts[taxonomy] as Record<string, { units: Record<string, unknown[]> } | undefined> | undefined;
+        const all = (concepts?.[tag]?.units['shares'] ?? []) as { accn: string; end: string; val: number; start?: string }[];
+        const usable = all.filter((f) => f.end <= quarterEnd && (!duration || (f.start !== undefined && (Date.parse(f.end) - Date.parse(f.start)) / 86_400_000 < 100)));
+        const latest = usable.reduce<(typeof usable)[number] | undefined>((a, f) => (!a || f.end > a.end ? f : a), undefined);
         if (latest) data.push({ accn: latest.accn, cik, entityName: facts.entityName, end: latest.end, val: latest.val });
       }
       return {
-        reply: json({ taxonomy: 'dei', tag: 'EntityCommonStockSharesOutstanding', ccp: `CY${m[1]}Q${m[2]}I`, uom: 'shares', label: 'Entity Common Stock, Shares Outstanding', pts: data.length, data }),
+        reply: json({ taxonomy, tag, ccp: `CY${m[2]}Q${m[3]}${m[4]}`, uom: 'shares', label: tag, pts: data.length, data }),
         constructed: true,
       };
     }

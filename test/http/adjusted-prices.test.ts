@@ -31,7 +31,9 @@ describe('get_price_history adjusted', () => {
     key = await t.newKey('paid');
     await t.app.store.market.writeDataset({
       securities: [{ market: 'KR', code: '005930', name: '삼성전자', exchange: 'KOSPI', sector: 'Semiconductors', currency: 'KRW', fiscalYearEndMonth: 12, source: 'krx' }],
-      bars: BARS,
+      // And a close in the demo's last week, so the code is listed today (a code without a bar for
+      // 20 sessions is delisted: src/store/delistings.ts); the 2018 window below leaves it out.
+      bars: [...BARS, { ...(BARS.at(-1) as (typeof BARS)[number]), date: '2026-11-19' }],
     });
     await t.app.store.refresh.bumpDatasetVersion();
     await t.app.publisher.rebuild();
