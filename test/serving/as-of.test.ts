@@ -91,6 +91,30 @@ describe('answers as of a past day', () => {
     }
   });
 
+  it("a stock's snapshot as a universe of one (its reads by key) is its view in the day's universe, but for the cohorts", async () => {
+    // Every stock, on a day between disclosures, a day on a disclosure and an early day: all but
+    // the score percentile and the cohorts (those of a universe of one) are the same.
+    const securities = await store.market.securities();
+    const fx = await store.market.fx();
+    for (const day of [addDays(AS_OF, -1), filing.disclosedOn, '2025-03-31']) {
+      const universe = await snapshotOfDay(store.market, day);
+      let compared = 0;
+      for (const security of universe.listed) {
+        const key = viewKey(security.market, security.code);
+        const whole = universe.views.get(key);
+        const one = await snapshotOfDay(store.market, day, { securities: [securities.find((s) => s.id === security.id) as ServedSecurity], fx });
+        const alone = one.views.get(key);
+        assert.ok(whole && alone);
+        const { scorePercentile: _a, scoreCohortSize: _b, percentiles: _c, ...wholeOwn } = whole;
+        const { scorePercentile: _d, scoreCohortSize: _e, percentiles: _f, ...aloneOwn } = alone;
+        assert.deepStrictEqual(aloneOwn, wholeOwn, `${key} as of ${day}`);
+        assert.equal(one.used.disclosures.get(key), universe.used.disclosures.get(key), `${key} as of ${day}: last disclosure`);
+        compared++;
+      }
+      assert.ok(compared > 50, `${compared} stocks as of ${day}`);
+    }
+  });
+
   it('computes a day once for concurrent callers, keeps two days, and a new dataset version keeps none', async () => {
     const [a, b] = await Promise.all([served.past.universe('2025-03-31'), served.past.universe('2025-03-31')]);
     assert.equal(a, b);
