@@ -6,12 +6,15 @@
 // calls: default 3000, after 300 to warm up. Every 17th listed stock, rotated over 300 weekdays
 // before the store's data day: each (stock, day) pair is new. BENCH_SERIES_READERS (default 1: the
 // service's on two cores) and BENCH_ANSWERS (a file: one digest per call, `code day digest`).
+// With BENCH_UNIVERSE_DAYS (days, comma-separated): first each day's whole universe, as the first
+// as-of rankings of a day computes it, its reads (`loadUniverse`) and computation timed apart.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pastDaysOf, snapshotOfDay } from '../src/serving/as-of.js';
-import { SnapshotDataset } from '../src/serving/served.js';
+import { computeSnapshotYielding } from '../src/serving/build.js';
+import { loadUniverse, SnapshotDataset, STOCKS_PER_READ } from '../src/serving/served.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { DATA_ROOT } from './lib/server.js';
 import { machineLoad } from './lib/util.js';
@@ -25,6 +28,19 @@ try {
   const served = new SnapshotDataset(await snapshotOfDay(store.market, dataDay), { version: 1, updatedAt: `${dataDay}T12:00:00+09:00`, source: 'demo', nextRefreshAt: null, sources: [] }, store.market, {
     past: pastDaysOf(),
   });
+  const fx = await store.market.fx();
+  for (const day of (process.env.BENCH_UNIVERSE_DAYS ?? '').split(',').filter((d) => d !== '')) {
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const universe = await loadUniverse(store.market, day, STOCKS_PER_READ, { fx });
+    const [t1, cpu1] = [performance.now(), process.cpuUsage(cpu0)];
+    const computed = await computeSnapshotYielding(universe, day);
+    const [t2, cpu2] = [performance.now(), process.cpuUsage(cpu0)];
+    const cpuMs = (c: NodeJS.CpuUsage) => Math.round((c.user + c.system) / 1000);
+    process.stdout.write(
+      `universe of ${day} (${computed.views.size} stocks): reads ${Math.round(t1 - t0)} ms (${cpuMs(cpu1)} ms CPU), computation ${Math.round(t2 - t1)} ms (${cpuMs(cpu2) - cpuMs(cpu1)} ms CPU)\n`,
+    );
+  }
   const stocks = served.computed.listed.filter((_, i) => i % 17 === 0);
   const days: string[] = [];
   for (const d = new Date(`${dataDay}T00:00:00Z`); days.length < 300; ) {
