@@ -260,8 +260,12 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
   const recentFlows = new Map<number, FlowDay[]>();
   const recent: RecentReads = { reports, recentBars, recentFlows };
   // One request's few stocks are read by key; the universe a slice at a time.
-  const priceChanges =
-    few === undefined ? await readSlices(store, asOf, since, securities, stocksPerRead, step, recent) : (await readFew(store, asOf, since, few, recent), await readFewPriceChanges(store, recentBars));
+  let priceChanges: Map<number, PriceChanges>;
+  if (few === undefined) priceChanges = await readSlices(store, asOf, since, securities, stocksPerRead, step, recent);
+  else {
+    await readFew(store, asOf, since, few, recent);
+    priceChanges = await readFewPriceChanges(store, recentBars);
+  }
   // KR split events for the filings' per-share figures (a few rows for the universe), and the
   // listed shares at the period ends where a KR stock's EPS needs them (a key probe each, two a
   // stock at most, none where the filings state basic EPS).

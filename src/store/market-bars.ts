@@ -49,7 +49,7 @@ export class BarsData {
     private readonly bulk: BulkReads,
   ) {}
 
-  /** `onOrBefore`'s statements, one a column, compiled on first use. */
+  /** `onOrBefore`'s statements, one a column and size (`${column}${size}`), compiled on first use. */
   private readonly onOrBeforeStatements: Record<string, CompiledQuery> = {};
 
   /** Upserts the bars (of known securities) and brings their packs and split events along, in the write's transaction. */
