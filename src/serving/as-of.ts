@@ -148,7 +148,9 @@ class ServedPastDays implements PastDays {
       return { view, asOf: held.asOfStock(view) };
     }
     const security = this.securityOn(code, answered.date);
-    const computed = await snapshotOfDay(this.served.store, answered.date, { securities: [security], fx: await this.fx() });
+    // The day's rate alone: all the computation takes of the rates (`fxRateAsOf`), without a walk over all of them.
+    const rate = rateOn(await this.fx(), answered.date);
+    const computed = await snapshotOfDay(this.served.store, answered.date, { securities: [security], fx: rate === null ? [] : [rate] });
     const view = computed.views.get(viewKey(security.market, security.code)) as StockView;
     return { view, asOf: stockUse(computed, view, answered) };
   }
@@ -190,9 +192,10 @@ class ServedPastDays implements PastDays {
     return disclosed;
   }
 
+  /** The store's rates, by date (`rateOn` searches them). */
   private fx(): Promise<FxRate[]> {
     if (this.fxRates === null) {
-      this.fxRates = this.served.store.fx();
+      this.fxRates = this.served.store.fx().then((rates) => [...rates].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)));
       this.fxRates.catch(() => (this.fxRates = null));
     }
     return this.fxRates;
@@ -210,6 +213,25 @@ class ServedPastDays implements PastDays {
     );
     return pastDayOf(data, answered);
   }
+}
+
+/**
+ * `fxRateAsOf` (src/domain/v3.ts) of rates sorted by date, by a binary search: the rate of the
+ * latest date on or before `day` (the first of its date, as that walk keeps), or null.
+ */
+export function rateOn(sorted: readonly FxRate[], day: string): FxRate | null {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as FxRate).date <= day) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === 0) return null;
+  let at = lo - 1;
+  const date = (sorted[at] as FxRate).date;
+  while (at > 0 && (sorted[at - 1] as FxRate).date === date) at--;
+  return sorted[at] as FxRate;
 }
 
 function stockUse(computed: ComputedSnapshot, view: StockView, answered: AnsweredDay): AsOfUse {

@@ -51,3 +51,21 @@ export async function readPriceChanges(store: MarketDataStore, latestBars: Reado
   }
   return out;
 }
+
+/**
+ * `readPriceChanges` of one request's few stocks, each on its own as of its latest bar: its split
+ * events by its key (those `splitEvents` gives for it alone: after its 12-month base date, up to
+ * that bar) and its three base closes in one read of a few probes, without turns of the event loop.
+ */
+export async function readFewPriceChanges(store: MarketDataStore, latestBars: ReadonlyMap<number, readonly { date: string; close: number }[]>): Promise<Map<number, PriceChanges>> {
+  const out = new Map<number, PriceChanges>();
+  for (const [id, bars] of latestBars) {
+    const latest = bars.at(-1);
+    if (latest === undefined) continue;
+    const bases = priceChangeBaseDates(latest.date);
+    const closes = await store.closesOnOrBefore(bases.map((date) => ({ securityId: id, date })));
+    const splits = (await store.stockSplitEvents(id, latest.date)).filter((e) => e.date > bases[2]);
+    out.set(id, priceChangesFrom(latest, [closes[0] ?? null, closes[1] ?? null, closes[2] ?? null], splits));
+  }
+  return out;
+}

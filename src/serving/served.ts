@@ -15,8 +15,8 @@ import { ApiError } from '../kernel/errors.js';
 import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type DelistedSecurity, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
-import { readPriceChanges } from './price-changes.js';
-import type { SplitEvent } from '../domain/price-change.js';
+import { readFewPriceChanges, readPriceChanges } from './price-changes.js';
+import type { PriceChanges, SplitEvent } from '../domain/price-change.js';
 import { listedSharesWanted } from '../domain/snapshot.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
@@ -258,32 +258,14 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
   const reports = new Map<number, FinancialReport[]>();
   const recentBars = new Map<number, SnapshotBar[]>();
   const recentFlows = new Map<number, FlowDay[]>();
-  const ids = securities.map((s) => s.id).sort((a, b) => a - b);
-  const slices: UniverseSlice[] = [];
-  for (let k = 0; k < ids.length; k += stocksPerRead) {
-    slices.push({ first: ids[k] as number, last: ids[Math.min(k + stocksPerRead, ids.length) - 1] as number, securities });
+  const recent: RecentReads = { reports, recentBars, recentFlows };
+  // One request's few stocks are read by key; the universe a slice at a time.
+  let priceChanges: Map<number, PriceChanges>;
+  if (few === undefined) priceChanges = await readSlices(store, asOf, since, securities, stocksPerRead, step, recent);
+  else {
+    await readFew(store, asOf, since, few, recent);
+    priceChanges = await readFewPriceChanges(store, recentBars);
   }
-  // The filings, and the bars and flows, in two sequences that run side by side: where the store
-  // reads bars and flows on a reader thread (SQLite with SERIES_READERS), that thread reads them
-  // while this one reads and unpacks the filings; elsewhere the reads take turns, one per turn of
-  // the event loop.
-  const readReports = async () => {
-    for (const slice of slices) for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
-  };
-  // A slice's bars and flows are asked for together, and the next slice's before this one's are
-  // kept, so that a reader thread always has the next read queued.
-  const readSlice = (slice: UniverseSlice) => step(() => Promise.all([store.lastBars(since, asOf, SNAPSHOT_BARS, slice), store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS, slice)]));
-  const readRecent = async () => {
-    let next = slices.length > 0 ? readSlice(slices[0] as UniverseSlice) : null;
-    for (let k = 0; next !== null; k++) {
-      const [bars, flows] = await next;
-      next = k + 1 < slices.length ? readSlice(slices[k + 1] as UniverseSlice) : null;
-      for (const [id, list] of bars) recentBars.set(id, list);
-      for (const [id, list] of flows) recentFlows.set(id, list);
-    }
-  };
-  // The price changes start from each stock's latest bar: they follow the recent bars.
-  const [, priceChanges] = await Promise.all([readReports(), readRecent().then(() => readPriceChanges(store, recentBars))]);
   // KR split events for the filings' per-share figures (a few rows for the universe), and the
   // listed shares at the period ends where a KR stock's EPS needs them (a key probe each, two a
   // stock at most, none where the filings state basic EPS).
@@ -325,4 +307,67 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
     if (new Set(list.map((r) => r.fiscalYear * 4 + r.fiscalQuarter)).size < 4) reports.set(id, await store.reports(id));
   }
   return { securities, reports, recentBars, recentFlows, fx, trade, sectorExports, priceChanges, splits, listedShares };
+}
+
+/** What `loadListed` reads per stock: its recent filings, bars and flows. */
+interface RecentReads {
+  reports: Map<number, FinancialReport[]>;
+  recentBars: Map<number, SnapshotBar[]>;
+  recentFlows: Map<number, FlowDay[]>;
+}
+
+/** The universe's recent filings, bars and flows, a slice of `stocksPerRead` stocks at a time, and from the bars the price changes. */
+async function readSlices(
+  store: MarketDataStore,
+  asOf: string,
+  since: string,
+  securities: readonly StoredSecurity[],
+  stocksPerRead: number,
+  step: <T>(read: () => Promise<T>) => Promise<T>,
+  { reports, recentBars, recentFlows }: RecentReads,
+): Promise<Map<number, PriceChanges>> {
+  const ids = securities.map((s) => s.id).sort((a, b) => a - b);
+  const slices: UniverseSlice[] = [];
+  for (let k = 0; k < ids.length; k += stocksPerRead) {
+    slices.push({ first: ids[k] as number, last: ids[Math.min(k + stocksPerRead, ids.length) - 1] as number, securities });
+  }
+  // The filings, and the bars and flows, in two sequences that run side by side: where the store
+  // reads bars and flows on a reader thread (SQLite with SERIES_READERS), that thread reads them
+  // while this one reads and unpacks the filings; elsewhere the reads take turns, one per turn of
+  // the event loop.
+  const readReports = async () => {
+    for (const slice of slices) for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
+  };
+  // A slice's bars and flows are asked for together, and the next slice's before this one's are
+  // kept, so that a reader thread always has the next read queued.
+  const readSlice = (slice: UniverseSlice) => step(() => Promise.all([store.lastBars(since, asOf, SNAPSHOT_BARS, slice), store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS, slice)]));
+  const readRecent = async () => {
+    let next = slices.length > 0 ? readSlice(slices[0] as UniverseSlice) : null;
+    for (let k = 0; next !== null; k++) {
+      const [bars, flows] = await next;
+      next = k + 1 < slices.length ? readSlice(slices[k + 1] as UniverseSlice) : null;
+      for (const [id, list] of bars) recentBars.set(id, list);
+      for (const [id, list] of flows) recentFlows.set(id, list);
+    }
+  };
+  // The price changes start from each stock's latest bar: they follow the recent bars.
+  const [, priceChanges] = await Promise.all([readReports(), readRecent().then(() => readPriceChanges(store, recentBars))]);
+  return priceChanges;
+}
+
+/**
+ * One request's few stocks' recent filings, bars and flows: the slices' entries for them, each
+ * read by a key lookup or range compiled once (a slice's reads build their queries each time).
+ * The flows start at the stock's SUPPLY_WINDOW_DAYS-th last bar, among its SNAPSHOT_BARS last.
+ */
+async function readFew(store: MarketDataStore, asOf: string, since: string, securities: readonly StoredSecurity[], { reports, recentBars, recentFlows }: RecentReads): Promise<void> {
+  for (const security of securities) {
+    const filed = await store.stockRecentReports(security, asOf, SNAPSHOT_QUARTERS);
+    if (filed.length > 0) reports.set(security.id, filed);
+    const bars = await store.stockLastBars(security.id, since, asOf, SNAPSHOT_BARS);
+    if (bars.length > 0) recentBars.set(security.id, bars);
+    const start = bars.length >= SUPPLY_WINDOW_DAYS ? (bars[bars.length - SUPPLY_WINDOW_DAYS] as SnapshotBar).date : since;
+    const flows = await store.stockFlows(security.id, start, asOf);
+    if (flows.length > 0) recentFlows.set(security.id, flows);
+  }
 }

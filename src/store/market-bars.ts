@@ -25,6 +25,8 @@ const PACKS_PER_READ = 500;
  * with ones that find nothing), so that it is one statement, prepared once.
  */
 const CLOSES_PER_READ = 128;
+/** Stocks and dates of one request's read of `closesOnOrBefore` (a stock's three base dates), read on the calling thread. */
+const FEW_PROBES = 4;
 
 const BAR_COLUMNS = [
   'securities.market',
@@ -47,8 +49,8 @@ export class BarsData {
     private readonly bulk: BulkReads,
   ) {}
 
-  /** `onOrBefore`'s statements, one a column, compiled on first use. */
-  private readonly onOrBeforeStatements: { close?: CompiledQuery; shares?: CompiledQuery } = {};
+  /** `onOrBefore`'s statements, one a column and size (`${column}${size}`), compiled on first use. */
+  private readonly onOrBeforeStatements: Record<string, CompiledQuery> = {};
 
   /** Upserts the bars (of known securities) and brings their packs and split events along, in the write's transaction. */
   async write(trx: Transaction<DB>, bars: readonly DailyBar[], idOf: (row: DailyBar) => number): Promise<void> {
@@ -159,24 +161,35 @@ export class BarsData {
 
   /** A column of the last bar on or before each of `wanted`: `closesOnOrBefore` and `listedSharesOnOrBefore`. */
   private async onOrBefore(column: 'close' | 'shares', wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
-    // One key probe per stock and date, CLOSES_PER_READ to a statement compiled once; the row's
-    // place (w.i) is a literal, so the parameters are the stocks and dates. Padding asks for
-    // security 0, which no stock has. All reads are asked for at once: a reader thread answers
-    // them back to back.
-    const compiled = (this.onOrBeforeStatements[column] ??= sql`with w(i, security_id, date) as (values ${sql.join(
-      Array.from({ length: CLOSES_PER_READ }, (_, i) => sql`(${sql.lit(i)}, cast(${0} as integer), ${''})`),
+    // One key probe per stock and date, `size` to a statement compiled once; the row's place
+    // (w.i) is a literal, so the parameters are the stocks and dates. Padding asks for security
+    // 0, which no stock has. One request's few (a stock's three base dates) are read here, with
+    // a statement of FEW_PROBES; more are asked for at once, CLOSES_PER_READ a read: a reader
+    // thread answers them back to back.
+    const few = wanted.length <= FEW_PROBES;
+    const size = few ? FEW_PROBES : CLOSES_PER_READ;
+    const compiled = (this.onOrBeforeStatements[`${column}${size}`] ??= sql`with w(i, security_id, date) as (values ${sql.join(
+      Array.from({ length: size }, (_, i) => sql`(${sql.lit(i)}, cast(${0} as integer), ${''})`),
     )})
       select w.i, (select p.${sql.ref(column)} from bars p where p.security_id = w.security_id and p.date <= w.date order by p.date desc limit 1) as value from w`.compile(this.ctx.db));
     const out: (number | null)[] = new Array<number | null>(wanted.length).fill(null);
     const reads: Promise<void>[] = [];
-    for (let k = 0; k < wanted.length; k += CLOSES_PER_READ) {
+    for (let k = 0; k < wanted.length; k += size) {
       const parameters: unknown[] = [];
-      for (let i = 0; i < CLOSES_PER_READ; i++) {
+      for (let i = 0; i < size; i++) {
         const w = wanted[k + i];
         parameters.push(w?.securityId ?? 0, w?.date ?? '');
       }
+      const query = { compile: () => ({ ...compiled, parameters }) };
+      if (few) {
+        for (const [place, value] of await this.ctx.queries.arrays(query)) {
+          const at = k + Number(place);
+          if (at < wanted.length && value !== null) out[at] = Number(value);
+        }
+        continue;
+      }
       reads.push(
-        this.bulk.rowColumns({ compile: () => ({ ...compiled, parameters }) }, ['int', 'nullableFloat']).then(({ count, columns: [places, values] }) => {
+        this.bulk.rowColumns(query, ['int', 'nullableFloat']).then(({ count, columns: [places, values] }) => {
           for (let r = 0; r < count; r++) {
             const at = k + (places?.[r] as number);
             const value = values?.[r] as number;
@@ -222,6 +235,26 @@ export class BarsData {
       ['int', 'day', 'float', 'float', 'float', 'float'],
       (at, date) => ({ date: date(1), close: at(2), tradedValue: at(3), shares: at(4), marketCap: at(5) }),
     );
+  }
+
+  async stockLastBars(securityId: number, from: string, asOf: string, count: number): Promise<SnapshotBar[]> {
+    // `lastBars` of one stock: a range of the (security, date) key read newest first, by a
+    // statement compiled once, on this thread (a reader thread's round trip costs more than
+    // these few rows).
+    const run = this.ctx.queries.hotArrays('stockLastBars', (p) =>
+      this.ctx.db
+        .selectFrom('bars')
+        .select(['date', 'close', 'traded_value', 'shares', 'market_cap'])
+        .where('security_id', '=', p.number(0))
+        .where('date', '>=', p.text(1))
+        .where('date', '<=', p.text(2))
+        .orderBy('date', 'desc')
+        .limit(p.number(3)),
+    );
+    const rows = await run([securityId, from, asOf, count]);
+    const out: SnapshotBar[] = new Array<SnapshotBar>(rows.length);
+    rows.forEach((r, i) => (out[rows.length - 1 - i] = { date: r[0] as string, close: Number(r[1]), tradedValue: Number(r[2]), shares: Number(r[3]), marketCap: Number(r[4]) }));
+    return out;
   }
 
   async firstBarDates(): Promise<Map<number, string>> {

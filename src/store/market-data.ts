@@ -84,6 +84,8 @@ export interface MarketDataStore {
    * Ordered by stock, fiscal year, quarter, disclosure.
    */
   recentReports(asOf: string, quarters: number, slice?: UniverseSlice): Promise<Map<number, FinancialReport[]>>;
+  /** One stock's `recentReports` (its entry there, or none), by a key lookup compiled once: one request's read. */
+  stockRecentReports(security: StoredSecurity, asOf: string, quarters: number): Promise<FinancialReport[]>;
   /**
    * For each of `wanted` (a stock and a date), the close of the stock's last bar dated on or
    * before the date; null when it has none. In the order asked.
@@ -99,6 +101,10 @@ export interface MarketDataStore {
   lastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, SnapshotBar[]>>;
   /** Per stock, its flows dated from its `count`-th last bar in [`from`, `asOf`] to `asOf`. */
   flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>>;
+  /** One stock's `lastBars` (its entry there, or none), by a key range compiled once: one request's read. */
+  stockLastBars(securityId: number, from: string, asOf: string, count: number): Promise<SnapshotBar[]>;
+  /** One stock's flows dated in [`from`, `through`], ascending, as `flowsOfLastBars` gives them. */
+  stockFlows(securityId: number, from: string, through: string): Promise<FlowDay[]>;
   flows(securityId: number): Promise<InvestorFlow[]>;
   /** Distinct trading dates of a market, ascending. */
   tradingDates(market: Market): Promise<string[]>;
@@ -217,6 +223,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return this.reportsData.ttmSteps(securityId);
   }
 
+  stockRecentReports(security: StoredSecurity, asOf: string, quarters: number): Promise<FinancialReport[]> {
+    return this.reportsData.stockRecentReports(security, asOf, quarters);
+  }
+
   bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]> {
     return this.barsData.bars(securityId, from, to);
   }
@@ -259,6 +269,14 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   flowsOfLastBars(from: string, asOf: string, count: number, slice?: UniverseSlice): Promise<Map<number, FlowDay[]>> {
     return this.flowsData.flowsOfLastBars(from, asOf, count, slice);
+  }
+
+  stockLastBars(securityId: number, from: string, asOf: string, count: number): Promise<SnapshotBar[]> {
+    return this.barsData.stockLastBars(securityId, from, asOf, count);
+  }
+
+  stockFlows(securityId: number, from: string, through: string): Promise<FlowDay[]> {
+    return this.flowsData.stockFlows(securityId, from, through);
   }
 
   flows(securityId: number): Promise<InvestorFlow[]> {

@@ -64,6 +64,20 @@ export class FlowsData {
     );
   }
 
+  async stockFlows(securityId: number, from: string, through: string): Promise<FlowDay[]> {
+    // One stock's rows of `flowsOfLastBars` (a range of the (security, date) key), by a statement compiled once.
+    const run = this.ctx.queries.hotArrays('stockFlows', (p) =>
+      this.ctx.db
+        .selectFrom('flows')
+        .select(['flows.date', 'flows.foreign_net', 'flows.institution_net', FLOW_SOURCE_CODE.as('source_code')])
+        .where('flows.security_id', '=', p.number(0))
+        .where('flows.date', '>=', p.text(1))
+        .where('flows.date', '<=', p.text(2))
+        .orderBy('flows.date'),
+    );
+    return (await run([securityId, from, through])).map((r) => ({ date: r[0] as string, foreignNet: Number(r[1]), institutionNet: Number(r[2]), source: flowSourceOf(Number(r[3])) }));
+  }
+
   async flows(securityId: number): Promise<InvestorFlow[]> {
     const rows = await this.ctx.queries.arrays(
       this.ctx.db

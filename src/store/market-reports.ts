@@ -74,6 +74,14 @@ export class ReportsData {
     return out;
   }
 
+  async stockRecentReports(security: StoredSecurity, asOf: string, quarters: number): Promise<FinancialReport[]> {
+    // One key lookup, compiled once: `recentReports` of a slice of one stock, without building its query.
+    if (!Number.isInteger(quarters) || quarters < 1) throw new Error(`stockRecentReports: quarters must be a positive integer, not ${quarters}`);
+    const run = this.ctx.queries.hotArrays('stockReportPack', (p) => this.ctx.db.selectFrom('report_packs').select('data').where('security_id', '=', p.number(0)));
+    const [row] = await run([security.id]);
+    return row === undefined ? [] : recentOfPack(row[0] as Uint8Array, asOf, quarters, security.market, security.code);
+  }
+
   async ttmSteps(securityId: number): Promise<TtmStep[]> {
     const run = this.ctx.queries.hotArrays('ttmSteps', (p) => this.ctx.db.selectFrom('ttm_steps').select('data').where('security_id', '=', p.number(0)));
     const [row] = await run([securityId]);

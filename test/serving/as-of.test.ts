@@ -14,12 +14,14 @@ import type { FinancialReport } from '../../src/domain/model.js';
 import { dateOfDay } from '../../src/domain/series.js';
 import { ApiError } from '../../src/kernel/errors.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
-import { pastDaysOf, snapshotOfDay } from '../../src/serving/as-of.js';
+import { pastDaysOf, rateOn, snapshotOfDay } from '../../src/serving/as-of.js';
+import { fxRateAsOf } from '../../src/domain/v3.js';
 import { computeSnapshot, viewKey } from '../../src/serving/build.js';
 import type { ServedSecurity } from '../../src/serving/dataset.js';
 import { loadUniverse, SnapshotDataset } from '../../src/serving/served.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
+import { STORE_PLACES } from '../support/stores.js';
 import { tempDir } from '../support/tmp.js';
 
 const AS_OF = '2026-11-20';
@@ -91,6 +93,29 @@ describe('answers as of a past day', () => {
     }
   });
 
+  it("finds a day's rate in the rates sorted by date as the walk over them does", () => {
+    // Two rates of 2025-01-03 (the first kept), none before 2025-01-02.
+    const rates = [
+      { date: '2025-01-02', usdKrw: 1_400, source: 'a' },
+      { date: '2025-01-03', usdKrw: 1_410, source: 'a' },
+      { date: '2025-01-03', usdKrw: 1_411, source: 'b' },
+      { date: '2025-01-07', usdKrw: 1_420, source: 'a' },
+    ];
+    const expected: [string, number | null][] = [
+      ['2025-01-01', null],
+      ['2025-01-02', 1_400],
+      ['2025-01-03', 1_410],
+      ['2025-01-06', 1_410],
+      ['2025-01-07', 1_420],
+      ['2026-01-01', 1_420],
+    ];
+    for (const [day, usdKrw] of expected) {
+      assert.equal(rateOn(rates, day)?.usdKrw ?? null, usdKrw, day);
+      assert.equal(rateOn(rates, day), fxRateAsOf(rates, day), day);
+    }
+    assert.equal(rateOn([], '2025-01-01'), null);
+  });
+
   it('computes a day once for concurrent callers, keeps two days, and a new dataset version keeps none', async () => {
     const [a, b] = await Promise.all([served.past.universe('2025-03-31'), served.past.universe('2025-03-31')]);
     assert.equal(a, b);
@@ -145,3 +170,43 @@ describe('answers as of a past day', () => {
     assert.deepEqual(await served.past.resolve(expected), { date: expected, served: false });
   });
 });
+
+// One request's stock is read by key (src/serving/served.ts `readFew`), the day's universe a slice
+// at a time: on every engine, each stock's view is the same both ways (but for the cohorts, those
+// of a universe of one), on a day between disclosures, a day of a disclosure and an early day.
+for (const place of STORE_PLACES)
+  describe(`${place.name}: a stock's snapshot as a universe of one`, { skip: place.skip }, () => {
+    let store: KyselyStore;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await place.open());
+      await loadDemo(store, { asOf: AS_OF, scale: 0.05 });
+    });
+    after(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    it("is its view in the day's universe", async () => {
+      const securities = await store.market.securities();
+      const fx = await store.market.fx();
+      const disclosed = (await store.market.reports()).map((r) => r.disclosedOn).filter((d) => d >= '2025-06-01' && d < AS_OF).sort();
+      for (const day of [addDays(AS_OF, -1), disclosed[0] as string, '2025-03-31']) {
+        const universe = await snapshotOfDay(store.market, day);
+        let compared = 0;
+        for (const security of universe.listed) {
+          const key = viewKey(security.market, security.code);
+          const whole = universe.views.get(key);
+          const one = await snapshotOfDay(store.market, day, { securities: [securities.find((s) => s.id === security.id) as ServedSecurity], fx });
+          const alone = one.views.get(key);
+          assert.ok(whole && alone);
+          const { scorePercentile: _a, scoreCohortSize: _b, percentiles: _c, ...wholeOwn } = whole;
+          const { scorePercentile: _d, scoreCohortSize: _e, percentiles: _f, ...aloneOwn } = alone;
+          assert.deepStrictEqual(aloneOwn, wholeOwn, `${key} as of ${day}`);
+          assert.equal(one.used.disclosures.get(key), universe.used.disclosures.get(key), `${key} as of ${day}: last disclosure`);
+          compared++;
+        }
+        assert.ok(compared > 40, `${compared} stocks as of ${day}`);
+      }
+    });
+  });

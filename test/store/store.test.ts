@@ -309,15 +309,27 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
         const latest = Math.max(...known.map((r) => r.fiscalYear * 4 + r.fiscalQuarter));
         const expected = known.filter((r) => r.fiscalYear * 4 + r.fiscalQuarter > latest - quarters);
         assert.deepEqual((await store.market.recentReports(asOf, quarters)).get(id), expected.length > 0 ? expected : undefined, `${asOf}, ${quarters} quarters`);
+        // One stock's read by key: its entry, or none.
+        assert.deepEqual(await store.market.stockRecentReports({ ...dataset.securities[0]!, code, name: 'Window Test', id }, asOf, quarters), expected, `one stock, ${asOf}, ${quarters} quarters`);
       }
 
     const tail = (await store.market.lastBars('2024-09-01', '2024-10-25', 21)).get(id);
     assert.deepEqual(tail, bars.slice(4, 25).map(snapshotBar));
     // Fewer than 21 bars since `from`: all of them.
     assert.deepEqual((await store.market.lastBars('2024-10-20', '2024-10-25', 21)).get(id)?.map((b) => b.date), bars.slice(19, 25).map((b) => b.date));
-    // Flows from the 20th last bar's date.
+    // One stock's read by key: the same bars, all of them when fewer, none before its first.
+    assert.deepEqual(await store.market.stockLastBars(id, '2024-09-01', '2024-10-25', 21), tail);
+    assert.deepEqual((await store.market.stockLastBars(id, '2024-10-20', '2024-10-25', 21)).map((b) => b.date), bars.slice(19, 25).map((b) => b.date));
+    assert.deepEqual(await store.market.stockLastBars(id, '2024-09-01', '2024-09-30', 21), []);
+    // Flows from the 20th last bar's date (2024-10-06: the bars are one a day from 2024-10-01).
     const f = (await store.market.flowsOfLastBars('2024-09-01', '2024-10-25', 20)).get(id) ?? [];
     assert.deepEqual(f.map((x) => x.date), flows.slice(5, 25).map((x) => x.date));
+    assert.deepEqual(await store.market.stockFlows(id, '2024-10-06', '2024-10-25'), f);
+    // The close on or before each day (none before the first bar), asked for by one request
+    // (three, read on the calling thread) or by the recompute (more, a padded read): the same.
+    const days = ['2024-09-30', '2024-10-03', '2024-11-15'];
+    assert.deepEqual(await store.market.closesOnOrBefore(days.map((date) => ({ securityId: id, date }))), [null, 1_002, 1_029]);
+    assert.deepEqual(await store.market.closesOnOrBefore([...days, '2024-10-10', '2024-10-01'].map((date) => ({ securityId: id, date }))), [null, 1_002, 1_029, 1_009, 1_000]);
     // Each row names its source, whichever adapter wrote it (the bulk read carries it as a
     // number of the source-terms table): the last five days rewritten by the brokerage adapter,
     // and one by a name that table does not hold.
@@ -328,6 +340,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
       named.map((x) => [x.date, x.source]),
       flows.slice(5, 25).map((x, i) => [x.date, i + 5 >= 20 ? 'kis' : i + 5 === 19 ? 'unlisted source' : 'demo']),
     );
+    assert.deepEqual(await store.market.stockFlows(id, '2024-10-06', '2024-10-25'), named);
   });
 
   it('a bulk load writes the same rows and rebuilds the bars-by-date index', async () => {
