@@ -35,8 +35,9 @@ for (const place of places) describe(`price changes per refresh, ${place.name}`,
     const reports = await store.market.reports(base.id);
     // 900050: the same stock as its raw closes would show a 2-for-1 split on SPLIT: before it,
     // twice the close on half the shares (powers of two, so the adjusted base is exactly the
-    // original close). 900060: halted for 40 days, past the window's 14 days of slack.
-    const halt = addDays(AS_OF, -40);
+    // original close). 900060: halted for 25 days, past the window's 14 days of slack and short of
+    // the 20 sessions without a bar that make a code delisted (src/store/delistings.ts).
+    const halt = addDays(AS_OF, -25);
     await store.market.writeDataset({
       securities: [
         { ...base, code: '900050', name: 'Split case' },
@@ -85,7 +86,7 @@ for (const place of places) describe(`price changes per refresh, ${place.name}`,
     assert.ok(original && split);
     assert.ok(original.priceChanges.m12 !== null && original.priceChanges.m3 !== null);
     assert.deepStrictEqual(split.priceChanges, original.priceChanges);
-    // Halted 40 days ago: the last bar is still its price (within the snapshot's 60 days), and its
+    // Halted 25 days ago: the last bar is still its price (within the snapshot's 60 days), and its
     // changes are taken from that bar.
     const halted = snapshot.views.get(viewKey('KR', '900060'));
     assert.ok(halted?.price);
