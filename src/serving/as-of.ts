@@ -84,6 +84,7 @@ class ServedPastDays implements PastDays {
   private readonly days: LRUCache<string, HeldDay>;
   private earliestDay: Promise<string | null> | null = null;
   private fxRates: Promise<FxRate[]> | null = null;
+  private firstBars: Promise<Map<number, string>> | null = null;
 
   constructor(
     private readonly served: SnapshotDataset,
@@ -148,6 +149,7 @@ class ServedPastDays implements PastDays {
       return { view, asOf: held.asOfStock(view) };
     }
     const security = this.securityOn(code, answered.date);
+    await this.listedBy(security, answered.date);
     // The day's rate alone: all the computation takes of the rates (`fxRateAsOf`), without a walk over all of them.
     const rate = rateOn(await this.fx(), answered.date);
     const computed = await snapshotOfDay(this.served.store, answered.date, { securities: [security], fx: rate === null ? [] : [rate] });
@@ -156,12 +158,31 @@ class ServedPastDays implements PastDays {
   }
 
   async view(code: string, day: string): Promise<StockView> {
+    let view: StockView;
     try {
-      return this.served.stock(code);
+      view = this.served.stock(code);
     } catch (err) {
       // A code delisted since: its view of the day (answered while it was listed).
       if (!(err instanceof ApiError) || this.delistedOn(code, day) === undefined) throw err;
       return (await this.stock(code, day)).view;
+    }
+    if (day < this.served.asOf) await this.listedBy(view.security, day);
+    return view;
+  }
+
+  /**
+   * Throws not_found for a stock whose first session is after `day`: it was not listed then, and
+   * an answer of that day has nothing of it (the day's universe leaves it out the same way). A
+   * security without any bar is not judged here.
+   */
+  private async listedBy(security: ServedSecurity, day: string): Promise<void> {
+    if (this.firstBars === null) {
+      this.firstBars = this.served.store.firstBarDates();
+      this.firstBars.catch(() => (this.firstBars = null));
+    }
+    const first = (await this.firstBars).get(security.id);
+    if (first !== undefined && first > day) {
+      throw new ApiError('not_found', `${security.market} ${security.code} was not listed on ${day}: its first session is ${first}`);
     }
   }
 

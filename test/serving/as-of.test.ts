@@ -153,6 +153,26 @@ describe('answers as of a past day', () => {
     assert.equal(band.current?.date, lastBar.date);
   });
 
+  it('a stock listed after the day: not found as of that day, with its first session; answered from it on', async () => {
+    // A copy of the stock (code 900070) whose first session is 2026-06-01: its bars from then on.
+    const FIRST = '2026-06-01';
+    await store.market.writeDataset({
+      securities: [{ ...stock, code: '900070', name: 'Listed later' }],
+      bars: (await store.market.bars(stock.id)).filter((b) => b.date >= FIRST).map((b) => ({ ...b, code: '900070' })),
+      reports: (await store.market.reports(stock.id)).map((r) => ({ ...r, code: '900070' })),
+    });
+    const later = new SnapshotDataset(await snapshotOfDay(store.market, AS_OF), meta(2), store.market, { past: pastDaysOf(2) });
+    const first = (await store.market.bars((await store.market.securities()).find((x) => x.code === '900070')?.id as number))[0]?.date as string;
+    assert.ok(first >= FIRST);
+    const notListed = (err: unknown) => err instanceof ApiError && err.code === 'not_found' && err.message === `KR 900070 was not listed on 2026-05-15: its first session is ${first}`;
+    // The snapshot (a universe of one) and the history-based answers (price history, band) alike.
+    await assert.rejects(later.past.stock('900070', '2026-05-15'), notListed);
+    await assert.rejects(later.past.view('900070', '2026-05-15'), notListed);
+    const after = await later.past.stock('900070', '2026-07-01');
+    assert.ok(after.view.price !== null && after.view.price.date >= first);
+    assert.equal((await later.past.view('900070', '2026-07-01')).security.code, '900070');
+  });
+
   it('finds the earliest day with prices and a TTM, and refuses the day before it', async () => {
     // Each stock's first TTM day (the first TTM step with net income) and whether it has a close by
     // then, else its first close after it; the earliest over the stocks.
