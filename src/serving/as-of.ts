@@ -48,11 +48,16 @@ const STOCKS_PER_TURN = 100;
  * first whose first bar is not before the best day found (none after it can be earlier): on a
  * store whose stocks have prices from their first filings on, it reads one stock's TTM steps.
  */
-export async function earliestAsOf(store: MarketDataStore, securities: readonly ServedSecurity[], through: string): Promise<string | null> {
-  const firstBars = await store.firstBarDates();
+export async function earliestAsOf(
+  store: MarketDataStore,
+  securities: readonly ServedSecurity[],
+  through: string,
+  firstBars: ReadonlyMap<number, string> | Promise<ReadonlyMap<number, string>> = store.firstBarDates(),
+): Promise<string | null> {
+  const firstBarOf = await firstBars;
   const priced = securities
     .flatMap((s) => {
-      const first = firstBars.get(s.id);
+      const first = firstBarOf.get(s.id);
       return first !== undefined && first <= through ? [{ id: s.id, first }] : [];
     })
     .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : a.id - b.id));
@@ -97,7 +102,7 @@ class ServedPastDays implements PastDays {
     if (this.earliestDay === null) {
       // Today's listed stocks and those delisted since: a delisted company's history counts too.
       const { listed, delisted } = this.served.computed;
-      this.earliestDay = earliestAsOf(this.served.store, [...listed, ...[...delisted.values()].map((d) => d.security)], this.served.asOf);
+      this.earliestDay = earliestAsOf(this.served.store, [...listed, ...[...delisted.values()].map((d) => d.security)], this.served.asOf, this.firstBarDates());
       this.earliestDay.catch(() => (this.earliestDay = null));
     }
     return this.earliestDay;
@@ -176,11 +181,7 @@ class ServedPastDays implements PastDays {
    * security without any bar is not judged here.
    */
   private async listedBy(security: ServedSecurity, day: string): Promise<void> {
-    if (this.firstBars === null) {
-      this.firstBars = this.served.store.firstBarDates();
-      this.firstBars.catch(() => (this.firstBars = null));
-    }
-    const first = (await this.firstBars).get(security.id);
+    const first = (await this.firstBarDates()).get(security.id);
     if (first !== undefined && first > day) {
       throw new ApiError('not_found', `${security.market} ${security.code} was not listed on ${day}: its first session is ${first}`);
     }
@@ -214,6 +215,15 @@ class ServedPastDays implements PastDays {
   }
 
   /** The store's rates, by date (`rateOn` searches them). */
+  /** Each security's first bar date, read once per dataset version (the earliest day and `listedBy`). */
+  private firstBarDates(): Promise<Map<number, string>> {
+    if (this.firstBars === null) {
+      this.firstBars = this.served.store.firstBarDates();
+      this.firstBars.catch(() => (this.firstBars = null));
+    }
+    return this.firstBars;
+  }
+
   private fx(): Promise<FxRate[]> {
     if (this.fxRates === null) {
       this.fxRates = this.served.store.fx().then((rates) => [...rates].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)));
