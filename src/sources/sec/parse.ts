@@ -139,7 +139,10 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
   // AccountsReceivableNet: the same right to consideration from customers, without the current
   // classification (SoundHound tags its current-assets line with it); read after the current one.
-  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
+  // ReceivablesNetCurrent last: the balance sheet's total receivables line of a filer that tags no
+  // customer-receivables line (Costco's "receivables, net", Exxon Mobil's "notes and accounts
+  // receivable"), the figure a DSO takes where the balance sheet states no narrower one.
+  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables', 'ReceivablesNetCurrent'],
   inventory: ['InventoryNet', 'ifrs-full:Inventories'],
   payables: ['AccountsPayableCurrent', 'ifrs-full:TradeAndOtherCurrentPayables', 'ifrs-full:TradeAndOtherCurrentPayablesToTradeSuppliers'],
 };
