@@ -89,15 +89,28 @@ describe('SEC companyfacts of the replica templates', () => {
     assert.equal(Math.round((ccc.value ?? 0) * 1000) / 1000, 2.014);
   });
 
-  it('interest expense: the concept the filing tags, none from a net interest concept', () => {
+  it('interest expense: the concept the filing tags, else interest and debt expense, else the interest paid where some was paid', () => {
     const applovin = parseCompanyFacts(real('companyfacts_CIK0001751008_APP.json.gz'), 'APP')!;
     // 10-Q 2025-11-05: InterestExpenseNonoperating 2025-01-01..2025-09-30 = 155.726; 10-K 2026-02-19 tags no
     // InterestExpense(Nonoperating), InterestExpenseDebt FY2025 = 200.615 (before InterestAndDebtExpense 207.016, which adds
     // other debt costs).
     assert.equal(byDate(applovin.reports, '2025-11-05').interestExpense, 155_726_000);
     assert.equal(byDate(applovin.reports, '2026-02-19').interestExpense, 200_615_000);
-    const figma = parseCompanyFacts(real('companyfacts_CIK0001579878_FIG.json.gz'), 'FIG')!;
-    // Figma tags only InterestIncomeExpenseNonoperatingNet (interest income net of expense, FY2025 +62.2): no interest expense.
-    assert.equal(byDate(figma.reports, '2026-02-18').interestExpense, null);
+    // 10-K 0001751008-24-000012 (2024-02-26), FY2023: none of those, InterestAndDebtExpense 275.665 (InterestPaidNet
+    // 248.828 is not taken while an expense concept is filed).
+    assert.equal(byDate(applovin.reports, '2024-02-26').interestExpense, 275_665_000);
+    // Rocket Lab's 10-Q 0001819994-25-000021 (2025-11-10), 9M 2025: no interest-expense concept, only
+    // InterestIncomeExpenseNonoperatingNet -5.547 (income less expense) and InterestPaidNet 21.892: the interest paid.
+    const rocketLab = parseCompanyFacts(real('companyfacts_CIK0001819994_RKLB.json.gz'), 'RKLB')!;
+    assert.equal(byDate(rocketLab.reports, '2025-11-10').interestExpense, 21_892_000);
+    // Celsius' 10-K of 2023-03-01, FY2022: no interest-expense concept read, InterestPaidNet 0 (nothing paid is no proof
+    // that nothing accrued), its debt not proven 0: unknown.
+    const celsius = parseCompanyFacts(real('companyfacts_CIK0001341766_CELH.json.gz'), 'CELH')!;
+    assert.equal(byDate(celsius.reports, '2023-03-01').interestExpense, null);
+    // Apple tags no interest concept at all after its FY2023 10-K of 2023-11-03 (InterestExpense 3,933, InterestPaidNet
+    // 3,803 for FY2023): its later filings have none.
+    const apple = parseCompanyFacts(real('companyfacts_CIK0000320193_AAPL.json.gz'), 'AAPL')!;
+    assert.equal(byDate(apple.reports, '2023-11-03').interestExpense, 3_933 * M);
+    assert.equal(byDate(apple.reports, '2026-01-30').interestExpense, null);
   });
 });
