@@ -127,7 +127,10 @@ const FLOW_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   netIncome: ['NetIncomeLoss', 'ifrs-full:ProfitLossAttributableToOwnersOfParent', 'ifrs-full:ProfitLossAttributableToOrdinaryEquityHoldersOfParentEntity', 'ifrs-full:ProfitLoss'],
   operatingCashFlow: ['NetCashProvidedByUsedInOperatingActivities', 'NetCashProvidedByUsedInOperatingActivitiesContinuingOperations', 'ifrs-full:CashFlowsFromUsedInOperatingActivities'],
   capex: ['PaymentsToAcquirePropertyPlantAndEquipment', 'PaymentsToAcquireProductiveAssets', 'ifrs-full:PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities', 'ifrs-full:PurchaseOfPropertyPlantAndEquipment'],
-  interestExpense: ['InterestExpense', 'InterestExpenseNonoperating', 'InterestExpenseDebt', 'ifrs-full:InterestExpense', 'ifrs-full:FinanceCosts'],
+  // InterestAndDebtExpense after the interest concepts: interest with the other costs of debt (the
+  // amortization of issuance costs), the income statement's line of a filer that tags no narrower one
+  // (AppLovin to 2024).
+  interestExpense: ['InterestExpense', 'InterestExpenseNonoperating', 'InterestExpenseDebt', 'InterestAndDebtExpense', 'ifrs-full:InterestExpense', 'ifrs-full:FinanceCosts'],
 };
 
 const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
@@ -139,7 +142,10 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
   cash: ['CashAndCashEquivalentsAtCarryingValue', 'ifrs-full:CashAndCashEquivalents'],
   // AccountsReceivableNet: the same right to consideration from customers, without the current
   // classification (SoundHound tags its current-assets line with it); read after the current one.
-  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables'],
+  // ReceivablesNetCurrent last: the balance sheet's total receivables line of a filer that tags no
+  // customer-receivables line (Costco's "receivables, net", Exxon Mobil's "notes and accounts
+  // receivable"), the figure a DSO takes where the balance sheet states no narrower one.
+  receivables: ['AccountsReceivableNetCurrent', 'AccountsReceivableNet', 'ifrs-full:TradeAndOtherCurrentReceivables', 'ifrs-full:CurrentTradeReceivables', 'ReceivablesNetCurrent'],
   inventory: ['InventoryNet', 'ifrs-full:Inventories'],
   payables: ['AccountsPayableCurrent', 'ifrs-full:TradeAndOtherCurrentPayables', 'ifrs-full:TradeAndOtherCurrentPayablesToTradeSuppliers'],
 };
@@ -215,6 +221,14 @@ export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
 }
 
 /**
+ * The cash paid for interest in the period, net of the interest capitalized (`InterestPaidNet`), else
+ * as tagged (`InterestPaid`): a filing's interest expense where it tags no interest-expense concept
+ * for the period and the payment is not 0 (docs/calculations.md, "Interest expense of a US filer"),
+ * as the KR reader takes the cash-flow statement's interest paid.
+ */
+const INTEREST_PAID_CONCEPTS = ['InterestPaidNet', 'InterestPaid'] as const;
+
+/**
  * A us-gaap concept that states interest on borrowings (expensed, paid or capitalized): any one of
  * them positive in a filing's period is the second signal of `debtProvenZero`, read from every
  * concept of the name, not only the item's (`InterestExpenseOther`, `InterestPaidNet`...).
@@ -222,10 +236,15 @@ export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
 const INTEREST_EVIDENCE = /^Interest(Expense|Paid|AndDebtExpense)/;
 /**
  * Interest concepts that may hold an interest expense: those of INTEREST_EVIDENCE and the net ones
- * (`InterestIncomeExpenseNet`, `InterestIncomeExpenseNonoperatingNet`: interest income less expense).
- * A filing proven debt-free has interest expense 0 only where none of these is filed for its period.
+ * (NET_INTEREST). A filing proven debt-free has interest expense 0 where none of these is filed for
+ * its period, or only net ones showing income (`interestNil`).
  */
 const INTEREST_ANY = /^Interest(Expense|Paid|AndDebtExpense|IncomeExpense)/;
+/** A net interest concept (`InterestIncomeExpenseNet`, `InterestIncomeExpenseNonoperatingNet`): interest income less interest expense. */
+const NET_INTEREST = /^InterestIncomeExpense/;
+const NET_INTEREST_CONCEPTS = ['InterestIncomeExpenseNonoperatingNet', 'InterestIncomeExpenseNet'] as const;
+/** Interest income before any expense (`interestNil`): interest earned on cash and investments. */
+const INTEREST_INCOME_CONCEPTS = ['InvestmentIncomeInterest', 'InterestIncomeOther'] as const;
 
 /**
  * Pre-tax income from continuing operations, with equity-method income, else without it: with
@@ -508,7 +527,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       flows,
       flowsOf: byAccn(flows),
       interest: byAccn([...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c))),
-      anyInterest: byAccn(gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c))),
+      anyInterest: byAccn(gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c).map((f) => ({ ...f, concept: c })))),
     };
   };
   const debtFactsOf = (): ReturnType<typeof gatherDebtFacts> => (debtFacts ??= gatherDebtFacts());
@@ -634,7 +653,47 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       for (const f of flows.filter((x) => x.start === start).sort((a, b) => a.filed.localeCompare(b.filed))) byConcept.set(f.concept, f.signed);
       if ([...byConcept.values()].reduce((a, b) => a + b, 0) !== 0) return false;
     }
-    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0);
+    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0) || debtRolledForwardZero(filing);
+  };
+  /**
+   * Debt at the filing's period end rolled forward from a balance of 0 (docs/calculations.md,
+   * "Debt"): the latest debt balances filed by then are all 0 at a date before the period end, and
+   * the filing's own cash-flow statement tags both money borrowed and money repaid (`debtFlowSign`)
+   * for the whole period from the day after that date to its period end, every debt flow it tags
+   * ending there 0. Nothing borrowed since a balance of 0 leaves a balance of 0, whatever interest
+   * the period carries.
+   */
+  const debtRolledForwardZero = (filing: Filing): boolean => {
+    const { balances, flowsOf } = debtFactsOf();
+    let lastEnd = '';
+    for (const f of balances) if (f.filed <= filing.filed && f.end > lastEnd) lastEnd = f.end;
+    if (lastEnd === '' || lastEnd >= filing.periodEnd) return false;
+    if (balances.some((f) => f.filed <= filing.filed && f.end === lastEnd && f.val !== 0)) return false;
+    const start = addDays(lastEnd, 1);
+    const own = (flowsOf.get(filing.accn) ?? []).filter((f) => f.end === filing.periodEnd && f.start !== undefined && f.start >= start);
+    const whole = own.filter((f) => f.start === start);
+    const borrowing = whole.some((f) => debtFlowSign(f.concept) !== -1);
+    const repaying = whole.some((f) => debtFlowSign(f.concept) !== 1);
+    return borrowing && repaying && own.every((f) => f.val === 0);
+  };
+  /**
+   * Whether a filing proven debt-free (`debtProvenZero`) that tags no interest-expense concept has
+   * an interest expense of 0 (docs/calculations.md, "Debt"): no interest concept at all for its
+   * period (INTEREST_ANY) and nothing borrowed or repaid in it; or only net interest concepts
+   * (NET_INTEREST), each showing net income, and either nothing borrowed or repaid in the period, or
+   * the period's net interest equal to its gross interest income (INTEREST_INCOME_CONCEPTS) to the
+   * precision the net figure is stated in (no expense netted in it).
+   */
+  const interestNil = (filing: Filing): boolean => {
+    const { flowsOf, anyInterest } = debtFactsOf();
+    const borrowed = (flowsOf.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
+    const stated = (anyInterest.get(filing.accn) ?? []).filter((f) => f.end === filing.periodEnd);
+    if (stated.length === 0) return !borrowed;
+    if (!stated.every((f) => NET_INTEREST.test(f.concept) && f.val > 0)) return false;
+    if (!borrowed) return true;
+    const net = flow(filing, NET_INTEREST_CONCEPTS);
+    const gross = flow(filing, INTEREST_INCOME_CONCEPTS);
+    return net !== null && gross !== null && Math.abs(gross - net) <= precisionOf(net) / 2;
   };
   /** The filing's report of its own period (or of `filing`'s comparative period); null when it carries no figure for it. */
   const reportOf = (filing: Filing): FinancialReport | null => {
@@ -646,6 +705,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     };
     const capex = item('capex');
     const interest = item('interestExpense');
+    // No interest-expense concept for the period: the cash-flow statement's interest paid of the same
+    // period, where some was paid (none paid is no proof that none accrued).
+    const paid = interest === null ? flow(filing, INTEREST_PAID_CONCEPTS) : null;
     const revenue = item('revenue');
     const operatingIncome = item('operatingIncome') ?? (ebitOfPretaxAllowed(filing) ? ebitOfPretax(flow(filing, PRETAX_CONCEPTS), interest) : null);
     const lessNci = (total: number | null, nci: number | null): number | null => (total === null ? null : total - (nci ?? 0));
@@ -669,7 +731,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       netIncome,
       operatingCashFlow: item('operatingCashFlow'),
       capex: capex === null ? null : Math.abs(capex),
-      interestExpense: interest === null ? null : Math.abs(interest),
+      interestExpense: interest !== null ? Math.abs(interest) : paid === null || paid === 0 ? null : Math.abs(paid),
       // The US EPS divides net income by the split-consistent shares (src/domain/snapshot.ts).
       basicEps: null,
       dividendPerShare: flow(filing, DIVIDEND_CONCEPTS, 'USD/shares'),
@@ -691,10 +753,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     const ownPeriod = ends.get(filing.accn)?.end === filing.periodEnd;
     if (report.debt === null && balanceSheet && ownPeriod && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
       report.debt = 0;
-      // No interest concept at all for the period, net ones included, and nothing borrowed or repaid in it: interest expense 0 too.
-      const { flowsOf, anyInterest } = debtFactsOf();
-      const borrowed = (flowsOf.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.start !== undefined && f.val !== 0);
-      if (report.interestExpense === null && !borrowed && !(anyInterest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd)) report.interestExpense = 0;
+      if (report.interestExpense === null && interestNil(filing)) report.interestExpense = 0;
     }
     // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
     if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
@@ -855,9 +914,14 @@ function comparativeVersions(
  * million, that divides `stated`; the figures agree when they differ by at most two of it.
  */
 function sameToPrecision(stated: number, held: number): boolean {
+  return Math.abs(stated - held) <= 2 * precisionOf(stated);
+}
+
+/** The unit a figure is stated in: the largest power of ten, up to a million, that divides it (62,200,000: 100,000). */
+function precisionOf(figure: number): number {
   let unit = 1;
-  while (unit < 1_000_000 && stated % (unit * 10) === 0) unit *= 10;
-  return Math.abs(stated - held) <= 2 * unit;
+  while (unit < 1_000_000 && figure % (unit * 10) === 0) unit *= 10;
+  return unit;
 }
 
 const FLOW_MONEY_ITEMS = ['revenue', 'costOfSales', 'operatingIncome', 'netIncome', 'operatingCashFlow', 'capex', 'interestExpense'] as const satisfies readonly Item[];

@@ -109,23 +109,62 @@ describe('debt proven 0 by the filer history and no interest', () => {
     assert.equal(filed(fig, '2025-11-05').debt, 0);
   });
 
-  it('interest expense 0 only where no interest concept at all is filed for the period and nothing was borrowed', () => {
+  it('interest expense 0 of a debt-free filing: no interest concept, or net interest income only', () => {
     // Snowflake's 10-Q of 2024-05-31 (Q1 FY2025, before its convertible notes): no debt or interest-expense concept
-    // in it or before it (debt 0), but InterestIncomeExpenseNonoperatingNet 54,779 thousand, interest income net of
-    // any expense: its interest expense stays unknown.
+    // in it or before it (debt 0), nothing borrowed or repaid, and only InterestIncomeExpenseNonoperatingNet
+    // +54,779 thousand (interest income net of any expense): interest expense 0.
     const snow = filed(reportsOf('SNOW'), '2024-05-31');
-    assert.deepEqual([snow.debt, snow.interestExpense], [0, null]);
-    // Figma FY2025: debt 0, but a credit line drawn and repaid in the year (330.5 million) and
-    // InterestIncomeExpenseNonoperatingNet +62.2 million: unknown.
-    const fig = filed(reportsOf('FIG'), '2026-02-18');
-    assert.deepEqual([fig.debt, fig.interestExpense], [0, null]);
+    assert.deepEqual([snow.debt, snow.interestExpense], [0, 0]);
+    // Figma FY2025 (10-K of 2026-02-18): debt 0; a credit line drawn and repaid in the year (330.5 million), and
+    // InterestIncomeExpenseNonoperatingNet +62.2 against InterestIncomeOther 62.199 for 2025: 62.199 - 62.2 = -0.001,
+    // within half the 0.1 million the net figure is stated in, so no expense is netted in it: interest expense 0.
+    const fig = reportsOf('FIG');
+    const fy = filed(fig, '2026-02-18');
+    assert.deepEqual([fy.debt, fy.interestExpense], [0, 0]);
+    // Its 10-Q of 2025-11-05, 9M 2025: the same draw and repayment; net 47.0 against gross 47.029 (0.029 apart): 0.
+    assert.equal(filed(fig, '2025-11-05').interestExpense, 0);
+    // Interest coverage of Figma FY2025 is undefined for it (no interest expense), not missing.
+    assert.equal(stockMetrics(discreteQuarters(fig, '2026-02-18'), null, 'USD').interestCoverage.reason, 'no interest expense');
   });
 
-  it('SoundHound: a repaid loan (LongTermDebt 0 at 2024-12-31) but interest in 2025 keeps the debt unknown', () => {
-    // 10-K of 2026-03-02: ProceedsFromIssuanceOfLongTermDebt 0 and RepaymentsOfLongTermDebt 0 for 2025, but
-    // InterestExpenseNonoperating 670 thousand and InterestPaidNet 26 thousand for 2025: a borrowing the facts do not show.
-    const soun = filed(reportsOf('SOUN'), '2026-03-02');
-    assert.deepEqual([soun.debt, soun.interestExpense], [null, 670 * K]);
+  it('a net interest line showing an expense, or one apart from the gross income when something was borrowed, proves nothing', () => {
+    const body = real(FILES.FIG) as { facts: { 'us-gaap': Record<string, { units: { USD: { val: number; end: string; accn: string }[] } }> } };
+    const fy = (concept: string) => body.facts['us-gaap'][concept]!.units.USD.find((f) => f.end === '2025-12-31' && f.accn === '0001628280-26-009228')!;
+    // Figma's FY2025 facts with InterestIncomeOther 62.5 instead of 62.199: 62.5 - 62.2 = 0.3 million netted in the net
+    // line, beyond half the 0.1 million it is stated in, after a credit line drawn in the year: unknown.
+    fy('InterestIncomeOther').val = 62_500_000;
+    assert.equal(filed(parseCompanyFacts(body, 'FIG')!.reports, '2026-02-18').interestExpense, null);
+    // A net interest of -1 (an expense above the income): unknown whatever was borrowed.
+    fy('InterestIncomeOther').val = 62_199_000;
+    fy('InterestIncomeExpenseNonoperatingNet').val = -1_000_000;
+    assert.equal(filed(parseCompanyFacts(body, 'FIG')!.reports, '2026-02-18').interestExpense, null);
+  });
+
+  it('SoundHound: debt rolled forward from a repaid loan\'s 0 by a year with nothing borrowed or repaid, its interest as filed', () => {
+    const soun = reportsOf('SOUN');
+    // 10-K 0001628280-25-011821 (2025-03-11): LongTermDebt 0 and LongTermDebtNoncurrent 0 at 2024-12-31, the latest debt
+    // balances. 10-K 0001840856-26-000006 (2026-03-02), 2025-01-01..2025-12-31: ProceedsFromIssuanceOfLongTermDebt 0 and
+    // RepaymentsOfLongTermDebt 0, no debt balance: 0 + 0 - 0 = 0 at 2025-12-31. Its InterestExpenseNonoperating 670
+    // thousand for 2025 (InterestPaidNet 26 thousand) is the period's interest expense as filed.
+    const fy = filed(soun, '2026-03-02');
+    assert.deepEqual([fy.debt, fy.interestExpense], [0, 670 * K]);
+    // Negative: the 10-Q of 2025-11-10 (9M 2025) tags RepaymentsOfLongTermDebt 0 but no borrowing concept, and
+    // InterestExpenseNonoperating 557 thousand: what was borrowed is not stated, so debt stays unknown.
+    assert.equal(filed(soun, '2025-11-10').debt, null);
+    // Metrics at the 10-K, 2025-12-31: CashAndCashEquivalentsAtCarryingValue 248,490, StockholdersEquity 463,786,
+    // OperatingIncomeLoss FY2025 -23,272 (thousand). Net-debt ratio (0 - 248,490) x 100 / 463,786 = -53.579 %;
+    // ROIC -23,272 x 100 / (463,786 + 0 - 248,490) = -10.809 %; interest coverage -23,272 / 670 = -34.734 x.
+    const m = stockMetrics(discreteQuarters(soun, '2026-03-02'), null, 'USD');
+    const round3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+    assert.deepEqual([round3(m.netDebtRatio.value), round3(m.roic.value), round3(m.interestCoverage.value)], [-53.579, -10.809, -34.734]);
+  });
+
+  it('a roll-forward needs a balance of 0 and every borrowing flow of the whole period 0', () => {
+    // Palantir's 10-K of 2024-02-20: the latest balance is LongTermDebtNoncurrent 0 at 2021-12-31, and the filing's flows
+    // run from 2023-01-01, not from the day after: no roll-forward, and its InterestExpense 3,470 thousand keeps debt unknown.
+    assert.equal(filed(reportsOf('PLTR'), '2024-02-20').debt, null);
+    // AppLovin's debt is read from its lines, never rolled forward.
+    assert.ok((filed(reportsOf('APP'), '2025-11-05').debt ?? 0) > 0);
   });
 
   it('a company with debt: never 0', () => {

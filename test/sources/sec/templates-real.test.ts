@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { FinancialReport } from '../../../src/domain/model.js';
-import { ttmAsOf } from '../../../src/domain/ttm.js';
+import { stockMetrics } from '../../../src/domain/snapshot.js';
+import { discreteQuarters, ttmAsOf } from '../../../src/domain/ttm.js';
 import { parseCompanyFacts } from '../../../src/sources/sec/parse.js';
 
 const real = (name: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(`../../fixtures/real/sec/${name}`, import.meta.url))).toString('utf8'));
@@ -57,24 +58,59 @@ describe('SEC companyfacts of the replica templates', () => {
     assert.equal(byDate(unh.reports, '2025-08-11').equity, 94_724 * M);
   });
 
-  it('receivables: AccountsReceivableNet where no AccountsReceivableNetCurrent is tagged; never the broader ReceivablesNetCurrent', () => {
+  it('receivables: AccountsReceivableNet where no AccountsReceivableNetCurrent is tagged; ReceivablesNetCurrent where neither is', () => {
     const soundhound = parseCompanyFacts(real('companyfacts_CIK0001840856_SOUN.json.gz'), 'SOUN')!;
     // 10-K 0001840856-26-000006 (2026-03-02): AccountsReceivableNet 2025-12-31 = 32,336,000 (no AccountsReceivableNetCurrent).
     assert.equal(byDate(soundhound.reports, '2026-03-02').receivables, 32_336_000);
     const costco = parseCompanyFacts(real('companyfacts_CIK0000909832_COST.json.gz'), 'COST')!;
-    // Costco tags only ReceivablesNetCurrent (2,875 at 2025-05-11: vendor, reinsurance and other receivables besides customers').
-    assert.equal(byDate(costco.reports, '2025-06-05').receivables, null);
+    // Costco tags only ReceivablesNetCurrent, its balance sheet's "receivables, net": 2,875 at 2025-05-11
+    // (10-Q 0000909832-25-000033, 2025-06-05).
+    assert.equal(byDate(costco.reports, '2025-06-05').receivables, 2_875 * M);
+    // Celsius tags its one receivables line AccountsReceivableNetCurrent in its 10-K of 2025-03-03 (270.342 at
+    // 2024-12-31) and ReceivablesNetCurrent in its 10-Q of 2025-05-06 (the same 270.342 at 2024-12-31, 256.424 at
+    // 2025-03-31): the same line under either concept.
+    const celsius = parseCompanyFacts(real('companyfacts_CIK0001341766_CELH.json.gz'), 'CELH')!;
+    assert.equal(byDate(celsius.reports, '2025-03-03').receivables, 270_342_000);
+    assert.equal(byDate(celsius.reports, '2025-05-06').receivables, 256_424_000);
+    // A filing with both reads the customer receivables: Celsius' 10-Q of 2025-08-08 tags AccountsReceivableNetCurrent
+    // 490.389 at 2025-06-30.
+    assert.equal(byDate(celsius.reports, '2025-08-08').receivables, 490_389_000);
   });
 
-  it('interest expense: the concept the filing tags, none from a net interest concept', () => {
+  it('Costco CCC to Q3 FY2025 on its total receivables', () => {
+    const costco = parseCompanyFacts(real('companyfacts_CIK0000909832_COST.json.gz'), 'COST')!;
+    // TTM to Q3 FY2025: revenue 254,453 (FY2024, 10-K 2024-10-09) - 174,756 (9M FY2024) + 189,079 (9M FY2025) = 268,776;
+    // CostOfGoodsAndServicesSold 222,358 - 152,770 + 164,849 = 234,437. At 2025-05-11 (10-Q 2025-06-05):
+    // ReceivablesNetCurrent 2,875, InventoryNet 18,606, AccountsPayableCurrent 19,820.
+    // CCC = 2,875 x 365 / 268,776 + 18,606 x 365 / 234,437 - 19,820 x 365 / 234,437 = 3.904 + 28.968 - 30.858 = 2.014 days.
+    const ccc = stockMetrics(discreteQuarters(costco.reports, '2025-06-05'), null, 'USD').ccc;
+    const expected = (2_875 * 365) / 268_776 + (18_606 * 365) / 234_437 - (19_820 * 365) / 234_437;
+    assert.ok(ccc.value !== null && Math.abs(ccc.value - expected) < 1e-9, String(ccc.value));
+    assert.equal(Math.round((ccc.value ?? 0) * 1000) / 1000, 2.014);
+  });
+
+  it('interest expense: the concept the filing tags, else interest and debt expense, else the interest paid where some was paid', () => {
     const applovin = parseCompanyFacts(real('companyfacts_CIK0001751008_APP.json.gz'), 'APP')!;
     // 10-Q 2025-11-05: InterestExpenseNonoperating 2025-01-01..2025-09-30 = 155.726; 10-K 2026-02-19 tags no
     // InterestExpense(Nonoperating), InterestExpenseDebt FY2025 = 200.615 (before InterestAndDebtExpense 207.016, which adds
     // other debt costs).
     assert.equal(byDate(applovin.reports, '2025-11-05').interestExpense, 155_726_000);
     assert.equal(byDate(applovin.reports, '2026-02-19').interestExpense, 200_615_000);
-    const figma = parseCompanyFacts(real('companyfacts_CIK0001579878_FIG.json.gz'), 'FIG')!;
-    // Figma tags only InterestIncomeExpenseNonoperatingNet (interest income net of expense, FY2025 +62.2): no interest expense.
-    assert.equal(byDate(figma.reports, '2026-02-18').interestExpense, null);
+    // 10-K 0001751008-24-000012 (2024-02-26), FY2023: none of those, InterestAndDebtExpense 275.665 (InterestPaidNet
+    // 248.828 is not taken while an expense concept is filed).
+    assert.equal(byDate(applovin.reports, '2024-02-26').interestExpense, 275_665_000);
+    // Rocket Lab's 10-Q 0001819994-25-000021 (2025-11-10), 9M 2025: no interest-expense concept, only
+    // InterestIncomeExpenseNonoperatingNet -5.547 (income less expense) and InterestPaidNet 21.892: the interest paid.
+    const rocketLab = parseCompanyFacts(real('companyfacts_CIK0001819994_RKLB.json.gz'), 'RKLB')!;
+    assert.equal(byDate(rocketLab.reports, '2025-11-10').interestExpense, 21_892_000);
+    // Celsius' 10-K of 2023-03-01, FY2022: no interest-expense concept read, InterestPaidNet 0 (nothing paid is no proof
+    // that nothing accrued), its debt not proven 0: unknown.
+    const celsius = parseCompanyFacts(real('companyfacts_CIK0001341766_CELH.json.gz'), 'CELH')!;
+    assert.equal(byDate(celsius.reports, '2023-03-01').interestExpense, null);
+    // Apple tags no interest concept at all after its FY2023 10-K of 2023-11-03 (InterestExpense 3,933, InterestPaidNet
+    // 3,803 for FY2023): its later filings have none.
+    const apple = parseCompanyFacts(real('companyfacts_CIK0000320193_AAPL.json.gz'), 'AAPL')!;
+    assert.equal(byDate(apple.reports, '2023-11-03').interestExpense, 3_933 * M);
+    assert.equal(byDate(apple.reports, '2026-01-30').interestExpense, null);
   });
 });
