@@ -1,6 +1,7 @@
 // One uncached as-of stock snapshot in process (src/serving/as-of.ts `stock`: a universe of one),
-// without HTTP: the CPU and time a call, and a digest of the answers (each view and its as-of
-// use) to compare two commits' answers on the same store.
+// without HTTP: the CPU and time a call, and a digest of the answers (what get_stock_snapshot
+// answers of each: security, price, snapshot, filer note and as-of use) to compare two commits'
+// answers on the same store.
 //   node --import tsx bench/asof-stock.ts [universe] [calls]
 // universe: a store folder under bench/.data (default full-x1; `bench/asof.ts full-x1` makes it);
 // calls: default 3000, after 300 to warm up. Every 17th listed stock, rotated over 300 weekdays
@@ -50,7 +51,9 @@ try {
   const call = async (i: number) => {
     const stock = stocks[i % stocks.length] as (typeof stocks)[number];
     const day = days[(i * 7 + Math.floor(i / stocks.length)) % days.length] as string;
-    return { code: stock.code, day, answer: await served.past.stock(stock.code, day) };
+    const { view, asOf } = await served.past.stock(stock.code, day);
+    // What get_stock_snapshot answers of it.
+    return { code: stock.code, day, answer: { security: view.security, price: view.price, snapshot: view.snapshot, filer: view.filer, asOf } };
   };
   for (let i = 0; i < 300; i++) await call(calls + i);
   const digest = createHash('sha256');

@@ -18,8 +18,8 @@ import { LRUCache } from 'lru-cache';
 import type { FxRate } from '../domain/model.js';
 import { ApiError } from '../kernel/errors.js';
 import type { MarketDataStore } from '../store/market-data.js';
-import { computeSnapshot, computeSnapshotYielding, viewKey, type ComputedSnapshot } from './build.js';
-import { normaliseCode, type AnsweredDay, type AsOfUse, type PastDay, type PastDays, type ServedSecurity, type StockView } from './dataset.js';
+import { computeSnapshot, computeSnapshotYielding, stockFigures, viewKey, type ComputedSnapshot } from './build.js';
+import { normaliseCode, type AnsweredDay, type AsOfUse, type PastDay, type PastDays, type ServedSecurity, type StockFigures, type StockView } from './dataset.js';
 import { loadUniverse, SnapshotDataset, STOCKS_PER_READ, type UniversePart } from './served.js';
 
 /** Past days whose universe is kept per dataset version (AS_OF_CACHE_DAYS). */
@@ -142,7 +142,7 @@ class ServedPastDays implements PastDays {
     return entry.promise;
   }
 
-  async stock(code: string, day: string): Promise<{ view: StockView; asOf: AsOfUse }> {
+  async stock(code: string, day: string): Promise<{ view: StockFigures; asOf: AsOfUse }> {
     const answered = await this.resolve(day);
     if (answered.served) {
       const view = this.served.stock(code);
@@ -155,24 +155,28 @@ class ServedPastDays implements PastDays {
     }
     const security = this.securityOn(code, answered.date);
     await this.listedBy(security, answered.date);
-    // The day's rate alone: all the computation takes of the rates (`fxRateAsOf`), without a walk over all of them.
-    const rate = rateOn(await this.fx(), answered.date);
-    const computed = await snapshotOfDay(this.served.store, answered.date, { securities: [security], fx: rate === null ? [] : [rate] });
-    const view = computed.views.get(viewKey(security.market, security.code)) as StockView;
-    return { view, asOf: stockUse(computed, view, answered) };
+    // Only what the snapshot shows: its filings and last bar, no flows, rates or cohort.
+    const universe = await loadUniverse(this.served.store, answered.date, STOCKS_PER_READ, { securities: [security], figuresOnly: true });
+    const { figures, lastDisclosure } = stockFigures(security, universe, answered.date);
+    return {
+      view: figures,
+      asOf: { date: answered.date, lastSession: figures.price?.date ?? null, lastDisclosure, ...(answered.note === undefined ? {} : { note: answered.note }) },
+    };
   }
 
-  async view(code: string, day: string): Promise<StockView> {
-    let view: StockView;
+  async view(code: string, day: string): Promise<Pick<StockView, 'security'>> {
+    let security: ServedSecurity;
     try {
-      view = this.served.stock(code);
+      security = this.served.stock(code).security;
     } catch (err) {
-      // A code delisted since: its view of the day (answered while it was listed).
-      if (!(err instanceof ApiError) || this.delistedOn(code, day) === undefined) throw err;
-      return (await this.stock(code, day)).view;
+      // A code delisted since: its security, for a day it was listed.
+      if (!(err instanceof ApiError)) throw err;
+      const gone = this.delistedOn(code, day);
+      if (gone === undefined) throw err;
+      security = gone;
     }
-    if (day < this.served.asOf) await this.listedBy(view.security, day);
-    return view;
+    if (day < this.served.asOf) await this.listedBy(security, day);
+    return { security };
   }
 
   /**
@@ -205,7 +209,7 @@ class ServedPastDays implements PastDays {
     return gone !== undefined && day <= gone.delistedOn ? gone.security : undefined;
   }
 
-  async ttmDisclosedBy(view: StockView, through: string): Promise<string | null> {
+  async ttmDisclosedBy(view: Pick<StockView, 'security'>, through: string): Promise<string | null> {
     let disclosed: string | null = null;
     for (const step of await this.served.histories.steps(view.security.id)) {
       if (step.effectiveFrom > through) break;
@@ -244,25 +248,6 @@ class ServedPastDays implements PastDays {
     );
     return pastDayOf(data, answered);
   }
-}
-
-/**
- * `fxRateAsOf` (src/domain/v3.ts) of rates sorted by date, by a binary search: the rate of the
- * latest date on or before `day` (the first of its date, as that walk keeps), or null.
- */
-export function rateOn(sorted: readonly FxRate[], day: string): FxRate | null {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as FxRate).date <= day) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo === 0) return null;
-  let at = lo - 1;
-  const date = (sorted[at] as FxRate).date;
-  while (at > 0 && (sorted[at - 1] as FxRate).date === date) at--;
-  return sorted[at] as FxRate;
 }
 
 function stockUse(computed: ComputedSnapshot, view: StockView, answered: AnsweredDay): AsOfUse {

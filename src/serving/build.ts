@@ -16,7 +16,7 @@ import { firstKnownVersions, hasLaterVersion, markRestated } from '../domain/res
 import { discreteQuarters, ttmOfQuarters } from '../domain/ttm.js';
 import { NO_PRICE_CHANGES, type PriceChanges, type SplitEvent } from '../domain/price-change.js';
 import { fxRateAsOf, marketCapBand, rankingRowAsOf, SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
-import type { ServedSecurity, StockView, V3Outcome } from './dataset.js';
+import type { ServedSecurity, StockFigures, StockView, V3Outcome } from './dataset.js';
 
 /** Calendar days back the builder looks for bars: the 20-trading-day supply window plus slack. */
 export const RECENT_DAYS = 60;
@@ -121,6 +121,47 @@ export async function computeSnapshotYielding(universe: UniverseData, asOf: stri
 /** Stocks computed between two pauses of `computeSnapshotYielding` (~2 ms of work). */
 export const STOCKS_PER_STEP = 50;
 
+/**
+ * `security`'s figures as of `asOf` from its part of `universe` (its filings, recent bars, split
+ * events and listed shares): the point-in-time TTM and the snapshot's metrics, as the universe's
+ * computation makes them for every stock. `get_stock_snapshot` as of a day needs no more than this
+ * (src/serving/as-of.ts), so it reads no flows or price changes and ranks no cohort.
+ */
+export function stockFigures(security: ServedSecurity, universe: UniverseData, asOf: string): { figures: StockFigures; lastDisclosure: string | null } {
+  const { price, metrics, filer, disclosed } = stockFiguresOf(security, universe, asOf);
+  return { figures: { security, price, snapshot: snapshotGroups(metrics), ...(filer ? { filer } : {}) }, lastDisclosure: disclosed };
+}
+
+/** The figures of one stock that both the universe's computation and `stockFigures` make. */
+function stockFiguresOf(security: ServedSecurity, universe: UniverseData, asOf: string) {
+  const filed = universe.reports.get(security.id) ?? [];
+  // KR filings state per-share figures on their own date's share basis and no share count:
+  // both are put on the as-of date's basis here (US filings are restated when read).
+  let reports = filed;
+  if (security.market === 'KR') {
+    const splits = universe.splits?.get(security.id) ?? [];
+    const listed = universe.listedShares?.get(security.id);
+    if (splits.length > 0) reports = perShareOnBasisOf(reports, splits, asOf);
+    if (listed) reports = withListedShares(reports, listed, splits, asOf);
+  }
+  const bars = universe.recentBars.get(security.id) ?? [];
+  const last = barAsOf(bars, asOf);
+  const price: PricePoint | null = last ? { date: last.date, close: last.close, shares: last.shares, marketCap: last.marketCap } : null;
+  let disclosed: string | null = null;
+  for (const r of filed) if (r.disclosedOn <= asOf && (disclosed === null || r.disclosedOn > disclosed)) disclosed = r.disclosedOn;
+  // One derivation of the point-in-time quarters and TTM serves V3, the snapshot and the percentiles.
+  const ttm = ttmOfQuarters(discreteQuarters(reports, asOf));
+  const metricOptions = { financial: isFinancialSector(security.sector) };
+  let metrics = stockMetricsOfView(ttm, price, security.currency, metricOptions);
+  // A period filed in more than one version by asOf: the figures a later version changed say so,
+  // with the figure of the first-known versions beside them (src/domain/restated.ts).
+  if (hasLaterVersion(reports, asOf)) {
+    const firstKnown = stockMetricsOfView(ttmOfQuarters(discreteQuarters(firstKnownVersions(reports, asOf), asOf)), price, security.currency, metricOptions);
+    metrics = markRestated(metrics, firstKnown);
+  }
+  return { reports, bars, ttm, price, disclosed, metrics, filer: filerNoteOf(security, ttm) };
+}
+
 /** A cohort's size and how to rank one stock's 17 metric values in it. */
 type CohortRanker = { members: number; rank: (v: PercentileValues) => PercentileEntry[] };
 
@@ -144,31 +185,14 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       yield;
     }
     const key = viewKey(security.market, security.code);
-    const filed = universe.reports.get(security.id) ?? [];
-    // KR filings state per-share figures on their own date's share basis and no share count:
-    // both are put on the as-of date's basis here (US filings are restated when read).
-    let reports = filed;
-    if (security.market === 'KR') {
-      const splits = universe.splits?.get(security.id) ?? [];
-      const listed = universe.listedShares?.get(security.id);
-      if (splits.length > 0) reports = perShareOnBasisOf(reports, splits, asOf);
-      if (listed) reports = withListedShares(reports, listed, splits, asOf);
-    }
-    const bars = universe.recentBars.get(security.id) ?? [];
+    const { reports, bars, ttm, price, disclosed, metrics, filer } = stockFiguresOf(security, universe, asOf);
     const flows = universe.recentFlows.get(security.id) ?? [];
-    const last = barAsOf(bars, asOf);
-    const price: PricePoint | null = last ? { date: last.date, close: last.close, shares: last.shares, marketCap: last.marketCap } : null;
     if (price !== null && (lastSession === null || price.date > lastSession)) lastSession = price.date;
-    let disclosed: string | null = null;
-    for (const r of filed) if (r.disclosedOn <= asOf && (disclosed === null || r.disclosedOn > disclosed)) disclosed = r.disclosedOn;
     if (disclosed !== null) {
       disclosures.set(key, disclosed);
       if (lastDisclosure === null || disclosed > lastDisclosure) lastDisclosure = disclosed;
     }
 
-    // One derivation of the point-in-time quarters and TTM serves V3, the snapshot and the percentiles.
-    const quarters = discreteQuarters(reports, asOf);
-    const ttm = ttmOfQuarters(quarters);
     const ranked = rankingRowAsOf(security, { reports, bars, flows, usdKrw: fx?.usdKrw ?? null, asOf, ttm });
     let v3: V3Outcome;
     if (ranked.row) {
@@ -186,14 +210,6 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       v3 = { ok: false, reason: ranked.reason };
     }
 
-    const metricOptions = { financial: isFinancialSector(security.sector) };
-    let metrics = stockMetricsOfView(ttm, price, security.currency, metricOptions);
-    // A period filed in more than one version by asOf: the figures a later version changed say so,
-    // with the figure of the first-known versions beside them (src/domain/restated.ts).
-    if (hasLaterVersion(reports, asOf)) {
-      const firstKnown = stockMetricsOfView(ttmOfQuarters(discreteQuarters(firstKnownVersions(reports, asOf), asOf)), price, security.currency, metricOptions);
-      metrics = markRestated(metrics, firstKnown);
-    }
     const values = percentileValuesOf(metrics);
     metricValues.set(key, values);
     const sectorKey = `${security.market}:${security.sector}`;
@@ -217,7 +233,6 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
         marketCap: price?.marketCap ?? null,
       }),
     );
-    const filer = filerNoteOf(security, ttm);
     views.set(key, {
       security,
       price,

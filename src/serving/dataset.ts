@@ -64,6 +64,9 @@ export interface StockView {
   filer?: FilerNote;
 }
 
+/** What one stock's snapshot answer (`get_stock_snapshot`) shows of its view: no V3, cohort or price change. */
+export type StockFigures = Pick<StockView, 'security' | 'price' | 'snapshot' | 'filer'>;
+
 /** How the last refresh went for one source. */
 export interface SourceState {
   source: string;
@@ -123,9 +126,9 @@ export interface ServedDataset {
    * months as objects; split-adjusted when `adjust` (src/domain/adjusted.ts), with the split
    * events that fall within them.
    */
-  priceBars(view: StockView, window: SeriesWindow, adjust: boolean, through?: string): Promise<AdjustedBars>;
+  priceBars(view: Pick<StockView, 'security'>, window: SeriesWindow, adjust: boolean, through?: string): Promise<AdjustedBars>;
   /** The stock's valuation band from `from` to `through` (default `asOf`) (`valuationBandOfSeries` on its bars and TTM steps). */
-  valuationBand(view: StockView, type: BandType, from: string, through?: string): Promise<ValuationBandResult>;
+  valuationBand(view: Pick<StockView, 'security'>, type: BandType, from: string, through?: string): Promise<ValuationBandResult>;
   /** Answers as of a past day (src/serving/as-of.ts). */
   readonly past: PastDays;
 }
@@ -171,15 +174,15 @@ export interface PastDays {
   resolve(day: string): Promise<AnsweredDay>;
   /** The day's universe (rankings, screen, search, score and percentile cohorts), computed once per day and kept. */
   universe(day: string): Promise<PastDay>;
-  /** One stock's view as of the day (its snapshot, price and V3 inputs), without the day's universe unless that is held. */
-  stock(code: string, day: string): Promise<{ view: StockView; asOf: AsOfUse }>;
+  /** One stock's figures as of the day (its snapshot and price), without the day's universe unless that is held. */
+  stock(code: string, day: string): Promise<{ view: StockFigures; asOf: AsOfUse }>;
   /**
    * The stock a history answer (price history, valuation band) as of `day` reads: the served one,
    * or a code delisted since, for a day it was listed; else the served dataset's not_found.
    */
-  view(code: string, day: string): Promise<StockView>;
+  view(code: string, day: string): Promise<Pick<StockView, 'security'>>;
   /** The disclosure date of the latest filing in the stock's TTM as of `through` (the valuation band's). */
-  ttmDisclosedBy(view: StockView, through: string): Promise<string | null>;
+  ttmDisclosedBy(view: Pick<StockView, 'security'>, through: string): Promise<string | null>;
 }
 
 /** `BRK.B`, `brk-b` and `Brk.b` are one ticker; KR codes are six digits. */

@@ -157,12 +157,12 @@ export class SnapshotDataset implements ServedDataset {
     return this.histories.warm(bySize, signal);
   }
 
-  priceBars(view: StockView, window: SeriesWindow, adjust: boolean, through = this.asOf): Promise<AdjustedBars> {
+  priceBars(view: Pick<StockView, 'security'>, window: SeriesWindow, adjust: boolean, through = this.asOf): Promise<AdjustedBars> {
     if (through < this.histories.asOf) return this.histories.priceBarsThrough(view.security.id, window, adjust, through);
     return this.histories.priceBarsOrDays(view.security.id, window, adjust);
   }
 
-  valuationBand(view: StockView, type: BandType, from: string, through = this.asOf): Promise<ValuationBandResult> {
+  valuationBand(view: Pick<StockView, 'security'>, type: BandType, from: string, through = this.asOf): Promise<ValuationBandResult> {
     if (type === 'psr' && isFinancialSector(view.security.sector)) {
       // PSR does not exist for financial companies (src/domain/financials.ts): no band of it either.
       const none: ValuationBandResult = { type, from, to: through, daysUsed: 0, daysExcluded: 0, p5: null, median: null, p95: null, min: null, max: null, current: null, years: [] };
@@ -213,6 +213,11 @@ const EXPORTS_FIRST_YEAR = 1990;
 export interface UniversePart {
   securities?: readonly ServedSecurity[];
   fx?: readonly FxRate[];
+  /**
+   * With `securities`: only what their figures need (`stockFigures` in ./build.ts): their filings,
+   * last bar, split events and listed shares; no flows, price changes or rates.
+   */
+  figuresOnly?: boolean;
 }
 
 /**
@@ -263,8 +268,8 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
   let priceChanges: Map<number, PriceChanges>;
   if (few === undefined) priceChanges = await readSlices(store, asOf, since, securities, stocksPerRead, step, recent);
   else {
-    await readFew(store, asOf, since, few, recent);
-    priceChanges = await readFewPriceChanges(store, recentBars);
+    await readFew(store, asOf, since, few, recent, only?.figuresOnly === true);
+    priceChanges = only?.figuresOnly === true ? new Map() : await readFewPriceChanges(store, recentBars);
   }
   // KR split events for the filings' per-share figures (a few rows for the universe), and the
   // listed shares at the period ends where a KR stock's EPS needs them (a key probe each, two a
@@ -290,7 +295,7 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
     if (dates === undefined) listedShares.set(securityId, (dates = new Map()));
     dates.set(date, count);
   });
-  const fx = only?.fx ?? (await step(() => store.fx()));
+  const fx = only?.fx ?? (only?.figuresOnly === true ? [] : await step(() => store.fx()));
   const trade = only ? [] : await step(() => store.trade());
   // Sector exports (55 sectors a month since 1990) a decade at a time.
   const sectorExports: SectorExportMonth[] = [];
@@ -359,13 +364,15 @@ async function readSlices(
  * One request's few stocks' recent filings, bars and flows: the slices' entries for them, each
  * read by a key lookup or range compiled once (a slice's reads build their queries each time).
  * The flows start at the stock's SUPPLY_WINDOW_DAYS-th last bar, among its SNAPSHOT_BARS last.
+ * With `figuresOnly`, the last bar alone and no flows.
  */
-async function readFew(store: MarketDataStore, asOf: string, since: string, securities: readonly StoredSecurity[], { reports, recentBars, recentFlows }: RecentReads): Promise<void> {
+async function readFew(store: MarketDataStore, asOf: string, since: string, securities: readonly StoredSecurity[], { reports, recentBars, recentFlows }: RecentReads, figuresOnly: boolean): Promise<void> {
   for (const security of securities) {
     const filed = await store.stockRecentReports(security, asOf, SNAPSHOT_QUARTERS);
     if (filed.length > 0) reports.set(security.id, filed);
-    const bars = await store.stockLastBars(security.id, since, asOf, SNAPSHOT_BARS);
+    const bars = await store.stockLastBars(security.id, since, asOf, figuresOnly ? 1 : SNAPSHOT_BARS);
     if (bars.length > 0) recentBars.set(security.id, bars);
+    if (figuresOnly) continue;
     const start = bars.length >= SUPPLY_WINDOW_DAYS ? (bars[bars.length - SUPPLY_WINDOW_DAYS] as SnapshotBar).date : since;
     const flows = await store.stockFlows(security.id, start, asOf);
     if (flows.length > 0) recentFlows.set(security.id, flows);

@@ -14,8 +14,7 @@ import type { FinancialReport } from '../../src/domain/model.js';
 import { dateOfDay } from '../../src/domain/series.js';
 import { ApiError } from '../../src/kernel/errors.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
-import { pastDaysOf, rateOn, snapshotOfDay } from '../../src/serving/as-of.js';
-import { fxRateAsOf } from '../../src/domain/v3.js';
+import { pastDaysOf, snapshotOfDay } from '../../src/serving/as-of.js';
 import { computeSnapshot, viewKey } from '../../src/serving/build.js';
 import type { ServedSecurity } from '../../src/serving/dataset.js';
 import { loadUniverse, SnapshotDataset } from '../../src/serving/served.js';
@@ -74,12 +73,12 @@ describe('answers as of a past day', () => {
       const asOfEve = await served.past.stock(stock.code, eve);
       assert.deepEqual(asOfEve.view.snapshot, expected.snapshot);
       assert.deepEqual(asOfEve.view.price, expected.price);
-      assert.deepEqual(asOfEve.view.v3, expected.v3);
       assert.ok(asOfEve.asOf.lastDisclosure !== null && asOfEve.asOf.lastDisclosure < day);
       assert.notEqual(asOfEve.view.snapshot.profitability.roe.referenceQuarter, quarter);
       // The day's universe gives the stock the same snapshot as the universe of one.
       const universe = await served.past.universe(eve);
       assert.deepEqual(universe.data.stock(stock.code).snapshot, asOfEve.view.snapshot);
+      assert.deepEqual(universe.data.stock(stock.code).v3, expected.v3);
       assert.deepEqual(universe.asOfStock(universe.data.stock(stock.code)), asOfEve.asOf);
 
       const asOfDay = await served.past.stock(stock.code, day);
@@ -91,29 +90,6 @@ describe('answers as of a past day', () => {
       await earlier.close();
       other.cleanup();
     }
-  });
-
-  it("finds a day's rate in the rates sorted by date as the walk over them does", () => {
-    // Two rates of 2025-01-03 (the first kept), none before 2025-01-02.
-    const rates = [
-      { date: '2025-01-02', usdKrw: 1_400, source: 'a' },
-      { date: '2025-01-03', usdKrw: 1_410, source: 'a' },
-      { date: '2025-01-03', usdKrw: 1_411, source: 'b' },
-      { date: '2025-01-07', usdKrw: 1_420, source: 'a' },
-    ];
-    const expected: [string, number | null][] = [
-      ['2025-01-01', null],
-      ['2025-01-02', 1_400],
-      ['2025-01-03', 1_410],
-      ['2025-01-06', 1_410],
-      ['2025-01-07', 1_420],
-      ['2026-01-01', 1_420],
-    ];
-    for (const [day, usdKrw] of expected) {
-      assert.equal(rateOn(rates, day)?.usdKrw ?? null, usdKrw, day);
-      assert.equal(rateOn(rates, day), fxRateAsOf(rates, day), day);
-    }
-    assert.equal(rateOn([], '2025-01-01'), null);
   });
 
   it('computes a day once for concurrent callers, keeps two days, and a new dataset version keeps none', async () => {
