@@ -12,7 +12,7 @@
 // BENCH_SECONDS (default 10) and BENCH_CONNECTIONS apply.
 
 import { headersFor, measure, REST, type Measured } from './lib/ceiling.js';
-import { buildService, createPaidKey, ensureStore, startServer, stopServer, storeDir, type StoreSpec } from './lib/server.js';
+import { serveStore, stopServer, type StoreSpec } from './lib/server.js';
 import { printTable } from './lib/table.js';
 import { machineLoad, procStatusBytes, round, settingsFromEnv } from './lib/util.js';
 
@@ -32,11 +32,7 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
   if (m === null) throw new Error(`universe must be default-xN or full-xN, got ${universe}`);
   const spec: StoreSpec = { size: m[1] as StoreSpec['size'], scale: Number(m[2]) };
   const settings = settingsFromEnv();
-  buildService();
-  await ensureStore(spec, { logLevel: settings.logLevel, maxAgeDays: settings.maxStoreAgeDays });
-  const dataDir = storeDir(spec);
-  const key = createPaidKey(dataDir);
-  const server = await startServer({ dataDir, logLevel: settings.logLevel });
+  const { key, server } = await serveStore(spec, settings);
   try {
     const headers = headersFor(key, { method: 'GET' });
     const get = async (path: string): Promise<{ ms: number; body: unknown }> => {

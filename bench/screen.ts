@@ -10,7 +10,7 @@
 // BENCH_SECONDS (default 10) and BENCH_CONNECTIONS apply.
 
 import { headersFor, measure, REST, type Measured } from './lib/ceiling.js';
-import { buildService, createPaidKey, ensureStore, startServer, stopServer, storeDir, type StoreSpec } from './lib/server.js';
+import { serveStore, stopServer, type StoreSpec } from './lib/server.js';
 import { printTable } from './lib/table.js';
 import { machineLoad, settingsFromEnv } from './lib/util.js';
 
@@ -25,11 +25,7 @@ const SCREEN_PATH = `${REST}/screen?market=KR,US&filters=roe:10:,per::20,operati
 /** "KOSDAQ semiconductor companies with ROE above 15 % and PER under 10", with looser bounds so a page fills. */
 const KOSDAQ_PATH = `${REST}/screen?market=KR&exchanges=KOSDAQ&sectors=Semiconductors&filters=roe:5:,per::30&sort=roe:desc&limit=50`;
 
-buildService();
-await ensureStore(spec, { logLevel: settings.logLevel, maxAgeDays: settings.maxStoreAgeDays });
-const dataDir = storeDir(spec);
-const key = createPaidKey(dataDir);
-const server = await startServer({ dataDir, logLevel: settings.logLevel });
+const { key, server } = await serveStore(spec, settings);
 try {
   const headers = headersFor(key, { method: 'GET' });
   const first = await fetch(`${server.url}${SCREEN_PATH}`, { headers });

@@ -301,3 +301,15 @@ export async function ensureStore(spec: StoreSpec, options: { logLevel: string; 
   log(`store ${storeKey(spec)} ready: first start ${Math.round(meta.readyMs / 1000)} s (demo load ${Math.round((meta.demoLoadMs ?? 0) / 1000)} s)`);
   return { ...meta, cached: false };
 }
+
+/**
+ * A service on `spec`'s store, as the single-scenario benches start it: the build made, the store
+ * generated (or reused), a paid key created, and the server started (stop it with `stopServer`).
+ */
+export async function serveStore(spec: StoreSpec, settings: { logLevel: string; maxStoreAgeDays: number }): Promise<{ key: string; server: RunningServer }> {
+  buildService();
+  await ensureStore(spec, { logLevel: settings.logLevel, maxAgeDays: settings.maxStoreAgeDays });
+  const dataDir = storeDir(spec);
+  const key = createPaidKey(dataDir);
+  return { key, server: await startServer({ dataDir, logLevel: settings.logLevel }) };
+}
