@@ -96,6 +96,31 @@ function answerHeaders(reply: FastifyReply): void {
   if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CONTENT_SECURITY_POLICY);
 }
 
+/**
+ * The raw response to a request the HTTP parser refused: 408 for a request not received in
+ * time, 431 for headers over the limit, else 400 `invalid_parameter` as problem+json. Written
+ * to the socket before any request exists, with the headers every error carries.
+ */
+export function clientErrorResponse(code: string | undefined): string {
+  const [status, reason, body] =
+    code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', '{"error":"Request Timeout","message":"the request was not received in time","statusCode":408}']
+      : code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', '{"error":"Request Header Fields Too Large","message":"the request headers exceed the size limit","statusCode":431}']
+        : [
+            400,
+            'Bad Request',
+            JSON.stringify(
+              problemOf(new ApiError('invalid_parameter', 'the request is not valid HTTP: its path must be ASCII, with any other character percent-encoded (UTF-8), and its headers well formed')),
+            ),
+          ];
+  const type = status === 400 ? 'application/problem+json' : 'application/json';
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Security-Policy: ${API_CONTENT_SECURITY_POLICY}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 let requestCounter = 0;
 
@@ -148,6 +173,14 @@ export async function buildServer(deps: ServerDeps) {
       // Answered before routing: the hooks do not run for it.
       answerHeaders(reply.code(apiError.status));
       void reply.type('application/problem+json').send(JSON.stringify(problemOf(apiError)));
+    },
+    // A request Node's HTTP parser refuses (a raw non-ASCII byte in the path, a malformed header)
+    // never reaches routing: answered as problem+json too. A timeout (408) and headers over the
+    // size limit (431) keep their statuses; a reset connection gets nothing.
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      socket.write(clientErrorResponse(err.code));
+      socket.destroy(err);
     },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

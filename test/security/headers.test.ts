@@ -4,6 +4,7 @@
 // renders under that policy in a real browser with nothing refused.
 
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/http/docs.js';
 import { skipBrowser, openPage } from '../support/browser.js';
@@ -53,6 +54,37 @@ describe('security headers', () => {
       assert.equal(res.headers.get('cache-control'), cacheControl, what);
       await res.arrayBuffer();
     }
+  });
+
+  it('a request the HTTP parser refuses (a raw UTF-8 path, a control character in a header): 400 invalid_parameter as problem+json, with the headers of every error', async () => {
+    const { port } = new URL(t.url);
+    const raw = (request: Buffer) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+    for (const [what, request] of [
+      ['raw UTF-8 in the path', Buffer.concat([Buffer.from('GET /api/public/v2/search?q='), Buffer.from('삼성전자', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')])],
+      ['a control character in a header', Buffer.from('GET /api/public/v2/health HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n')],
+    ] as const) {
+      const answer = await raw(request);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 400 Bad Request\r\n/, what);
+      const headers = new Map(head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 2)]));
+      assert.equal(headers.get('content-type'), 'application/problem+json', what);
+      assert.equal(headers.get('x-content-type-options'), 'nosniff', what);
+      assert.equal(headers.get('cache-control'), 'no-store', what);
+      assert.equal(headers.get('content-security-policy'), API_CSP, what);
+      assert.equal(Number(headers.get('content-length')), Buffer.byteLength(body), what);
+      const problem = JSON.parse(body) as { code: string; status: number };
+      assert.equal(problem.code, 'invalid_parameter', what);
+      assert.equal(problem.status, 400, what);
+    }
+    // The service still answers.
+    assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
   });
 
   it('/docs: its own policy; only swagger-ui.css and swagger-ui-bundle.js of the package; its stock pages are not reachable', async () => {
