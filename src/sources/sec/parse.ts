@@ -155,7 +155,7 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
  * companies and years, and `LongTermDebt` means the total including current maturities for some
  * (Apple) and the non-current part for others (Tesla, beside DebtCurrent).
  */
-const DEBT_CONCEPTS = [
+export const DEBT_CONCEPTS = [
   'DebtCurrent', 'LongTermDebtCurrent', 'LongTermDebtNoncurrent', 'LongTermDebt',
   'ShortTermBorrowings', 'ShortTermBankLoansAndNotesPayable', 'CommercialPaper', 'OtherShortTermBorrowings', 'LinesOfCreditCurrent',
   'ConvertibleDebtCurrent', 'ConvertibleNotesPayableCurrent',
@@ -184,8 +184,8 @@ const CONSOLIDATED_EQUITY = { total: 'StockholdersEquityIncludingPortionAttribut
  * without restricted cash does (Procter & Gamble from its FY2020 second quarter on): taken as cash where the filing tags no
  * `CashAndCashEquivalentsAtCarryingValue` and no positive restricted cash at the date.
  */
-const CASH_WITH_RESTRICTED = 'CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents';
-const RESTRICTED_CASH = [
+export const CASH_WITH_RESTRICTED = 'CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents';
+export const RESTRICTED_CASH = [
   'RestrictedCash', 'RestrictedCashCurrent', 'RestrictedCashNoncurrent', 'RestrictedCashAndCashEquivalents',
   'RestrictedCashAndCashEquivalentsAtCarryingValue', 'RestrictedCashAndCashEquivalentsNoncurrent', 'RestrictedCashAndInvestmentsCurrent',
 ] as const;
