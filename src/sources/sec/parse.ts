@@ -494,10 +494,13 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
 
   // What the filer's whole history proves absent (docs/calculations.md, "Debt" and CCC).
   const history = historyOf(body);
-  // The proofs of absence read us-gaap filers only: the concept lists are us-gaap's, checked on us-gaap filings.
+  // The proofs of debt and of cost of sales absent read us-gaap filers only: their concept lists
+  // are us-gaap's, and IFRS lets an income statement analyse expenses by nature, without a cost of
+  // sales line (IAS 1.99). Inventory's evidence is any taxonomy's name (`ifrs-full:Inventories`
+  // too): a filer of either with a cost of sales that never tagged one holds none.
   const gaapFiler = !history.concepts.some((n) => n.startsWith('ifrs-full:'));
   const neverCostOfSales = gaapFiler && !history.tags(COST_OF_SALES_EVIDENCE);
-  const neverInventory = gaapFiler && !history.tags(INVENTORY_EVIDENCE);
+  const neverInventory = !history.tags(INVENTORY_EVIDENCE);
   let lastOperatingIncomeEnd = '';
   for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
   // Debt and interest facts in every unit (a filer's borrowings in other currencies count too),
@@ -755,8 +758,8 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       report.debt = 0;
       if (report.interestExpense === null && interestNil(filing)) report.interestExpense = 0;
     }
-    // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
-    if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
+    // A filer (us-gaap or IFRS) with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
+    if (report.inventory === null && balanceSheet && neverInventory && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
     const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
     return hasData ? report : null;
