@@ -455,10 +455,11 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
   const form = (fact: Fact): Fact | null => {
     if (fact.form === '10-K' || fact.form === '10-K/A') return { ...fact, form: foreignForm(fact.form, f) };
     if (fact.form !== '10-Q' || fact.fp !== 'Q2') return null;
-    // A half-year: balances, and flows over about six months.
+    // A half-year: balances, and flows over about six months (160 to 200 days, as the SEC reader
+    // takes a second quarter's year to date: Costco's 12-and-12-week half-year is 167 days).
     if (fact.start !== undefined) {
       const days = (Date.parse(fact.end) - Date.parse(fact.start)) / DAY_MS;
-      if (days < 170 || days > 190) return null;
+      if (days < 160 || days > 200) return null;
     }
     const { frame: _frame, ...rest } = fact;
     return { ...rest, fp: 'H1', form: '6-K' };
