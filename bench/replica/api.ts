@@ -340,6 +340,10 @@ const IFRS_OF_US_GAAP: Record<string, string> = {
   InterestExpenseDebt: 'InterestExpense',
   // Interest with the other costs of borrowing (amortized issuance costs): IAS 1.82(b)'s finance costs.
   InterestAndDebtExpense: 'FinanceCosts',
+  // Lines the SEC reader takes from us-gaap filers only (interest paid where no interest expense is
+  // tagged, pre-tax income for operating income): tagged as an IFRS filer does, not read from one.
+  InterestPaidNet: 'InterestPaidClassifiedAsOperatingActivities',
+  IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest: 'ProfitLossBeforeTax',
   EarningsPerShareBasic: 'BasicEarningsLossPerShare',
   EarningsPerShareDiluted: 'DilutedEarningsLossPerShare',
   WeightedAverageNumberOfSharesOutstandingBasic: 'WeightedAverageShares',
