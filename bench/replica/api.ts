@@ -4,6 +4,7 @@
 // answer is CONSTRUCTED in the provider's documented format, as test/e2e/upstream.ts does at
 // small scale, and said so in the comment above it.
 
+import { CASH_WITH_RESTRICTED, DEBT_CONCEPTS, debtOf, RESTRICTED_CASH } from '../../src/sources/sec/parse.js';
 import { zipOne } from '../../test/sources/helpers.js';
 import { financialRows } from './financial.js';
 import { epochDay, FINANCIAL_SECTORS, isoOfDay, isWeekday, priceOn, real, realJson, unit, type ForeignFiler, type KrCompany, type Universe, type UsCompany, type UsTemplate } from './universe.js';
@@ -301,44 +302,76 @@ export function factsHead(c: UsCompany): Buffer {
   return Buffer.from(`{"cik":${c.cik},"entityName":${JSON.stringify(c.title)},`, 'utf8');
 }
 
+/** Names (not us-gaap's) of the lines `derivedFacts` makes, keys of IFRS_OF_US_GAAP. */
+const DERIVED = {
+  ownersProfit: 'derived:ProfitLossAttributableToOwnersOfParent',
+  ownersEquity: 'derived:EquityAttributableToOwnersOfParent',
+  cash: 'derived:CashAndCashEquivalents',
+  borrowings: 'derived:Borrowings',
+} as const;
+
 /**
  * us-gaap concepts of the templates and the `ifrs-full` element a foreign filer tags the same
  * line with (IFRS Accounting Taxonomy names; a concept without one is left out, as an IFRS
- * filer has no us-gaap facts).
+ * filer has no us-gaap facts). Several concepts of one element are in the SEC reader's order of
+ * preference (src/sources/sec/parse.ts, FLOW_CONCEPTS and BALANCE_CONCEPTS): the first to give a
+ * filing's period gives the element's fact for it, so a later one (a fallback such as
+ * `ReceivablesNetCurrent`) only fills a period none before it gave and two concepts never give
+ * one period twice. `DERIVED` names a line an IFRS filer presents that the template tags only
+ * in parts (see `derivedFacts`).
  */
 const IFRS_OF_US_GAAP: Record<string, string> = {
   Revenues: 'Revenue',
   RevenueFromContractWithCustomerExcludingAssessedTax: 'Revenue',
   SalesRevenueNet: 'Revenue',
+  RevenueFromContractWithCustomerIncludingAssessedTax: 'Revenue',
   CostOfRevenue: 'CostOfSales',
   CostOfGoodsAndServicesSold: 'CostOfSales',
+  CostOfGoodsSold: 'CostOfSales',
   GrossProfit: 'GrossProfit',
   OperatingIncomeLoss: 'ProfitLossFromOperatingActivities',
   NetIncomeLoss: 'ProfitLossAttributableToOwnersOfParent',
+  [DERIVED.ownersProfit]: 'ProfitLossAttributableToOwnersOfParent',
   ProfitLoss: 'ProfitLoss',
+  NetIncomeLossAttributableToNoncontrollingInterest: 'ProfitLossAttributableToNoncontrollingInterests',
   IncomeTaxExpenseBenefit: 'IncomeTaxExpenseContinuingOperations',
   InterestExpense: 'InterestExpense',
   InterestExpenseNonoperating: 'InterestExpense',
   InterestExpenseDebt: 'InterestExpense',
+  // Interest with the other costs of borrowing (amortized issuance costs): IAS 1.82(b)'s finance costs.
+  InterestAndDebtExpense: 'FinanceCosts',
+  // Lines the SEC reader takes from us-gaap filers only (interest paid where no interest expense is
+  // tagged, pre-tax income for operating income): tagged as an IFRS filer does, not read from one.
+  InterestPaidNet: 'InterestPaidClassifiedAsOperatingActivities',
+  IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest: 'ProfitLossBeforeTax',
   EarningsPerShareBasic: 'BasicEarningsLossPerShare',
   EarningsPerShareDiluted: 'DilutedEarningsLossPerShare',
   WeightedAverageNumberOfSharesOutstandingBasic: 'WeightedAverageShares',
   CommonStockDividendsPerShareDeclared: 'DividendsRecognisedAsDistributionsToOwnersPerShare',
   NetCashProvidedByUsedInOperatingActivities: 'CashFlowsFromUsedInOperatingActivities',
+  NetCashProvidedByUsedInOperatingActivitiesContinuingOperations: 'CashFlowsFromUsedInOperatingActivities',
   PaymentsToAcquirePropertyPlantAndEquipment: 'PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities',
+  PaymentsToAcquireProductiveAssets: 'PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities',
   DepreciationDepletionAndAmortization: 'DepreciationAndAmortisationExpense',
   Assets: 'Assets',
   AssetsCurrent: 'CurrentAssets',
   Liabilities: 'Liabilities',
   LiabilitiesCurrent: 'CurrentLiabilities',
   StockholdersEquity: 'EquityAttributableToOwnersOfParent',
+  [DERIVED.ownersEquity]: 'EquityAttributableToOwnersOfParent',
   StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest: 'Equity',
+  MinorityInterest: 'NoncontrollingInterests',
   CashAndCashEquivalentsAtCarryingValue: 'CashAndCashEquivalents',
+  [DERIVED.cash]: 'CashAndCashEquivalents',
   AccountsReceivableNetCurrent: 'TradeAndOtherCurrentReceivables',
+  AccountsReceivableNet: 'TradeAndOtherCurrentReceivables',
+  // The balance sheet's total receivables line (Costco's "receivables, net"): IFRS's trade and other receivables.
+  ReceivablesNetCurrent: 'TradeAndOtherCurrentReceivables',
   InventoryNet: 'Inventories',
   AccountsPayableCurrent: 'TradeAndOtherCurrentPayables',
+  [DERIVED.borrowings]: 'Borrowings',
   LongTermDebtNoncurrent: 'NoncurrentPortionOfNoncurrentBorrowings',
-  LongTermDebtCurrent: 'CurrentPortionOfNoncurrentBorrowings',
+  LongTermDebtCurrent: 'CurrentPortionOfLongtermBorrowings',
   ShortTermBorrowings: 'ShorttermBorrowings',
   CommercialPaper: 'CommercialPapersIssued',
 };
@@ -378,14 +411,59 @@ export function foreignForm(form: string, f: ForeignFiler): string {
   return form;
 }
 
+/**
+ * Lines an IFRS filer presents that a template tags only in parts, in the template's USD:
+ * - the profit and the equity attributable to the owners of the parent (IAS 1.81B, 1.54(r)): the
+ *   consolidated total less the non-controlling interest's share (0 where untagged), for a template
+ *   that tags only the total (`ProfitLoss`, `StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest`);
+ * - cash and cash equivalents: the cash-flow statement's total with restricted cash, where no
+ *   positive restricted cash is tagged at the date (then the two are the same figure);
+ * - borrowings: the total of the debt lines at each balance-sheet date, as the SEC reader adds
+ *   them up (`debtOf`), the figure of the borrowings note.
+ * Facts of periods the template tags the line itself for are dropped by `foreignFacts` (the tagged
+ * concept comes first in IFRS_OF_US_GAAP).
+ */
+function derivedFacts(gaap: Concepts): Concepts {
+  const usd = (concept: string): Fact[] => gaap[concept]?.units['USD'] ?? [];
+  const key = (f: Fact): string => `${f.start ?? ''}|${f.end}|${f.accn}`;
+  const indexed = (concept: string): Map<string, Fact> => new Map(usd(concept).map((f) => [key(f), f]));
+  const lessShare = (total: string, share: string): Fact[] => {
+    const shares = indexed(share);
+    return usd(total).map((f) => ({ ...f, val: f.val - (shares.get(key(f))?.val ?? 0) }));
+  };
+  const restricted = new Set(RESTRICTED_CASH.flatMap((c) => usd(c).filter((f) => f.val > 0).map(key)));
+  const debtIndex = new Map(DEBT_CONCEPTS.map((c) => [c, indexed(c)] as const));
+  const dates = new Map<string, Fact>();
+  for (const index of debtIndex.values()) for (const [k, f] of index) if (f.start === undefined && !dates.has(k)) dates.set(k, f);
+  const borrowings: Fact[] = [];
+  for (const [k, f] of dates) {
+    const debt = debtOf((concepts) => {
+      for (const c of concepts) {
+        const at = debtIndex.get(c as (typeof DEBT_CONCEPTS)[number])?.get(k) ?? usd(c).find((x) => key(x) === k);
+        if (at) return at.val;
+      }
+      return null;
+    });
+    if (debt !== null) borrowings.push({ ...f, val: debt });
+  }
+  const line = (facts: Fact[]): Concepts[string] => ({ label: '', description: '', units: { USD: facts } });
+  return {
+    [DERIVED.ownersProfit]: line(lessShare('ProfitLoss', 'NetIncomeLossAttributableToNoncontrollingInterest')),
+    [DERIVED.ownersEquity]: line(lessShare('StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest', 'MinorityInterest')),
+    [DERIVED.cash]: line(usd(CASH_WITH_RESTRICTED).filter((f) => f.start === undefined && !restricted.has(key(f)))),
+    [DERIVED.borrowings]: line(borrowings),
+  };
+}
+
 export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f: ForeignFiler): { dei: Concepts; 'ifrs-full': Concepts } {
   const form = (fact: Fact): Fact | null => {
     if (fact.form === '10-K' || fact.form === '10-K/A') return { ...fact, form: foreignForm(fact.form, f) };
     if (fact.form !== '10-Q' || fact.fp !== 'Q2') return null;
-    // A half-year: balances, and flows over about six months.
+    // A half-year: balances, and flows over about six months (160 to 200 days, as the SEC reader
+    // takes a second quarter's year to date: Costco's 12-and-12-week half-year is 167 days).
     if (fact.start !== undefined) {
       const days = (Date.parse(fact.end) - Date.parse(fact.start)) / DAY_MS;
-      if (days < 170 || days > 190) return null;
+      if (days < 160 || days > 200) return null;
     }
     const { frame: _frame, ...rest } = fact;
     return { ...rest, fp: 'H1', form: '6-K' };
@@ -394,12 +472,14 @@ export function foreignFacts(facts: { dei?: Concepts; 'us-gaap'?: Concepts }, f:
   const convert = (u: string, val: number): number => (u === 'USD' ? Math.round(val * f.perUsd) : u === 'USD/shares' ? Math.round(val * f.perUsd * 100) / 100 : val);
   const ifrs: Concepts = {};
   const usd: { element: string; unit: string; fact: Fact }[] = [];
-  for (const [concept, body] of Object.entries(facts['us-gaap'] ?? {})) {
-    const element = IFRS_OF_US_GAAP[concept];
-    if (element === undefined) continue;
-    // Concepts a template moved between over the years (revenue) merge into the one element;
-    // a period a concept earlier in the template already gave is not repeated.
-    const entry = (ifrs[element] ??= { label: body.label, description: body.description, units: {} });
+  const gaap = facts['us-gaap'] ?? {};
+  const derived = derivedFacts(gaap);
+  for (const [concept, element] of Object.entries(IFRS_OF_US_GAAP)) {
+    const body = gaap[concept] ?? derived[concept];
+    if (body === undefined) continue;
+    // Concepts a template moved between over the years (revenue) merge into the one element, in
+    // the reader's order: a period a concept earlier in the table already gave is not repeated.
+    const entry = (ifrs[element] ??= { label: body.label || element, description: body.description, units: {} });
     for (const [u, list] of Object.entries(body.units)) {
       const target = (entry.units[unitOf(u)] ??= []);
       const seen = new Set(target.map((x) => `${x.start ?? ''}|${x.end}|${x.accn}`));

@@ -11,6 +11,8 @@ import type { FinancialReport } from '../../src/domain/model.js';
 import { usdSeriesOf } from '../../src/domain/reference-rates.js';
 import { parseReferenceRates } from '../../src/sources/ecb/parse.js';
 import { OpenDartBulkReader } from '../../src/sources/opendart/bulk.js';
+import { stockMetrics } from '../../src/domain/snapshot.js';
+import { discreteQuarters } from '../../src/domain/ttm.js';
 import { NO_REFERENCE_RATE, parseCompanyFacts } from '../../src/sources/sec/parse.js';
 import { zipMembers, zipMembersOfBuffer } from '../../src/sources/shared/zip-stream.js';
 import { DartApi, ecbRatesZip, SecApi } from '../../bench/replica/api.js';
@@ -27,6 +29,7 @@ const body = (answer: { body: string | Uint8Array }): unknown => JSON.parse(type
 // floor(7 / 10) % 5 = 0 -> 20-F in EUR at 0.92 a USD; 17 -> JPY; 27 -> TWD).
 const universe = buildUniverse(0.005);
 const today = '2026-11-25';
+const M = 1_000_000;
 
 describe('financial-sector companies', () => {
   const bank = universe.kr[12];
@@ -170,7 +173,7 @@ describe('US foreign filers', () => {
     for (const f of all) assert.ok(!/^10-|^8-K/.test(f), f);
     assert.ok(all.has('20-F/A'), 'the template\'s 10-K/A facts as 20-F/A');
     // Half-year flows run about six months.
-    for (const x of ifrs.filter((f) => f.fp === 'H1' && f.start !== undefined)) assert.ok((Date.parse(x.end) - Date.parse(x.start as string)) / 86_400_000 >= 170);
+    for (const x of ifrs.filter((f) => f.fp === 'H1' && f.start !== undefined)) assert.ok((Date.parse(x.end) - Date.parse(x.start as string)) / 86_400_000 >= 160);
   });
 
   it('a JPY filer gives a USD convenience translation of each filing\'s own period, the template\'s USD figure; the EUR filer none', () => {
@@ -189,6 +192,33 @@ describe('US foreign filers', () => {
     }
     const eur = body(sec.companyFacts((universe.us[7] as { cik: number }).cik) as { body: Uint8Array }) as Facts;
     assert.equal(eur.facts['ifrs-full']?.['ProfitLossAttributableToOwnersOfParent']?.units['USD'], undefined);
+  });
+
+  it('Costco\'s foreign copy: its "receivables, net" (ReceivablesNetCurrent) as trade and other receivables, its 24-week half-year on 6-K, a CCC', () => {
+    // Index 1037 at scale 0.175 (1,050 US copies): 1037 % 21 = 8, the Costco template; 1037 % 10 = 7, a foreign
+    // filer; floor(1037 / 10) % 5 = 3, the USD 20-F filer (rate 1: the template's figures unconverted).
+    const big = buildUniverse(0.175);
+    const c = big.us[1037];
+    assert.ok(c);
+    assert.deepEqual([c.template.ticker, c.foreign?.form, c.foreign?.currency], ['COST', '20-F', 'USD']);
+    const facts = body(new SecApi(big, () => today).companyFacts(c.cik) as { body: Uint8Array }) as Facts;
+    // Costco tags no AccountsReceivable... concept: its balance sheet's "receivables, net" is ReceivablesNetCurrent,
+    // 3,060 at 2025-02-16 in its Q2 10-Q 0000909832-25-000015 (USD million).
+    const receivables = facts.facts['ifrs-full']?.['TradeAndOtherCurrentReceivables']?.units['USD'] ?? [];
+    assert.deepEqual(receivables.filter((f) => f.accn === '0000909832-25-000015').map((f) => [f.end, f.val, f.form, f.fp]), [['2024-09-01', 2_721 * M, '6-K', 'H1'], ['2025-02-16', 3_060 * M, '6-K', 'H1']]);
+    const reports = parseCompanyFacts(facts, c.template.ticker)?.reports ?? [];
+    const h1 = reports.find((r) => r.disclosedOn === '2025-03-13' && r.periodEnd === '2025-02-16');
+    assert.ok(h1);
+    // The same 10-Q, 2024-09-02..2025-02-16 (167 days, 12 + 12 weeks): Revenues 125,874, CostOfGoodsAndServicesSold
+    // 109,853; at 2025-02-16 InventoryNet 18,754, AccountsPayableCurrent 18,610.
+    assert.deepEqual([h1.fiscalQuarter, h1.revenue, h1.costOfSales, h1.receivables, h1.inventory, h1.payables], [2, 125_874 * M, 109_853 * M, 3_060 * M, 18_754 * M, 18_610 * M]);
+    // TTM to the half-year = FY2024 (10-K 0000909832-24-000049, 2023-09-04..2024-09-01) + H1 FY2025 - H1 FY2024
+    // (2023-09-04..2024-02-18, the 10-Q's comparative column): revenue 254,453 + 125,874 - 116,241 = 264,086;
+    // cost of sales 222,358 + 109,853 - 101,597 = 230,614.
+    // CCC = 3,060 x 365 / 264,086 + 18,754 x 365 / 230,614 - 18,610 x 365 / 230,614 = 4.2293 + 0.2279 = 4.457 days.
+    const ccc = stockMetrics(discreteQuarters(reports, '2025-03-13'), null, 'USD').ccc;
+    assert.ok(ccc.value !== null && Math.abs(ccc.value - ((3_060 * 365) / 264_086 + ((18_754 - 18_610) * 365) / 230_614)) < 1e-9, String(ccc.value));
+    assert.equal(Math.round(ccc.value * 1000) / 1000, 4.457);
   });
 
   it('submissions: annual reports on 20-F, no 10-K, 10-Q or proxy statement', () => {

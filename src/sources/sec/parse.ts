@@ -155,7 +155,7 @@ const BALANCE_CONCEPTS: Partial<Record<Item, readonly string[]>> = {
  * companies and years, and `LongTermDebt` means the total including current maturities for some
  * (Apple) and the non-current part for others (Tesla, beside DebtCurrent).
  */
-const DEBT_CONCEPTS = [
+export const DEBT_CONCEPTS = [
   'DebtCurrent', 'LongTermDebtCurrent', 'LongTermDebtNoncurrent', 'LongTermDebt',
   'ShortTermBorrowings', 'ShortTermBankLoansAndNotesPayable', 'CommercialPaper', 'OtherShortTermBorrowings', 'LinesOfCreditCurrent',
   'ConvertibleDebtCurrent', 'ConvertibleNotesPayableCurrent',
@@ -184,8 +184,8 @@ const CONSOLIDATED_EQUITY = { total: 'StockholdersEquityIncludingPortionAttribut
  * without restricted cash does (Procter & Gamble from its FY2020 second quarter on): taken as cash where the filing tags no
  * `CashAndCashEquivalentsAtCarryingValue` and no positive restricted cash at the date.
  */
-const CASH_WITH_RESTRICTED = 'CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents';
-const RESTRICTED_CASH = [
+export const CASH_WITH_RESTRICTED = 'CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents';
+export const RESTRICTED_CASH = [
   'RestrictedCash', 'RestrictedCashCurrent', 'RestrictedCashNoncurrent', 'RestrictedCashAndCashEquivalents',
   'RestrictedCashAndCashEquivalentsAtCarryingValue', 'RestrictedCashAndCashEquivalentsNoncurrent', 'RestrictedCashAndInvestmentsCurrent',
 ] as const;
@@ -494,10 +494,13 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
 
   // What the filer's whole history proves absent (docs/calculations.md, "Debt" and CCC).
   const history = historyOf(body);
-  // The proofs of absence read us-gaap filers only: the concept lists are us-gaap's, checked on us-gaap filings.
+  // The proofs of debt and of cost of sales absent read us-gaap filers only: their concept lists
+  // are us-gaap's, and IFRS lets an income statement analyse expenses by nature, without a cost of
+  // sales line (IAS 1.99). Inventory's evidence is any taxonomy's name (`ifrs-full:Inventories`
+  // too): a filer of either with a cost of sales that never tagged one holds none.
   const gaapFiler = !history.concepts.some((n) => n.startsWith('ifrs-full:'));
   const neverCostOfSales = gaapFiler && !history.tags(COST_OF_SALES_EVIDENCE);
-  const neverInventory = gaapFiler && !history.tags(INVENTORY_EVIDENCE);
+  const neverInventory = !history.tags(INVENTORY_EVIDENCE);
   let lastOperatingIncomeEnd = '';
   for (const concept of FLOW_CONCEPTS.operatingIncome ?? []) for (const f of gaap(concept)) if (f.end > lastOperatingIncomeEnd) lastOperatingIncomeEnd = f.end;
   // Debt and interest facts in every unit (a filer's borrowings in other currencies count too),
@@ -755,8 +758,8 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       report.debt = 0;
       if (report.interestExpense === null && interestNil(filing)) report.interestExpense = 0;
     }
-    // A filer with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
-    if (report.inventory === null && balanceSheet && neverInventory && gaapFiler && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
+    // A filer (us-gaap or IFRS) with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
+    if (report.inventory === null && balanceSheet && neverInventory && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;
     // A filing with no current-period figure (e.g. a 10-K/A that only amends Part III) is not a report.
     const hasData = [...Object.keys(FLOW_CONCEPTS), ...Object.keys(BALANCE_CONCEPTS)].some((k) => report[k as Item] !== null);
     return hasData ? report : null;

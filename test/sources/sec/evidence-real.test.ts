@@ -177,14 +177,15 @@ describe('debt proven 0 by the filer history and no interest', () => {
     for (const r of reportsOf('BRK', { financial: true })) assert.notEqual(r.debt, 0, r.disclosedOn);
   });
 
-  it('a filer of ifrs-full facts is never proven debt-free or inventory-free (the lists are us-gaap\'s)', () => {
+  it('a filer of ifrs-full facts is never proven debt-free (the lists are us-gaap\'s); inventory-free as a us-gaap filer is', () => {
     // Palantir's real facts plus one ifrs-full fact on a current report (8-K, not read as a filing): the same
     // filings (10-K of 2026-02-17: RevenueFromContractWithCustomerExcludingAssessedTax 4,475,446 thousand for 2025),
-    // but no proof of absence.
+    // no proof of debt absent; inventory 0 still (CostOfRevenue filed, no concept named Inventor... in
+    // either taxonomy: the evidence is any taxonomy's).
     const body = real(FILES.PLTR) as { facts: Record<string, unknown> };
     body.facts['ifrs-full'] = { Revenue: { units: { USD: [{ start: '2025-01-01', end: '2025-12-31', val: 1, accn: 'x', fy: 2025, fp: 'FY', form: '8-K', filed: '2026-02-03' }] } } };
     const q = filed(parseCompanyFacts(body, 'PLTR')!.reports, '2026-02-17');
-    assert.deepEqual([q.debt, q.inventory, q.revenue], [null, null, 4_475_446 * K]);
+    assert.deepEqual([q.debt, q.inventory, q.revenue], [null, 0, 4_475_446 * K]);
   });
 
   it('which cash-flow concepts are borrowings and repayments', () => {
