@@ -215,7 +215,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     enough: firstStocks,
     // What a bulk first start publishes is served when no recompute is under way; else the poll's.
     onPublish: () => void publisher.catchUp().catch(() => undefined),
-    ...(dart ? { dividends: new DividendBackfill({ store, source: dart, clock, logger, board: progress, onPublish: () => void publisher.catchUp().catch(() => undefined) }) } : {}),
+    ...(dart ? { dividends: new DividendBackfill({ store, source: dart, clock, logger, board: progress, reserve: config.DART_BACKFILL_RESERVE, onPublish: () => void publisher.catchUp().catch(() => undefined) }) } : {}),
   });
   const served = start.stored.then(async () => {
     phase = 'computing the dataset';

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { PlanTable } from './access/access.js';
 import { publicOrigin as publicOriginOf } from './oauth/metadata.js';
+import { DEFAULT_RESERVE } from './refresh/dividends.js';
 
 const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
@@ -96,6 +97,8 @@ const schema = z.object({
   BULK_ON_FIRST_START: z.enum(['on', 'off']).default('on'),
   /** While a bulk import runs, a new dataset version is published at most this often (seconds). */
   BULK_PUBLISH_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Calls of OpenDART's daily allowance the dividend backfill leaves for the hourly refreshes. */
+  DART_BACKFILL_RESERVE: int(DEFAULT_RESERVE),
 });
 
 export type Config = z.infer<typeof schema> & { plans: PlanTable; allowedOrigins: string[]; trustProxy: TrustProxy; publicOrigin: string | null; publicOrigins: string[] };

@@ -449,8 +449,10 @@ describe('OpenDartSource against recorded responses', () => {
     }
   });
 
-  it('fromEnv needs DART_API_KEY', () => {
+  it('fromEnv needs DART_API_KEY; DART_DAILY_ALLOWANCE sets the meter (a positive integer, else the standard 20,000)', () => {
     assert.equal(OpenDartSource.fromEnv({}), null);
-    assert.ok(OpenDartSource.fromEnv({ DART_API_KEY: KEY }));
+    assert.equal(OpenDartSource.fromEnv({ DART_API_KEY: KEY })?.meter.dailyAllowance, 20_000);
+    assert.equal(OpenDartSource.fromEnv({ DART_API_KEY: KEY, DART_DAILY_ALLOWANCE: '40000' })?.meter.dailyAllowance, 40_000);
+    for (const bad of ['0', '-5', '1.5', 'many', '']) assert.equal(OpenDartSource.fromEnv({ DART_API_KEY: KEY, DART_DAILY_ALLOWANCE: bad })?.meter.dailyAllowance, 20_000, bad);
   });
 });

@@ -117,7 +117,9 @@ export class OpenDartSource implements Source {
   static fromEnv(env: Record<string, string | undefined>): OpenDartSource | null {
     const apiKey = env['DART_API_KEY']?.trim();
     if (!apiKey) return null;
-    return new OpenDartSource({ apiKey, baseUrl: env['DART_BASE_URL'] || undefined });
+    // A key granted more than OpenDART's standard 20,000 calls a day (or a shared key held to fewer).
+    const allowance = Number(env['DART_DAILY_ALLOWANCE']);
+    return new OpenDartSource({ apiKey, baseUrl: env['DART_BASE_URL'] || undefined, ...(Number.isInteger(allowance) && allowance > 0 ? { dailyAllowance: allowance } : {}) });
   }
 
   /** The run's HttpClient, its calls metered against the key's allowance (pass it to `filingDates` so those count too). */
