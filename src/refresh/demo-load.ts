@@ -43,7 +43,7 @@ export async function loadDemo(
       control.onProgress?.({ securities: Math.min(total, i + SECURITIES_PER_PART), total });
     }
   }
-  await store.market.writeDatasets(parts(), { bulk: true });
+  await store.market.writeDatasets(parts(), { bulk: true, asOf: options.asOf });
   await store.refresh.setMeta('demo_as_of', options.asOf);
   return { securities: total, ms: Math.round(performance.now() - started) };
 }
