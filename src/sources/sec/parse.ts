@@ -1084,7 +1084,7 @@ export interface SecPlacement {
   exchange: string;
   sector: string;
   fiscalYearEndMonth: number | null;
-  /** Its former names as consecutive spans, where submissions date any (`formerNames`, src/domain/listings.ts `formerNameSpans`). */
+  /** Its former names as consecutive spans (`formerNames`, src/domain/listings.ts `formerNameSpans`); absent where submissions date none. */
   formerNames?: { name: string; from: string; until: string }[];
 }
 
@@ -1099,13 +1099,14 @@ export function parseSubmissions(body: unknown): SecPlacement | null {
   const exchanges = Array.isArray(body['exchanges']) ? body['exchanges'].filter((e): e is string => typeof e === 'string' && e !== '') : [];
   const fye = str(body, 'fiscalYearEnd');
   const month = /^\d{4}$/.test(fye) ? fiscalMonthOf(`2000-${fye.slice(0, 2)}-${fye.slice(2)}`) : null;
+  const formerNames = Array.isArray(body['formerNames'])
+    ? formerNameSpans(body['formerNames'].filter(isRecord).map((f) => ({ name: str(f, 'name').trim(), from: str(f, 'from'), to: str(f, 'to') })))
+    : [];
   return {
     exchange: (exchanges[0] ?? '').toUpperCase(),
     sector: sectorOfSic(str(body, 'sic')),
     fiscalYearEndMonth: month,
-    formerNames: Array.isArray(body['formerNames'])
-      ? formerNameSpans(body['formerNames'].filter(isRecord).map((f) => ({ name: str(f, 'name').trim(), from: str(f, 'from'), to: str(f, 'to') })))
-      : [],
+    ...(formerNames.length > 0 ? { formerNames } : {}),
   };
 }
 
