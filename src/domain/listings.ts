@@ -69,16 +69,18 @@ function placed(versions: readonly ListingVersion[], version: ListingVersion): L
  * know it) keeps the sector valid then; a known sector where the store knew none fills every
  * version that knew none (the company did not change sector: the store learned it).
  */
-export function withListing(versions: readonly ListingVersion[], day: string | null, listing: Listing): ListingVersion[] {
+export function withListing(versions: readonly ListingVersion[], day: string | null, listing: Listing): readonly ListingVersion[] {
   if (versions.length === 0) return [{ validFrom: day ?? EARLIEST_DAY, name: listing.name, sector: listing.sector, exchange: listing.exchange }];
-  const known = listing.sector === UNCLASSIFIED ? versions : versions.map((v) => (v.sector === UNCLASSIFIED ? { ...v, sector: listing.sector } : v));
+  const learned = listing.sector !== UNCLASSIFIED && versions.some((v) => v.sector === UNCLASSIFIED);
+  const known = learned ? versions.map((v) => (v.sector === UNCLASSIFIED ? { ...v, sector: listing.sector } : v)) : versions;
   const latest = known[known.length - 1] as ListingVersion;
   const validFrom = day ?? latest.validFrom;
   const valid = versionOn(known, validFrom) as ListingVersion;
   const version: ListingVersion = { validFrom, name: listing.name, sector: listing.sector === UNCLASSIFIED ? valid.sector : listing.sector, exchange: listing.exchange };
   // On or after the first version, one equal to the version of the day adds nothing; before the
   // first, it moves the first back to that day (placed, then the first dropped as a repeat).
-  if (validFrom >= (known[0] as ListingVersion).validFrom && sameListing(valid, version)) return canonical(known);
+  // `versions` itself where nothing changes: the writer skips it without comparing.
+  if (validFrom >= (known[0] as ListingVersion).validFrom && sameListing(valid, version)) return learned ? canonical(known) : (versions as ListingVersion[]);
   return placed(known, version);
 }
 

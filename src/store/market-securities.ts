@@ -67,8 +67,8 @@ export async function writeListings(
   }
   if (touched.size === 0) return unplaced;
   const before = await listingsOf(trx, [...touched]);
-  const after = new Map<number, ListingVersion[]>();
-  const versionsOf = (id: number): ListingVersion[] => after.get(id) ?? before.get(id) ?? [];
+  const after = new Map<number, readonly ListingVersion[]>();
+  const versionsOf = (id: number): readonly ListingVersion[] => after.get(id) ?? before.get(id) ?? [];
   // What `writeSecurities` put in `securities` of a company new to the store: the write's own listing.
   const written = new Map<number, Listing>();
   for (const s of securities) {
@@ -85,6 +85,7 @@ export async function writeListings(
   const inserts: { security_id: number; valid_from: string; name: string; sector: string; exchange: string }[] = [];
   for (const [id, versions] of after) {
     const old = before.get(id) ?? [];
+    if (versions === old) continue;
     if (old.length === versions.length && old.every((v, i) => v.validFrom === (versions[i] as ListingVersion).validFrom && sameListing(v, versions[i] as ListingVersion))) continue;
     // A change of a known company's versions is rare (a rename, a move, a sector learned): all of
     // them are written again. A new company's are inserted with the others'.
