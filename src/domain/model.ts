@@ -242,4 +242,20 @@ export interface Dataset {
   sectorExports: SectorExportMonth[];
   /** The ECB's euro reference rates (the conversion of foreign filers without a USD translation); optional. */
   referenceRates?: EuroReferenceRate[];
+  /** Names companies were known by before, with their days, where a source dates them (SEC's formerNames); optional. */
+  formerNames?: FormerName[];
+}
+
+/**
+ * A name a company went by over a span of days (src/domain/listings.ts `formerNameSpans`): from
+ * `from` until the day before `until`. Its sector and exchange are those the store holds then.
+ */
+export interface FormerName {
+  market: Market;
+  code: string;
+  name: string;
+  /** `YYYY-MM-DD`, the first day of the name. */
+  from: string;
+  /** `YYYY-MM-DD`, the day the next name took its place. */
+  until: string;
 }

@@ -43,6 +43,7 @@ export async function loadDemo(
       control.onProgress?.({ securities: Math.min(total, i + SECURITIES_PER_PART), total });
     }
   }
+  // Undated: the invented companies hold their names, sectors and exchanges over all their history.
   await store.market.writeDatasets(parts(), { bulk: true });
   await store.refresh.setMeta('demo_as_of', options.asOf);
   return { securities: total, ms: Math.round(performance.now() - started) };

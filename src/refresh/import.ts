@@ -185,7 +185,7 @@ export class Importer {
       const reader = isPreparation(input) ? await input.open(ctx) : input;
       for await (const batch of reader.read(ctx)) {
         signal?.throwIfAborted();
-        await this.storeBatch(source, batch, tally);
+        await this.storeBatch(source, batch, tally, ctx.asOf);
         await stored();
       }
       signal?.throwIfAborted();
@@ -211,10 +211,11 @@ export class Importer {
   }
 
   /** One batch, one transaction: the store takes it whole or, refusing it, none of it (counted, never the end of the source). */
-  private async storeBatch(source: string, batch: BulkBatch, tally: SourceTally): Promise<void> {
+  private async storeBatch(source: string, batch: BulkBatch, tally: SourceTally, asOf: string): Promise<void> {
     let written;
     try {
-      written = await this.store.market.writeDataset(batch.data);
+      // The archives are as of the import's day: so are the companies they place.
+      written = await this.store.market.writeDataset(batch.data, { asOf });
     } catch (err) {
       // The database's own message (a constraint, a column) is for the log only.
       this.logger.warn({ source, err }, 'store refused a bulk batch; none of it kept');

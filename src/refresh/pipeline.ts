@@ -190,9 +190,10 @@ export class Refresher {
         if (this.stopping.signal.aborted) onStop();
         else this.stopping.signal.addEventListener('abort', onStop, { once: true });
       });
+      const asOf = seoulDay(this.clock());
       const result = await Promise.race([
         source.ingest({
-          asOf: seoulDay(this.clock()),
+          asOf,
           now: this.clock(),
           cursor,
           ...(this.options.range ? { range: this.options.range } : {}),
@@ -212,7 +213,9 @@ export class Refresher {
       ]);
       // One transaction per source: what can be placed lands whole or not at all; a record for
       // a company no source has placed is skipped and counted, not a reason to lose the rest.
-      const written = await this.store.market.writeDataset(result.data).catch((err: unknown) => {
+      // The day the records describe: a backfill's the end of its range (its companies as of their
+      // newest rows there), a run's its own day.
+      const written = await this.store.market.writeDataset(result.data, { asOf: this.options.range?.to ?? asOf }).catch((err: unknown) => {
         // The database's own message (a constraint, a column) is for the log, not for health
         // and /readyz, which callers see.
         this.logger.warn({ source: source.name, err }, 'store refused the source\'s records; none of them kept');

@@ -8,13 +8,16 @@
 //   LRU of `AS_OF_CACHE_DAYS` days; a new dataset version starts with an empty one (the store's
 //   past has changed with it);
 // - one stock's snapshot is computed from that stock's filings and bars alone (a universe of one)
-//   unless its day's universe is held; price history and the valuation band read the served
+//   unless its day's universe is held;
+// - every security's listing versions (its name, sector and exchange over time) are read once and
+//   held: a day's universe and one stock's answer take the version of their day from them; price history and the valuation band read the served
 //   dataset's history cache through the day (src/serving/history.ts `priceBarsThrough`);
 // - the earliest day answered is the first day the store holds both prices and a TTM, found once.
 //
 // Today's date or later is answered by the served dataset itself.
 
 import { LRUCache } from 'lru-cache';
+import { listedAs, type ListingVersion } from '../domain/listings.js';
 import type { FxRate } from '../domain/model.js';
 import { ApiError } from '../kernel/errors.js';
 import type { MarketDataStore } from '../store/market-data.js';
@@ -28,11 +31,14 @@ export const AS_OF_CACHE_DAYS = 12;
 /**
  * The snapshot of `day` computed from the store: every security's figures as known at that day's
  * close (a filing from its disclosure date, a price from its session), as the publisher computes
- * today's. With `only`: no trade or sector exports, and only `only.securities` when given
- * (`UniversePart`).
+ * today's, each company with the name, sector and exchange it had that day (its listing version,
+ * src/domain/listings.ts). With `only`: no trade or sector exports, and only `only.securities`
+ * when given, taken as dated by the caller (`UniversePart`).
  */
 export async function snapshotOfDay(store: MarketDataStore, day: string, only?: UniversePart): Promise<ComputedSnapshot> {
-  const universe = await loadUniverse(store, day, STOCKS_PER_READ, only);
+  // The day's names, sectors and exchanges: `only.securities` are dated by the caller.
+  const part = only?.securities !== undefined || only?.listings !== undefined ? only : { ...only, listings: await store.listingVersions() };
+  const universe = await loadUniverse(store, day, STOCKS_PER_READ, part);
   // One request's few stocks are computed at once: a pause would queue them behind every other request.
   return only?.securities === undefined ? computeSnapshotYielding(universe, day) : computeSnapshot(universe, day);
 }
@@ -90,6 +96,7 @@ class ServedPastDays implements PastDays {
   private earliestDay: Promise<string | null> | null = null;
   private fxRates: Promise<FxRate[]> | null = null;
   private firstBars: Promise<Map<number, string>> | null = null;
+  private listingsHeld: Promise<Map<number, ListingVersion[]>> | null = null;
 
   constructor(
     private readonly served: SnapshotDataset,
@@ -153,7 +160,7 @@ class ServedPastDays implements PastDays {
       const view = held.data.stock(code);
       return { view, asOf: held.asOfStock(view) };
     }
-    const security = this.securityOn(code, answered.date);
+    const security = await this.listedOn(this.securityOn(code, answered.date), answered.date);
     await this.listedBy(security, answered.date);
     // Only what the snapshot shows: its filings and last bar, no flows, rates or cohort.
     const universe = await loadUniverse(this.served.store, answered.date, STOCKS_PER_READ, { securities: [security], figuresOnly: true });
@@ -175,8 +182,23 @@ class ServedPastDays implements PastDays {
       if (gone === undefined) throw err;
       security = gone;
     }
-    if (day < this.served.asOf) await this.listedBy(security, day);
-    return { security };
+    if (day >= this.served.asOf) return { security };
+    await this.listedBy(security, day);
+    return { security: await this.listedOn(security, day) };
+  }
+
+  /** `security` with the name, sector and exchange of its listing version valid on `day`. */
+  private async listedOn(security: ServedSecurity, day: string): Promise<ServedSecurity> {
+    return listedAs(security, (await this.listings()).get(security.id), day);
+  }
+
+  /** Every security's listing versions, read once per dataset version (a small table: about one a security). */
+  private listings(): Promise<Map<number, ListingVersion[]>> {
+    if (this.listingsHeld === null) {
+      this.listingsHeld = this.served.store.listingVersions();
+      this.listingsHeld.catch(() => (this.listingsHeld = null));
+    }
+    return this.listingsHeld;
   }
 
   /**
@@ -238,7 +260,7 @@ class ServedPastDays implements PastDays {
 
   private async compute(answered: AnsweredDay): Promise<PastDay> {
     // Neither trade nor sector exports take asOf: a held day keeps none.
-    const computed = await snapshotOfDay(this.served.store, answered.date, { fx: await this.fx() });
+    const computed = await snapshotOfDay(this.served.store, answered.date, { fx: await this.fx(), listings: await this.listings() });
     const { served } = this;
     const data = new SnapshotDataset(
       computed,

@@ -11,7 +11,7 @@ import { SnapshotDataset, STOCKS_PER_READ } from './served.js';
 
 /**
  * The store as a backtest of `market` reads it: only the market's securities, and the reads that
- * are the same whatever the day (the securities, FX, trade and sector exports: whole tables) made
+ * are the same whatever the day (the securities and their listing versions, FX, trade and sector exports: whole tables) made
  * once and shared by every day's snapshot. Only the market's stocks are read and computed: none of
  * a stock's figures (its V3 inputs, its score percentile within its market, its sector and market
  * cohorts) depends on the other market's stocks.
@@ -31,6 +31,8 @@ export function backtestReads(store: MarketDataStore, market: Market): MarketDat
         case 'firstBarDates':
           // Each stock's first bar, for every day's universe (`listedOn`): the same for all of them.
           return () => once('firstBarDates', () => target.firstBarDates());
+        case 'listingVersions':
+          return () => once('listingVersions', () => target.listingVersions());
         case 'fx':
           return () => once('fx', () => target.fx());
         case 'trade':

@@ -7,6 +7,7 @@ import type { FinancialReport, FlowDay, FxRate, Market, SectorExportMonth, Snaps
 import type { BandKey, BandType, RankingRow, ValuationBandResult } from '../domain/results.js';
 import type { AdjustedBars } from '../domain/adjusted.js';
 import type { SeriesWindow } from '../domain/series.js';
+import { listedAs, type ListingVersion } from '../domain/listings.js';
 import { rankings } from '../domain/rankings.js';
 import { searchStocks, type SearchMatch, type SearchQuery } from '../domain/search.js';
 import type { MarketDataStore, StoredSecurity, UniverseSlice } from '../store/market-data.js';
@@ -218,6 +219,12 @@ export interface UniversePart {
    * last bar, split events and listed shares; no flows, price changes or rates.
    */
   figuresOnly?: boolean;
+  /**
+   * Each security's listing versions (`MarketDataStore.listingVersions`): given, every security
+   * the universe lists (`listedOn`) takes the name, sector and exchange of its version valid on
+   * the day; absent, those the store holds as today's. `securities` are taken as given.
+   */
+  listings?: ReadonlyMap<number, readonly ListingVersion[]>;
 }
 
 /**
@@ -228,22 +235,28 @@ export interface UniversePart {
  */
 export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ, only?: UniversePart): Promise<UniverseData> {
   if (only?.securities !== undefined) return { ...(await loadListed(store, asOf, only.securities, stocksPerRead, only)), delisted: [] };
-  const { securities, delisted } = await listedOn(store, asOf);
+  const { securities, delisted } = await listedOn(store, asOf, only?.listings);
   return { ...(await loadListed(store, asOf, securities, stocksPerRead, only)), delisted };
 }
 
 /**
- * The securities listed on `day` (docs/calculations.md, "The universe of a day"): those whose
+ * The securities listed on `day` (docs/calculations.md, "The universe of a day"), with `listings`
+ * as they were listed that day (their names, sectors and exchanges): those whose
  * first bar is on or before it (or that have no bar: listed by a filing source, not priced yet),
  * less those delisted before it (a delisted code is listed through its last trading day); and
  * those delisted by `day` (its last trading day before it), kept apart with that day.
  */
-export async function listedOn(store: MarketDataStore, day: string): Promise<{ securities: StoredSecurity[]; delisted: DelistedSecurity[] }> {
+export async function listedOn(
+  store: MarketDataStore,
+  day: string,
+  listings?: ReadonlyMap<number, readonly ListingVersion[]>,
+): Promise<{ securities: StoredSecurity[]; delisted: DelistedSecurity[] }> {
   const all = await store.securities();
   const firstBars = await store.firstBarDates();
   const securities: StoredSecurity[] = [];
   const delisted: DelistedSecurity[] = [];
-  for (const s of all) {
+  for (const today of all) {
+    const s = listings === undefined ? today : listedAs(today, listings.get(today.id), day);
     if (s.delistedOn !== undefined && s.delistedOn < day) delisted.push({ security: s, delistedOn: s.delistedOn });
     else if ((firstBars.get(s.id) ?? day) <= day) securities.push(s);
   }

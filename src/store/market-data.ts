@@ -23,6 +23,7 @@ import type {
   TradeMonth,
 } from '../domain/model.js';
 import type { BarSeries, MarketCapSeries } from '../domain/series.js';
+import type { ListingVersion } from '../domain/listings.js';
 import type { TtmStep } from '../domain/ttm.js';
 import type { SplitEvent } from '../domain/price-change.js';
 import type { StoreDialect } from './dialect.js';
@@ -51,22 +52,34 @@ export interface WriteReport {
 
 export type { SeriesRange } from './series-rows.js';
 
+export interface WriteOptions {
+  /**
+   * The day the write's securities describe (`YYYY-MM-DD`: the run's data day): a name, sector
+   * or exchange that differs from the one the store holds for that day starts a listing version
+   * from it (src/domain/listings.ts). Absent: the write corrects the latest version in place.
+   */
+  asOf?: string;
+  /** `writeDatasets` only: a large first load, for which the store may build secondary indexes once at the end. */
+  bulk?: boolean;
+}
+
 export interface MarketDataStore {
   /**
    * Upserts everything in one transaction: all of it lands, or none of it. Idempotent. A record
    * for a security the store does not know (and the same write does not bring) is not written:
    * it is skipped and counted in the answer, and the rest lands.
    */
-  writeDataset(data: Partial<Dataset>): Promise<WriteReport>;
+  writeDataset(data: Partial<Dataset>, options?: WriteOptions): Promise<WriteReport>;
   /**
    * Upserts a stream of parts in ONE transaction, so a large load (the demo universe, a
-   * backfill) can be generated piece by piece and still land all or nothing. `bulk`: a large
-   * first load, for which the store may build secondary indexes once at the end.
+   * backfill) can be generated piece by piece and still land all or nothing.
    */
-  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: { bulk?: boolean }): Promise<WriteReport>;
+  writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options?: WriteOptions & { bulk?: boolean }): Promise<WriteReport>;
   hasMarketData(): Promise<boolean>;
 
   securities(): Promise<StoredSecurity[]>;
+  /** Every security's listing versions (its name, sector and exchange over time) by security id, ascending by day. */
+  listingVersions(): Promise<Map<number, ListingVersion[]>>;
   reports(securityId?: number): Promise<FinancialReport[]>;
   bars(securityId: number, from?: string, to?: string): Promise<DailyBar[]>;
   /**
@@ -136,11 +149,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
     this.flowsData = new FlowsData(this.ctx, bulk);
   }
 
-  async writeDataset(data: Partial<Dataset>): Promise<WriteReport> {
-    return this.writeDatasets([data]);
+  async writeDataset(data: Partial<Dataset>, options: WriteOptions = {}): Promise<WriteReport> {
+    return this.writeDatasets([data], { ...(options.asOf === undefined ? {} : { asOf: options.asOf }) });
   }
 
-  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: { bulk?: boolean } = {}): Promise<WriteReport> {
+  async writeDatasets(parts: Iterable<Partial<Dataset>> | AsyncIterable<Partial<Dataset>>, options: WriteOptions = {}): Promise<WriteReport> {
     const { db, dialect } = this.ctx;
     const report: WriteReport = { written: 0, skipped: {}, examples: [] };
     await db.transaction().execute(async (trx) => {
@@ -156,6 +169,11 @@ export class KyselyMarketDataStore implements MarketDataStore {
         if (ids === null || (part.securities?.length ?? 0) > 0) {
           await securityRows.writeSecurities(trx, dialect.rowRunner, part.securities ?? []);
           ids = await securityRows.securityIds(trx);
+        }
+        if ((part.securities?.length ?? 0) > 0 || (part.formerNames?.length ?? 0) > 0) {
+          // Each company's name, sector and exchange over time (src/domain/listings.ts).
+          const unplaced = await securityRows.writeListings(trx, ids, part.securities ?? [], options.asOf ?? null, part.formerNames ?? []);
+          if (unplaced > 0) report.skipped['formerNames: unknown security'] = (report.skipped['formerNames: unknown security'] ?? 0) + unplaced;
         }
         report.written += part.securities?.length ?? 0;
         await this.writePart(trx, part, ids, report);
@@ -209,6 +227,10 @@ export class KyselyMarketDataStore implements MarketDataStore {
 
   securities(): Promise<StoredSecurity[]> {
     return securityRows.securities(this.ctx.db);
+  }
+
+  listingVersions(): Promise<Map<number, ListingVersion[]>> {
+    return securityRows.listingVersions(this.ctx.db);
   }
 
   reports(securityId?: number): Promise<FinancialReport[]> {

@@ -2,13 +2,13 @@
 // each part of a write (./market-data.ts), read as the universe's list.
 
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { FilerBasis, Market, ReferenceConversion, Security } from '../domain/model.js';
+import { sameListing, UNCLASSIFIED, withFormerName, withListing, type Listing, type ListingVersion } from '../domain/listings.js';
+import type { FilerBasis, FormerName, Market, ReferenceConversion, Security } from '../domain/model.js';
 import type { StoredSecurity } from './market-types.js';
-import { upsert, type RowRunner } from './queries.js';
+import { chunks, upsert, type RowRunner } from './queries.js';
 import type { DB } from './schema.js';
 
-/** The sector a source reports when it does not know one. */
-export const UNCLASSIFIED = 'Unclassified';
+export { UNCLASSIFIED };
 
 export async function writeSecurities(trx: Transaction<DB>, rowRunner: RowRunner | undefined, securities: readonly Security[]): Promise<void> {
   await upsert(
@@ -36,6 +36,95 @@ export async function writeSecurities(trx: Transaction<DB>, rowRunner: RowRunner
       name_en: sql`coalesce(excluded.name_en, securities.name_en)`,
     },
   );
+}
+
+/**
+ * The dated listings of a write (src/domain/listings.ts): each written security's name, sector and
+ * exchange as of `day` (null: a write without a day, which corrects the latest version), then the
+ * former names the write dates. A version is added only where they differ from the version valid
+ * that day; `securities` keeps what the latest version says (today's answers read it), so a write
+ * dated before a later version changes the past only. Securities the store does not hold are left
+ * out (`writeSecurities` placed every one the write brings). Answers how many former names it
+ * could not place.
+ */
+export async function writeListings(
+  trx: Transaction<DB>,
+  ids: ReadonlyMap<string, number>,
+  securities: readonly Security[],
+  day: string | null,
+  formerNames: readonly FormerName[],
+): Promise<number> {
+  let unplaced = 0;
+  const touched = new Set<number>();
+  for (const s of securities) {
+    const id = ids.get(`${s.market}:${s.code}`);
+    if (id !== undefined) touched.add(id);
+  }
+  for (const f of formerNames) {
+    const id = ids.get(`${f.market}:${f.code}`);
+    if (id === undefined) unplaced++;
+    else touched.add(id);
+  }
+  if (touched.size === 0) return unplaced;
+  const before = await listingsOf(trx, [...touched]);
+  const after = new Map<number, readonly ListingVersion[]>();
+  const versionsOf = (id: number): readonly ListingVersion[] => after.get(id) ?? before.get(id) ?? [];
+  // What `writeSecurities` put in `securities` of a company new to the store: the write's own listing.
+  const written = new Map<number, Listing>();
+  for (const s of securities) {
+    const id = ids.get(`${s.market}:${s.code}`);
+    if (id === undefined) continue;
+    const listing = { name: s.name, sector: s.sector, exchange: s.exchange };
+    after.set(id, withListing(versionsOf(id), day, listing));
+    written.set(id, listing);
+  }
+  for (const f of formerNames) {
+    const id = ids.get(`${f.market}:${f.code}`);
+    if (id !== undefined) after.set(id, withFormerName(versionsOf(id), f.name, f.from, f.until));
+  }
+  const inserts: { security_id: number; valid_from: string; name: string; sector: string; exchange: string }[] = [];
+  for (const [id, versions] of after) {
+    const old = before.get(id) ?? [];
+    if (versions === old) continue;
+    if (old.length === versions.length && old.every((v, i) => v.validFrom === (versions[i] as ListingVersion).validFrom && sameListing(v, versions[i] as ListingVersion))) continue;
+    // A change of a known company's versions is rare (a rename, a move, a sector learned): all of
+    // them are written again. A new company's are inserted with the others'.
+    if (old.length > 0) await trx.deleteFrom('security_listings').where('security_id', '=', id).execute();
+    for (const v of versions) inserts.push({ security_id: id, valid_from: v.validFrom, name: v.name, sector: v.sector, exchange: v.exchange });
+    const latest = versions[versions.length - 1] as ListingVersion;
+    const wrote = written.get(id);
+    if (old.length > 0 || wrote === undefined || !sameListing(wrote, latest)) {
+      await trx.updateTable('securities').set({ name: latest.name, sector: latest.sector, exchange: latest.exchange }).where('id', '=', id).execute();
+    }
+  }
+  for (const part of chunks(inserts)) await trx.insertInto('security_listings').values(part).execute();
+  return unplaced;
+}
+
+/** The listing versions of `ids` by security id, each ascending by day. */
+async function listingsOf(db: Kysely<DB>, ids: readonly number[]): Promise<Map<number, ListingVersion[]>> {
+  const out = new Map<number, ListingVersion[]>();
+  for (const part of chunks(ids)) {
+    const rows = await db.selectFrom('security_listings').selectAll().where('security_id', 'in', part).orderBy('security_id').orderBy('valid_from').execute();
+    for (const r of rows) {
+      let list = out.get(r.security_id);
+      if (list === undefined) out.set(r.security_id, (list = []));
+      list.push({ validFrom: r.valid_from, name: r.name, sector: r.sector, exchange: r.exchange });
+    }
+  }
+  return out;
+}
+
+/** Every security's listing versions by security id, each ascending by day (a small table: about one a security). */
+export async function listingVersions(db: Kysely<DB>): Promise<Map<number, ListingVersion[]>> {
+  const rows = await db.selectFrom('security_listings').selectAll().orderBy('security_id').orderBy('valid_from').execute();
+  const out = new Map<number, ListingVersion[]>();
+  for (const r of rows) {
+    let list = out.get(r.security_id);
+    if (list === undefined) out.set(r.security_id, (list = []));
+    list.push({ validFrom: r.valid_from, name: r.name, sector: r.sector, exchange: r.exchange });
+  }
+  return out;
 }
 
 /** Every stored security's id by `market:code`. */

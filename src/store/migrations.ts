@@ -390,6 +390,27 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '0016_security_listings': {
+      async up(db: Kysely<unknown>) {
+        // Each company's name, sector and exchange over time (src/domain/listings.ts): a version
+        // holds from its day until the next one's. A store written before it starts with one
+        // version a security, what `securities` holds, from the security's first bar (from
+        // '0000-01-01' for one without bars): the store's knowledge of it starts there. A bar
+        // seek per security on the bars' key.
+        await db.schema
+          .createTable('security_listings')
+          .addColumn('security_id', 'integer', (c) => c.notNull())
+          .addColumn('valid_from', 'varchar(10)', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('sector', 'text', (c) => c.notNull())
+          .addColumn('exchange', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('security_listings_pk', ['security_id', 'valid_from'])
+          .execute();
+        await sql`insert into security_listings (security_id, valid_from, name, sector, exchange)
+          select s.id, coalesce((select min(b.date) from bars b where b.security_id = s.id), '0000-01-01'), s.name, s.sector, s.exchange
+          from securities s`.execute(db);
+      },
+    },
   };
 }
 

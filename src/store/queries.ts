@@ -88,7 +88,7 @@ export class QueryRunner {
 // bound-parameter limits (32,766 and 65,535) for the widest table (reports, 25 columns).
 const ROWS_PER_INSERT = 500;
 
-function chunks<T>(rows: readonly T[], size = ROWS_PER_INSERT): T[][] {
+export function chunks<T>(rows: readonly T[], size = ROWS_PER_INSERT): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;

@@ -21,6 +21,15 @@ export interface SecuritiesTable {
   delisted_on: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A company's name, sector and exchange from `valid_from` until its next version's (migration 0016, src/domain/listings.ts). */
+export interface SecurityListingsTable {
+  security_id: number;
+  valid_from: string;
+  name: string;
+  sector: string;
+  exchange: string;
+}
+
 export interface BarsTable {
   security_id: number;
   date: string;
@@ -234,6 +243,7 @@ export interface OAuthPendingTable {
 
 export interface DB {
   securities: SecuritiesTable;
+  security_listings: SecurityListingsTable;
   bars: BarsTable;
   bar_packs: BarPacksTable;
   bar_splits: BarSplitsTable;

@@ -9,7 +9,8 @@ import { dateParam } from './params.js';
 export const asOfParam = dateParam('as-of')
   .optional()
   .describe(
-    'YYYY-MM-DD: answer as the data stood at that day\'s close (a filing counts from its disclosure date, a price from its session); ' +
+    'YYYY-MM-DD: answer as the data stood at that day\'s close (a filing counts from its disclosure date, a price from its session; ' +
+      'a company\'s name, sector and exchange are those it had that day); ' +
       'absent: today. Earlier than the first day with both prices and a TTM is refused (the error names that day; health: asOf.earliest); ' +
       'a day after the latest data day is answered as of that day (the answer\'s asOf.note says so)',
   );

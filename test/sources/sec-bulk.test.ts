@@ -139,6 +139,14 @@ describe('SecBulkReader on archives built from the real recordings', () => {
       }
       // The filings the parser passes over are counted alike by both ways in.
       for (const [reason, n] of Object.entries(api.skipped ?? {})) assert.equal(bulk.skips[reason], n, reason);
+      // Both read Apple's dated former names from its submissions (test/sources/sec-real.test.ts derives the spans);
+      // Marvell's submissions list none, Tesla has no submissions recorded.
+      const appleNames = [
+        { market: 'US', code: 'AAPL', name: 'APPLE COMPUTER INC', from: '1994-01-26', until: '2007-01-10' },
+        { market: 'US', code: 'AAPL', name: 'APPLE INC', from: '2007-01-10', until: '2019-08-05' },
+      ];
+      assert.deepEqual(api.data.formerNames, appleNames);
+      assert.deepEqual(bulk.batches.flatMap((b) => b.data.formerNames ?? []), appleNames);
     } finally {
       await upstream.close();
     }

@@ -172,8 +172,20 @@ describe('SEC submissions on real answers', () => {
     assert.deepEqual(parseSubmissions(plain('submissions_CIK0001830056_SiemensEnergyADR.json')), { exchange: 'OTC', sector: 'Unclassified', fiscalYearEndMonth: 12 });
     // SIEMENS AG (an investor filer): no exchange at all, sic "8880" (American Depositary Receipts: no industry)
     assert.deepEqual(parseSubmissions(plain('submissions_CIK0000940418_SiemensAG.json')), { exchange: '', sector: 'Unclassified', fiscalYearEndMonth: 12 });
-    // Apple: exchanges ["Nasdaq"], sic "3571" (Electronic Computers), fiscalYearEnd "0927"
-    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz')), { exchange: 'NASDAQ', sector: 'Hardware', fiscalYearEndMonth: 9 });
+    // Apple: exchanges ["Nasdaq"], sic "3571" (Electronic Computers), fiscalYearEnd "0927", and
+    // formerNames (as recorded): APPLE INC 2007-01-10..2019-08-05, APPLE COMPUTER INC
+    // 1994-01-26..2007-01-04, APPLE COMPUTER INC/ FA 1997-07-28..1997-07-28. By first day: APPLE
+    // COMPUTER INC until the next name's first day (the /FA one has an empty span and is left
+    // out), so until 2007-01-10; APPLE INC until its own `to`, 2019-08-05, when "Apple Inc." took over.
+    assert.deepEqual(parseSubmissions(real('submissions_CIK0000320193_AAPL.json.gz')), {
+      exchange: 'NASDAQ',
+      sector: 'Hardware',
+      fiscalYearEndMonth: 9,
+      formerNames: [
+        { name: 'APPLE COMPUTER INC', from: '1994-01-26', until: '2007-01-10' },
+        { name: 'APPLE INC', from: '2007-01-10', until: '2019-08-05' },
+      ],
+    });
     // Marvell: exchanges ["Nasdaq"], sic "3674" (Semiconductors & Related Devices)
     assert.equal(parseSubmissions(real('submissions_CIK0001835632_MRVL.json.gz'))?.sector, 'Semiconductors');
   });

@@ -109,7 +109,7 @@ for (const engine of engines) describe(`${engine.name} store`, { skip: engine.sk
   it('applies every migration to an empty database, and again as a no-op', async () => {
     await store.migrate(); // second run: nothing to do, no error
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis', '0014_security_delisted_on', '0015_reference_rates']);
+    assert.deepEqual(applied.rows.map((r) => r.name), ['0001_market_data', '0002_keys_usage_refresh', '0003_refresh_claims', '0004_claim_leases', '0005_security_name_en', '0006_bar_packs', '0007_ttm_steps', '0008_report_packs', '0009_oauth', '0010_bar_splits', '0011_oauth_grants', '0012_per_share_figures', '0013_security_filer_basis', '0014_security_delisted_on', '0015_reference_rates', '0016_security_listings']);
   });
 
   it('round-trips every market-data table exactly', async () => {
@@ -537,7 +537,7 @@ describe('PostgreSQL migrations beside another schema', { skip: PG_SKIP }, () =>
     try {
       const store = await openPostgresStore(mine.url, 2);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-      assert.equal(applied.rows.length, 15); // 0001 to 0015, each once
+      assert.equal(applied.rows.length, 16); // 0001 to 0016, each once
       await store.close();
     } finally {
       await other.drop();

@@ -12,7 +12,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { FinancialReport, Security } from '../../domain/model.js';
+import type { FinancialReport, FormerName, Security } from '../../domain/model.js';
 import type { UsdSeries } from '../../domain/reference-rates.js';
 import type { BulkBatch, BulkContext, BulkReader } from '../bulk.js';
 import { type JsonLimits, JsonStreamError, parseJsonStream } from '../shared/json-stream.js';
@@ -103,11 +103,13 @@ export class SecBulkReader implements BulkReader {
     let reportCount = 0;
     let securities: Security[] = [];
     let reports: FinancialReport[] = [];
+    let formerNames: FormerName[] = [];
     const take = (): BulkBatch => {
-      const batch = { data: { securities, reports } };
+      const batch = { data: { securities, reports, formerNames } };
       reportCount += reports.length;
       securities = [];
       reports = [];
+      formerNames = [];
       return batch;
     };
     ctx.progress({ phase: 'reading', unit: 'companies', done: 0, total, bytes: 0, note: COMPANYFACTS_ZIP });
@@ -150,6 +152,7 @@ export class SecBulkReader implements BulkReader {
         for (const [reason, n] of Object.entries(company.skipped)) ctx.skip(reason, entry.ticker, n);
         securities.push(company.security);
         reports.push(...company.reports);
+        formerNames.push(...company.formerNames);
         if (securities.length >= this.batchCompanies) yield take();
       }
     } catch (err) {

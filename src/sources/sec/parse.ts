@@ -8,7 +8,8 @@
 // of the filing and, for flows, the fact ending there whose duration matches the fiscal
 // period year-to-date (Q1 ~3 months, Q2 ~6, Q3 ~9, FY ~12).
 
-import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type ReferenceConversion, type Security } from '../../domain/model.js';
+import { FLOW_ITEMS, type FinancialReport, type FiscalQuarter, type FormerName, type ReferenceConversion, type Security } from '../../domain/model.js';
+import { formerNameSpans } from '../../domain/listings.js';
 import { splitRatioOf } from '../../domain/price-change.js';
 import { periodAverage, rateOnOrBefore, type UsdSeries } from '../../domain/reference-rates.js';
 import { addDays, daysBetween, isRecord, str } from '../shared/parse.js';
@@ -1083,10 +1084,13 @@ export interface SecPlacement {
   exchange: string;
   sector: string;
   fiscalYearEndMonth: number | null;
+  /** Its former names as consecutive spans (`formerNames`, src/domain/listings.ts `formerNameSpans`); absent where submissions date none. */
+  formerNames?: { name: string; from: string; until: string }[];
 }
 
 /**
- * submissions JSON: name, exchanges[], sic, sicDescription, fiscalYearEnd ("0928"). The sector is
+ * submissions JSON: name, exchanges[], sic, sicDescription, fiscalYearEnd ("0928"), formerNames
+ * [{name, from, to}] (EDGAR's conformed names with ISO timestamps). The sector is
  * the SIC code's (`sectorOfSic`, src/sources/sec/sectors.ts); the description is not kept (the
  * Security record has no field for it).
  */
@@ -1095,10 +1099,14 @@ export function parseSubmissions(body: unknown): SecPlacement | null {
   const exchanges = Array.isArray(body['exchanges']) ? body['exchanges'].filter((e): e is string => typeof e === 'string' && e !== '') : [];
   const fye = str(body, 'fiscalYearEnd');
   const month = /^\d{4}$/.test(fye) ? fiscalMonthOf(`2000-${fye.slice(0, 2)}-${fye.slice(2)}`) : null;
+  const formerNames = Array.isArray(body['formerNames'])
+    ? formerNameSpans(body['formerNames'].filter(isRecord).map((f) => ({ name: str(f, 'name').trim(), from: str(f, 'from'), to: str(f, 'to') })))
+    : [];
   return {
     exchange: (exchanges[0] ?? '').toUpperCase(),
     sector: sectorOfSic(str(body, 'sic')),
     fiscalYearEndMonth: month,
+    ...(formerNames.length > 0 ? { formerNames } : {}),
   };
 }
 
@@ -1127,7 +1135,7 @@ export const SEC_SKIP = {
 } as const;
 
 export type SecCompany =
-  | { kind: 'covered'; reports: FinancialReport[]; security: Security; skipped: Record<string, number> }
+  | { kind: 'covered'; reports: FinancialReport[]; security: Security; formerNames: FormerName[]; skipped: Record<string, number> }
   | { kind: 'skipped'; reason: string };
 
 /**
@@ -1155,7 +1163,8 @@ export function secCompany(entry: TickerEntry, factsBody: unknown, placement: Se
       usdRates: parsed.rates.map((r) => ({ disclosedOn: r.filed, usdPerUnit: r.usdPerUnit, ...(r.reference ? { reference: r.reference } : {}) })),
     };
   }
-  return { kind: 'covered', reports: parsed.reports, security, skipped: parsed.skipped };
+  const formerNames = (placement?.formerNames ?? []).map((f) => ({ market: 'US' as const, code: entry.ticker, ...f }));
+  return { kind: 'covered', reports: parsed.reports, security, formerNames, skipped: parsed.skipped };
 }
 
 /**

@@ -3,7 +3,7 @@
 // amendment) since the cursor, read from the EDGAR daily form indexes. SEC asks for a descriptive User-Agent and at most 10 requests
 // a second (https://www.sec.gov/os/accessing-edgar-data).
 
-import type { FinancialReport, Security } from '../../domain/model.js';
+import type { FinancialReport, FormerName, Security } from '../../domain/model.js';
 import type { UsdSeries } from '../../domain/reference-rates.js';
 import { clientForRun, type HttpClient, type HttpTuning, RateLimiter, SourceHttpError } from '../http.js';
 import type { Source, SourceContext, SourceResult } from '../source.js';
@@ -116,6 +116,7 @@ export class SecSource implements Source {
     const usdRates = ctx.usdRates && targets.length > 0 ? await ctx.usdRates() : undefined;
     const reports: FinancialReport[] = [];
     const securities: Security[] = [];
+    const formerNames: FormerName[] = [];
     const skipped: Record<string, number> = {};
     const skip = (reason: string, n = 1): void => {
       skipped[reason] = (skipped[reason] ?? 0) + n;
@@ -140,11 +141,12 @@ export class SecSource implements Source {
       }
       for (const [reason, n] of Object.entries(result.skipped)) skip(reason, n);
       securities.push(result.security);
+      formerNames.push(...result.formerNames);
       reports.push(
         ...result.reports.filter((r) => !ctx.range || (r.disclosedOn >= ctx.range.from && r.disclosedOn <= ctx.range.to)),
       );
     }
     ctx.log.info('sec: ingested', { companies: targets.length, reports: reports.length });
-    return { data: { reports, securities }, cursor: to, skipped };
+    return { data: { reports, securities, formerNames }, cursor: to, skipped };
   }
 }
