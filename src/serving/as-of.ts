@@ -7,11 +7,11 @@
 //   computed once, however many requests ask for it at once (one promise shared), and kept in an
 //   LRU of `AS_OF_CACHE_DAYS` days; a new dataset version starts with an empty one (the store's
 //   past has changed with it);
-// - one stock's snapshot is computed from that stock's filings and bars alone (a universe of one)
-//   unless its day's universe is held;
+// - one stock's snapshot is computed from that stock's filings and last bar alone (its figures,
+//   `stockFigures`) unless its day's universe is held; price history and the valuation band read
+//   the served dataset's history cache through the day (src/serving/history.ts `priceBarsThrough`);
 // - every security's listing versions (its name, sector and exchange over time) are read once and
-//   held: a day's universe and one stock's answer take the version of their day from them; price history and the valuation band read the served
-//   dataset's history cache through the day (src/serving/history.ts `priceBarsThrough`);
+//   held: a day's universe and one stock's answer take the version of their day from them;
 // - the earliest day answered is the first day the store holds both prices and a TTM, found once.
 //
 // Today's date or later is answered by the served dataset itself.
