@@ -221,6 +221,11 @@ export function debtFlowSign(concept: string): 1 | -1 | 0 | null {
   return concept.startsWith('ProceedsFromRepaymentsOf') ? 0 : concept.startsWith('ProceedsFrom') ? 1 : -1;
 }
 
+/** The sign `debtFlowSign` gives an `ifrs-full` period fact of borrowings: proceeds +1, repayments -1, any other (a net change) its own sign. */
+function ifrsDebtFlowSign(concept: string): 1 | -1 {
+  return concept.startsWith('RepaymentsOf') ? -1 : 1;
+}
+
 /**
  * The cash paid for interest in the period, net of the interest capitalized (`InterestPaidNet`), else
  * as tagged (`InterestPaid`): a filing's interest expense where it tags no interest-expense concept
@@ -235,6 +240,22 @@ const INTEREST_PAID_CONCEPTS = ['InterestPaidNet', 'InterestPaid'] as const;
  * concept of the name, not only the item's (`InterestExpenseOther`, `InterestPaidNet`...).
  */
 const INTEREST_EVIDENCE = /^Interest(Expense|Paid|AndDebtExpense)/;
+/**
+ * An `ifrs-full` concept that states interest or finance costs (`FinanceCosts`, `InterestExpense`,
+ * `InterestExpenseOnBorrowings`, `InterestPaidClassifiedAsOperatingActivities`, `BorrowingCostsCapitalised`,
+ * the net `FinanceIncomeCost`...): any one of them other than 0 in a filing's period is the second signal of
+ * `debtProvenZero` for an IFRS filer. Finance costs include the interest on lease liabilities
+ * (IFRS 16.49) and the unwinding of discounts, so a lessee's figure is not 0 and its debt stays unknown;
+ * a net figure may hide a cost, so it counts at any sign.
+ */
+const IFRS_INTEREST_EVIDENCE = /^(Interest(Expense|Paid)|FinanceCost|FinanceIncomeCost|FinanceIncomeExpense|BorrowingCosts)/;
+/**
+ * An `ifrs-full` concept that states an amount of borrowings (`Borrowings`, `ShorttermBorrowings`,
+ * `BondsIssued`, `NotesAndDebenturesIssued`, `BankOverdraftsClassifiedAsCashEquivalents`...), balance
+ * or flow: the filer's IFRS debt history (`debtProvenZero`). Lease liabilities are not in it, as
+ * `ifrsDebtOf` does not count them.
+ */
+const IFRS_DEBT_EVIDENCE = /Borrowings|BondsIssued|Debentures|LoansReceived|BankOverdraft|CommercialPaper/;
 /**
  * Interest concepts that may hold an interest expense: those of INTEREST_EVIDENCE and the net ones
  * (NET_INTEREST). A filing proven debt-free has interest expense 0 where none of these is filed for
@@ -256,6 +277,14 @@ const PRETAX_CONCEPTS = [
   'IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest',
   'IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethodInvestments',
 ] as const;
+/**
+ * The IFRS pre-tax fallback (`ebitOfPretax`): profit before tax plus the finance costs deducted in
+ * it, the line IAS 1.82(b) puts on the face of the income statement (interest on borrowings with
+ * interest on lease liabilities and the unwinding of discounts on provisions, as filed), else the
+ * interest expense of a filer that tags no finance-costs line.
+ */
+const IFRS_PRETAX_CONCEPTS = ['ifrs-full:ProfitLossBeforeTax'] as const;
+const IFRS_FINANCE_COSTS = ['ifrs-full:FinanceCosts', 'ifrs-full:InterestExpense'] as const;
 
 /**
  * How long an operating-income fact keeps a filer on its tagged operating income: a filing takes
@@ -495,9 +524,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
 
   // What the filer's whole history proves absent (docs/calculations.md, "Debt" and CCC).
   const history = historyOf(body);
-  // The proofs of debt and of cost of sales absent read us-gaap filers only: their concept lists
-  // are us-gaap's, and IFRS lets an income statement analyse expenses by nature, without a cost of
-  // sales line (IAS 1.99). Inventory's evidence is any taxonomy's name (`ifrs-full:Inventories`
+  // The proof of cost of sales absent reads us-gaap filers only: IFRS lets an income statement
+  // analyse expenses by nature, without a cost of sales line (IAS 1.99). Debt's proof reads both
+  // taxonomies, its roll-forward and interest 0 us-gaap filers only. Inventory's evidence is any taxonomy's name (`ifrs-full:Inventories`
   // too): a filer of either with a cost of sales that never tagged one holds none.
   const gaapFiler = !history.concepts.some((n) => n.startsWith('ifrs-full:'));
   const neverCostOfSales = gaapFiler && !history.tags(COST_OF_SALES_EVIDENCE);
@@ -507,6 +536,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
   // Debt and interest facts in every unit (a filer's borrowings in other currencies count too),
   // gathered at the first filing that needs them: most filers' every filing has a debt line.
   const gaapConcepts = (pattern: RegExp): string[] => history.concepts.filter((n) => n.startsWith('us-gaap:') && pattern.test(n.slice(8))).map((n) => n.slice(8));
+  const ifrsConcepts = (pattern: RegExp): string[] => history.concepts.filter((n) => n.startsWith('ifrs-full:') && pattern.test(n.slice(10)));
   /** Facts by filing (accn). */
   const byAccn = <F extends Fact>(list: readonly F[]): Map<string, F[]> => {
     const index = new Map<string, F[]>();
@@ -519,18 +549,32 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
   };
   let debtFacts: ReturnType<typeof gatherDebtFacts> | undefined;
   const gatherDebtFacts = () => {
-    const balances = DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c));
-    const flows = history.concepts.flatMap((n) => {
-      const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
-      const sign = debtFlowSign(concept);
-      return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
+    // IFRS borrowing concepts beyond those `ifrsDebtOf` reads (IFRS_DEBT_EVIDENCE), interest concepts
+    // left to the second signal: instants are balances, periods flows.
+    const ifrsDebt = history.concepts.filter((n) => {
+      const name = n.slice(10);
+      return n.startsWith('ifrs-full:') && IFRS_DEBT_EVIDENCE.test(name) && !IFRS_INTEREST_EVIDENCE.test(name);
     });
+    const ifrsDebtFacts = ifrsDebt.flatMap((concept) => factsInEveryUnit(body, concept).map((f) => ({ ...f, concept })));
+    const historyNames = new Set<string>(DEBT_HISTORY_CONCEPTS);
+    const balances = [
+      ...DEBT_HISTORY_CONCEPTS.flatMap((c) => factsInEveryUnit(body, c)),
+      ...ifrsDebtFacts.filter((f) => f.start === undefined && !historyNames.has(f.concept)),
+    ];
+    const flows = [
+      ...history.concepts.flatMap((n) => {
+        const concept = n.startsWith('us-gaap:') ? n.slice(8) : '';
+        const sign = debtFlowSign(concept);
+        return sign === null ? [] : factsInEveryUnit(body, concept).map((f) => ({ ...f, concept, signed: sign === 0 ? f.val : sign * f.val }));
+      }),
+      ...ifrsDebtFacts.filter((f) => f.start !== undefined).map((f) => ({ ...f, signed: ifrsDebtFlowSign(f.concept.slice(10)) * f.val })),
+    ];
     return {
       balances,
       filings: new Set(balances.map((f) => f.accn)),
       flows,
       flowsOf: byAccn(flows),
-      interest: byAccn([...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c))),
+      interest: byAccn([...new Set([...(FLOW_CONCEPTS.interestExpense ?? []), ...gaapConcepts(INTEREST_EVIDENCE), ...ifrsConcepts(IFRS_INTEREST_EVIDENCE)])].flatMap((c) => factsInEveryUnit(body, c))),
       anyInterest: byAccn(gaapConcepts(INTEREST_ANY).flatMap((c) => factsInEveryUnit(body, c).map((f) => ({ ...f, concept: c })))),
     };
   };
@@ -625,7 +669,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     return best?.val ?? null;
   };
   /**
-   * Operating income as pre-tax income + interest expense is taken for a filing of a non-financial
+   * Operating income as pre-tax income + interest expense (IFRS: profit before tax + finance costs) is taken for a filing of a non-financial
    * filer that tags no operating-income concept for a period ending within EBIT_LOOKBACK_DAYS
    * before the filing's period end or after it.
    */
@@ -637,8 +681,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
    * (DEBT_HISTORY_CONCEPTS) at all, and at the latest date any debt fact (balance or borrowing
    * flow, `debtFlowSign`) is for, the balances are all 0 (a repaid loan's line), or, without a
    * balance there, the borrowings and repayments of the longest period ending there net to 0 (a
-   * credit line drawn and repaid within the year); no debt fact ever is none too. And the filing
-   * states no interest (INTEREST_EVIDENCE) for its period.
+   * credit line drawn and repaid within the year); no debt fact ever is none too (the IFRS borrowing
+   * concepts of IFRS_DEBT_EVIDENCE included). And the filing states no interest (INTEREST_EVIDENCE,
+   * IFRS_INTEREST_EVIDENCE) for its period; for a us-gaap filer, a roll-forward from 0 stands for that.
    */
   const debtProvenZero = (filing: Filing): boolean => {
     const { balances: debtHistory, filings: debtFilings, flows: debtFlows, interest } = debtFactsOf();
@@ -657,7 +702,7 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
       for (const f of flows.filter((x) => x.start === start).sort((a, b) => a.filed.localeCompare(b.filed))) byConcept.set(f.concept, f.signed);
       if ([...byConcept.values()].reduce((a, b) => a + b, 0) !== 0) return false;
     }
-    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0) || debtRolledForwardZero(filing);
+    return !(interest.get(filing.accn) ?? []).some((f) => f.end === filing.periodEnd && f.val !== 0) || (gaapFiler && debtRolledForwardZero(filing));
   };
   /**
    * Debt at the filing's period end rolled forward from a balance of 0 (docs/calculations.md,
@@ -713,7 +758,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     // period, where some was paid (none paid is no proof that none accrued).
     const paid = interest === null ? flow(filing, INTEREST_PAID_CONCEPTS) : null;
     const revenue = item('revenue');
-    const operatingIncome = item('operatingIncome') ?? (ebitOfPretaxAllowed(filing) ? ebitOfPretax(flow(filing, PRETAX_CONCEPTS), interest) : null);
+    const operatingIncome =
+      item('operatingIncome') ??
+      (ebitOfPretaxAllowed(filing) ? (ebitOfPretax(flow(filing, PRETAX_CONCEPTS), interest) ?? ebitOfPretax(flow(filing, IFRS_PRETAX_CONCEPTS), flow(filing, IFRS_FINANCE_COSTS))) : null);
     const lessNci = (total: number | null, nci: number | null): number | null => (total === null ? null : total - (nci ?? 0));
     const netIncome = item('netIncome') ?? lessNci(flow(filing, [CONSOLIDATED_NET_INCOME.total]), flow(filing, [CONSOLIDATED_NET_INCOME.nci]));
     const equity = item('equity') ?? lessNci(balance(filing, [CONSOLIDATED_EQUITY.total]), balance(filing, [CONSOLIDATED_EQUITY.nci]));
@@ -755,9 +802,9 @@ export function parseCompanyFacts(body: unknown, code: string, usdRates?: Readon
     const balanceSheet = report.totalAssets !== null || report.totalLiabilities !== null;
     // Of the filing's own period only: a later filing's comparative column need not repeat the interest lines of the period.
     const ownPeriod = ends.get(filing.accn)?.end === filing.periodEnd;
-    if (report.debt === null && balanceSheet && ownPeriod && gaapFiler && options.financial !== true && debtProvenZero(filing)) {
+    if (report.debt === null && balanceSheet && ownPeriod && options.financial !== true && debtProvenZero(filing)) {
       report.debt = 0;
-      if (report.interestExpense === null && interestNil(filing)) report.interestExpense = 0;
+      if (report.interestExpense === null && gaapFiler && interestNil(filing)) report.interestExpense = 0;
     }
     // A filer (us-gaap or IFRS) with cost of sales that never tagged an inventory concept holds none (a software or service company: DIO 0).
     if (report.inventory === null && balanceSheet && neverInventory && history.tags(COST_OF_SALES_EVIDENCE)) report.inventory = 0;

@@ -177,15 +177,20 @@ describe('debt proven 0 by the filer history and no interest', () => {
     for (const r of reportsOf('BRK', { financial: true })) assert.notEqual(r.debt, 0, r.disclosedOn);
   });
 
-  it('a filer of ifrs-full facts is never proven debt-free (the lists are us-gaap\'s); inventory-free as a us-gaap filer is', () => {
+  it('a filer of ifrs-full facts is proven debt-free on both taxonomies\' lists, its interest expense 0 only as a us-gaap filer', () => {
     // Palantir's real facts plus one ifrs-full fact on a current report (8-K, not read as a filing): the same
-    // filings (10-K of 2026-02-17: RevenueFromContractWithCustomerExcludingAssessedTax 4,475,446 thousand for 2025),
-    // no proof of debt absent; inventory 0 still (CostOfRevenue filed, no concept named Inventor... in
-    // either taxonomy: the evidence is any taxonomy's).
+    // filings (10-K of 2026-02-17: RevenueFromContractWithCustomerExcludingAssessedTax 4,475,446 thousand for 2025).
+    // Its history holds no borrowing concept of either taxonomy and the 10-K no interest for 2025: debt 0.
+    // The interest expense 0 (`interestNil`) reads us-gaap concepts only: null for a filer with ifrs-full facts.
+    // Inventory 0 still (CostOfRevenue filed, no concept named Inventor... in either taxonomy).
     const body = real(FILES.PLTR) as { facts: Record<string, unknown> };
     body.facts['ifrs-full'] = { Revenue: { units: { USD: [{ start: '2025-01-01', end: '2025-12-31', val: 1, accn: 'x', fy: 2025, fp: 'FY', form: '8-K', filed: '2026-02-03' }] } } };
     const q = filed(parseCompanyFacts(body, 'PLTR')!.reports, '2026-02-17');
-    assert.deepEqual([q.debt, q.inventory, q.revenue], [null, 0, 4_475_446 * K]);
+    assert.deepEqual([q.debt, q.interestExpense, q.inventory, q.revenue], [0, null, 0, 4_475_446 * K]);
+    // The same with an ifrs-full borrowing of 5 at 2025-09-30 on a 10-Q filed before the 10-K (the latest debt
+    // fact by then, not 0): no proof.
+    body.facts['ifrs-full'] = { Borrowings: { units: { USD: [{ end: '2025-09-30', val: 5, accn: 'x', fy: 2025, fp: 'Q3', form: '10-Q', filed: '2025-11-01' }] } } };
+    assert.equal(filed(parseCompanyFacts(body, 'PLTR')!.reports, '2026-02-17').debt, null);
   });
 
   it('which cash-flow concepts are borrowings and repayments', () => {
