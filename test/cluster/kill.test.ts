@@ -172,7 +172,10 @@ describe('killed at random moments', () => {
     const counts = (): { counts: Counts; integrity: string; openClaims: { slot: string; pid: number }[] } => {
       // Killed before it created the file or the tables: nothing.
       if (!existsSync(file)) return { counts: { securities: 0, bars: 0, reports: 0, flows: 0, trade: 0 }, integrity: 'ok', openClaims: [] };
-      const db = new Database(file, { readonly: true });
+      // Read-write: a kill while the file was being created, before the switch to WAL, can leave a
+      // hot rollback journal, which only a read-write connection may roll back (SQLITE_READONLY_ROLLBACK
+      // otherwise), as the service's next start does. The rows counted are those it then finds.
+      const db = new Database(file, { fileMustExist: true });
       try {
         const tables = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name));
         const n = (table: string) => (tables.has(table) ? (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n : 0);
