@@ -9,15 +9,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import type { Security } from '../../src/domain/model.js';
-import { migrationProvider } from '../../src/store/migrations.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { freshSchema, PG_SKIP } from '../support/pg.js';
+import { openMigratedFrom } from '../support/stores.js';
 import { tempDir } from '../support/tmp.js';
 
 interface Engine {
@@ -45,25 +43,6 @@ const engines: Engine[] = [
   },
 ];
 
-/** A store opened on a database the migrations up to `migration` made and `fill` filled. */
-async function openMigratedFrom(engine: Engine, migration: string, fill: (db: Kysely<unknown>) => Promise<void>): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }> {
-  const prepare = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
-    const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-    const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
-    assert.equal((await migrator.migrateTo(migration)).error, undefined);
-    await fill(db);
-    await db.destroy();
-  };
-  if (engine.name === 'SQLite') {
-    const tmp = tempDir();
-    const file = join(tmp.dir, 'db.sqlite');
-    await prepare(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
-    return { store: await openSqliteStore(file), cleanup: async () => tmp.cleanup() };
-  }
-  const schema = await freshSchema();
-  await prepare(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
-  return { store: await openPostgresStore(schema.url, 2), cleanup: schema.drop };
-}
 
 const kr = (code: string, name: string, sector: string, exchange = 'KOSDAQ'): Security => ({ market: 'KR', code, name, exchange, sector, currency: 'KRW', fiscalYearEndMonth: 12, source: 'krx' });
 

@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
 import { dayNumber } from '../../src/domain/calendar.js';
 import type { DailyBar, Dataset, FinancialReport } from '../../src/domain/model.js';
 import { ttmTimeline } from '../../src/domain/ttm.js';
-import { migrationProvider } from '../../src/store/migrations.js';
 import { reportRow } from '../../src/store/report-rows.js';
 import type { DB, ReportsTable } from '../../src/store/schema.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { freshSchema, PG_SKIP } from '../support/pg.js';
+import { openMigratedFrom } from '../support/stores.js';
 import { tempDir } from '../support/tmp.js';
 import { assertFormsAreTheRecords } from './forms-oracle.js';
 
@@ -552,28 +550,6 @@ function beforePerShare(row: ReportsTable): Omit<ReportsTable, 'basic_eps' | 'di
   return rest;
 }
 
-/**
- * A store opened on a database that the migrations up to `migration` made and `fill` filled:
- * what a later migration finds in a deployed store.
- */
-async function openMigratedFrom(engine: Engine, migration: string, fill: (db: Kysely<unknown>) => Promise<void>): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }> {
-  const prepare = async (db: Kysely<unknown>, kind: 'sqlite' | 'postgres') => {
-    const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-    const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
-    assert.equal((await migrator.migrateTo(migration)).error, undefined);
-    await fill(db);
-    await db.destroy();
-  };
-  if (engine.name === 'SQLite') {
-    const tmp = tempDir();
-    const file = join(tmp.dir, 'db.sqlite');
-    await prepare(new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) }), 'sqlite');
-    return { store: await openSqliteStore(file), cleanup: async () => tmp.cleanup() };
-  }
-  const schema = await freshSchema();
-  await prepare(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 1 }) }) }), 'postgres');
-  return { store: await openPostgresStore(schema.url, 2), cleanup: schema.drop };
-}
 
 // Migration 0005 on a database that 0001-0004 made and filled: its securities gain a null
 // English name (read as absent), and a write gives them one.
