@@ -7,41 +7,14 @@
 // - a store written before migration 0016 gets one version a security, from its first bar.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Security } from '../../src/domain/model.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
-import { freshSchema, PG_SKIP } from '../support/pg.js';
-import { openMigratedFrom } from '../support/stores.js';
-import { tempDir } from '../support/tmp.js';
+import { openMigratedFrom, STORE_PLACES } from '../support/stores.js';
 
-interface Engine {
-  name: 'SQLite' | 'PostgreSQL';
-  skip: string | false;
-  open(): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }>;
-}
-
-const engines: Engine[] = [
-  {
-    name: 'SQLite',
-    skip: false,
-    async open() {
-      const tmp = tempDir();
-      return { store: await openSqliteStore(join(tmp.dir, 'db.sqlite')), cleanup: async () => tmp.cleanup() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: PG_SKIP,
-    async open() {
-      const schema = await freshSchema();
-      return { store: await openPostgresStore(schema.url, 2), cleanup: schema.drop };
-    },
-  },
-];
+// SQLite, SQLite with a reader thread, and PostgreSQL (test/support/stores.ts).
+const engines = STORE_PLACES;
 
 
 const kr = (code: string, name: string, sector: string, exchange = 'KOSDAQ'): Security => ({ market: 'KR', code, name, exchange, sector, currency: 'KRW', fiscalYearEndMonth: 12, source: 'krx' });
