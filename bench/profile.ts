@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad, type LoadTarget } from './lib/load.js';
-import { buildService, createPaidKey, DATA_ROOT, ROOT, startServer, stopServer } from './lib/server.js';
+import { buildService, createPaidKey, DATA_ROOT, historiesWarmed, ROOT, startServer, stopServer } from './lib/server.js';
 import { log } from './lib/util.js';
 
 const [target = 'rankings', secondsArg = '10', universe = 'default-x1'] = process.argv.slice(2);
@@ -27,10 +27,17 @@ interface Profile {
   timeDeltas: number[];
 }
 
-function summarise(file: string): void {
+/** Self time by function and by package of the samples of the last `lastSeconds` of the profile (the load's). */
+function summarise(file: string, lastSeconds: number): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const at: number[] = [];
+  let t = 0;
+  for (const delta of profile.timeDeltas) at.push((t += delta));
+  const from = t - lastSeconds * 1e6;
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if ((at[i] ?? 0) >= from) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
   let total = 0;
@@ -51,7 +58,7 @@ function summarise(file: string): void {
       process.stdout.write(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}\n`);
     }
   };
-  process.stdout.write(`profile ${file}: ${(total / 1000).toFixed(0)} ms sampled\n`);
+  process.stdout.write(`profile ${file}: ${(total / 1000).toFixed(0)} ms sampled in the last ${lastSeconds} s (the load)\n`);
   show('self time by package / area', byPackage, 25);
   show('self time by function', byFunction, 40);
 }
@@ -75,6 +82,8 @@ async function main(): Promise<void> {
   const db = new Database(join(dataDir, 'service.sqlite'), { readonly: true });
   const codes = (db.prepare('select code from securities order by market, code').all() as { code: string }[]).map((r) => r.code);
   db.close();
+  // As the load benches: after the history fill that follows the start (it reads every stock's history).
+  if (!(await historiesWarmed(server))) log('the history fill did not finish within 120 s; the load runs beside it');
   const top = (await (await fetch(`${server.url}/api/public/v2/rankings?limit=1`, { headers })).json()) as { rows: { ticker: string }[] };
   const code = top.rows[0]?.ticker ?? (codes[0] as string);
   const rest = `${server.url}/api/public/v2`;
@@ -122,7 +131,7 @@ async function main(): Promise<void> {
   } finally {
     await stopServer(server);
   }
-  summarise(newestProfile(started));
+  summarise(newestProfile(started), Number(secondsArg));
 }
 
 await main();

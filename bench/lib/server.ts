@@ -110,7 +110,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const out = openSync(logFile, 'w');
   const spawnedAt = Date.now();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), MAIN_JS, 'serve'], {
+  // BENCH_NODE_FLAGS (space-separated): node flags for an A/B of the runtime's own settings (e.g. --trace-gc).
+  const envFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  const child = spawn(process.execPath, [...envFlags, ...(options.nodeFlags ?? []), MAIN_JS, 'serve'], {
     cwd: ROOT,
     stdio: ['ignore', out, out],
     env: childEnv({
