@@ -10,15 +10,15 @@
 // - one stock's snapshot is computed from that stock's filings and last bar alone (its figures,
 //   `stockFigures`) unless its day's universe is held; price history and the valuation band read
 //   the served dataset's history cache through the day (src/serving/history.ts `priceBarsThrough`);
-// - every security's listing versions (its name, sector and exchange over time) are read once and
-//   held: a day's universe and one stock's answer take the version of their day from them;
+// - every security's listing versions (its name, sector and exchange over time), every security
+//   and each one's first bar are read once and held: a day's universe is picked from them, and it
+//   and one stock's answer take the listing version of their day;
 // - the earliest day answered is the first day the store holds both prices and a TTM, found once.
 //
 // Today's date or later is answered by the served dataset itself.
 
 import { LRUCache } from 'lru-cache';
-import { listedAs, type ListingVersion } from '../domain/listings.js';
-import type { FxRate } from '../domain/model.js';
+import { listedAs } from '../domain/listings.js';
 import { ApiError } from '../kernel/errors.js';
 import type { MarketDataStore } from '../store/market-data.js';
 import { computeSnapshot, computeSnapshotYielding, stockFigures, viewKey, type ComputedSnapshot } from './build.js';
@@ -93,26 +93,28 @@ interface HeldDay {
 
 class ServedPastDays implements PastDays {
   private readonly days: LRUCache<string, HeldDay>;
-  private earliestDay: Promise<string | null> | null = null;
-  private fxRates: Promise<FxRate[]> | null = null;
-  private firstBars: Promise<Map<number, string>> | null = null;
-  private listingsHeld: Promise<Map<number, ListingVersion[]>> | null = null;
+  /**
+   * The earliest day answered: over today's listed stocks and those delisted since (a delisted
+   * company's history counts too).
+   */
+  readonly earliest = readOnce(() => {
+    const { listed, delisted } = this.served.computed;
+    return earliestAsOf(this.served.store, [...listed, ...[...delisted.values()].map((d) => d.security)], this.served.asOf, this.firstBarDates());
+  });
+  /** Every security's listing versions (a small table: about one a security). */
+  private readonly listings = readOnce(() => this.served.store.listingVersions());
+  /** Each security's first bar date (the earliest day, `listedBy` and the universe of a day). */
+  private readonly firstBarDates = readOnce(() => this.served.store.firstBarDates());
+  /** Every security the store lists, in today's form (the universe of each day is picked from them). */
+  private readonly securities = readOnce(() => this.served.store.securities());
+  /** The store's rates, by date (`rateOn` searches them). */
+  private readonly fx = readOnce(async () => [...(await this.served.store.fx())].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)));
 
   constructor(
     private readonly served: SnapshotDataset,
     maxDays: number,
   ) {
     this.days = new LRUCache<string, HeldDay>({ max: Math.max(1, maxDays) });
-  }
-
-  earliest(): Promise<string | null> {
-    if (this.earliestDay === null) {
-      // Today's listed stocks and those delisted since: a delisted company's history counts too.
-      const { listed, delisted } = this.served.computed;
-      this.earliestDay = earliestAsOf(this.served.store, [...listed, ...[...delisted.values()].map((d) => d.security)], this.served.asOf, this.firstBarDates());
-      this.earliestDay.catch(() => (this.earliestDay = null));
-    }
-    return this.earliestDay;
   }
 
   async resolve(day: string): Promise<AnsweredDay> {
@@ -192,15 +194,6 @@ class ServedPastDays implements PastDays {
     return listedAs(security, (await this.listings()).get(security.id), day);
   }
 
-  /** Every security's listing versions, read once per dataset version (a small table: about one a security). */
-  private listings(): Promise<Map<number, ListingVersion[]>> {
-    if (this.listingsHeld === null) {
-      this.listingsHeld = this.served.store.listingVersions();
-      this.listingsHeld.catch(() => (this.listingsHeld = null));
-    }
-    return this.listingsHeld;
-  }
-
   /**
    * Throws not_found for a stock whose first session is after `day`: it was not listed then, and
    * an answer of that day has nothing of it (the day's universe leaves it out the same way). A
@@ -240,27 +233,10 @@ class ServedPastDays implements PastDays {
     return disclosed;
   }
 
-  /** The store's rates, by date (`rateOn` searches them). */
-  /** Each security's first bar date, read once per dataset version (the earliest day and `listedBy`). */
-  private firstBarDates(): Promise<Map<number, string>> {
-    if (this.firstBars === null) {
-      this.firstBars = this.served.store.firstBarDates();
-      this.firstBars.catch(() => (this.firstBars = null));
-    }
-    return this.firstBars;
-  }
-
-  private fx(): Promise<FxRate[]> {
-    if (this.fxRates === null) {
-      this.fxRates = this.served.store.fx().then((rates) => [...rates].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)));
-      this.fxRates.catch(() => (this.fxRates = null));
-    }
-    return this.fxRates;
-  }
-
   private async compute(answered: AnsweredDay): Promise<PastDay> {
     // Neither trade nor sector exports take asOf: a held day keeps none.
-    const computed = await snapshotOfDay(this.served.store, answered.date, { fx: await this.fx(), listings: await this.listings() });
+    const [fx, listings, securities, firstBars] = await Promise.all([this.fx(), this.listings(), this.securities(), this.firstBarDates()]);
+    const computed = await snapshotOfDay(this.served.store, answered.date, { fx, listings, stored: { securities, firstBars } });
     const { served } = this;
     const data = new SnapshotDataset(
       computed,
@@ -270,6 +246,21 @@ class ServedPastDays implements PastDays {
     );
     return pastDayOf(data, answered);
   }
+}
+
+/** `read` run once, its promise kept (per dataset version, with the object holding it); a failed read is run again by the next call. */
+function readOnce<T>(read: () => Promise<T>): () => Promise<T> {
+  let held: Promise<T> | null = null;
+  return () => {
+    if (held === null) {
+      const promise = read();
+      held = promise;
+      promise.catch(() => {
+        if (held === promise) held = null;
+      });
+    }
+    return held;
+  };
 }
 
 function stockUse(computed: ComputedSnapshot, view: StockView, answered: AnsweredDay): AsOfUse {

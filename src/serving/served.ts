@@ -225,6 +225,18 @@ export interface UniversePart {
    * the day; absent, those the store holds as today's. `securities` are taken as given.
    */
   listings?: ReadonlyMap<number, readonly ListingVersion[]>;
+  /**
+   * Every security the store lists and each one's first bar date (`MarketDataStore.securities`
+   * and `firstBarDates`), as a caller holds them for a dataset version: `listedOn` takes the day's
+   * from these instead of reading both (~0.1 s at full size), and the days share the objects.
+   */
+  stored?: StoredUniverse;
+}
+
+/** What `listedOn` picks a day's securities from. */
+export interface StoredUniverse {
+  securities: readonly StoredSecurity[];
+  firstBars: ReadonlyMap<number, string>;
 }
 
 /**
@@ -235,7 +247,7 @@ export interface UniversePart {
  */
 export async function loadUniverse(store: MarketDataStore, asOf: string, stocksPerRead = STOCKS_PER_READ, only?: UniversePart): Promise<UniverseData> {
   if (only?.securities !== undefined) return { ...(await loadListed(store, asOf, only.securities, stocksPerRead, only)), delisted: [] };
-  const { securities, delisted } = await listedOn(store, asOf, only?.listings);
+  const { securities, delisted } = await listedOn(store, asOf, only?.listings, only?.stored);
   return { ...(await loadListed(store, asOf, securities, stocksPerRead, only)), delisted };
 }
 
@@ -244,15 +256,17 @@ export async function loadUniverse(store: MarketDataStore, asOf: string, stocksP
  * as they were listed that day (their names, sectors and exchanges): those whose
  * first bar is on or before it (or that have no bar: listed by a filing source, not priced yet),
  * less those delisted before it (a delisted code is listed through its last trading day); and
- * those delisted by `day` (its last trading day before it), kept apart with that day.
+ * those delisted by `day` (its last trading day before it), kept apart with that day. From
+ * `stored` where given, else from the store.
  */
 export async function listedOn(
   store: MarketDataStore,
   day: string,
   listings?: ReadonlyMap<number, readonly ListingVersion[]>,
+  stored?: StoredUniverse,
 ): Promise<{ securities: StoredSecurity[]; delisted: DelistedSecurity[] }> {
-  const all = await store.securities();
-  const firstBars = await store.firstBarDates();
+  const all = stored?.securities ?? (await store.securities());
+  const firstBars = stored?.firstBars ?? (await store.firstBarDates());
   const securities: StoredSecurity[] = [];
   const delisted: DelistedSecurity[] = [];
   for (const today of all) {
