@@ -58,24 +58,29 @@ interface Ref {
   disclosedOn: string | null;
 }
 
+// The metric objects are written out property by property, not by spreading `ref`: a spread's
+// properties go to a separate backing store (a 40-byte array more for each of ~23 metrics of every
+// stock of every computed day); the order of the keys is the answer's.
 function measure(unit: string, ref: Ref, priceDate: string | null, compute: () => number): SnapshotMetric {
   try {
-    return { value: compute(), unit, ...ref, priceDate };
+    return { value: compute(), unit, referenceQuarter: ref.referenceQuarter, disclosedOn: ref.disclosedOn, priceDate };
   } catch (e) {
-    if (e instanceof Missing) return { value: null, reason: e.reason, unit, ...ref, priceDate };
+    if (e instanceof Missing) return { value: null, reason: e.reason, unit, referenceQuarter: ref.referenceQuarter, disclosedOn: ref.disclosedOn, priceDate };
     throw e;
   }
 }
 
 /** `measure` of a figure whose computation also says its basis (`SnapshotMetric.basis`), kept on a null too. */
 function measureWithBasis(unit: string, ref: Ref, priceDate: string | null, compute: () => { value: number; basis: string }, basisOfNull: () => string | undefined): SnapshotMetric {
+  const { referenceQuarter, disclosedOn } = ref;
   try {
     const { value, basis } = compute();
-    return { value, unit, ...ref, priceDate, basis };
+    return { value, unit, referenceQuarter, disclosedOn, priceDate, basis };
   } catch (e) {
     if (!(e instanceof Missing)) throw e;
     const basis = basisOfNull();
-    return basis === undefined ? { value: null, reason: e.reason, unit, ...ref, priceDate } : { value: null, reason: e.reason, unit, ...ref, priceDate, basis };
+    const { reason } = e;
+    return basis === undefined ? { value: null, reason, unit, referenceQuarter, disclosedOn, priceDate } : { value: null, reason, unit, referenceQuarter, disclosedOn, priceDate, basis };
   }
 }
 
@@ -364,16 +369,14 @@ export function snapshotGroups(m: StockMetrics): SnapshotGroups {
   };
 }
 
-export type PercentileValues = Record<PercentileMetricKey, Measured & { unit: string }>;
+export type PercentileValues = Readonly<Record<PercentileMetricKey, Readonly<Measured & { unit: string }>>>;
 
-/** The 17 percentile metrics' raw values out of a stock's metrics. */
+/**
+ * The 17 percentile metrics' raw values of a stock: its metrics themselves, read as their value,
+ * reason and unit (a copy of each would be 18 more objects a stock in every computed day).
+ */
 export function percentileValuesOf(m: StockMetrics): PercentileValues {
-  const out = {} as PercentileValues;
-  for (const key of PERCENTILE_METRICS) {
-    const { value, reason, unit } = m[key];
-    out[key] = reason === undefined ? { value, unit } : { value, reason, unit };
-  }
-  return out;
+  return m;
 }
 
 /**

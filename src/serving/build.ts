@@ -165,10 +165,22 @@ function stockFiguresOf(security: ServedSecurity, universe: UniverseData, asOf: 
 /** A cohort's size and how to rank one stock's 17 metric values in it. */
 type CohortRanker = { members: number; rank: (v: PercentileValues) => PercentileEntry[] };
 
+/** A stock's percentile entries in its sector's cohort and its market's, from the rankers of every cohort (each stock's two are among them). */
+function percentilesOf(rankers: ReadonlyMap<string, CohortRanker>, security: ServedSecurity, values: PercentileValues): ReturnType<StockView['percentiles']> {
+  const sector = rankers.get(`${security.market}:${security.sector}`) as CohortRanker;
+  const market = rankers.get(security.market) as CohortRanker;
+  return {
+    sector: { name: security.sector, members: sector.members, metrics: sector.rank(values) },
+    market: { name: security.market, members: market.members, metrics: market.rank(values) },
+  };
+}
+
 /** The computation, pausing (yielding) after every `chunk` stocks and before the cohort ranks. */
 export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STOCKS_PER_STEP): Generator<void, ComputedSnapshot> {
   const fx = fxRateAsOf(universe.fx, asOf);
   const views = new Map<string, StockView>();
+  // The cohorts' rankers by cohort key (`market:sector`, or the market): filled once every stock's values are in.
+  const rankers = new Map<string, CohortRanker>();
   const rows: RankingRow[] = [];
   const metricValues = new Map<string, PercentileValues>();
   const sectorMembers = new Map<string, string[]>();
@@ -219,6 +231,8 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
     marketMembers[security.market].push(key);
 
     const band = price ? marketCapBand(security.market, price.marketCap) : null;
+    // The stock's 34 percentile entries, made the first time they are asked for, from the cohorts' rankers (below).
+    let percentiles: ReturnType<StockView['percentiles']> | undefined;
     // search_stocks' keys (NFKC of three strings) with the stock, so the index is only a sort.
     searchEntries.push(
       keyedEntry({
@@ -245,11 +259,9 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
       metricValues: values,
       // From the same last bar as `price`: a stock without a price has no price change either.
       priceChanges: (price && universe.priceChanges?.get(security.id)) || NO_PRICE_CHANGES,
-      // Replaced below by the lazily made entries of the stock's two cohorts.
-      percentiles: {
-        sector: { name: security.sector, members: 0, metrics: [] },
-        market: { name: security.market, members: 0, metrics: [] },
-      },
+      // A function, not a getter: an accessor makes each view a dictionary-mode object (slower to
+      // read, and ~0.5 KB more a stock in every computed day).
+      percentiles: () => (percentiles ??= percentilesOf(rankers, security, values)),
     });
   }
 
@@ -274,29 +286,10 @@ export function* snapshotSteps(universe: UniverseData, asOf: string, chunk = STO
   // metrics are sorted here, and a stock's 34 entries are made the first time it is asked for
   // (most stocks never are between two refreshes; making them all was a quarter of the compute).
   // One cohort per step: a market's (up to ~4,400 stocks at full size) sorts 17 arrays.
-  const rankers = new Map<string, CohortRanker>();
   const cohorts: [string, readonly string[]][] = [...sectorMembers, ...(['KR', 'US'] as const).map((m): [string, readonly string[]] => [m, marketMembers[m]])];
   for (const [cohortKey, members] of cohorts) {
     yield;
     rankers.set(cohortKey, { members: members.length, rank: cohortRanker(members.map((k) => metricValues.get(k) as PercentileValues)) });
-  }
-  // Every stock's sector and market are among the cohorts just ranked.
-  const rankerOf = (cohortKey: string) => rankers.get(cohortKey) as CohortRanker;
-  yield;
-  for (const [key, view] of views) {
-    const values = metricValues.get(key) as PercentileValues;
-    const sectorKey = `${view.security.market}:${view.security.sector}`;
-    const sector = rankerOf(sectorKey);
-    const market = rankerOf(view.security.market);
-    let made: StockView['percentiles'] | undefined;
-    Object.defineProperty(view, 'percentiles', {
-      enumerable: true,
-      get: () =>
-        (made ??= {
-          sector: { name: view.security.sector, members: sector.members, metrics: sector.rank(values) },
-          market: { name: view.security.market, members: market.members, metrics: market.rank(values) },
-        }),
-    });
   }
 
   yield;

@@ -55,7 +55,11 @@ export interface StockView {
   /** Stocks of the same market with a V3 score. */
   scoreCohortSize: number;
   snapshot: SnapshotGroups;
-  percentiles: { sector: CohortPercentiles; market: CohortPercentiles };
+  /**
+   * The stock's 17 metrics' percentiles in its sector's cohort and in its market's, made the first
+   * time they are asked for (most stocks never are between two refreshes) and kept.
+   */
+  percentiles: () => { sector: CohortPercentiles; market: CohortPercentiles };
   /** The 17 percentile metrics' raw values (each entry's `value` in `percentiles`), read without making the entries. */
   metricValues: PercentileValues;
   /** Split-consistent price change over 1, 3 and 12 months, percent (src/domain/price-change.ts). */

@@ -38,7 +38,7 @@ export const getSectorPercentile = defineTool({
     const past = args.asOf === undefined ? null : await ctx.data.past.universe(args.asOf);
     const data = past?.data ?? ctx.data;
     const view = data.stock(args.code);
-    const cohort = view.percentiles[args.cohort];
+    const cohort = view.percentiles()[args.cohort];
     const answer = stockAnswer(view.security, data, {
       cohort: args.cohort,
       cohortName: cohort.name,

@@ -299,16 +299,19 @@ void describe('snapshotGroups', () => {
 });
 
 void describe('percentileValuesOf and cohortRanker', () => {
-  void it('gives the 17 raw values', () => {
-    const v = percentileValuesOf(stockMetrics(discreteQuarters(reports, asOf), price, 'KRW'));
-    assert.deepEqual(Object.keys(v), [...PERCENTILE_METRICS]);
-    assert.deepEqual(v.per, { value: 15, unit: 'x' });
+  void it('gives the 17 raw values: the metrics themselves, not copies', () => {
+    const metrics = stockMetrics(discreteQuarters(reports, asOf), price, 'KRW');
+    const v = percentileValuesOf(metrics);
+    for (const k of PERCENTILE_METRICS) assert.equal(v[k], metrics[k], k);
+    assert.equal(v.per.value, 15);
+    assert.equal(v.per.unit, 'x');
+    assert.equal(v.per.reason, undefined);
     assert.equal(v.psr.value, 1.2);
   });
 
   /** Only PER given; the other 16 metrics have no value. */
   function perOnly(per: number | null): PercentileValues {
-    const out = {} as PercentileValues;
+    const out = {} as Record<PercentileMetricKey, PercentileValues[PercentileMetricKey]>;
     for (const k of PERCENTILE_METRICS) out[k as PercentileMetricKey] = { value: null, reason: 'test: none', unit: 'x' };
     out.per = per === null ? { value: null, reason: 'TTM net income is not positive', unit: 'x' } : { value: per, unit: 'x' };
     return out;

@@ -33,7 +33,7 @@ function view(market: Market, code: string, priced: boolean, v3: true | string, 
     scorePercentile: null,
     scoreCohortSize: 0,
     snapshot: snapshotGroups(m),
-    percentiles: { sector: { name: 'Tech', members: 0, metrics: [] }, market: { name: market, members: 0, metrics: [] } },
+    percentiles: () => ({ sector: { name: 'Tech', members: 0, metrics: [] }, market: { name: market, members: 0, metrics: [] } }),
     metricValues: percentileValuesOf(m),
     // The report does not read these.
     priceChanges: { m1: null, m3: null, m12: null },

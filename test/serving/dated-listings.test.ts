@@ -85,9 +85,9 @@ describe('sector, name and exchange as of the day', () => {
     tmp.cleanup();
   });
 
-  const roe = (view: StockView, cohort: 'sector' | 'market') => view.percentiles[cohort].metrics.find((m) => m.metric === 'roe');
+  const roe = (view: StockView, cohort: 'sector' | 'market') => view.percentiles()[cohort].metrics.find((m) => m.metric === 'roe');
   const sectorOf = (data: ServedDataset, code: string) => {
-    const p = data.stock(code).percentiles.sector;
+    const p = data.stock(code).percentiles().sector;
     return { sector: p.name, members: p.members, roePercentile: roe(data.stock(code), 'sector')?.percentile };
   };
 

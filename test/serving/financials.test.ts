@@ -173,7 +173,7 @@ describe('cohorts: financial companies compare like with like', () => {
       ['006800', 'Securities'],
       ['138040', 'Other Financials'],
     ]);
-    const kb = view(CODES.kb).percentiles.sector;
+    const kb = view(CODES.kb).percentiles().sector;
     assert.deepEqual([kb.name, kb.members], ['Banks', 2]);
     const entry = (metric: string) => kb.metrics.find((e) => e.metric === metric);
     // ROE 11.658 % against 제주은행's 1.9715 %: the higher of two -> 100; PBR 0.51515 against 0.50917 -> 100.
