@@ -16,7 +16,7 @@ import { ApiError } from '../kernel/errors.js';
 import { coverageOf, type CoverageReport } from './coverage.js';
 import { RECENT_DAYS, SNAPSHOT_BARS, SNAPSHOT_QUARTERS, viewKey, type ComputedSnapshot, type DelistedSecurity, type UniverseData } from './build.js';
 import { StockHistories } from './history.js';
-import { readFewPriceChanges, readPriceChanges } from './price-changes.js';
+import { readFewPriceChanges, readSlicePriceChanges } from './price-changes.js';
 import type { PriceChanges, SplitEvent } from '../domain/price-change.js';
 import { listedSharesWanted } from '../domain/snapshot.js';
 import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
@@ -291,26 +291,26 @@ async function loadListed(store: MarketDataStore, asOf: string, securities: read
   const recentBars = new Map<number, SnapshotBar[]>();
   const recentFlows = new Map<number, FlowDay[]>();
   const recent: RecentReads = { reports, recentBars, recentFlows };
-  // One request's few stocks are read by key; the universe a slice at a time.
+  // One request's few stocks are read by key; the universe a slice at a time, with every split
+  // event through the day (a few rows for the universe), which its price changes and the KR
+  // filings' per-share figures take.
+  const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
+  const splits = new Map<number, SplitEvent[]>();
   let priceChanges: Map<number, PriceChanges>;
-  if (few === undefined) priceChanges = await readSlices(store, asOf, since, securities, stocksPerRead, step, recent);
-  else {
+  if (few === undefined) {
+    const splitEvents = await step(() => store.splitEvents('', asOf));
+    priceChanges = await readSlices(store, asOf, since, securities, stocksPerRead, step, recent, splitEvents);
+    for (const [id, events] of splitEvents) if (krIds.has(id)) splits.set(id, events);
+  } else {
     await readFew(store, asOf, since, few, recent, only?.figuresOnly === true);
     priceChanges = only?.figuresOnly === true ? new Map() : await readFewPriceChanges(store, recentBars);
-  }
-  // KR split events for the filings' per-share figures (a few rows for the universe), and the
-  // listed shares at the period ends where a KR stock's EPS needs them (a key probe each, two a
-  // stock at most, none where the filings state basic EPS).
-  const splits = new Map<number, SplitEvent[]>();
-  const krIds = new Set(securities.filter((s) => s.market === 'KR').map((s) => s.id));
-  if (few === undefined) {
-    for (const [id, events] of await step(() => store.splitEvents('', asOf))) if (krIds.has(id)) splits.set(id, events);
-  } else {
     for (const id of krIds) {
       const events = await store.stockSplitEvents(id, asOf);
       if (events.length > 0) splits.set(id, events);
     }
   }
+  // The listed shares at the period ends where a KR stock's EPS needs them (a key probe each, two
+  // a stock at most, none where the filings state basic EPS).
   const wanted: { securityId: number; date: string }[] = [];
   for (const id of krIds) for (const date of listedSharesWanted(reports.get(id) ?? [], asOf)) wanted.push({ securityId: id, date });
   const listedShares = new Map<number, Map<string, number>>();
@@ -348,7 +348,10 @@ interface RecentReads {
   recentFlows: Map<number, FlowDay[]>;
 }
 
-/** The universe's recent filings, bars and flows, a slice of `stocksPerRead` stocks at a time, and from the bars the price changes. */
+/**
+ * The universe's recent filings, bars and flows, a slice of `stocksPerRead` stocks at a time, and
+ * from the bars and `splits` (every split event through `asOf`) the price changes.
+ */
 async function readSlices(
   store: MarketDataStore,
   asOf: string,
@@ -357,6 +360,7 @@ async function readSlices(
   stocksPerRead: number,
   step: <T>(read: () => Promise<T>) => Promise<T>,
   { reports, recentBars, recentFlows }: RecentReads,
+  splits: ReadonlyMap<number, readonly SplitEvent[]>,
 ): Promise<Map<number, PriceChanges>> {
   const ids = securities.map((s) => s.id).sort((a, b) => a - b);
   const slices: UniverseSlice[] = [];
@@ -371,7 +375,10 @@ async function readSlices(
     for (const slice of slices) for (const [id, list] of await step(() => store.recentReports(asOf, SNAPSHOT_QUARTERS, slice))) reports.set(id, list);
   };
   // A slice's bars and flows are asked for together, and the next slice's before this one's are
-  // kept, so that a reader thread always has the next read queued.
+  // kept, so that a reader thread always has the next read queued. The price changes start from
+  // each stock's latest bar: a slice's are read on this thread once its bars are in, while the
+  // reader thread reads the next slice's (this thread would otherwise wait for it).
+  const priceChanges = new Map<number, PriceChanges>();
   const readSlice = (slice: UniverseSlice) => step(() => Promise.all([store.lastBars(since, asOf, SNAPSHOT_BARS, slice), store.flowsOfLastBars(since, asOf, SUPPLY_WINDOW_DAYS, slice)]));
   const readRecent = async () => {
     let next = slices.length > 0 ? readSlice(slices[0] as UniverseSlice) : null;
@@ -380,10 +387,10 @@ async function readSlices(
       next = k + 1 < slices.length ? readSlice(slices[k + 1] as UniverseSlice) : null;
       for (const [id, list] of bars) recentBars.set(id, list);
       for (const [id, list] of flows) recentFlows.set(id, list);
+      await step(() => readSlicePriceChanges(store, bars, splits, priceChanges));
     }
   };
-  // The price changes start from each stock's latest bar: they follow the recent bars.
-  const [, priceChanges] = await Promise.all([readReports(), readRecent().then(() => readPriceChanges(store, recentBars))]);
+  await Promise.all([readReports(), readRecent()]);
   return priceChanges;
 }
 

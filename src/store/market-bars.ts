@@ -151,8 +151,8 @@ export class BarsData {
     return read.columnsOf(rows.map(([data]) => data as Uint8Array));
   }
 
-  async closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
-    return this.onOrBefore('close', wanted);
+  async closesOnOrBefore(wanted: readonly { securityId: number; date: string }[], here = false): Promise<(number | null)[]> {
+    return this.onOrBefore('close', wanted, here);
   }
 
   async listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
@@ -160,12 +160,12 @@ export class BarsData {
   }
 
   /** A column of the last bar on or before each of `wanted`: `closesOnOrBefore` and `listedSharesOnOrBefore`. */
-  private async onOrBefore(column: 'close' | 'shares', wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
+  private async onOrBefore(column: 'close' | 'shares', wanted: readonly { securityId: number; date: string }[], here = false): Promise<(number | null)[]> {
     // One key probe per stock and date, `size` to a statement compiled once; the row's place
     // (w.i) is a literal, so the parameters are the stocks and dates. Padding asks for security
     // 0, which no stock has. One request's few (a stock's three base dates) are read here, with
     // a statement of FEW_PROBES; more are asked for at once, CLOSES_PER_READ a read: a reader
-    // thread answers them back to back.
+    // thread answers them back to back, or this thread (`here`).
     const few = wanted.length <= FEW_PROBES;
     const size = few ? FEW_PROBES : CLOSES_PER_READ;
     const compiled = (this.onOrBeforeStatements[`${column}${size}`] ??= sql`with w(i, security_id, date) as (values ${sql.join(
@@ -181,7 +181,7 @@ export class BarsData {
         parameters.push(w?.securityId ?? 0, w?.date ?? '');
       }
       const query = { compile: () => ({ ...compiled, parameters }) };
-      if (few) {
+      if (few || here) {
         for (const [place, value] of await this.ctx.queries.arrays(query)) {
           const at = k + Number(place);
           if (at < wanted.length && value !== null) out[at] = Number(value);

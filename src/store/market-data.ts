@@ -101,9 +101,10 @@ export interface MarketDataStore {
   stockRecentReports(security: StoredSecurity, asOf: string, quarters: number): Promise<FinancialReport[]>;
   /**
    * For each of `wanted` (a stock and a date), the close of the stock's last bar dated on or
-   * before the date; null when it has none. In the order asked.
+   * before the date; null when it has none. In the order asked. `here`: on the calling thread
+   * even where the store has reader threads (a caller that keeps them busy with other reads).
    */
-  closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
+  closesOnOrBefore(wanted: readonly { securityId: number; date: string }[], here?: boolean): Promise<(number | null)[]>;
   /** As `closesOnOrBefore`, the listed shares of that bar (as the feed gives them: not adjusted for later splits). */
   listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]>;
   /** Per stock, its split events (found in its bars, kept beside them: ./bar-splits.ts) dated in (`after`, `through`], ascending. */
@@ -261,8 +262,8 @@ export class KyselyMarketDataStore implements MarketDataStore {
     return this.barsData.marketCapSeries(securityId, range);
   }
 
-  closesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {
-    return this.barsData.closesOnOrBefore(wanted);
+  closesOnOrBefore(wanted: readonly { securityId: number; date: string }[], here = false): Promise<(number | null)[]> {
+    return this.barsData.closesOnOrBefore(wanted, here);
   }
 
   listedSharesOnOrBefore(wanted: readonly { securityId: number; date: string }[]): Promise<(number | null)[]> {

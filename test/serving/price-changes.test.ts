@@ -2,7 +2,8 @@
 // the three base dates and the split events the store keeps) are what the domain's
 // `priceChanges` gives on each stock's whole history up to the dataset's as-of date, on SQLite
 // (with and without reader threads) and PostgreSQL; and a stock whose raw closes carry a split
-// gets the same changes as the same stock with adjusted closes.
+// gets the same changes as the same stock with adjusted closes. The universe's own (`loadUniverse`,
+// read a slice at a time) are the same.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -76,6 +77,17 @@ for (const place of places) describe(`price changes per refresh, ${place.name}`,
       }
       // The demo's history is longer than a year: the 12-month change is a number, not a vacuous null.
       assert.ok(withYear > securities.length * 0.9, `${withYear} of ${securities.length}`);
+    });
+
+    it(`as of ${asOf}: the universe's, read a slice at a time as its bars arrive, equal the whole history's too`, async () => {
+      // Seven stocks a slice: many slices, each one's changes read on the calling thread while the next one's bars are read.
+      const universe = await loadUniverse(store.market, asOf, 7);
+      const priced = universe.securities.filter((s) => (universe.recentBars.get(s.id) ?? []).length > 0);
+      assert.ok(priced.length > 20, `${priced.length} priced`);
+      for (const s of priced) {
+        const whole = priceChanges(closeShareSeries(await store.market.bars(s.id, undefined, asOf)));
+        assert.deepStrictEqual(universe.priceChanges?.get(s.id), whole, s.code);
+      }
     });
   }
 
