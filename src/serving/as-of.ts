@@ -117,6 +117,10 @@ class ServedPastDays implements PastDays {
     this.days = new LRUCache<string, HeldDay>({ max: Math.max(1, maxDays) });
   }
 
+  async prepare(): Promise<void> {
+    await Promise.all([this.earliest(), this.listings(), this.securities(), this.fx()]);
+  }
+
   async resolve(day: string): Promise<AnsweredDay> {
     const today = this.served.asOf;
     if (day >= today) {

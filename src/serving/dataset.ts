@@ -174,6 +174,12 @@ export interface PastDay {
 export interface PastDays {
   /** The first day the store holds both prices and a TTM (src/serving/as-of.ts); null while it holds none. */
   earliest(): Promise<string | null>;
+  /**
+   * Reads what every as-of answer of the version uses (the earliest day; every security, its
+   * first bar and its listing versions; the rates) and keeps it, so that the first as-of call
+   * does not wait for those reads. Run in the background after a swap.
+   */
+  prepare(): Promise<void>;
   /** Which day answers for `day`; throws invalid_parameter (naming the earliest day) for one before `earliest()`. */
   resolve(day: string): Promise<AnsweredDay>;
   /** The day's universe (rankings, screen, search, score and percentile cohorts), computed once per day and kept. */

@@ -143,10 +143,10 @@ export class Publisher {
       { past: pastDaysOf(this.options.asOfDays) },
     );
     const swapped = this.holder.swap(dataset);
-    // The earliest as-of day is found in the background (seconds of reads at full size), so that
-    // health and the first as-of call of the version do not wait for it; a failure is found again
-    // by the call that next asks.
-    if (swapped) dataset.past.earliest().catch(() => undefined);
+    // What every as-of answer of the version uses (the earliest day among it: seconds of reads at
+    // full size) is read in the background, so that health and the first as-of call of the
+    // version do not wait for it; a failed read is made again by the call that next needs it.
+    if (swapped) dataset.past.prepare().catch(() => undefined);
     const report: PublishReport = {
       version,
       swapped,

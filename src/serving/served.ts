@@ -23,7 +23,7 @@ import { SUPPLY_WINDOW_DAYS } from '../domain/v3.js';
 
 /** The as-of answers of a dataset made without them: no earliest day, and every as-of call refused. */
 const refuseAsOf = (): Promise<never> => Promise.reject(new ApiError('invalid_parameter', 'this dataset serves no as-of answers; allowed: omit asOf', { parameter: 'asOf' }));
-const NO_PAST_DAYS: PastDays = { earliest: () => Promise.resolve(null), resolve: refuseAsOf, universe: refuseAsOf, stock: refuseAsOf, view: refuseAsOf, ttmDisclosedBy: () => Promise.resolve(null) };
+const NO_PAST_DAYS: PastDays = { earliest: () => Promise.resolve(null), prepare: () => Promise.resolve(), resolve: refuseAsOf, universe: refuseAsOf, stock: refuseAsOf, view: refuseAsOf, ttmDisclosedBy: () => Promise.resolve(null) };
 
 export interface DatasetOptions {
   /** A past day's dataset reads the served dataset's histories (through its own as-of date). */

@@ -110,6 +110,26 @@ describe('answers as of a past day', () => {
     assert.equal((await served.past.universe('2027-01-01')).asOf.note, `asOf 2027-01-01 is after the latest data day ${AS_OF}: answered as of ${AS_OF}`);
   });
 
+  it("reads every security, first bar, listing version and rate once a version: prepare() ahead, each day's universe from them", async () => {
+    const reads = { securities: 0, firstBarDates: 0, listingVersions: 0, fx: 0 };
+    const market = store.market;
+    const counted = Object.create(market) as typeof market;
+    for (const name of Object.keys(reads) as (keyof typeof reads)[]) {
+      const read = market[name].bind(market) as () => Promise<never>;
+      Object.assign(counted, { [name]: () => (reads[name]++, read()) });
+    }
+    const version = new SnapshotDataset(served.computed, meta(3), counted, { past: pastDaysOf(2) });
+    await version.past.prepare();
+    assert.deepEqual(reads, { securities: 1, firstBarDates: 1, listingVersions: 1, fx: 1 });
+    const first = await version.past.universe('2025-03-31');
+    const second = await version.past.universe('2025-04-30');
+    assert.deepEqual(reads, { securities: 1, firstBarDates: 1, listingVersions: 1, fx: 1 });
+    // The days are those computed from the store itself.
+    const codes = (day: { data: { stocks(): Iterable<{ security: { code: string } }> } }) => [...day.data.stocks()].map((v) => v.security.code);
+    assert.deepEqual(codes(first), codes(await served.past.universe('2025-03-31')));
+    assert.ok(codes(second).length > 0);
+  });
+
   it('price history and the valuation band end at the day', async () => {
     const day = filing.disclosedOn;
     const view = served.stock(stock.code);
