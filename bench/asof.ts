@@ -6,15 +6,16 @@
 // - later as-of rankings of a held day, computed for every request (`Cache-Control: no-cache`);
 // - the service's RSS once AS_OF_CACHE_DAYS (12) days are held.
 // Targets at full size (full-x1, ~8,700 stocks): per-stock p99 <= 50 ms, first rankings or screen
-// of a day <= 2 s, RSS <= 1.5 GiB with 12 days held.
+// of a day <= 2 s, RSS <= 1.5 GiB with 12 days held. Beside the client's latencies, the service's
+// own time of the requests (its request log lines' durationMs): what of the latency is not queueing.
 //   npm run bench -- asof [universe]      (or: node --import tsx bench/asof.ts [universe])
 // universe: default-x1 (default) or full-x1 (generated on first use; full size takes minutes).
 // BENCH_SECONDS (default 10) and BENCH_CONNECTIONS apply.
 
 import { headersFor, measure, REST, type Measured } from './lib/ceiling.js';
-import { historiesWarmed, serveStore, stopServer, type StoreSpec } from './lib/server.js';
+import { historiesWarmed, requestDurations, serveStore, stopServer, type StoreSpec } from './lib/server.js';
 import { printTable } from './lib/table.js';
-import { machineLoad, procStatusBytes, round, settingsFromEnv } from './lib/util.js';
+import { machineLoad, percentile, procStatusBytes, round, settingsFromEnv } from './lib/util.js';
 
 /** Trading-ish days before `day`: every weekday, newest first. */
 function weekdaysBefore(day: string, count: number): string[] {
@@ -61,8 +62,20 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
         return path(encodeURIComponent(code), day);
       };
     };
-    const run = (nextPath: () => string): Promise<Measured> =>
-      measure({ url: `${server.url}${REST}/rankings`, method: 'GET', headers: { ...headers, 'cache-control': 'no-cache' }, nextPath, countCache: true }, seconds, settings.connections, server.pid);
+    // Each run's measured window (epoch ms), to take the service's own time of its requests from its log.
+    const windows = new Map<Measured, [number, number]>();
+    const run = async (nextPath: () => string): Promise<Measured> => {
+      const measured = await measure({ url: `${server.url}${REST}/rankings`, method: 'GET', headers: { ...headers, 'cache-control': 'no-cache' }, nextPath, countCache: true }, seconds, settings.connections, server.pid);
+      const end = Date.now();
+      windows.set(measured, [end - seconds.measured * 1000, end]);
+      return measured;
+    };
+    /** p50 and p99 of the service's own time (from the request read to the response sent) in `r`'s window: what is not queueing. */
+    const serverTime = (r: Measured): [number | null, number | null] => {
+      const [from, to] = windows.get(r) ?? [0, 0];
+      const ms = Float64Array.from(requestDurations(server.logFile, from, to)).sort();
+      return ms.length === 0 ? [null, null] : [round(percentile(ms, 50), 2), round(percentile(ms, 99), 2)];
+    };
     const load: [string, Measured][] = [
       ['as-of snapshot, uncached (new stock and day each)', await run(rotating((c, d) => `${REST}/stocks/${c}/snapshot?asOf=${d}`))],
       ['as-of price history (260 days), uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/prices?asOf=${d}`))],
@@ -86,9 +99,10 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
         `${codes.length} stocks rotated over ${days.length} days; ${settings.seconds} s runs, ${settings.connections} connections, load ${JSON.stringify(machineLoad())}\n`,
     );
     printTable(
-      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'CPU us/req', 'X-Cache hit', 'miss', 'non-2xx'],
-      load.map(([name, r]) => [name, r.requestsPerSecond, r.p50Ms, r.p99Ms, r.maxMs, r.cpuUsPerRequest ?? null, r.cacheHits, r.cacheMisses, r.non2xx]),
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'service p50 ms', 'service p99 ms', 'CPU us/req', 'X-Cache hit', 'miss', 'non-2xx'],
+      load.map(([name, r]) => [name, r.requestsPerSecond, r.p50Ms, r.p99Ms, r.maxMs, ...serverTime(r), r.cpuUsPerRequest ?? null, r.cacheHits, r.cacheMisses, r.non2xx]),
     );
+    process.stdout.write('service p50/p99: the service\'s own time of a request (its log line\'s durationMs, from the request read to the response sent); the rest of p50/p99 is queueing\n');
     printTable(['first call of a day (one request)', 'ms'], firsts);
     process.stdout.write(`RSS with ${held.length} days held: ${rss === null ? '?' : round(rss / 1024 / 1024, 0)} MiB (peak ${hwm === null ? '?' : round(hwm / 1024 / 1024, 0)} MiB)\n`);
   } finally {

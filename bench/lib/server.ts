@@ -206,6 +206,24 @@ export function logLines(file: string, keep: (line: LogLine) => boolean = () => 
   return out;
 }
 
+/**
+ * The service's own time of each request logged in [`from`, `to`] (epoch ms): its request line's
+ * `durationMs`, from the request read to the response sent. Empty below the `info` log level.
+ */
+export function requestDurations(file: string, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (!text.startsWith('{') || !text.includes('"msg":"request"')) continue;
+    try {
+      const line = JSON.parse(text) as LogLine;
+      if (line.time >= from && line.time <= to && typeof line.durationMs === 'number') out.push(line.durationMs);
+    } catch {
+      // not a log line
+    }
+  }
+  return out;
+}
+
 /** What the start-up log says about the load and recompute of this start. */
 export function startupBreakdown(server: RunningServer): { demoLoadMs: number | null; recomputeLoadMs: number | null; recomputeComputeMs: number | null } {
   const lines = logLines(server.logFile);
