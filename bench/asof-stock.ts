@@ -9,6 +9,8 @@
 // service's on two cores) and BENCH_ANSWERS (a file: one digest per call, `code day digest`).
 // With BENCH_UNIVERSE_DAYS (days, comma-separated): first each day's whole universe, as the first
 // as-of rankings of a day computes it, its reads (`loadUniverse`) and computation timed apart.
+// With BENCH_HELD_DAYS (days, comma-separated; run with `node --expose-gc`): each day's universe
+// computed and held as the as-of answers hold it, and the heap after a full collection each time.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,21 @@ try {
   const served = new SnapshotDataset(await snapshotOfDay(store.market, dataDay), { version: 1, updatedAt: `${dataDay}T12:00:00+09:00`, source: 'demo', nextRefreshAt: null, sources: [] }, store.market, {
     past: pastDaysOf(),
   });
+  const heapMiB = () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024);
+  };
+  const heldDays = (process.env.BENCH_HELD_DAYS ?? '').split(',').filter((d) => d !== '');
+  if (heldDays.length > 0) {
+    if ((globalThis as { gc?: () => void }).gc === undefined) throw new Error('BENCH_HELD_DAYS needs node --expose-gc');
+    await served.past.prepare();
+    process.stdout.write(`heap with the data day's dataset: ${heapMiB()} MiB\n`);
+    const held = [];
+    for (const day of heldDays) {
+      held.push(await served.past.universe(day));
+      process.stdout.write(`heap with ${held.length} day(s) held (${day}): ${heapMiB()} MiB\n`);
+    }
+  }
   const fx = await store.market.fx();
   for (const day of (process.env.BENCH_UNIVERSE_DAYS ?? '').split(',').filter((d) => d !== '')) {
     const t0 = performance.now();
