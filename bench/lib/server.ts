@@ -191,14 +191,13 @@ export interface LogLine {
   [field: string]: unknown;
 }
 
-/** The service's JSON log lines (pino), other stdout lines skipped. */
-export function logLines(file: string, keep: (line: LogLine) => boolean = () => true): LogLine[] {
+/** Every JSON log line (pino) of the service's output, other stdout lines skipped. */
+function parsedLines(file: string): LogLine[] {
   const out: LogLine[] = [];
   for (const text of readFileSync(file, 'utf8').split('\n')) {
     if (!text.startsWith('{')) continue;
     try {
-      const line = JSON.parse(text) as LogLine;
-      if (line.msg !== 'request' && keep(line)) out.push(line);
+      out.push(JSON.parse(text) as LogLine);
     } catch {
       // not a log line
     }
@@ -206,22 +205,17 @@ export function logLines(file: string, keep: (line: LogLine) => boolean = () => 
   return out;
 }
 
+/** The service's JSON log lines (pino) but its per-request lines, other stdout lines skipped. */
+export function logLines(file: string, keep: (line: LogLine) => boolean = () => true): LogLine[] {
+  return parsedLines(file).filter((line) => line.msg !== 'request' && keep(line));
+}
+
 /**
  * The service's own time of each request logged in [`from`, `to`] (epoch ms): its request line's
  * `durationMs`, from the request read to the response sent. Empty below the `info` log level.
  */
 export function requestDurations(file: string, from: number, to: number): number[] {
-  const out: number[] = [];
-  for (const text of readFileSync(file, 'utf8').split('\n')) {
-    if (!text.startsWith('{') || !text.includes('"msg":"request"')) continue;
-    try {
-      const line = JSON.parse(text) as LogLine;
-      if (line.time >= from && line.time <= to && typeof line.durationMs === 'number') out.push(line.durationMs);
-    } catch {
-      // not a log line
-    }
-  }
-  return out;
+  return parsedLines(file).flatMap((line) => (line.msg === 'request' && line.time >= from && line.time <= to && typeof line.durationMs === 'number' ? [line.durationMs] : []));
 }
 
 /** What the start-up log says about the load and recompute of this start. */
