@@ -10,7 +10,8 @@
 // own time of the requests (its request log lines' durationMs): what of the latency is not queueing.
 //   npm run bench -- asof [universe]      (or: node --import tsx bench/asof.ts [universe])
 // universe: default-x1 (default) or full-x1 (generated on first use; full size takes minutes).
-// BENCH_SECONDS (default 10) and BENCH_CONNECTIONS apply.
+// BENCH_SECONDS (default 10) and BENCH_CONNECTIONS apply. BENCH_ASOF_ONLY=per-stock runs the
+// uncached per-stock scenarios alone (for A/B runs of a setting: a minute instead of four).
 
 import { headersFor, measure, REST, type Measured } from './lib/ceiling.js';
 import { historiesWarmed, requestDurations, serveStore, stopServer, type StoreSpec } from './lib/server.js';
@@ -84,7 +85,8 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
     ];
     // The first rankings and screens of new days: each computes its day's universe.
     const firsts: [string, number][] = [];
-    const held = days.slice(0, 12);
+    const perStockOnly = process.env.BENCH_ASOF_ONLY === 'per-stock';
+    const held = perStockOnly ? [] : days.slice(0, 12);
     for (const [i, day] of held.entries()) {
       const path = i % 4 === 3 ? `${REST}/screen?market=KR,US&filters=roe:10:,per::20&sort=roe:desc&limit=50&asOf=${day}` : `${REST}/rankings?market=KR,US&limit=50&asOf=${day}`;
       firsts.push([`first as-of ${i % 4 === 3 ? 'screen' : 'rankings'} of ${day}`, (await get(path)).ms]);
@@ -92,8 +94,8 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
     const rss = procStatusBytes(server.pid, 'VmRSS');
     const hwm = procStatusBytes(server.pid, 'VmHWM');
     const heldDay = held[0] as string;
-    load.push(['as-of rankings of a held day, no-cache', await run(() => `${REST}/rankings?market=KR,US&limit=50&asOf=${heldDay}`)]);
-    load.push(['as-of score of a held day, no-cache (rotating stocks)', await run(rotating((c) => `${REST}/stocks/${c}/score?asOf=${heldDay}`))]);
+    if (!perStockOnly) load.push(['as-of rankings of a held day, no-cache', await run(() => `${REST}/rankings?market=KR,US&limit=50&asOf=${heldDay}`)]);
+    if (!perStockOnly) load.push(['as-of score of a held day, no-cache (rotating stocks)', await run(rotating((c) => `${REST}/stocks/${c}/score?asOf=${heldDay}`))]);
     process.stdout.write(
       `\n${universe}: data day ${dataAsOf}, earliest as-of day ${asOf.earliest} (the first health call, which waits for it: ${health.ms} ms); ` +
         `${codes.length} stocks rotated over ${days.length} days; ${settings.seconds} s runs, ${settings.connections} connections, load ${JSON.stringify(machineLoad())}\n`,
@@ -103,6 +105,7 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
       load.map(([name, r]) => [name, r.requestsPerSecond, r.p50Ms, r.p99Ms, r.maxMs, ...serverTime(r), r.cpuUsPerRequest ?? null, r.cacheHits, r.cacheMisses, r.non2xx]),
     );
     process.stdout.write('service p50/p99: the service\'s own time of a request (its log line\'s durationMs, from the request read to the response sent); the rest of p50/p99 is queueing\n');
+    if (perStockOnly) return;
     printTable(['first call of a day (one request)', 'ms'], firsts);
     process.stdout.write(`RSS with ${held.length} days held: ${rss === null ? '?' : round(rss / 1024 / 1024, 0)} MiB (peak ${hwm === null ? '?' : round(hwm / 1024 / 1024, 0)} MiB)\n`);
   } finally {

@@ -2,7 +2,7 @@
 // runs the load, stops it, and prints where the CPU time went (self time by function and by
 // package). The .cpuprofile is kept for Chrome DevTools.
 //   node --import tsx bench/profile.ts <target> [seconds] [universe]
-//   target: rankings | rankings200 | score | prices | band | mcp-call | mcp-list | prices-uncached | band-uncached | asof-snapshot-uncached | screen-uncached | recompute
+//   target: rankings | rankings200 | score | prices | band | mcp-call | mcp-list | prices-uncached | band-uncached | asof-snapshot-uncached | asof-prices-uncached | screen-uncached | recompute
 //   universe: a directory name under bench/.data (default default-x1); run `npm run bench` once first.
 
 import Database from 'better-sqlite3';
@@ -116,6 +116,12 @@ async function main(): Promise<void> {
       method: 'GET',
       headers,
       nextPath: rotate((c, p) => `/api/public/v2/stocks/${encodeURIComponent(c)}/snapshot?asOf=${new Date(Date.UTC(2024, 0, 2 + (p % 600))).toISOString().slice(0, 10)}`),
+    },
+    'asof-prices-uncached': {
+      url: server.url,
+      method: 'GET',
+      headers,
+      nextPath: rotate((c, p) => `/api/public/v2/stocks/${encodeURIComponent(c)}/prices?asOf=${new Date(Date.UTC(2025, 0, 2 + (p % 600))).toISOString().slice(0, 10)}`),
     },
     'screen-uncached': { url: `${rest}/screen?market=KR,US&filters=roe:10:,per::20,operatingMargin:5:&sort=fcfYield:desc&limit=50`, method: 'GET', headers: { ...headers, 'cache-control': 'no-cache' } },
     recompute: null,

@@ -58,8 +58,10 @@ function childEnv(extra: Record<string, string>): Record<string, string> {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  // A comparison run may set the service's reader threads (SERIES_READERS=0: none).
+  // A comparison run may set the service's reader threads (SERIES_READERS=0: none) and its heap
+  // growth (HEAP_GROWTH_PERCENT=0: V8's own).
   if (process.env.SERIES_READERS !== undefined) env.SERIES_READERS = process.env.SERIES_READERS;
+  if (process.env.HEAP_GROWTH_PERCENT !== undefined) env.HEAP_GROWTH_PERCENT = process.env.HEAP_GROWTH_PERCENT;
   // The allocator settings `npm start` runs the service with (docs/deploy.md, "Memory
   // allocator"), unless a comparison run names its own (GLIBC_TUNABLES= for glibc's defaults).
   const tunables = process.env.GLIBC_TUNABLES ?? START_TUNABLES;
