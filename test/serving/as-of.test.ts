@@ -15,9 +15,9 @@ import { dateOfDay } from '../../src/domain/series.js';
 import { ApiError } from '../../src/kernel/errors.js';
 import { loadDemo } from '../../src/refresh/demo-load.js';
 import { pastDaysOf, snapshotOfDay } from '../../src/serving/as-of.js';
-import { computeSnapshot, viewKey } from '../../src/serving/build.js';
+import { computeSnapshot, stockFigures, viewKey } from '../../src/serving/build.js';
 import type { ServedSecurity } from '../../src/serving/dataset.js';
-import { loadUniverse, SnapshotDataset } from '../../src/serving/served.js';
+import { loadUniverse, SnapshotDataset, STOCKS_PER_READ } from '../../src/serving/served.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KyselyStore } from '../../src/store/store.js';
 import { STORE_PLACES } from '../support/stores.js';
@@ -187,9 +187,10 @@ describe('answers as of a past day', () => {
   });
 });
 
-// One request's stock is read by key (src/serving/served.ts `readFew`), the day's universe a slice
-// at a time: on every engine, each stock's view is the same both ways (but for the cohorts, those
-// of a universe of one), on a day between disclosures, a day of a disclosure and an early day.
+// One request's stock is read by key (src/serving/served.ts `readFew`, also with `figuresOnly`,
+// what a snapshot alone reads), the day's universe a slice at a time: on every engine, each
+// stock's view is the same both ways (but for the cohorts, those of a universe of one), on a day
+// between disclosures, a day of a disclosure and an early day.
 for (const place of STORE_PLACES)
   describe(`${place.name}: a stock's snapshot as a universe of one`, { skip: place.skip }, () => {
     let store: KyselyStore;
@@ -220,6 +221,13 @@ for (const place of STORE_PLACES)
           const { scorePercentile: _d, scoreCohortSize: _e, percentiles: _f, ...aloneOwn } = alone;
           assert.deepStrictEqual(aloneOwn, wholeOwn, `${key} as of ${day}`);
           assert.equal(one.used.disclosures.get(key), universe.used.disclosures.get(key), `${key} as of ${day}: last disclosure`);
+          // The snapshot's own reads (`figuresOnly`: its filings, last bar and split events) give
+          // its figures too.
+          const stored = securities.find((s) => s.id === security.id) as ServedSecurity;
+          const figures = stockFigures(stored, await loadUniverse(store.market, day, STOCKS_PER_READ, { securities: [stored], figuresOnly: true }), day);
+          assert.deepStrictEqual(figures.figures.snapshot, whole.snapshot, `${key} as of ${day}: figures only`);
+          assert.deepStrictEqual(figures.figures.price, whole.price, `${key} as of ${day}: figures only, price`);
+          assert.equal(figures.lastDisclosure, universe.used.disclosures.get(key) ?? null, `${key} as of ${day}: figures only, last disclosure`);
           compared++;
         }
         assert.ok(compared > 40, `${compared} stocks as of ${day}`);
