@@ -11,7 +11,10 @@
 //   npm run bench -- asof [universe]      (or: node --import tsx bench/asof.ts [universe])
 // universe: default-x1 (default) or full-x1 (generated on first use; full size takes minutes).
 // BENCH_SECONDS (default 10) and BENCH_CONNECTIONS apply. BENCH_ASOF_ONLY=per-stock runs the
-// uncached per-stock scenarios alone (for A/B runs of a setting: a minute instead of four).
+// uncached per-stock scenarios alone (for A/B runs of a setting: a minute instead of four), and
+// BENCH_ASOF_ONLY=snapshot (or prices, baseline, band) one of them. With
+// BENCH_NODE_FLAGS=--import=./bench/lib/thread-times.mjs the service's log ends with each
+// thread's CPU and the event loop's long turns over the last 10 s (./lib/thread-times.mjs).
 
 import { headersFor, measure, REST, type Measured } from './lib/ceiling.js';
 import { historiesWarmed, requestDurations, serveStore, stopServer, type StoreSpec } from './lib/server.js';
@@ -77,15 +80,19 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
       const ms = Float64Array.from(requestDurations(server.logFile, from, to)).sort();
       return ms.length === 0 ? [null, null] : [round(percentile(ms, 50), 2), round(percentile(ms, 99), 2)];
     };
-    const load: [string, Measured][] = [
-      ['as-of snapshot, uncached (new stock and day each)', await run(rotating((c, d) => `${REST}/stocks/${c}/snapshot?asOf=${d}`))],
-      ['as-of price history (260 days), uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/prices?asOf=${d}`))],
-      ['baseline: price history to= the day, no asOf, uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/prices?to=${d}`))],
-      ['as-of valuation band (PER from 2020), uncached', await run(rotating((c, d) => `${REST}/stocks/${c}/valuation-band?asOf=${d}`))],
+    // BENCH_ASOF_ONLY: `per-stock` runs these four alone, or one of them by its name.
+    const only = process.env.BENCH_ASOF_ONLY;
+    const perStock: [string, string, (c: string, d: string) => string][] = [
+      ['snapshot', 'as-of snapshot, uncached (new stock and day each)', (c, d) => `${REST}/stocks/${c}/snapshot?asOf=${d}`],
+      ['prices', 'as-of price history (260 days), uncached', (c, d) => `${REST}/stocks/${c}/prices?asOf=${d}`],
+      ['baseline', 'baseline: price history to= the day, no asOf, uncached', (c, d) => `${REST}/stocks/${c}/prices?to=${d}`],
+      ['band', 'as-of valuation band (PER from 2020), uncached', (c, d) => `${REST}/stocks/${c}/valuation-band?asOf=${d}`],
     ];
+    const load: [string, Measured][] = [];
+    for (const [name, title, path] of perStock) if (only === undefined || only === 'per-stock' || only === name) load.push([title, await run(rotating(path))]);
     // The first rankings and screens of new days: each computes its day's universe.
     const firsts: [string, number][] = [];
-    const perStockOnly = process.env.BENCH_ASOF_ONLY === 'per-stock';
+    const perStockOnly = only !== undefined;
     const held = perStockOnly ? [] : days.slice(0, 12);
     for (const [i, day] of held.entries()) {
       const path = i % 4 === 3 ? `${REST}/screen?market=KR,US&filters=roe:10:,per::20&sort=roe:desc&limit=50&asOf=${day}` : `${REST}/rankings?market=KR,US&limit=50&asOf=${day}`;
