@@ -88,6 +88,8 @@ export async function main(universe = process.argv[3] ?? process.argv[2] ?? 'def
       ['baseline', 'baseline: price history to= the day, no asOf, uncached', (c, d) => `${REST}/stocks/${c}/prices?to=${d}`],
       ['band', 'as-of valuation band (PER from 2020), uncached', (c, d) => `${REST}/stocks/${c}/valuation-band?asOf=${d}`],
     ];
+    const names = perStock.map(([name]) => name);
+    if (only !== undefined && only !== 'per-stock' && !names.includes(only)) throw new Error(`BENCH_ASOF_ONLY=${only}: expected per-stock or one of ${names.join(', ')}`);
     const load: [string, Measured][] = [];
     for (const [name, title, path] of perStock) if (only === undefined || only === 'per-stock' || only === name) load.push([title, await run(rotating(path))]);
     // The first rankings and screens of new days: each computes its day's universe.
